@@ -1,0 +1,42 @@
+"""autogradkit: PyTorch's autograd, rebuilt on NumPy so that you can read every line.
+
+``import autogradkit as agk`` and use it where a tutorial says ``torch``.
+"""
+
+from __future__ import annotations
+
+from . import _dtype
+from ._dtype import (  # noqa: F401
+    bool, double, dtype, float, float16, float32, float64, half, int, int8, int16, int32,
+    int64, long, short, uint8,
+)
+from ._shape import Size
+from ._tensor_str import set_printoptions
+from .tensor import Tensor, device, where
+from . import autograd  # noqa: E402
+from .autograd.grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled,
+)
+from .creation import (
+    arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, normal,
+    ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor, zeros,
+    zeros_like,
+)
+from .random import manual_seed, seed
+from ._functions import *  # noqa: F401,F403,E402
+from ._functions import __all__ as _function_names
+
+__version__ = "0.1.0"
+
+
+def get_default_dtype():
+    return _dtype.DEFAULT_FLOAT
+
+
+def __getattr__(name: str):
+    """``agk.nn``, ``agk.optim``, ``agk.viz`` and ``agk.grading`` load when first used."""
+    import importlib
+
+    if name in ("nn", "optim", "viz", "grading"):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'autogradkit' has no attribute '{name}'")

@@ -1,0 +1,72 @@
+"""Module-level functions (``agk.exp(x)``, ``agk.cat([...])``): each calls the Tensor method
+of the same name, so there is one implementation of every operation."""
+
+from __future__ import annotations
+
+from ._shape import normalize_dim
+from .ops import movement
+from .tensor import Tensor, where
+
+_SAME_AS_METHOD = (
+    "add sub mul div pow neg reciprocal square exp log sin cos tanh sigmoid relu sqrt abs sign "
+    "clamp clip clamp_min clamp_max maximum minimum sum mean var std max min argmax argmin norm "
+    "logsumexp softmax log_softmax allclose equal eq ne lt le gt ge isnan mm mv dot matmul "
+    "reshape flatten squeeze unsqueeze permute transpose t clone detach numel masked_fill"
+).split()
+
+
+def _call_method(name: str):
+    def function(input, *args, **kwargs):  # noqa: A002  (PyTorch's argument name)
+        return getattr(input, name)(*args, **kwargs)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"Same as ``input.{name}(...)``."
+    return function
+
+
+globals().update({name: _call_method(name) for name in _SAME_AS_METHOD})
+true_divide = globals()["div"]
+
+
+def rsub(input, other) -> Tensor:  # noqa: A002
+    """``other - input``."""
+    from .ops.elementwise import Rsub
+
+    return Rsub.apply(input, other)
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along an existing dim."""
+    tensors = list(tensors)
+    d = normalize_dim(dim, tensors[0].ndim)
+    for i, t in enumerate(tensors[1:], start=1):
+        if t.ndim != tensors[0].ndim or any(
+            a != b for k, (a, b) in enumerate(zip(t.shape, tensors[0].shape)) if k != d
+        ):
+            k = next(k for k in range(t.ndim) if k != d and t.shape[k] != tensors[0].shape[k])
+            raise RuntimeError(
+                f"Sizes of tensors must match except in dimension {d}. Expected size "
+                f"{tensors[0].shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
+            )
+    return movement.Cat.apply(*tensors, dim=d)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along a new dim."""
+    tensors = list(tensors)
+    return movement.Stack.apply(*tensors, dim=normalize_dim(dim, tensors[0].ndim + 1))
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input) -> bool:  # noqa: A002
+    return input.is_floating_point()
+
+
+__all__ = [*_SAME_AS_METHOD, "true_divide", "rsub", "cat", "concat", "concatenate", "stack",
+           "is_tensor", "is_floating_point", "where"]

@@ -1,0 +1,59 @@
+"""``x[index]``: basic indexing becomes a chain of select/slice/unsqueeze views, as in
+PyTorch (so ``m[0, 1:]`` records SliceBackward0 over SelectBackward0); anything else is one
+``Index`` op."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .ops import movement
+
+
+def _as_numpy(item):
+    from .tensor import Tensor
+
+    if isinstance(item, Tensor):
+        return item._data
+    if isinstance(item, list):
+        return np.asarray([_as_numpy(i) for i in item])
+    return item
+
+
+def _is_advanced(item) -> bool:
+    return isinstance(item, (list, np.ndarray, bool, np.bool_)) or (
+        hasattr(item, "_data") and item._data.ndim > 0
+    )
+
+
+def normalize_index(x, index) -> tuple:
+    """The index as a tuple NumPy understands (Tensors become arrays)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    return tuple(_as_numpy(i) for i in index)
+
+
+def getitem(x, index):
+    index = normalize_index(x, index)
+    if any(_is_advanced(i) for i in index):
+        return movement.Index.apply(x, index=index)
+    specified = sum(1 for i in index if i is not None and i is not Ellipsis)
+    if specified > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    out, dim = x, 0
+    for item in index:
+        if item is Ellipsis:
+            dim += x.ndim - specified
+        elif item is None:
+            out, dim = out.unsqueeze(dim), dim + 1
+        elif isinstance(item, slice):
+            if item != slice(None) and item.indices(out.shape[dim]) != (0, out.shape[dim], 1):
+                out = movement.Slice.apply(out, index=(slice(None),) * dim + (item, Ellipsis))
+            dim += 1
+        else:
+            size, position = out.shape[dim], int(item)
+            if not -size <= position < size:
+                raise IndexError(
+                    f"index {position} is out of bounds for dimension {dim} with size {size}"
+                )
+            out = movement.Select.apply(out, index=(slice(None),) * dim + (position, Ellipsis))
+    return out if out is not x else movement.View.apply(x, shape=x.shape)

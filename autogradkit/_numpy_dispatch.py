@@ -1,0 +1,129 @@
+"""NumPy functions on Tensors: ``np.exp(t)`` runs ``t.exp()``.
+
+Op backward code is written with NumPy functions. With plain arrays it runs as NumPy; when
+``create_graph=True`` hands it Tensors, these tables send each call to the Tensor op, so the
+backward pass itself is recorded and can be differentiated again.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+
+def _t(value):
+    from .tensor import Tensor
+
+    if isinstance(value, Tensor) or isinstance(value, (int, float, bool)):
+        return value
+    return Tensor._wrap(np.asarray(value))
+
+
+def _expand_dims(a, axis):
+    out = _t(a)
+    for ax in sorted(axis if isinstance(axis, tuple) else (axis,)):
+        out = out.unsqueeze(ax)
+    return out
+
+
+def _transpose(a, axes=None):
+    a = _t(a)
+    return a.permute(*(reversed(range(a.ndim)) if axes is None else axes))
+
+
+def _squeeze(a, axis=None):
+    a = _t(a)
+    if axis is None:
+        return a.squeeze()
+    return a.squeeze(axis if isinstance(axis, int) else tuple(axis))
+
+
+def _reshape(a, shape=None, *args, **kwargs):
+    return _t(a).reshape(shape if shape is not None else kwargs.get("newshape"))
+
+
+def _sum(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    return _t(a).sum(axis, keepdims)
+
+
+def _mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    return _t(a).mean(axis, keepdims)
+
+
+def _where(condition, x, y):
+    from .tensor import where
+
+    return where(condition, x, y)
+
+
+def _like(value):
+    def make(a, dtype=None, **kwargs):
+        from .tensor import Tensor
+
+        return Tensor._wrap(np.full(a.shape, value, a._data.dtype if dtype is None else dtype))
+
+    return make
+
+
+def _binary(op):
+    return lambda a, b: op(_t(a), _t(b))
+
+
+_UFUNCS = {
+    np.add: _binary(operator.add),
+    np.subtract: _binary(operator.sub),
+    np.multiply: _binary(operator.mul),
+    np.true_divide: _binary(operator.truediv),
+    np.power: _binary(operator.pow),
+    np.matmul: _binary(operator.matmul),
+    np.greater: _binary(operator.gt),
+    np.greater_equal: _binary(operator.ge),
+    np.less: _binary(operator.lt),
+    np.less_equal: _binary(operator.le),
+    np.equal: _binary(operator.eq),
+    np.not_equal: _binary(operator.ne),
+    np.bitwise_and: _binary(operator.and_),
+    np.maximum: lambda a, b: _t(a).maximum(_t(b)),
+    np.minimum: lambda a, b: _t(a).minimum(_t(b)),
+    np.negative: lambda a: -_t(a),
+    np.positive: lambda a: _t(a),
+    np.exp: lambda a: _t(a).exp(),
+    np.log: lambda a: _t(a).log(),
+    np.sin: lambda a: _t(a).sin(),
+    np.cos: lambda a: _t(a).cos(),
+    np.tanh: lambda a: _t(a).tanh(),
+    np.sqrt: lambda a: _t(a).sqrt(),
+    np.absolute: lambda a: _t(a).abs(),
+    np.sign: lambda a: _t(a).sign(),
+}
+
+_FUNCTIONS = {
+    np.sum: _sum,
+    np.mean: _mean,
+    np.reshape: _reshape,
+    np.broadcast_to: lambda a, shape, **kw: _t(a).expand(shape),
+    np.transpose: _transpose,
+    np.swapaxes: lambda a, i, j: _t(a).transpose(i, j),
+    np.expand_dims: _expand_dims,
+    np.squeeze: _squeeze,
+    np.where: _where,
+    np.ndim: lambda a: a.ndim,
+    np.shape: lambda a: tuple(a.shape),
+    np.zeros_like: _like(0),
+    np.ones_like: _like(1),
+}
+
+
+def array_ufunc(ufunc, method, inputs, kwargs):
+    handler = _UFUNCS.get(ufunc)
+    if method != "__call__" or handler is None or kwargs.get("out") is not None:
+        return NotImplemented
+    return handler(*inputs)
+
+
+def array_function(func, args, kwargs):
+    handler = _FUNCTIONS.get(func)
+    if handler is None:
+        return NotImplemented
+    return handler(*args, **kwargs)

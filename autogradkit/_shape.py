@@ -1,0 +1,82 @@
+"""Shapes: ``Size``, broadcasting, and the one place gradients are summed back to a shape."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``autogradkit.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"autogradkit.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+def broadcast_shape(*shapes: tuple) -> tuple:
+    """The broadcast of several shapes, with PyTorch's error when they do not fit."""
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for i in range(-ndim, 0):
+        sizes = [s[i] for s in shapes if len(s) >= -i]
+        size = max(sizes)
+        for k, s in enumerate(sizes):
+            if s != size and s != 1:
+                a, b = sizes[0], s
+                raise RuntimeError(
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
+                    f"at non-singleton dimension {ndim + i}"
+                )
+        out.append(size if all(s != 0 for s in sizes) else 0)
+    return tuple(out)
+
+
+def is_expandable_to(shape: tuple, target: tuple) -> bool:
+    """True when ``shape`` broadcasts to ``target``."""
+    if len(shape) > len(target):
+        return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))
+
+
+def unbroadcast(g, shape: tuple):
+    """Sum ``g`` down to ``shape``: the gradient of broadcasting ``shape`` up to ``g.shape``.
+
+    Works on arrays and on Tensors alike (NumPy dispatches ``np.sum`` to Tensors), so the
+    engine can use it when ``create_graph=True`` builds a graph of the backward pass.
+    """
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
+    )
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    if lead:
+        g = np.reshape(g, shape)
+    return g
+
+
+def normalize_dim(dim: int, ndim: int) -> int:
+    """A dim in ``[-ndim, ndim)`` as a non-negative axis, with PyTorch's IndexError."""
+    rank = max(ndim, 1)
+    if not -rank <= dim < rank:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
+            f"but got {dim})"
+        )
+    return dim % rank
+
+
+def normalize_dims(dim, ndim: int) -> tuple | None:
+    """``None`` (all dims), an int, or a sequence of ints, as a tuple of axes."""
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)):
+        return (normalize_dim(int(dim), ndim),)
+    return tuple(sorted(normalize_dim(int(d), ndim) for d in dim))

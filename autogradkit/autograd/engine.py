@@ -1,0 +1,160 @@
+"""The engine: runs the backward graph from the outputs back to the leaves, iteratively.
+
+1. Seed each output with its gradient.  2. Count, for every reachable node, how many
+consumers will send it a gradient.  3. Run nodes whose count reached zero (latest-created
+first, as PyTorch does), reduce each gradient to its input's shape, and pass it on.
+4. Free saved tensors unless ``retain_graph``. No recursion: a 100,000-op chain is fine.
+"""
+
+from __future__ import annotations
+
+import heapq
+import warnings
+
+import numpy as np
+
+from .. import _shape
+from . import grad_mode
+
+_CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak."
+)
+
+
+def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=None) -> dict:
+    """Run the graph from ``roots`` (``(node, output_nr)`` pairs) seeded with ``grads``.
+
+    Without ``targets`` every node runs and every reached leaf accumulates into ``.grad``.
+    With ``targets`` (a set of ``(node, output_nr)``), only nodes that lead to a target run;
+    the gradients arriving at targets are returned, and AccumulateGrad nodes among the
+    targets run only if ``targets`` says so (``backward(inputs=...)`` vs ``autograd.grad``).
+    """
+    nodes = [node for node, _ in roots]
+    needed = None if targets is None else _nodes_leading_to(nodes, {n for n, _ in targets})
+    dependencies = _count_dependencies(nodes, needed)
+    pending: dict = {}
+    for (node, nr), g in zip(roots, grads):
+        _add_into(pending, node, nr, g)
+    ready = [(n._priority, id(n), n) for n in dict.fromkeys(nodes) if not dependencies.get(n)]
+    heapq.heapify(ready)
+    captured: dict = {}
+    with grad_mode.set_grad_enabled(create_graph):
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grad_outputs = pending.pop(node, None)
+            if targets is not None and grad_outputs is not None:
+                _capture(node, grad_outputs, targets, captured)
+            if grad_outputs is None or not _should_run(node, needed, targets):
+                grad_inputs = (None,) * len(node.next_functions)
+            else:
+                grad_inputs = node._backward(grad_outputs)
+                if not retain_graph:
+                    node._release_saved()
+            _send(node, grad_inputs, pending, dependencies, needed, ready)
+    return captured
+
+
+def _send(node, grad_inputs, pending, dependencies, needed, ready) -> None:
+    """Pass each input's gradient to the node that made that input."""
+    for i, ((child, nr), g) in enumerate(zip(node.next_functions, grad_inputs)):
+        if child is None or (needed is not None and child not in needed):
+            continue
+        if g is not None:
+            _add_into(pending, child, nr, _fit(g, node._input_meta[i], node, i))
+        left = dependencies[child] - 1
+        dependencies[child] = left
+        if left == 0:
+            heapq.heappush(ready, (child._priority, id(child), child))
+
+
+def _fit(g, meta, node, index):
+    """Reduce a broadcast gradient to its input's shape and dtype: the one place this is done."""
+    shape, dtype = meta
+    if isinstance(g, np.generic):  # NumPy returns scalars from 0-d arithmetic
+        g = np.asarray(g)
+    if g.shape != shape:
+        if not _shape.is_expandable_to(shape, g.shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"{list(g.shape)} but expected shape compatible with {list(shape)}"
+            )
+        g = _shape.unbroadcast(g, shape)
+    if isinstance(g, np.ndarray):
+        return g if g.dtype == dtype else g.astype(dtype)
+    return g if g._data.dtype == dtype else g.to(dtype)
+
+
+def _add_into(pending: dict, node, nr: int, g) -> None:
+    slots = pending.get(node)
+    if slots is None:
+        slots = pending[node] = [None] * max(1, _num_outputs(node))
+    slots[nr] = g if slots[nr] is None else slots[nr] + g
+
+
+def _num_outputs(node) -> int:
+    meta = getattr(node, "_outputs_meta", None)
+    return len(meta) if meta else 1
+
+
+def _count_dependencies(roots, needed) -> dict:
+    """For each node, how many edges from reachable (and needed) nodes point at it."""
+    dependencies: dict = {}
+    stack = list(roots)
+    seen = {id(n) for n in stack}
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None or (needed is not None and child not in needed):
+                continue
+            dependencies[child] = dependencies.get(child, 0) + 1
+            if id(child) not in seen:
+                seen.add(id(child))
+                stack.append(child)
+    return dependencies
+
+
+def _nodes_leading_to(roots, target_nodes) -> set:
+    """The nodes from which some target node can be reached (iterative post-order walk)."""
+    needed, done, stack = set(), set(), [(n, False) for n in roots]
+    while stack:
+        node, children_done = stack.pop()
+        if children_done:
+            done.add(node)
+            if node in target_nodes or any(c in needed for c, _ in node.next_functions if c):
+                needed.add(node)
+        elif node not in done:
+            stack.append((node, True))
+            stack.extend((c, False) for c, _ in node.next_functions if c and c not in done)
+    return needed
+
+
+def _should_run(node, needed, targets) -> bool:
+    """Without targets, every node runs. With them, a leaf's AccumulateGrad runs only when
+    its target says so (``backward(inputs=...)``, not ``autograd.grad``), and any other node
+    only when a needed node lies below it."""
+    if needed is None:
+        return True
+    if not node.next_functions:
+        return targets.get((node, 0), False)
+    return any(child in needed for child, _ in node.next_functions if child is not None)
+
+
+def _capture(node, grad_outputs, targets, captured) -> None:
+    """Keep the gradients that reach a target (a leaf's own hooks run first, as in PyTorch)."""
+    for nr, g in enumerate(grad_outputs):
+        if (node, nr) not in targets or g is None:
+            continue
+        variable = getattr(node, "variable", None)
+        if variable is not None and variable._hooks and not targets[(node, nr)]:
+            from .graph import run_tensor_hooks
+
+            g = run_tensor_hooks(variable._hooks, g)
+        captured[(node, nr)] = g
+
+
+def warn_create_graph() -> None:
+    warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=4)

@@ -1,0 +1,425 @@
+"""``Function``: one differentiable operation, its forward and backward side by side.
+
+``Function.apply`` runs ``forward`` and, when grad mode is on and an input requires a
+gradient, records a node in the graph. The node is also the ``ctx`` that forward and
+backward share, as in PyTorch: ``y.grad_fn`` is the very object ``forward`` saved into.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+import autogradkit.tensor as _tensor
+
+from .. import _dtype
+from . import grad_mode
+from .graph import Node, run_tensor_hooks
+
+REGISTRY: dict[str, type] = {}  # every built-in op class, filled at import by __init_subclass__
+
+_FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+_FREED = ()  # marks saved tensors that backward already released
+
+
+class _Scratch:
+    """The ctx forward gets when nothing is recorded: it accepts saves and forgets them."""
+
+    needs_input_grad = (True, True, True)  # Function.call on arrays: compute everything
+
+    def save_for_backward(self, *values) -> None:
+        pass
+
+    def mark_non_differentiable(self, *values) -> None:
+        pass
+
+    def mark_dirty(self, *values) -> None:
+        pass
+
+    def set_materialize_grads(self, value: bool) -> None:
+        pass
+
+
+class BackwardNode(Node):
+    """The node of a ``Function`` and the ``ctx`` its forward and backward share."""
+
+    __slots__ = ("needs_input_grad", "_saved", "_saved_meta", "_to_save", "_outputs_meta")
+    _function: type  # the Function subclass this node runs backward for
+
+    def __init__(self):
+        # edges are set by Function.apply after forward has run
+        Node.__init__(self)
+        self._saved = self._saved_meta = self._to_save = self._outputs_meta = None
+
+    def save_for_backward(self, *values) -> None:
+        """Keep arrays (or Tensors, in a custom Function) for backward."""
+        self._to_save = values
+
+    def mark_non_differentiable(self, *outputs) -> None:
+        self.__dict__["_non_differentiable"] = {id(o) for o in outputs}
+
+    def mark_dirty(self, *tensors) -> None:
+        self.__dict__["_dirty"] = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.__dict__["_materialize_grads"] = value
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """What forward saved, checked against in-place changes since then."""
+        saved = self._saved
+        if saved is _FREED:
+            raise RuntimeError(_FREED_MESSAGE)
+        if saved is None:
+            return ()
+        for value, meta in zip(saved, self._saved_meta):
+            if meta is not None and meta[1].value != meta[2]:
+                raise RuntimeError(_version_message(value, meta, self))
+        if self._function._builtin and not grad_mode._enabled:
+            return saved  # plain arrays: the fast path, no graph of the backward pass
+        return tuple(_unpack(value, meta, self) for value, meta in zip(saved, self._saved_meta))
+
+    def _release_saved(self) -> None:
+        if self._saved:
+            self._saved = _FREED
+
+    def _backward(self, grad_outputs: list) -> tuple:
+        fn = self._function
+        grads = grad_outputs
+        if self._tensor_hooks or self._retained:
+            grads = _run_output_hooks(self, grads)
+        if self._outputs_meta and any(g is None for g in grads) and self.__dict__.get(
+            "_materialize_grads", True
+        ):
+            grads = [_zeros_like_output(self, i) if g is None else g for i, g in enumerate(grads)]
+        if self._pre_hooks:
+            grads = _run_pre_hooks(self._pre_hooks, grads)
+        if fn._builtin:
+            result = fn.backward(self, *grads)
+        else:
+            result = _call_custom_backward(self, grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        if len(result) != len(self.next_functions):
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients "
+                f"(expected {len(self.next_functions)}, got {len(result)})"
+            )
+        if self._post_hooks:
+            result = _run_post_hooks(self._post_hooks, result, grads)
+        return result
+
+
+class Function:
+    """Base class of every differentiable operation, built-in or your own.
+
+    Built-in ops (in ``autogradkit.ops``) work on NumPy arrays; a subclass you write works
+    on Tensors, exactly as ``torch.autograd.Function`` does::
+
+        class Square(Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 2 * x * g
+
+        y = Square.apply(x)   # y.grad_fn is a SquareBackward node
+    """
+
+    overload = 0  # PyTorch's overload index, the digit in "SumBackward1"
+    promotes = True  # inputs are cast to one dtype by PyTorch's promotion rules
+    is_view = False  # the output shares memory and version counter with input 0
+    node_name: str | None = None  # only for nodes PyTorch names without the pattern
+    _builtin = False
+    _node_classes: dict
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._node_classes = {}
+        cls._builtin = cls.__module__.startswith("autogradkit.ops")
+        if cls._builtin:
+            assert cls.__name__ not in REGISTRY, f"two ops named {cls.__name__}"
+            REGISTRY[cls.__name__] = cls
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def overload_for(cls, inputs: tuple, static: dict) -> int:
+        """The overload index for these arguments (most ops have one)."""
+        return cls.overload
+
+    @classmethod
+    def node_class(cls, overload: int = 0) -> type:
+        """The ``grad_fn`` class: ``MulBackward0`` for ops, ``MyFnBackward`` for your own."""
+        node_cls = cls._node_classes.get(overload)
+        if node_cls is None:
+            if cls.node_name:
+                name = cls.node_name
+            elif cls._builtin:
+                name = f"{cls.__name__}Backward{overload}"
+            else:
+                name = f"{cls.__name__}Backward"
+            module = "builtins" if cls._builtin else __name__  # reprs as PyTorch's do
+            attrs = {"_function": cls, "__slots__": (), "__module__": module}
+            if cls.node_name:
+                attrs["name"] = lambda self: f"autogradkit::autograd::{type(self).__name__}"
+            node_cls = cls._node_classes[overload] = type(name, (BackwardNode,), attrs)
+        return node_cls
+
+    @classmethod
+    def call(cls, *args, **static):
+        """``forward`` on arrays, ``apply`` when any argument is a Tensor.
+
+        Lets one op's backward use another op, so it also works under ``create_graph``.
+        """
+        if any(isinstance(a, _tensor.Tensor) for a in args):
+            return cls.apply(*args, **static)
+        return cls.forward(_Scratch(), *args, **static)
+
+    @classmethod
+    def apply(cls, *inputs, **static):
+        """Run forward; record a node when grad mode is on and an input requires grad."""
+        if not cls._builtin:
+            return _apply_custom(cls, inputs, static)
+        tensor_cls = _tensor.Tensor
+        arrays = [x._data if isinstance(x, tensor_cls) else x for x in inputs]
+        if cls.promotes:
+            arrays = _promote(inputs, arrays, tensor_cls)
+        needs = tuple(isinstance(x, tensor_cls) and x._requires_grad for x in inputs)
+        if not (grad_mode._enabled and True in needs):
+            scratch = _Scratch()
+            scratch.needs_input_grad = needs
+            return _wrap_outputs(cls, cls.forward(scratch, *arrays, **static), inputs, None)
+        ctx = cls.node_class(cls.overload_for(inputs, static))()
+        ctx.needs_input_grad = needs
+        out = cls.forward(ctx, *arrays, **static)
+        _link(ctx, inputs, arrays, tensor_cls)
+        result = _wrap_outputs(cls, out, inputs, ctx)
+        if ctx._to_save is not None:
+            _keep_saved(ctx, inputs, arrays, out, result, tensor_cls)
+        return result
+
+
+def _promote(inputs, arrays, tensor_cls):
+    """Cast inputs to their common dtype; Python scalars become arrays of that dtype."""
+    if len(arrays) == 1 and isinstance(inputs[0], tensor_cls):
+        return arrays
+    first = arrays[0]
+    if all(isinstance(x, tensor_cls) and a.dtype == first.dtype for x, a in zip(inputs, arrays)):
+        return arrays
+    is_tensor = [isinstance(x, tensor_cls) for x in inputs]
+    dt = _dtype.result_type(
+        [(a if t else a, t) for a, t in zip(arrays, is_tensor) if a is not None]
+    )
+    return [
+        None if a is None else a.astype(dt, copy=False) if t else np.asarray(a, dtype=dt)
+        for a, t in zip(arrays, is_tensor)
+    ]
+
+
+def _link(ctx: BackwardNode, inputs, arrays, tensor_cls) -> None:
+    """Point the node at the nodes that made its inputs, and note each input's shape."""
+    edges, meta = [], []
+    for x, a in zip(inputs, arrays):
+        if isinstance(x, tensor_cls) and x._requires_grad:
+            fn = x._grad_fn
+            edges.append((fn, x._output_nr) if fn is not None else (x._accumulator(), 0))
+            meta.append((x._data.shape, x._data.dtype))
+        else:
+            edges.append((None, 0))
+            meta.append(None)
+    ctx.next_functions = tuple(edges)
+    ctx._input_meta = tuple(meta)
+
+
+def _wrap_outputs(cls, out, inputs, ctx):
+    tensor_cls = _tensor.Tensor
+    if isinstance(out, tuple):
+        non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
+        if ctx is not None:
+            ctx._outputs_meta = tuple((np.shape(o), np.asarray(o).dtype) for o in out)
+        return tuple(
+            tensor_cls._wrap(o, None if ctx is None or id(o) in non_diff else ctx, i)
+            for i, o in enumerate(out)
+        )
+    result = tensor_cls._wrap(out, ctx, 0)
+    if cls.is_view and isinstance(inputs[0], tensor_cls) and np.may_share_memory(out, inputs[0]._data):
+        base = inputs[0]
+        result._version_counter = base._version_counter
+        result._base = base if base._base is None else base._base
+    return result
+
+
+def _keep_saved(ctx, inputs, arrays, out, result, tensor_cls) -> None:
+    """Store saved arrays with the version of the tensor each came from."""
+    outputs = out if isinstance(out, tuple) else (out,)
+    results = result if isinstance(result, tuple) else (result,)
+    meta = []
+    for value in ctx._to_save:
+        entry = None
+        if value is not None:
+            for i, a in enumerate(arrays):
+                if value is a and isinstance(inputs[i], tensor_cls):
+                    t = inputs[i]
+                    entry = (t, t._version_counter, t._version_counter.value, False)
+                    break
+            else:
+                for o, r in zip(outputs, results):
+                    if value is o:
+                        entry = (None, r._version_counter, r._version_counter.value, True)
+        meta.append(entry)
+    ctx._saved, ctx._saved_meta, ctx._to_save = ctx._to_save, tuple(meta), None
+
+
+def _unpack(value, meta, node):
+    """A saved value as a Tensor that is part of the graph (for create_graph=True)."""
+    tensor_cls = _tensor.Tensor
+    if isinstance(value, tensor_cls) or value is None:
+        return value
+    if meta is None:
+        return tensor_cls._wrap(value)
+    if meta[3]:
+        return tensor_cls._wrap(value, node, 0)
+    return meta[0]
+
+
+def _version_message(value, meta, node) -> str:
+    t, counter, expected, is_output = meta
+    shape = np.shape(value._data if isinstance(value, _tensor.Tensor) else value)
+    dt = _dtype.from_numpy(
+        (value._data if isinstance(value, _tensor.Tensor) else np.asarray(value)).dtype
+    )
+    where = ""
+    fn = node if is_output else (t._grad_fn if t is not None else None)
+    if fn is not None:
+        nr = 0 if is_output else t._output_nr
+        op = re.sub(r"Backward\d*$", "", fn.name())  # PyTorch names the op, not the node
+        where = f", which is output {nr} of {op},"
+    return (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [autogradkit.{dt._tensor_type} [{', '.join(map(str, shape))}]]"
+        f"{where} is at version {counter.value}; expected version {expected} instead. Hint: "
+        "enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with autogradkit.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
+
+
+def _zeros_like_output(node, index):
+    shape, dt = node._outputs_meta[index]
+    return np.zeros(shape, dt)
+
+
+def _run_output_hooks(node, grads):
+    """Hooks registered on the node's output tensors, then retain_grad, as in PyTorch."""
+    tensor_cls = _tensor.Tensor
+    grads = list(grads)
+    for nr, hooks in (node._tensor_hooks or {}).items():
+        if grads[nr] is not None and hooks:
+            grads[nr] = run_tensor_hooks(hooks, grads[nr])
+    for nr, ref in (node._retained or {}).items():
+        t = ref()
+        if t is None or grads[nr] is None:
+            continue
+        g = grads[nr]
+        g = g.detach().clone() if isinstance(g, tensor_cls) else tensor_cls._wrap(np.array(g))
+        t._grad = g if t._grad is None else t._grad + g
+    return grads
+
+
+def _as_tensors(values):
+    tensor_cls = _tensor.Tensor
+    return tuple(
+        v if v is None or isinstance(v, tensor_cls) else tensor_cls._wrap(np.asarray(v))
+        for v in values
+    )
+
+
+def _as_arrays(values, like):
+    tensor_cls = _tensor.Tensor
+    if any(isinstance(v, tensor_cls) and v._requires_grad for v in like if v is not None):
+        return list(values)  # create_graph: keep Tensors
+    return [v._data if isinstance(v, tensor_cls) else v for v in values]
+
+
+def _run_pre_hooks(hooks, grads):
+    for hook in tuple(hooks.values()):
+        result = hook(_as_tensors(grads))
+        if result is not None:
+            grads = _as_arrays(result, grads)
+    return grads
+
+
+def _run_post_hooks(hooks, grad_inputs, grad_outputs):
+    for hook in tuple(hooks.values()):
+        result = hook(_as_tensors(grad_inputs), _as_tensors(grad_outputs))
+        if result is not None:
+            grad_inputs = tuple(_as_arrays(result, grad_inputs))
+    return grad_inputs
+
+
+def _call_custom_backward(node, grads):
+    """A custom Function's backward gets and returns Tensors, as in PyTorch."""
+    tensor_cls = _tensor.Tensor
+    result = node._function.backward(node, *_as_tensors(grads))
+    if not isinstance(result, tuple):
+        result = (result,)
+    if grad_mode._enabled:
+        return result
+    return tuple(r._data if isinstance(r, tensor_cls) else r for r in result)
+
+
+def _apply_custom(cls, inputs, static):
+    """A user's Function: forward runs on Tensors with grad mode off, then one node links it."""
+    tensor_cls = _tensor.Tensor
+    needs = tuple(isinstance(x, tensor_cls) and x._requires_grad for x in inputs)
+    record = grad_mode._enabled and True in needs
+    ctx = cls.node_class()()
+    ctx.needs_input_grad = needs
+    with grad_mode.no_grad():
+        out = cls.forward(ctx, *inputs, **static)
+    outputs = out if isinstance(out, tuple) else (out,)
+    for o in outputs:
+        if not isinstance(o, tensor_cls):
+            raise TypeError(f"{cls.__name__}.forward must return Tensors, got {type(o).__name__}")
+    if not record:
+        return out
+    arrays = [x._data if isinstance(x, tensor_cls) else x for x in inputs]
+    _link(ctx, inputs, arrays, tensor_cls)
+    non_diff = ctx.__dict__.get("_non_differentiable", set())
+    dirty = ctx.__dict__.get("_dirty", set())
+    ctx._outputs_meta = tuple((o.shape, o._data.dtype) for o in outputs)
+    results = []
+    for i, o in enumerate(outputs):
+        if id(o) in dirty:
+            o._version_counter.value += 1
+        if any(o is x for x in inputs) and id(o) not in dirty:
+            with grad_mode.no_grad():
+                o = o.view_as(o)  # returning an input unchanged still gets a new node
+        if id(o) not in non_diff:
+            o._grad_fn, o._output_nr, o._requires_grad = ctx, i, True
+        results.append(o)
+    if ctx._to_save is not None:
+        ctx._saved = ctx._to_save
+        ctx._saved_meta = tuple(
+            None if not isinstance(s, tensor_cls) else (s, s._version_counter, s._version_counter.value, False)
+            for s in ctx._to_save
+        )
+        ctx._to_save = None
+    return tuple(results) if isinstance(out, tuple) else results[0]

@@ -1,0 +1,94 @@
+"""Grad mode: the one switch that says whether operations record a graph."""
+
+from __future__ import annotations
+
+import functools
+
+_enabled = True  # the grad-mode flag: read by Function.apply on every operation
+
+
+def is_grad_enabled() -> bool:
+    """True when operations record the graph (the default)."""
+    return _enabled
+
+
+class _GradModeContext:
+    """Sets the flag on entry and restores the previous one on exit, even after an error.
+
+    Instances also work as decorators: ``@no_grad()`` runs the function inside the block.
+    """
+
+    mode = True
+
+    def __enter__(self):
+        global _enabled
+        self._previous = _enabled
+        _enabled = self.mode
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        global _enabled
+        _enabled = self._previous
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with type(self)(*self._args()):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def _args(self) -> tuple:
+        return ()
+
+
+class no_grad(_GradModeContext):
+    """Operations inside do not record a graph: faster, lighter, for evaluation and updates.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> x = agk.tensor(1., requires_grad=True)
+        >>> with agk.no_grad():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+    """
+
+    mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Turns recording back on inside a ``no_grad`` block."""
+
+    mode = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Sets grad mode to ``mode``; works at once, as a context manager, or as a decorator."""
+
+    def __init__(self, mode: bool):
+        global _enabled
+        self._previous = _enabled
+        self.mode = bool(mode)
+        _enabled = self.mode
+
+    def __enter__(self):
+        return self  # the flag was already set in __init__, as in PyTorch
+
+    def _args(self) -> tuple:
+        return (self.mode,)
+
+    def __call__(self, fn):
+        global _enabled
+        _enabled = self._previous  # used as a decorator: only change the mode during calls
+        return super().__call__(fn)
+
+
+class inference_mode(_GradModeContext):
+    """Like ``no_grad`` (autogradkit has no separate inference tensors)."""
+
+    def __init__(self, mode: bool = True):
+        self.mode = not mode
+
+    def _args(self) -> tuple:
+        return (not self.mode,)

@@ -1,0 +1,147 @@
+"""The backward graph: ``Node`` (what ``grad_fn`` is), ``AccumulateGrad``, and graph walks.
+
+Each operation that records creates one node. ``next_functions`` points from a node back to
+the nodes that made its inputs, so the graph runs from the output back to the leaves, where
+an ``AccumulateGrad`` node writes into ``.grad``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..utils.hooks import add_hook, next_id
+
+_ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
+
+
+class Node:
+    """One step of the backward graph.
+
+    Attributes a student can explore (the same as PyTorch's):
+        next_functions: ``((node, output_index), ...)`` per input, ``(None, 0)`` for an
+            input that needs no gradient.
+        metadata: a dict for your own notes.
+    """
+
+    __slots__ = (
+        "next_functions",
+        "_input_meta",
+        "_priority",
+        "_metadata",
+        "_pre_hooks",
+        "_post_hooks",
+        "_tensor_hooks",
+        "_retained",
+        "__dict__",
+        "__weakref__",
+    )
+
+    def __init__(self, next_functions=(), input_meta=()):
+        self.next_functions = next_functions
+        self._input_meta = input_meta  # ((shape, numpy dtype), ...) per input
+        self._priority = -next_id()  # later nodes run first among ready ones
+        self._metadata = self._pre_hooks = self._post_hooks = None
+        self._tensor_hooks = self._retained = None
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return add_hook(self._pre_hooks, fn)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    def __call__(self, *grad_outputs):
+        """Run this node's backward on Tensors, as calling a PyTorch node does."""
+        from ..tensor import Tensor
+
+        grads = [g._data if isinstance(g, Tensor) else g for g in grad_outputs]
+        return tuple(
+            None if g is None else Tensor._wrap(np.asarray(g)) for g in self._backward(grads)
+        )
+
+    def _backward(self, grad_outputs: list) -> tuple:
+        raise NotImplementedError
+
+    def _release_saved(self) -> None:
+        """Free what backward saved (nothing, for a node that saved nothing)."""
+
+
+class AccumulateGrad(Node):
+    """The node at a leaf: adds the incoming gradient into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__((), ((variable.shape, variable._data.dtype),))
+        self.variable = variable
+        self._priority = _ACCUMULATE_FIRST - next_id()
+
+    def name(self) -> str:
+        return "autogradkit::autograd::AccumulateGrad"
+
+    def _backward(self, grad_outputs: list) -> tuple:
+        from ..tensor import Tensor
+
+        leaf, g = self.variable, grad_outputs[0]
+        if leaf._hooks:
+            g = run_tensor_hooks(leaf._hooks, g)
+        if isinstance(g, Tensor):  # create_graph=True: keep the graph of the gradient
+            leaf._grad = _copy_with_graph(g) if leaf._grad is None else leaf._grad + g
+        elif leaf._grad is None:
+            leaf._grad = Tensor._wrap(np.array(g, dtype=leaf._data.dtype))  # own copy
+        elif leaf._grad.requires_grad:
+            leaf._grad = leaf._grad.detach() + Tensor._wrap(g)
+        else:
+            leaf._grad._data += g  # accumulate in place, as PyTorch does
+        if leaf._post_accumulate_hooks:
+            for hook in tuple(leaf._post_accumulate_hooks.values()):
+                hook(leaf)
+        return ()
+
+
+def _copy_with_graph(g):
+    from ..ops.movement import Copy
+
+    return Copy.apply(g)
+
+
+def run_tensor_hooks(hooks: dict, g):
+    """Call a tensor's hooks in order; each may return a replacement gradient."""
+    from ..tensor import Tensor
+
+    as_tensor = g if isinstance(g, Tensor) else Tensor._wrap(g)
+    for hook in tuple(hooks.values()):
+        result = hook(as_tensor)
+        if result is not None:
+            as_tensor = result
+    return as_tensor if isinstance(g, Tensor) else as_tensor._data
+
+
+def walk(root: Node):
+    """Every node reachable from ``root``, each once, parents before children (iterative)."""
+    seen, order, stack = {id(root)}, [], [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for child, _ in reversed(node.next_functions):
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                stack.append(child)
+    return order

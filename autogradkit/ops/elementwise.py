@@ -1,0 +1,374 @@
+"""Elementwise ops. Each returns the gradient in the output's shape; the engine un-broadcasts."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+
+
+def _floating(x: np.ndarray) -> np.ndarray:
+    """Integer inputs to transcendental ops compute in the default float dtype, as in PyTorch."""
+    return x if x.dtype.kind == "f" else x.astype(np.float32)
+
+
+def _is_scalar(value) -> bool:
+    return isinstance(value, (int, float, bool, np.number))
+
+
+class Add(Function):
+    """out = x + y;  dx = g,  dy = g"""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        return x + y
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, g
+
+
+class Sub(Function):
+    """out = x - y;  dx = g,  dy = -g"""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        return x - y
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, -g
+
+
+class Rsub(Function):
+    """out = y - x (``1 - x``);  dx = -g,  dy = g"""
+
+    @classmethod
+    def overload_for(cls, inputs, static):
+        return 1 if _is_scalar(inputs[1]) else 0  # rsub.Scalar is RsubBackward1
+
+    @staticmethod
+    def forward(ctx, x, y):
+        return y - x
+
+    @staticmethod
+    def backward(ctx, g):
+        return -g, g
+
+
+class Mul(Function):
+    """out = x * y;  dx = g * y,  dy = g * x"""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        # save only what the needed gradients read, as PyTorch does
+        ctx.save_for_backward(x if ctx.needs_input_grad[1] else None,
+                              y if ctx.needs_input_grad[0] else None)
+        return x * y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return (g * y if ctx.needs_input_grad[0] else None,
+                g * x if ctx.needs_input_grad[1] else None)
+
+
+class Div(Function):
+    """out = x / y;  dx = g / y,  dy = -g * x / y**2"""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        x, y = _floating(x), _floating(y)
+        ctx.save_for_backward(x if ctx.needs_input_grad[1] else None, y)
+        return x / y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return (g / y if ctx.needs_input_grad[0] else None,
+                -g * x / (y * y) if ctx.needs_input_grad[1] else None)
+
+
+class Neg(Function):
+    """out = -x;  dx = -g"""
+
+    @staticmethod
+    def forward(ctx, x):
+        return -x
+
+    @staticmethod
+    def backward(ctx, g):
+        return -g
+
+
+class Reciprocal(Function):
+    """out = 1 / x;  dx = -g * out**2"""
+
+    @staticmethod
+    def forward(ctx, x):
+        out = 1 / _floating(x)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return -g * out * out
+
+
+class Pow(Function):
+    """out = x ** y;  dx = g * y * x**(y-1),  dy = g * out * log(x)"""
+
+    @classmethod
+    def overload_for(cls, inputs, static):
+        if _is_scalar(inputs[1]):
+            return 0  # tensor ** number
+        return 2 if _is_scalar(inputs[0]) else 1  # number ** tensor, tensor ** tensor
+
+    @staticmethod
+    def forward(ctx, x, y):
+        out = x**y
+        ctx.save_for_backward(x, y, out if ctx.needs_input_grad[1] else None)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y, out = ctx.saved_tensors
+        gx = gy = None
+        if ctx.needs_input_grad[0]:
+            if np.ndim(y) == 0 and not ctx.needs_input_grad[1]:  # a number exponent
+                gx = 0 * g if y == 0 else g * (y * x ** (y - 1))
+            else:  # d/dx x**0 is 0, even at x = 0
+                gx = np.where(y == 0, 0 * g, g * (y * x ** (y - 1)))
+        if ctx.needs_input_grad[1]:
+            gy = g * out * np.log(np.where(x > 0, x, 1))  # 0 where log is undefined
+        return gx, gy
+
+
+class Exp(Function):
+    """out = e**x;  dx = g * out"""
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.exp(_floating(x))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return g * out
+
+
+class Log(Function):
+    """out = ln x;  dx = g / x"""
+
+    @staticmethod
+    def forward(ctx, x):
+        x = _floating(x)
+        ctx.save_for_backward(x)
+        return np.log(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g / x
+
+
+class Sin(Function):
+    """out = sin x;  dx = g * cos x"""
+
+    @staticmethod
+    def forward(ctx, x):
+        x = _floating(x)
+        ctx.save_for_backward(x)
+        return np.sin(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * np.cos(x)
+
+
+class Cos(Function):
+    """out = cos x;  dx = -g * sin x"""
+
+    @staticmethod
+    def forward(ctx, x):
+        x = _floating(x)
+        ctx.save_for_backward(x)
+        return np.cos(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return -g * np.sin(x)
+
+
+class Tanh(Function):
+    """out = tanh x;  dx = g * (1 - out**2)"""
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.tanh(_floating(x))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return g * (1 - out * out)
+
+
+class Sigmoid(Function):
+    """out = 1 / (1 + e**-x);  dx = g * out * (1 - out)"""
+
+    @staticmethod
+    def forward(ctx, x):
+        x = _floating(x)
+        # two forms so that neither exp overflows
+        e = np.exp(-np.abs(x))
+        out = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return g * out * (1 - out)
+
+
+class Relu(Function):
+    """out = max(x, 0);  dx = g where x > 0 (relu'(0) = 0, as in PyTorch)"""
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.maximum(x, 0)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return g * (out > 0)
+
+
+class Sqrt(Function):
+    """out = sqrt x;  dx = g / (2 * out)"""
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.sqrt(_floating(x))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return g / (2 * out)
+
+
+class Abs(Function):
+    """out = |x|;  dx = g * sign(x)  (abs'(0) = 0)"""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.abs(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * np.sign(x)
+
+
+class Clamp(Function):
+    """out = min(max(x, lo), hi);  dx = g where lo <= x <= hi (1 at the bounds)"""
+
+    overload = 1  # clamp with number bounds
+
+    @staticmethod
+    def forward(ctx, x, *, min=None, max=None):  # noqa: A002  (PyTorch's names)
+        ctx.save_for_backward(x)
+        ctx.min, ctx.max = min, max
+        return np.clip(x, min, max)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        inside = x == x
+        if ctx.min is not None:
+            inside = inside & (x >= ctx.min)
+        if ctx.max is not None:
+            inside = inside & (x <= ctx.max)
+        return g * inside
+
+
+class Maximum(Function):
+    """out = max(x, y);  ties split the gradient equally, as in PyTorch"""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return np.maximum(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        share = (x > y) + (x == y) * 0.5
+        return g * share, g * (1 - share)
+
+
+class Minimum(Function):
+    """out = min(x, y);  ties split the gradient equally, as in PyTorch"""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return np.minimum(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        share = (x < y) + (x == y) * 0.5
+        return g * share, g * (1 - share)
+
+
+class Where(Function):
+    """out = x where condition else y;  dx = g where condition,  dy = g elsewhere"""
+
+    @staticmethod
+    def forward(ctx, x, y, *, condition):
+        ctx.condition = condition
+        return np.where(condition, x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        zero = 0 * g
+        return np.where(ctx.condition, g, zero), np.where(ctx.condition, zero, g)
+
+
+class Zero(Function):
+    """out = zeros like x (``zero_``);  dx = 0"""
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.zeros_like(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return 0 * g
+
+
+class Fill(Function):
+    """out = x filled with a number (``fill_``);  dx = 0"""
+
+    overload = 2  # fill_(Scalar) records FillBackward2 in PyTorch
+
+    @staticmethod
+    def forward(ctx, x, *, value):
+        return np.full_like(x, value)
+
+    @staticmethod
+    def backward(ctx, g):
+        return 0 * g

@@ -1,0 +1,113 @@
+"""Matrix products: mm, mv, dot, batched matmul, and addmm (what ``nn.Linear`` records)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+
+_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long", "int32": "int"}
+
+
+def _check_same_dtype(x, y) -> None:
+    if x.dtype != y.dtype:
+        a, b = (_TYPE_NAMES.get(str(d), str(d)) for d in (x.dtype, y.dtype))
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a} != {b}")
+
+
+class Mm(Function):
+    """out = x @ y (matrices);  dx = g @ y.T,  dy = x.T @ g"""
+
+    promotes = False
+
+    @staticmethod
+    def forward(ctx, x, y):
+        _check_same_dtype(x, y)
+        if x.shape[1] != y.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
+                f"{y.shape[0]}x{y.shape[1]})"
+            )
+        # save only what the needed gradients read: dx needs y, dy needs x
+        ctx.save_for_backward(x if ctx.needs_input_grad[1] else None,
+                              y if ctx.needs_input_grad[0] else None)
+        return x @ y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return (g @ np.transpose(y) if ctx.needs_input_grad[0] else None,
+                np.transpose(x) @ g if ctx.needs_input_grad[1] else None)
+
+
+class Addmm(Function):
+    """out = b + x @ w;  db = g,  dx = g @ w.T,  dw = x.T @ g"""
+
+    promotes = False
+
+    @staticmethod
+    def forward(ctx, b, x, w):
+        _check_same_dtype(x, w)
+        ctx.save_for_backward(x if ctx.needs_input_grad[2] else None,
+                              w if ctx.needs_input_grad[1] else None)
+        return b + x @ w
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        return (g,
+                g @ np.transpose(w) if ctx.needs_input_grad[1] else None,
+                np.transpose(x) @ g if ctx.needs_input_grad[2] else None)
+
+
+class Mv(Function):
+    """out = m @ v (matrix times vector);  dm = outer(g, v),  dv = m.T @ g"""
+
+    promotes = False
+
+    @staticmethod
+    def forward(ctx, m, v):
+        _check_same_dtype(m, v)
+        ctx.save_for_backward(m if ctx.needs_input_grad[1] else None,
+                              v if ctx.needs_input_grad[0] else None)
+        return m @ v
+
+    @staticmethod
+    def backward(ctx, g):
+        m, v = ctx.saved_tensors
+        return (np.expand_dims(g, 1) * v if ctx.needs_input_grad[0] else None,
+                np.transpose(m) @ g if ctx.needs_input_grad[1] else None)
+
+
+class Dot(Function):
+    """out = sum(x * y) (two vectors);  dx = g * y,  dy = g * x"""
+
+    promotes = False
+
+    @staticmethod
+    def forward(ctx, x, y):
+        _check_same_dtype(x, y)
+        ctx.save_for_backward(x, y)
+        return np.dot(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return g * y, g * x
+
+
+class Bmm(Function):
+    """out = x @ y over batches (batch dims broadcast);  dx = g @ y^T,  dy = x^T @ g"""
+
+    promotes = False
+
+    @staticmethod
+    def forward(ctx, x, y):
+        _check_same_dtype(x, y)
+        ctx.save_for_backward(x, y)
+        return np.matmul(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return g @ np.swapaxes(y, -1, -2), np.swapaxes(x, -1, -2) @ g

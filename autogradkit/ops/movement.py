@@ -1,0 +1,263 @@
+"""Ops that move or copy elements: views, indexing, joining, copies and dtype changes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+
+
+class View(Function):
+    """out = x viewed with a new shape (no copy);  dx = g reshaped back"""
+
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, *, shape):
+        ctx.shape = x.shape
+        try:
+            return np.reshape(x, shape, copy=False)
+        except ValueError:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            ) from None
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.reshape(g, ctx.shape)
+
+
+class UnsafeView(Function):
+    """out = a reshaped copy (what reshape does when a view is impossible);  dx = g reshaped"""
+
+    @staticmethod
+    def forward(ctx, x, *, shape):
+        ctx.shape = x.shape
+        return np.reshape(np.array(x), shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.reshape(g, ctx.shape)
+
+
+class Permute(Function):
+    """out = x with its dims reordered;  dx = g with the inverse order"""
+
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, *, dims):
+        ctx.inverse = tuple(np.argsort(dims))
+        return np.transpose(x, dims)
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.transpose(g, ctx.inverse)
+
+
+class Transpose(Function):
+    """out = x with dims d0 and d1 swapped;  dx = g swapped back"""
+
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, *, dim0, dim1):
+        ctx.dims = (dim0, dim1)
+        return np.swapaxes(x, dim0, dim1)
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.swapaxes(g, *ctx.dims)
+
+
+class T(Function):
+    """out = x.t() (a matrix transposed);  dx = g.t()"""
+
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.transpose(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.transpose(g)
+
+
+class Expand(Function):
+    """out = x broadcast to a larger shape;  dx = g (the engine sums it back to x's shape)"""
+
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, *, shape):
+        return np.broadcast_to(x, shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+class Squeeze(Function):
+    """out = x without size-1 dims (all, or the given ones);  dx = g reshaped back"""
+
+    is_view = True
+
+    @classmethod
+    def overload_for(cls, inputs, static):
+        return 0 if static.get("dims") is None else 1
+
+    @staticmethod
+    def forward(ctx, x, *, dims=None):
+        ctx.shape = x.shape
+        if dims is not None:
+            dims = tuple(d for d in dims if x.shape[d] == 1)
+        return np.squeeze(x, axis=dims)
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.reshape(g, ctx.shape)
+
+
+class Unsqueeze(Function):
+    """out = x with a new size-1 dim;  dx = g with that dim removed"""
+
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, *, dim):
+        ctx.dim = dim
+        return np.expand_dims(x, dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.squeeze(g, axis=ctx.dim)
+
+
+class Index(Function):
+    """out = x[index] (advanced indexing copies);  dx = zeros with g added at index"""
+
+    @staticmethod
+    def forward(ctx, x, *, index):
+        ctx.shape, ctx.index = x.shape, index
+        return x[index]
+
+    @staticmethod
+    def backward(ctx, g):
+        return IndexPut.call(g, shape=ctx.shape, index=ctx.index)
+
+
+class Select(Index):
+    """out = x[..., i, ...] (one position of one dim, a view);  dx = zeros with g at i"""
+
+    is_view = True
+
+
+class Slice(Index):
+    """out = x[..., a:b:s, ...] (a view);  dx = zeros with g in the slice"""
+
+    is_view = True
+
+
+class IndexPut(Function):
+    """out = zeros(shape) with x added at index (repeats add up);  dx = g[index]"""
+
+    @staticmethod
+    def forward(ctx, x, *, shape, index):
+        ctx.index = index
+        out = np.zeros(shape, x.dtype)
+        np.add.at(out, index, x)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return Index.call(g, index=ctx.index)
+
+
+class CopySlices(Function):
+    """out = x with x[index] = value (what ``x[index] = value`` records);
+    dx = g outside index,  dvalue = g[index]"""
+
+    node_name = "CopySlices"  # PyTorch's name for this node has no "Backward"
+
+    @staticmethod
+    def forward(ctx, x, value, *, index):
+        out = np.array(x)
+        out[index] = value
+        ctx.index = index
+        ctx.keep = np.ones(x.shape, x.dtype)
+        ctx.keep[index] = 0
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.keep, g[ctx.index]
+
+
+class Copy(Function):
+    """out = src broadcast into x's shape and dtype (``x.copy_(src)``);  dsrc = g, x gets none"""
+
+    node_name = "CopyBackwards"
+    promotes = False
+
+    @staticmethod
+    def forward(ctx, x, src):
+        return np.broadcast_to(src, x.shape).astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return None, g
+
+
+class Clone(Function):
+    """out = a copy of x;  dx = g"""
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.array(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+class ToCopy(Function):
+    """out = x converted to another dtype;  dx = g (the engine casts it back to x's dtype)"""
+
+    @staticmethod
+    def forward(ctx, x, *, dtype):
+        return x.astype(dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+class Cat(Function):
+    """out = xs joined along dim;  each dx = its own slice of g"""
+
+    @staticmethod
+    def forward(ctx, *xs, dim=0):
+        ctx.dim, ctx.sizes = dim, [x.shape[dim] for x in xs]
+        return np.concatenate(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        ends = np.cumsum(ctx.sizes)
+        lead = (slice(None),) * ctx.dim
+        return tuple(g[lead + (slice(e - s, e),)] for s, e in zip(ctx.sizes, ends))
+
+
+class Stack(Function):
+    """out = xs stacked along a new dim;  each dx = g at its position of that dim"""
+
+    @staticmethod
+    def forward(ctx, *xs, dim=0):
+        ctx.dim, ctx.count = dim, len(xs)
+        return np.stack(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        lead = (slice(None),) * ctx.dim
+        return tuple(g[lead + (i,)] for i in range(ctx.count))

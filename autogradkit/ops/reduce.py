@@ -1,0 +1,149 @@
+"""Reductions over all elements or over ``dim`` (with ``keepdim``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._shape import normalize_dims
+from ..autograd.function import Function
+
+
+def _expand_back(g, shape: tuple, axes, keepdim: bool):
+    """Broadcast a reduced gradient back to the input's shape."""
+    if axes is not None and not keepdim:
+        g = np.expand_dims(g, axes)
+    return np.broadcast_to(g, shape)
+
+
+class Sum(Function):
+    """out = sum(x, dim);  dx = g broadcast back to x's shape"""
+
+    @classmethod
+    def overload_for(cls, inputs, static):
+        return 0 if static.get("dim") is None else 1  # sum() vs sum(dim)
+
+    @staticmethod
+    def forward(ctx, x, *, dim=None, keepdim=False):
+        ctx.shape, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
+        dtype = np.int64 if x.dtype.kind in "biu" else None  # PyTorch sums ints as int64
+        return np.sum(x, axis=ctx.axes, keepdims=keepdim, dtype=dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _expand_back(g, ctx.shape, ctx.axes, ctx.keepdim)
+
+
+class Mean(Function):
+    """out = mean(x, dim);  dx = g / n broadcast back (n: elements averaged)"""
+
+    @classmethod
+    def overload_for(cls, inputs, static):
+        return 0 if static.get("dim") is None else 1
+
+    @staticmethod
+    def forward(ctx, x, *, dim=None, keepdim=False):
+        if x.dtype.kind != "f":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                f"point or complex dtype. Got: {_type_name(x.dtype)}"
+            )
+        ctx.shape, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
+        ctx.count = x.size // _kept_size(x.shape, ctx.axes)
+        return np.mean(x, axis=ctx.axes, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _expand_back(g / ctx.count, ctx.shape, ctx.axes, ctx.keepdim)
+
+
+class Var(Function):
+    """out = sum((x - mean)**2) / (n - correction);  dx = g * 2 (x - mean) / (n - correction)"""
+
+    @staticmethod
+    def forward(ctx, x, *, dim=None, correction=1, keepdim=False):
+        ctx.shape, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
+        ctx.divisor = x.size // _kept_size(x.shape, ctx.axes) - correction
+        centered = x - np.mean(x, axis=ctx.axes, keepdims=True)
+        ctx.save_for_backward(centered)
+        return np.sum(centered * centered, axis=ctx.axes, keepdims=keepdim) / x.dtype.type(ctx.divisor)
+
+    @staticmethod
+    def backward(ctx, g):
+        (centered,) = ctx.saved_tensors
+        return _expand_back(g, ctx.shape, ctx.axes, ctx.keepdim) * centered * (2 / ctx.divisor)
+
+
+class Std(Function):
+    """out = sqrt(var(x));  dx = g * (x - mean) / ((n - correction) * out)"""
+
+    @staticmethod
+    def forward(ctx, x, *, dim=None, correction=1, keepdim=False):
+        ctx.shape, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
+        ctx.divisor = x.size // _kept_size(x.shape, ctx.axes) - correction
+        centered = x - np.mean(x, axis=ctx.axes, keepdims=True)
+        out = np.sqrt(np.sum(centered * centered, axis=ctx.axes, keepdims=keepdim) / x.dtype.type(ctx.divisor))
+        ctx.save_for_backward(centered, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        centered, out = ctx.saved_tensors
+        scale = _expand_back(g / (out * ctx.divisor), ctx.shape, ctx.axes, ctx.keepdim)
+        return scale * centered
+
+
+class Max(Function):
+    """out = max(x) (ties share the gradient equally) or max(x, dim) (first index gets it)"""
+
+    @classmethod
+    def overload_for(cls, inputs, static):
+        return 1 if static.get("dim") is None else 0  # max() is MaxBackward1 in PyTorch
+
+    reduce = staticmethod(np.max)
+    arg = staticmethod(np.argmax)
+
+    @classmethod
+    def forward(cls, ctx, x, *, dim=None, keepdim=False):
+        ctx.shape, ctx.keepdim, ctx.dim = x.shape, keepdim, dim
+        if dim is None:
+            out = cls.reduce(x)
+            ctx.save_for_backward(x, out)
+            return out
+        (axis,) = normalize_dims(dim, x.ndim)
+        ctx.axis = axis
+        indices = np.expand_dims(cls.arg(x, axis=axis), axis)
+        ctx.chosen = np.zeros(x.shape, bool)  # one True per slice: the first max
+        np.put_along_axis(ctx.chosen, indices, True, axis)
+        values = np.take_along_axis(x, indices, axis)
+        if not keepdim:
+            values, indices = values.squeeze(axis), indices.squeeze(axis)
+        ctx.mark_non_differentiable(indices)
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, g, g_indices=None):
+        if ctx.dim is None:
+            x, out = ctx.saved_tensors
+            ties = x == out
+            return g * ties / np.sum(ties)  # ties share the gradient equally
+        if not ctx.keepdim:
+            g = np.expand_dims(g, ctx.axis)
+        return g * ctx.chosen  # only the first index of each max gets the gradient
+
+
+class Min(Max):
+    """out = min(x) or min(x, dim); gradient rules as for max"""
+
+    reduce = staticmethod(np.min)
+    arg = staticmethod(np.argmin)
+
+
+def _kept_size(shape: tuple, axes) -> int:
+    """How many outputs a reduction over ``axes`` leaves."""
+    if axes is None:
+        return 1
+    return int(np.prod([s for i, s in enumerate(shape) if i not in axes], dtype=int))
+
+
+def _type_name(np_dtype) -> str:
+    return {"i": "Long", "b": "Bool", "u": "Byte"}.get(np.dtype(np_dtype).kind, str(np_dtype))

@@ -1,0 +1,915 @@
+"""``Tensor``: a NumPy array plus what autograd needs (requires_grad, grad, grad_fn).
+
+Methods are one-liners over the ops in ``autogradkit.ops``; composites (``sub``, ``mean``,
+``softmax``...) are written in terms of them. In-place methods follow PyTorch's rules.
+"""
+
+from __future__ import annotations
+
+import builtins
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _dtype
+from ._shape import Size, normalize_dim
+from ._tensor_str import tensor_repr
+from .autograd import grad_mode
+from .autograd.graph import AccumulateGrad
+from .ops import elementwise as ew
+from .ops import linalg, movement, reduce
+from .ops import nn as nn_ops
+from .utils.hooks import add_hook
+
+_NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+_T_WARNING = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+    "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+    "batches of matrices or `x.permute(*autogradkit.arange(x.ndim - 1, -1, -1))` to reverse "
+    "the dimensions of a tensor."
+)
+_LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+class _VersionCounter:
+    """How many times a tensor's memory was changed in place (shared by views and detach)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class device:
+    """Where a tensor lives: always the CPU in autogradkit."""
+
+    __slots__ = ("type",)
+
+    def __init__(self, type: str = "cpu"):  # noqa: A002
+        self.type = _check_device(type)
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+    def __str__(self) -> str:
+        return "cpu"
+
+    def __eq__(self, other) -> bool:
+        return str(other) == "cpu"
+
+    __hash__ = object.__hash__
+
+
+def _check_device(where) -> str:
+    name = str(where).split(":")[0]
+    if name != "cpu":
+        raise RuntimeError(
+            f"autogradkit runs on the CPU only, so it cannot use device '{where}'. "
+            "Use 'cpu' (tutorial code with .to(device) works when device = 'cpu')."
+        )
+    return "cpu"
+
+
+_CPU = device("cpu")
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations that made it.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> a = agk.tensor(2., requires_grad=True)
+        >>> c = a * 3
+        >>> c
+        tensor(6., grad_fn=<MulBackward0>)
+        >>> c.backward()
+        >>> a.grad
+        tensor(3.)
+    """
+
+    __slots__ = (
+        "_data", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_version_counter",
+        "_base", "_hooks", "_post_accumulate_hooks", "_accumulator_ref", "__dict__",
+        "__weakref__",
+    )
+    __array_priority__ = 1000  # NumPy defers to Tensor in mixed expressions
+
+    def __init__(self, data=(), *, dtype=None, requires_grad=False):
+        """``Tensor(data)`` makes a float32 tensor (the legacy constructor); prefer ``tensor()``."""
+        array = np.array(data, dtype=_dtype.to_numpy(dtype or _dtype.float32))
+        self._init(array, None, 0, False)
+        if requires_grad:
+            self.requires_grad_()
+
+    def _init(self, data, grad_fn, output_nr, requires_grad) -> None:
+        self._data = data
+        self._grad_fn, self._output_nr = grad_fn, output_nr
+        self._requires_grad = requires_grad
+        self._grad = self._base = self._hooks = None
+        self._post_accumulate_hooks = self._accumulator_ref = None
+        self._version_counter = _VersionCounter()
+
+    @classmethod
+    def _wrap(cls, data, grad_fn=None, output_nr=0) -> Tensor:
+        """Wrap an array without copying (internal; ``grad_fn`` set means requires grad)."""
+        t = object.__new__(cls)
+        if type(data) is not np.ndarray:
+            data = np.asarray(data)
+        t._init(data, grad_fn, output_nr, grad_fn is not None)
+        return t
+
+    # ----- autograd attributes -------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self._grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and self._data.dtype.kind != "f":
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place and return the tensor."""
+        if requires_grad and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (None for leaves)."""
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors you created, and for any tensor that does not require grad."""
+        return self._grad_fn is None
+
+    @property
+    def grad(self):
+        """Gradient accumulated by backward (leaves, and non-leaves that ``retain_grad()``)."""
+        if self._grad_fn is not None and not self.retains_grad and self._grad is None:
+            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        fn = self._grad_fn
+        return fn is not None and bool(fn._retained) and self._output_nr in fn._retained
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None:
+            return  # leaves keep their gradient anyway
+        fn = self._grad_fn
+        if fn._retained is None:
+            fn._retained = {}
+        fn._retained[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one.
+
+        Returns a handle whose ``remove()`` takes the hook away.
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is None:
+            if self._hooks is None:
+                self._hooks = {}
+            return add_hook(self._hooks, hook)
+        fn = self._grad_fn
+        if fn._tensor_hooks is None:
+            fn._tensor_hooks = {}
+        return add_hook(fn._tensor_hooks.setdefault(self._output_nr, {}), hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = {}
+        return add_hook(self._post_accumulate_hooks, hook)
+
+    def _accumulator(self) -> AccumulateGrad:
+        """This leaf's AccumulateGrad node: one per leaf while any graph holds it."""
+        node = self._accumulator_ref() if self._accumulator_ref is not None else None
+        if node is None:
+            node = AccumulateGrad(self)
+            self._accumulator_ref = weakref.ref(node)
+        return node
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor with respect to the graph's leaves."""
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def detach(self) -> Tensor:
+        """A tensor sharing this one's memory and version counter, cut from the graph."""
+        t = Tensor._wrap(self._data)
+        t._version_counter = self._version_counter
+        return t
+
+    def detach_(self) -> Tensor:
+        """Cut this tensor from the graph in place: it becomes a leaf that needs no grad."""
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the Optimizer."
+                "zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self._grad_fn, self._requires_grad, self._output_nr = None, False, 0
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        """The same memory as a new leaf: no history and a version counter of its own."""
+        return Tensor._wrap(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.value
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    # ----- shape, dtype, conversion ---------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        return self.shape if dim is None else self._data.shape[normalize_dim(dim, self.ndim)]
+
+    @property
+    def dtype(self) -> _dtype.dtype:
+        return _dtype.from_numpy(self._data.dtype)
+
+    @property
+    def device(self) -> device:
+        return _CPU
+
+    is_cuda = False
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_contiguous(self) -> bool:
+        return self._data.flags.c_contiguous
+
+    def contiguous(self) -> Tensor:
+        return self if self.is_contiguous() else self.clone()
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The NumPy array behind this tensor (shared memory, as in PyTorch)."""
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def to(self, *args, dtype=None, device=None, copy=False, **kwargs) -> Tensor:
+        """Convert dtype (a ``ToCopyBackward0`` node) or device (only ``"cpu"`` exists)."""
+        for arg in args:
+            if isinstance(arg, _dtype.dtype):
+                dtype = arg
+            elif isinstance(arg, Tensor):
+                dtype = arg.dtype
+            else:
+                _check_device(arg)
+        if device is not None:
+            _check_device(device)
+        if dtype is None or _dtype.to_numpy(dtype) == self._data.dtype:
+            return self.clone() if copy else self
+        return movement.ToCopy.apply(self, dtype=_dtype.to_numpy(dtype))
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other.dtype)
+
+    def float(self) -> Tensor:
+        return self.to(_dtype.float32)
+
+    def double(self) -> Tensor:
+        return self.to(_dtype.float64)
+
+    def half(self) -> Tensor:
+        return self.to(_dtype.float16)
+
+    def long(self) -> Tensor:
+        return self.to(_dtype.int64)
+
+    def int(self) -> Tensor:
+        return self.to(_dtype.int32)
+
+    def bool(self) -> Tensor:
+        return self.to(_dtype.bool)
+
+    def cpu(self) -> Tensor:
+        return self
+
+    def cuda(self, *args, **kwargs) -> Tensor:
+        _check_device("cuda")
+
+    def clone(self) -> Tensor:
+        return movement.Clone.apply(self)
+
+    def __repr__(self) -> str:
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)  # f"{loss:.3f}" works, as in PyTorch
+        return object.__format__(self, spec)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data)
+
+    def __float__(self) -> float:
+        return builtins.float(self.item())
+
+    def __int__(self) -> int:
+        return builtins.int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return builtins.int(self.item())
+
+    __hash__ = object.__hash__
+
+    # ----- arithmetic -------------------------------------------------------------------------
+    def add(self, other, *, alpha=1) -> Tensor:
+        return ew.Add.apply(self, other if alpha == 1 else other * alpha)
+
+    def sub(self, other, *, alpha=1) -> Tensor:
+        return ew.Sub.apply(self, other if alpha == 1 else other * alpha)
+
+    def mul(self, other) -> Tensor:
+        return ew.Mul.apply(self, other)
+
+    def div(self, other) -> Tensor:
+        return ew.Div.apply(self, other)
+
+    def __rtruediv__(self, other) -> Tensor:
+        return self.reciprocal() * other  # 2 / x records MulBackward0 over ReciprocalBackward0
+
+    def pow(self, exponent) -> Tensor:
+        return ew.Pow.apply(self, exponent)
+
+    def __rpow__(self, base) -> Tensor:
+        return ew.Pow.apply(base, self)
+
+    def __rsub__(self, other) -> Tensor:
+        return ew.Rsub.apply(self, other)
+
+    def neg(self) -> Tensor:
+        return ew.Neg.apply(self)
+
+    def reciprocal(self) -> Tensor:
+        return ew.Reciprocal.apply(self)
+
+    def square(self) -> Tensor:
+        return ew.Pow.apply(self, 2)
+
+    def exp(self) -> Tensor:
+        return ew.Exp.apply(self)
+
+    def log(self) -> Tensor:
+        return ew.Log.apply(self)
+
+    def sin(self) -> Tensor:
+        return ew.Sin.apply(self)
+
+    def cos(self) -> Tensor:
+        return ew.Cos.apply(self)
+
+    def tanh(self) -> Tensor:
+        return ew.Tanh.apply(self)
+
+    def sigmoid(self) -> Tensor:
+        return ew.Sigmoid.apply(self)
+
+    def relu(self) -> Tensor:
+        return ew.Relu.apply(self)
+
+    def sqrt(self) -> Tensor:
+        return ew.Sqrt.apply(self)
+
+    def abs(self) -> Tensor:
+        return ew.Abs.apply(self)
+
+    def sign(self) -> Tensor:
+        return Tensor._wrap(np.sign(self._data))
+
+    def clamp(self, min=None, max=None) -> Tensor:  # noqa: A002
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None".replace("torch", "autogradkit"))
+        return ew.Clamp.apply(self, min=min, max=max)
+
+    clip = clamp
+
+    def clamp_min(self, min) -> Tensor:  # noqa: A002
+        return self.clamp(min=min)
+
+    def clamp_max(self, max) -> Tensor:  # noqa: A002
+        return self.clamp(max=max)
+
+    def maximum(self, other: Tensor) -> Tensor:
+        return ew.Maximum.apply(self, other)
+
+    def minimum(self, other: Tensor) -> Tensor:
+        return ew.Minimum.apply(self, other)
+
+    def where(self, condition, other) -> Tensor:
+        return where(condition, self, other)
+
+    def masked_fill(self, mask, value) -> Tensor:
+        return where(mask, value, self)
+
+    __add__ = __radd__ = add
+    __sub__ = sub
+    __mul__ = __rmul__ = mul
+    __truediv__ = div
+    __pow__ = pow
+    __neg__ = neg
+    __abs__ = abs
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    # ----- reductions ---------------------------------------------------------------------------
+    def sum(self, dim=None, keepdim=False) -> Tensor:
+        return reduce.Sum.apply(self, dim=dim, keepdim=keepdim)
+
+    def mean(self, dim=None, keepdim=False) -> Tensor:
+        return reduce.Mean.apply(self, dim=dim, keepdim=keepdim)
+
+    def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None) -> Tensor:
+        correction = (1 if unbiased else 0) if correction is None else correction
+        return reduce.Var.apply(self, dim=dim, correction=correction, keepdim=keepdim)
+
+    def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None) -> Tensor:
+        correction = (1 if unbiased else 0) if correction is None else correction
+        return reduce.Std.apply(self, dim=dim, correction=correction, keepdim=keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        """``max()`` is a tensor; ``max(dim)`` is ``(values, indices)``; ``max(other)`` is elementwise."""
+        if isinstance(dim, Tensor):
+            return self.maximum(dim)
+        if dim is None:
+            return reduce.Max.apply(self)
+        return _MinMax(*reduce.Max.apply(self, dim=dim, keepdim=keepdim), name="max")
+
+    def min(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            return self.minimum(dim)
+        if dim is None:
+            return reduce.Min.apply(self)
+        return _MinMax(*reduce.Min.apply(self, dim=dim, keepdim=keepdim), name="min")
+
+    def argmax(self, dim=None, keepdim=False) -> Tensor:
+        if dim is None:
+            return Tensor._wrap(np.asarray(np.argmax(self._data)))
+        return Tensor._wrap(_keep(np.argmax(self._data, axis=dim), dim, keepdim))
+
+    def argmin(self, dim=None, keepdim=False) -> Tensor:
+        if dim is None:
+            return Tensor._wrap(np.asarray(np.argmin(self._data)))
+        return Tensor._wrap(_keep(np.argmin(self._data, axis=dim), dim, keepdim))
+
+    def norm(self, p=2, dim=None, keepdim=False) -> Tensor:
+        if p == 2:
+            return (self * self).sum(dim, keepdim).sqrt()
+        return (self.abs() ** p).sum(dim, keepdim) ** (1 / p)
+
+    def logsumexp(self, dim, keepdim=False) -> Tensor:
+        top = Tensor._wrap(np.max(self._data, axis=dim, keepdims=True))
+        out = (self - top).exp().sum(dim, keepdim=True).log() + top
+        return out if keepdim else out.squeeze(dim)
+
+    def softmax(self, dim) -> Tensor:
+        return nn_ops.Softmax.apply(self, dim=normalize_dim(dim, self.ndim))
+
+    def log_softmax(self, dim) -> Tensor:
+        return nn_ops.LogSoftmax.apply(self, dim=normalize_dim(dim, self.ndim))
+
+    def all(self) -> Tensor:
+        return Tensor._wrap(np.asarray(np.all(self._data)))
+
+    def any(self) -> Tensor:
+        return Tensor._wrap(np.asarray(np.any(self._data)))
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+        return builtins.bool(np.allclose(self._data, _array(other), rtol, atol, equal_nan))
+
+    def equal(self, other) -> bool:
+        return self.shape == other.shape and builtins.bool(np.all(self._data == other._data))
+
+    # ----- comparisons (no gradient, bool results) --------------------------------------------
+    def _compare(self, other, op) -> Tensor:
+        return Tensor._wrap(np.asarray(op(self._data, _array(other))))
+
+    def eq(self, other):
+        return self._compare(other, np.equal)
+
+    def ne(self, other):
+        return self._compare(other, np.not_equal)
+
+    def lt(self, other):
+        return self._compare(other, np.less)
+
+    def le(self, other):
+        return self._compare(other, np.less_equal)
+
+    def gt(self, other):
+        return self._compare(other, np.greater)
+
+    def ge(self, other):
+        return self._compare(other, np.greater_equal)
+
+    __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = eq, ne, lt, le, gt, ge
+
+    def __invert__(self) -> Tensor:
+        return Tensor._wrap(~self._data)
+
+    def __and__(self, other) -> Tensor:
+        return Tensor._wrap(self._data & _array(other))
+
+    def __or__(self, other) -> Tensor:
+        return Tensor._wrap(self._data | _array(other))
+
+    def isnan(self) -> Tensor:
+        return Tensor._wrap(np.isnan(self._data))
+
+    # ----- matrix products ----------------------------------------------------------------------
+    def mm(self, other: Tensor) -> Tensor:
+        return linalg.Mm.apply(self, other)
+
+    def mv(self, other: Tensor) -> Tensor:
+        return linalg.Mv.apply(self, other)
+
+    def dot(self, other: Tensor) -> Tensor:
+        return linalg.Dot.apply(self, other)
+
+    def matmul(self, other: Tensor) -> Tensor:
+        """``@``: dot, mv, mm or a batched product, picked by the inputs' dims, as in PyTorch."""
+        a, b = self.ndim, other.ndim
+        if a == 0 or b == 0:
+            raise RuntimeError(
+                f"both arguments to matmul need to be at least 1D, but they are {a}D and {b}D"
+            )
+        if a == 1 and b == 1:
+            return self.dot(other)
+        if a == 2 and b == 1:
+            return self.mv(other)
+        if a == 2 and b == 2:
+            return self.mm(other)
+        if a == 1 and b == 2:
+            return self.unsqueeze(0).mm(other).squeeze(0)
+        if b == 2:  # fold the batch into rows: one mm, as PyTorch does
+            rows = self.reshape(-1, self.shape[-1]).mm(other)
+            return rows.view(*self.shape[:-1], other.shape[-1])
+        x = self.unsqueeze(0) if a == 1 else self
+        y = other.unsqueeze(-1) if b == 1 else other
+        out = linalg.Bmm.apply(x, y)
+        out = out.squeeze(-2) if a == 1 else out
+        return out.squeeze(-1) if b == 1 else out
+
+    __matmul__ = matmul
+
+    def __rmatmul__(self, other) -> Tensor:
+        return _as_tensor(other, self).matmul(self)
+
+    # ----- shape and movement -----------------------------------------------------------------
+    def view(self, *shape) -> Tensor:
+        if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+            raise NotImplementedError("view(dtype) is not supported by autogradkit")
+        return movement.View.apply(self, shape=self._infer_shape(shape))
+
+    def view_as(self, other: Tensor) -> Tensor:
+        return self.view(other.shape)
+
+    def reshape(self, *shape) -> Tensor:
+        shape = self._infer_shape(shape)
+        try:
+            np.reshape(self._data, shape, copy=False)
+        except ValueError:
+            return movement.UnsafeView.apply(self, shape=shape)
+        return movement.View.apply(self, shape=shape)
+
+    def reshape_as(self, other: Tensor) -> Tensor:
+        return self.reshape(other.shape)
+
+    def _infer_shape(self, shape) -> tuple:
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        shape = tuple(builtins.int(s) for s in shape)
+        known = 1
+        for s in shape:
+            known *= s if s != -1 else 1
+        if shape.count(-1) == 1 and known and self._data.size % known == 0:
+            shape = tuple(self._data.size // known if s == -1 else s for s in shape)
+        if np.prod(shape, dtype=np.int64) != self._data.size or shape.count(-1):
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {self._data.size}")
+        return shape
+
+    def flatten(self, start_dim=0, end_dim=-1) -> Tensor:
+        if self.ndim == 0:
+            return self.reshape(1)
+        start, end = normalize_dim(start_dim, self.ndim), normalize_dim(end_dim, self.ndim)
+        if start == end:
+            return self
+        shape = self.shape
+        return self.reshape(*shape[:start], -1, *shape[end + 1 :])
+
+    def squeeze(self, dim=None) -> Tensor:
+        if dim is None:
+            return movement.Squeeze.apply(self)
+        dims = (dim,) if isinstance(dim, builtins.int) else tuple(dim)
+        return movement.Squeeze.apply(self, dims=tuple(normalize_dim(d, self.ndim) for d in dims))
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        return movement.Unsqueeze.apply(self, dim=normalize_dim(dim, self.ndim + 1))
+
+    def expand(self, *sizes) -> Tensor:
+        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+            sizes = tuple(sizes[0])
+        lead = len(sizes) - self.ndim
+        shape = tuple(
+            self._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes)
+        )
+        return movement.Expand.apply(self, shape=shape)
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        return self.expand(other.shape)
+
+    def permute(self, *dims) -> Tensor:
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])
+        return movement.Permute.apply(self, dims=tuple(normalize_dim(d, self.ndim) for d in dims))
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        d0, d1 = normalize_dim(dim0, self.ndim), normalize_dim(dim1, self.ndim)
+        return movement.Transpose.apply(self, dim0=d0, dim1=d1)
+
+    def t(self) -> Tensor:
+        if self.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+        return movement.T.apply(self)
+
+    @property
+    def T(self) -> Tensor:
+        """All dims reversed (``PermuteBackward0``), as ``x.T`` is in PyTorch."""
+        if self.ndim != 2:
+            warnings.warn(_T_WARNING, UserWarning, stacklevel=2)
+        return self.permute(*reversed(range(self.ndim)))
+
+    @property
+    def mT(self) -> Tensor:
+        return self.transpose(-2, -1)
+
+    def __getitem__(self, index) -> Tensor:
+        from ._indexing import getitem
+
+        return getitem(self, index)
+
+    # ----- in-place operations ---------------------------------------------------------------
+    def _check_inplace(self) -> None:
+        if self._requires_grad and self._grad_fn is None and grad_mode._enabled:
+            raise RuntimeError(_LEAF_INPLACE)
+
+    def _inplace(self, compute, *args, **kwargs) -> Tensor:
+        """Run ``compute(self, ...)`` and store the result in this tensor's own memory.
+
+        Outside a graph this is plain NumPy assignment. Inside one, the op is recorded on a
+        private copy of the old value, and this tensor takes the new node as its grad_fn.
+        """
+        self._check_inplace()
+        others = [a for a in args if isinstance(a, Tensor)]
+        records = grad_mode._enabled and (self._requires_grad or any(o._requires_grad for o in others))
+        if records and self._base is not None and self._base._requires_grad:
+            raise RuntimeError(
+                "autogradkit does not support in-place operations on a view of a tensor that "
+                "requires grad; use an out-of-place operation (y = y + 1) instead."
+            )
+        old = self
+        if records:
+            old = Tensor._wrap(self._data.copy(), self._grad_fn, self._output_nr)
+            old._requires_grad = self._requires_grad
+        with grad_mode.set_grad_enabled(records):
+            result = compute(old, *args, **kwargs)
+        new = result._data
+        if new.dtype != self._data.dtype and not np.can_cast(new.dtype, self._data.dtype, "same_kind"):
+            raise RuntimeError(
+                f"result type {_type_word(new.dtype)} can't be cast to the desired output type "
+                f"{_type_word(self._data.dtype)}"
+            )
+        self._data[...] = new
+        self._version_counter.value += 1
+        if records:
+            self._grad_fn, self._output_nr, self._requires_grad = result._grad_fn, 0, True
+        return self
+
+    def add_(self, other, *, alpha=1) -> Tensor:
+        return self._inplace(Tensor.add, other, alpha=alpha)
+
+    def sub_(self, other, *, alpha=1) -> Tensor:
+        return self._inplace(Tensor.sub, other, alpha=alpha)
+
+    def mul_(self, other) -> Tensor:
+        return self._inplace(Tensor.mul, other)
+
+    def div_(self, other) -> Tensor:
+        return self._inplace(Tensor.div, other)
+
+    def pow_(self, exponent) -> Tensor:
+        return self._inplace(Tensor.pow, exponent)
+
+    def exp_(self) -> Tensor:
+        return self._inplace(Tensor.exp)
+
+    def relu_(self) -> Tensor:
+        return self._inplace(Tensor.relu)
+
+    def sigmoid_(self) -> Tensor:
+        return self._inplace(Tensor.sigmoid)
+
+    def clamp_(self, min=None, max=None) -> Tensor:  # noqa: A002
+        return self._inplace(Tensor.clamp, min, max)
+
+    def zero_(self) -> Tensor:
+        return self._inplace(ew.Zero.apply)
+
+    def fill_(self, value) -> Tensor:
+        return self._inplace(lambda t: ew.Fill.apply(t, value=_array(value)))
+
+    def copy_(self, src) -> Tensor:
+        return self._inplace(lambda t, s: movement.Copy.apply(t, s), _as_tensor(src, self))
+
+    def uniform_(self, a=0.0, b=1.0) -> Tensor:
+        from .random import _generator
+
+        return self._fill_from(_generator().uniform(a, b, self.shape))
+
+    def normal_(self, mean=0.0, std=1.0) -> Tensor:
+        from .random import _generator
+
+        return self._fill_from(_generator().normal(mean, std, self.shape))
+
+    def _fill_from(self, values: np.ndarray) -> Tensor:
+        self._check_inplace()
+        self._data[...] = values
+        self._version_counter.value += 1
+        return self
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __setitem__(self, index, value) -> None:
+        from ._indexing import normalize_index
+
+        index = normalize_index(self, index)
+        self._inplace(lambda t, v: movement.CopySlices.apply(t, v, index=index), _as_tensor(value, self))
+
+    # ----- NumPy interoperability (so op backward code also runs on Tensors) ------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from ._numpy_dispatch import array_ufunc
+
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from ._numpy_dispatch import array_function
+
+        return array_function(func, args, kwargs)
+
+
+class _MinMax(tuple):
+    """``(values, indices)`` of ``max(dim)``/``min(dim)``, printed as PyTorch prints it."""
+
+    def __new__(cls, values, indices, name):
+        obj = super().__new__(cls, (values, indices))
+        obj.name = name
+        return obj
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+    def __repr__(self) -> str:
+        return f"autogradkit.return_types.{self.name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _keep(array: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
+    return np.expand_dims(array, dim) if keepdim else array
+
+
+def _type_word(np_dtype) -> str:
+    return {"f": "Float", "i": "Long", "b": "Bool", "u": "Byte"}[np.dtype(np_dtype).kind]
+
+
+def _array(value):
+    return value._data if isinstance(value, Tensor) else value
+
+
+def _as_tensor(value, like: Tensor) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    return Tensor._wrap(np.asarray(value, dtype=like._data.dtype if not isinstance(value, np.ndarray) else None))
+
+
+def where(condition, input, other) -> Tensor:  # noqa: A002
+    """``input`` where ``condition`` holds, else ``other`` (numbers allowed for either)."""
+    return ew.Where.apply(input, other, condition=np.asarray(_array(condition), dtype=bool))

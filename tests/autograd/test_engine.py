@@ -1,0 +1,95 @@
+"""The engine: graph shapes that must work, and PyTorch's rules for what backward does."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import autogradkit as agk
+
+
+def test_product_rule_gives_each_leaf_the_other_factor():
+    a = agk.tensor(2.0, requires_grad=True)
+    b = agk.tensor(3.0, requires_grad=True)
+    (a * b).backward()
+    assert a.grad.item() == 3.0 and b.grad.item() == 2.0
+
+
+def test_articles_chain_e_equals_a_times_b_times_d():
+    a, b, d = (agk.tensor(v, requires_grad=True) for v in (2.0, 3.0, 4.0))
+    e = (a * b) * d
+    e.backward()
+    assert (a.grad.item(), b.grad.item(), d.grad.item()) == (12.0, 8.0, 6.0)
+
+
+def test_reused_input_x_times_x_sums_both_paths():
+    x = agk.tensor(3.0, requires_grad=True)
+    (x * x).backward()
+    assert x.grad.item() == 6.0
+
+
+def test_diamond_b_equals_a_plus_a_then_c_equals_b_plus_b():
+    a = agk.tensor(1.0, requires_grad=True)
+    b = a + a
+    c = b + b
+    c.backward()
+    assert a.grad.item() == 4.0
+
+
+def test_deep_chain_of_100000_ops_needs_no_recursion():
+    x = agk.tensor(1.0, requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = y + 1.0
+    assert sys.getrecursionlimit() <= 10_000
+    y.backward()
+    assert x.grad.item() == 1.0
+
+
+def test_gradients_accumulate_across_backward_calls():
+    x = agk.tensor(2.0, requires_grad=True)
+    (x * 3).backward()
+    (x * 3).backward()
+    assert x.grad.item() == 6.0
+
+
+def test_broadcast_gradient_is_summed_to_the_input_shape():
+    x = agk.ones(2, 3, requires_grad=True)
+    b = agk.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    upstream = agk.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    (x * b).backward(upstream)
+    np.testing.assert_allclose(b.grad.numpy(), [5.0, 7.0, 9.0])
+    np.testing.assert_allclose(x.grad.numpy(), upstream.numpy() * [1, 2, 3])
+
+
+def test_second_backward_without_retain_graph_raises_pytorchs_error():
+    x = agk.tensor(2.0, requires_grad=True)
+    y = x * x
+    y.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+
+
+def test_op_that_saves_nothing_can_be_backpropagated_twice():
+    x = agk.tensor(1.0, requires_grad=True)
+    y = x + 1
+    y.backward()
+    y.backward()
+    assert x.grad.item() == 2.0
+
+
+def test_retain_graph_allows_a_second_backward():
+    x = agk.tensor(2.0, requires_grad=True)
+    y = x * x
+    y.backward(retain_graph=True)
+    y.backward()
+    assert x.grad.item() == 8.0
+
+
+def test_second_derivative_of_cube_through_create_graph():
+    x = agk.tensor(2.0, requires_grad=True)
+    (g,) = agk.autograd.grad(x**3, x, create_graph=True)
+    (gg,) = agk.autograd.grad(g, x)
+    assert g.item() == 12.0 and gg.item() == 12.0
