@@ -59,7 +59,8 @@ def _diagnose(actual: np.ndarray, expected: np.ndarray, atol: float, rtol: float
         return "the result contains inf"
     if np.allclose(actual, expected, atol=atol, rtol=rtol, equal_nan=True):
         return ""
-    if np.abs(expected).max(initial=0) > atol and np.allclose(actual, -expected, atol=atol, rtol=rtol):
+    flipped = np.allclose(actual, -expected, atol=atol, rtol=rtol)
+    if flipped and np.abs(expected).max(initial=0) > atol:
         return "the sign is wrong"
     if not actual.any() and expected.any():
         return "the result is all zeros"
@@ -144,7 +145,8 @@ def _named(tensors, expected) -> list[tuple[str, object, object]]:
     if isinstance(tensors, Mapping):
         return [(str(name), tensors[name], expected[name]) for name in tensors]
     if isinstance(tensors, (list, tuple)):
-        return [(f"input {i}", t, e) for i, (t, e) in enumerate(zip(tensors, expected))]
+        pairs = zip(tensors, expected, strict=True)
+        return [(f"input {i}", t, e) for i, (t, e) in enumerate(pairs)]
     return [("the tensor", tensors, expected)]
 
 
@@ -157,7 +159,8 @@ def _gradient_problem(name: str, tensor, expected, atol: float, rtol: float) -> 
     if isinstance(got, str):
         return got
     if got.shape != want.shape:
-        return f"the gradient of {name} should have shape {_shape_text(want.shape)}, got {_shape_text(got.shape)}"
+        want_shape, got_shape = _shape_text(want.shape), _shape_text(got.shape)
+        return f"the gradient of {name} should have shape {want_shape}, got {got_shape}"
     reason = _diagnose(got, want, atol, rtol)
     if not reason:
         return ""
