@@ -78,6 +78,15 @@ def _scalar_dtype(value) -> np.dtype:
     return DEFAULT_FLOAT.numpy
 
 
+def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """PyTorch's pairwise rule: across categories the higher one wins as it is
+    (``int64 + float32 -> float32``, where NumPy would say float64)."""
+    ca, cb = _category(a), _category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    return np.promote_types(a, b)
+
+
 def result_type(operands) -> np.dtype:
     """PyTorch's type promotion over ``(array, is_tensor)`` pairs.
 
@@ -92,7 +101,7 @@ def result_type(operands) -> np.dtype:
             tier, dt = (0 if value.ndim else 1), value.dtype
         else:
             tier, dt = 2, _scalar_dtype(value)
-        tiers[tier] = dt if tiers[tier] is None else np.promote_types(tiers[tier], dt)
+        tiers[tier] = dt if tiers[tier] is None else promote_types(tiers[tier], dt)
     result = None
     for dt in tiers:
         if dt is None:

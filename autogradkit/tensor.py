@@ -20,7 +20,7 @@ from .autograd.graph import AccumulateGrad
 from .ops import elementwise as ew
 from .ops import linalg, movement, reduce
 from .ops import nn as nn_ops
-from .utils.hooks import add_hook
+from .utils.hooks import HookDict, add_hook
 
 _NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -206,12 +206,12 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is None:
             if self._hooks is None:
-                self._hooks = {}
+                self._hooks = HookDict()
             return add_hook(self._hooks, hook)
         fn = self._grad_fn
         if fn._tensor_hooks is None:
-            fn._tensor_hooks = {}
-        return add_hook(fn._tensor_hooks.setdefault(self._output_nr, {}), hook)
+            fn._tensor_hooks = HookDict()
+        return add_hook(fn._tensor_hooks.setdefault(self._output_nr, HookDict()), hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
@@ -220,7 +220,7 @@ class Tensor:
                 "post accumulate grad hooks cannot be registered on non-leaf tensors"
             )
         if self._post_accumulate_hooks is None:
-            self._post_accumulate_hooks = {}
+            self._post_accumulate_hooks = HookDict()
         return add_hook(self._post_accumulate_hooks, hook)
 
     def _accumulator(self) -> AccumulateGrad:

@@ -13,7 +13,7 @@ import numpy as np
 
 import autogradkit.tensor as _tensor
 
-from .. import _dtype
+from .. import _dtype, _shape
 from . import grad_mode
 from .graph import Node, run_tensor_hooks
 
@@ -140,6 +140,7 @@ class Function:
     overload = 0  # PyTorch's overload index, the digit in "SumBackward1"
     promotes = True  # inputs are cast to one dtype by PyTorch's promotion rules
     is_view = False  # the output shares memory and version counter with input 0
+    broadcasts = False  # elementwise on two inputs: shapes must broadcast (PyTorch's error)
     node_name: str | None = None  # only for nodes PyTorch names without the pattern
     _builtin = False
     _node_classes: dict
@@ -202,6 +203,8 @@ class Function:
         arrays = [x._data if isinstance(x, tensor_cls) else x for x in inputs]
         if cls.promotes:
             arrays = _promote(inputs, arrays, tensor_cls)
+        if cls.broadcasts and np.shape(arrays[0]) != np.shape(arrays[1]):
+            _shape.broadcast_shape(np.shape(arrays[0]), np.shape(arrays[1]))
         needs = tuple(isinstance(x, tensor_cls) and x._requires_grad for x in inputs)
         if not (grad_mode._enabled and True in needs):
             scratch = _Scratch()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils.hooks import add_hook, next_id
+from ..utils.hooks import HookDict, add_hook, next_id
 
 _ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
 
@@ -55,13 +55,13 @@ class Node:
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
         if self._post_hooks is None:
-            self._post_hooks = {}
+            self._post_hooks = HookDict()
         return add_hook(self._post_hooks, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
         if self._pre_hooks is None:
-            self._pre_hooks = {}
+            self._pre_hooks = HookDict()
         return add_hook(self._pre_hooks, fn)
 
     def __repr__(self) -> str:
@@ -119,7 +119,7 @@ class AccumulateGrad(Node):
 def _copy_with_graph(g):
     from ..ops.movement import Copy
 
-    return Copy.apply(g)
+    return Copy.apply(np.zeros_like(g._data), g)  # PyTorch's x.grad shows CopyBackwards
 
 
 def run_tensor_hooks(hooks: dict, g):

@@ -19,6 +19,8 @@ def _is_scalar(value) -> bool:
 class Add(Function):
     """out = x + y;  dx = g,  dy = g"""
 
+    broadcasts = True
+
     @staticmethod
     def forward(ctx, x, y):
         return x + y
@@ -31,6 +33,8 @@ class Add(Function):
 class Sub(Function):
     """out = x - y;  dx = g,  dy = -g"""
 
+    broadcasts = True
+
     @staticmethod
     def forward(ctx, x, y):
         return x - y
@@ -42,6 +46,8 @@ class Sub(Function):
 
 class Rsub(Function):
     """out = y - x (``1 - x``);  dx = -g,  dy = g"""
+
+    broadcasts = True
 
     @classmethod
     def overload_for(cls, inputs, static):
@@ -59,6 +65,8 @@ class Rsub(Function):
 class Mul(Function):
     """out = x * y;  dx = g * y,  dy = g * x"""
 
+    broadcasts = True
+
     @staticmethod
     def forward(ctx, x, y):
         # save only what the needed gradients read, as PyTorch does
@@ -75,6 +83,8 @@ class Mul(Function):
 
 class Div(Function):
     """out = x / y;  dx = g / y,  dy = -g * x / y**2"""
+
+    broadcasts = True
 
     @staticmethod
     def forward(ctx, x, y):
@@ -118,6 +128,8 @@ class Reciprocal(Function):
 
 class Pow(Function):
     """out = x ** y;  dx = g * y * x**(y-1),  dy = g * out * log(x)"""
+
+    broadcasts = True
 
     @classmethod
     def overload_for(cls, inputs, static):
@@ -307,6 +319,8 @@ class Clamp(Function):
 class Maximum(Function):
     """out = max(x, y);  ties split the gradient equally, as in PyTorch"""
 
+    broadcasts = True
+
     @staticmethod
     def forward(ctx, x, y):
         ctx.save_for_backward(x, y)
@@ -322,6 +336,8 @@ class Maximum(Function):
 class Minimum(Function):
     """out = min(x, y);  ties split the gradient equally, as in PyTorch"""
 
+    broadcasts = True
+
     @staticmethod
     def forward(ctx, x, y):
         ctx.save_for_backward(x, y)
@@ -336,6 +352,8 @@ class Minimum(Function):
 
 class Where(Function):
     """out = x where condition else y;  dx = g where condition,  dy = g elsewhere"""
+
+    broadcasts = True
 
     @staticmethod
     def forward(ctx, x, y, *, condition):

@@ -196,7 +196,7 @@ class CopySlices(Function):
 
 
 class Copy(Function):
-    """out = src broadcast into x's shape and dtype (``x.copy_(src)``);  dsrc = g, x gets none"""
+    """out = src broadcast into x's shape and dtype (``x.copy_(src)``);  dx = 0,  dsrc = g"""
 
     node_name = "CopyBackwards"
     promotes = False
@@ -207,7 +207,7 @@ class Copy(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return None, g
+        return 0 * g, g  # the old value of x was overwritten: it gets a zero gradient
 
 
 class Clone(Function):

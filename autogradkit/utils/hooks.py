@@ -10,6 +10,12 @@ import weakref
 next_id = itertools.count().__next__
 
 
+class HookDict(dict):
+    """A dict of hooks keyed by handle id (a plain dict cannot be weakly referenced)."""
+
+    __slots__ = ("__weakref__",)
+
+
 class RemovableHandle:
     """Removes a hook from the dict it was registered in.
 
@@ -17,15 +23,15 @@ class RemovableHandle:
     number of times, and ``with handle:`` removes the hook on leaving the block.
 
     Example:
-        >>> hooks = {}
+        >>> hooks = HookDict()
         >>> handle = RemovableHandle(hooks)
         >>> hooks[handle.id] = print
         >>> handle.remove(); handle.remove()
-        >>> hooks
+        >>> dict(hooks)
         {}
     """
 
-    def __init__(self, hooks_dict: dict):
+    def __init__(self, hooks_dict: HookDict):
         self.id = next_id()
         self.hooks_dict_ref = weakref.ref(hooks_dict)
 
@@ -41,7 +47,7 @@ class RemovableHandle:
         self.remove()
 
 
-def add_hook(hooks_dict: dict, fn) -> RemovableHandle:
+def add_hook(hooks_dict: HookDict, fn) -> RemovableHandle:
     """Store ``fn`` in ``hooks_dict`` under a fresh handle and return the handle."""
     handle = RemovableHandle(hooks_dict)
     hooks_dict[handle.id] = fn

@@ -1,0 +1,504 @@
+"""Snippets of PyTorch code that autogradkit must run with the same printed result.
+
+Each is run with ``torch`` bound to PyTorch and to autogradkit (see harness.py). They follow
+the articles' examples (TOPICS.md A-F) and the behaviours DESIGN.md lists.
+"""
+
+SNIPPETS = {
+    # ----- creation and printing ---------------------------------------------------------
+    "repr_scalar_float": "print(torch.tensor(2.))",
+    "repr_scalar_int": "print(torch.tensor(2))",
+    "repr_vector": "print(torch.tensor([1., 2., 3., 4.]))",
+    "repr_quarter": "print(torch.tensor([0.25, 0.5]))",
+    "repr_tiny": "print(torch.tensor(1e-8))",
+    "repr_sci_ratio": "print(torch.tensor([1e-5, 1.]))",
+    "repr_sci_big": "print(torch.tensor([1., 1e9]))",
+    "repr_big_int_like": "print(torch.tensor([123456789.]))",
+    "repr_matrix": "print(torch.tensor([[1., 2.], [3., 4.]]))",
+    "repr_3d": "print(torch.ones(2, 3, 2))",
+    "repr_float64": "print(torch.tensor(2., dtype=torch.float64))",
+    "repr_int32": "print(torch.tensor([1, 2], dtype=torch.int32))",
+    "repr_bool": "print(torch.tensor([True, False]))",
+    "repr_empty": "print(torch.zeros(0)); print(torch.zeros(2, 0)); print(torch.zeros(0, dtype=torch.int64))",
+    "repr_nan_inf": "print(torch.tensor([float('nan'), float('inf'), 1.]))",
+    "repr_nan_frac": "print(torch.tensor([float('nan'), 1.5]))",
+    "repr_negative": "print(torch.tensor([-1.5, 2.]))",
+    "repr_linspace_wrap": "print(torch.linspace(-5, 5, 30))",
+    "repr_summarized": "print(torch.arange(2000.))",
+    "repr_summarized_2d": "print(torch.arange(3000.).reshape(30, 100))",
+    "repr_wide_rows": "print(torch.ones(3, 40) * 1.5)",
+    "repr_requires_grad": "print(torch.tensor(2., requires_grad=True))",
+    "repr_grad_fn": "a = torch.tensor(2., requires_grad=True); print(a * 3)",
+    "repr_mm": "x = torch.tensor([[1., 2.]], requires_grad=True); print(x @ torch.tensor([[3., 4.], [5., 4.]]))",
+    "repr_suffix_wrap": "print((torch.ones(1, 90) * 1.23).requires_grad_())",
+    "repr_point16": "w = torch.tensor(0.); w = w - 0.01 * torch.tensor(-16.); print(w)",
+    "repr_zero_and_tiny": "print(torch.tensor([1e-10, 0.]))",
+    "repr_int_mixed": "print(torch.tensor([1, -20, 300]))",
+    "repr_1e10": "print(torch.tensor([1e10]))",
+    "repr_float64_vector": "print(torch.tensor([0.1, 0.2], dtype=torch.float64))",
+    "repr_int_float_product": "print(torch.tensor(3) * torch.tensor(2.))",
+    "repr_arange_int": "print(torch.arange(5)); print(torch.arange(0, 1, 0.25))",
+    "repr_eye": "print(torch.eye(3))",
+    "repr_full": "print(torch.full((2, 2), 7)); print(torch.full((2,), 0.5))",
+    "repr_zeros_like": "x = torch.tensor([1, 2]); print(torch.zeros_like(x), torch.ones_like(x, dtype=torch.float32))",
+    "shape_and_size": "x = torch.ones(2, 3); print(x.shape, x.size(), x.size(1), x.size(-1), x.dim(), x.numel())",
+    "dtype_names": "print(torch.float32, torch.float64, torch.int64, torch.bool, torch.tensor(1).dtype)",
+    "item_tolist": "x = torch.tensor([[1., 2.]]); print(x.tolist(), x[0, 1].item(), torch.tensor(3).item())",
+    "format_scalar": "loss = torch.tensor(16.); print(f'{loss:.3f} {loss.item():.1f}')",
+    "device": "x = torch.ones(2); print(x.device, x.to('cpu') is x, x.cpu() is x)",
+    # ----- dtype promotion -------------------------------------------------------------------
+    "promote_int_float_scalar": "print((torch.tensor([1, 2]) + 2.5).dtype)",
+    "promote_int_int_scalar": "print((torch.tensor([1, 2]) * 2).dtype)",
+    "promote_float32_float64": "print((torch.ones(2) + torch.ones(2, dtype=torch.float64)).dtype)",
+    "promote_zero_dim_same_category": "print((torch.ones(2) + torch.tensor(1., dtype=torch.float64)).dtype)",
+    "promote_zero_dim_higher_category": "print((torch.tensor([1, 2]) + torch.tensor(1.5, dtype=torch.float64)).dtype)",
+    "promote_bool_int": "print((torch.tensor([True]) + 1).dtype)",
+    "promote_int32_python_int": "print((torch.tensor([1], dtype=torch.int32) + 5).dtype)",
+    "true_division_of_ints": "print(torch.tensor([1, 2]) / 2)",
+    "float_of_float32_is_same": "x = torch.ones(2, requires_grad=True); print(x.float() is x, x.double().grad_fn, x.double().is_leaf)",
+    "double_grad_none_warning": "x = torch.ones(2, requires_grad=True); y = x.double(); y.sum().backward(); print(y.grad, x.grad)",
+    # ----- requires_grad, leaves, grad_fn names -----------------------------------------------
+    "requires_grad_default": "x = torch.tensor(1.); print(x.requires_grad, x.is_leaf, x.grad, x.grad_fn)",
+    "requires_grad_propagates": """
+        x = torch.tensor(1.); y = torch.tensor(2.); z = torch.tensor(3., requires_grad=True)
+        a = x + y; b = a + z
+        print(a.requires_grad, b.requires_grad, a.is_leaf, b.is_leaf)""",
+    "names_arith": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        for y in [x + 1, x - 1, 1 - x, x * 2, x / 2, 2 / x, -x, x ** 2, x ** x, 2 ** x, x.square()]:
+            print(y.grad_fn.name())""",
+    "names_unary": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        for y in [x.exp(), x.log(), x.sin(), x.cos(), x.tanh(), x.sigmoid(), x.relu(), x.sqrt(), x.abs(), x.clamp(0, 1), x.clamp(min=0)]:
+            print(y.grad_fn.name())""",
+    "names_reduce": """
+        m = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True)
+        for y in [m.sum(), m.sum(0), m.mean(), m.mean(1), m.max(), m.max(1)[0], m.min(), m.std(), m.var(), m.std(1)]:
+            print(y.grad_fn.name())""",
+    "names_movement": """
+        m = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True)
+        for y in [m.T, m.t(), m.transpose(0, 1), m.permute(1, 0), m.view(6), m.reshape(6), m.T.reshape(6),
+                  m.flatten(), m.unsqueeze(0), m.unsqueeze(0).squeeze(), m.unsqueeze(0).squeeze(0), m[0], m[:, 1:],
+                  m[0, 1], m[[0, 1]], m[m > 2], m[:, None], m[..., 0], torch.cat([m, m]), torch.stack([m, m]),
+                  torch.where(m > 2, m, 0.), m.clone(), m.double()]:
+            print(y.grad_fn.name(), tuple(y.shape))""",
+    "names_matmul": """
+        m = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True)
+        v = torch.tensor([1., 2., 3.], requires_grad=True)
+        for y in [m @ m.T, m @ v, v @ v, m.mm(m.t()), m.mv(v), v.dot(v)]:
+            print(y.grad_fn.name(), y)""",
+    "names_softmax": """
+        m = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True)
+        print(m.softmax(1).grad_fn.name(), m.log_softmax(1).grad_fn.name())
+        print(m.softmax(1)); print(m.log_softmax(dim=-1))""",
+    "names_maximum": "x = torch.tensor([1., 2.], requires_grad=True); print(torch.maximum(x, x).grad_fn.name(), torch.minimum(x, 1 - x).grad_fn.name())",
+    "node_type_and_repr": """
+        a = torch.tensor(2., requires_grad=True); c = a * 3
+        print(type(c.grad_fn).__name__, c.grad_fn, type(c.grad_fn.next_functions[0][0]).__name__)""",
+    "next_functions_leaf_and_constant": """
+        a = torch.tensor(2., requires_grad=True); b = torch.tensor(3.)
+        c = a * b
+        print(c.grad_fn.next_functions)
+        print(c.grad_fn.next_functions[0][0].variable is a)""",
+    "accumulate_grad_api": """
+        a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True)
+        ag = (a + b).grad_fn.next_functions[0][0]
+        print(ag.name(), ag.next_functions, ag.metadata, ag.variable)""",
+    "accumulate_grad_is_shared": """
+        a = torch.tensor(2., requires_grad=True)
+        c = a * 2; d = a * 3
+        print(c.grad_fn.next_functions[0][0] is d.grad_fn.next_functions[0][0])""",
+    "next_functions_chain": """
+        a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True); d = torch.tensor(4., requires_grad=True)
+        c = a + b; e = c * d
+        print(e.grad_fn.name(), [f.name() if f else f for f, _ in e.grad_fn.next_functions])
+        print([f.name() for f, _ in e.grad_fn.next_functions[0][0].next_functions])
+        print(e.grad_fn.next_functions[0][0].next_functions[1][0].variable is b)""",
+    "next_functions_output_index": """
+        m = torch.tensor([[1., 5.], [4., 2.]], requires_grad=True)
+        v, i = m.max(1)
+        y = v * 2
+        print(y.grad_fn.next_functions, i)""",
+    "max_dim_repr": """
+        m = torch.tensor([[1., 5.], [4., 2.]], requires_grad=True)
+        print(m.max(1)); print(m.min(dim=0, keepdim=True).values)""",
+    # ----- backward: the articles' examples -------------------------------------------------
+    "t15_mul_backward": """
+        a = torch.tensor(2., requires_grad=True); b = torch.tensor(3.)
+        c = a * b; c.backward()
+        print(a.grad, b.grad, c.grad_fn)""",
+    "t16_chain": """
+        a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True); d = torch.tensor(4., requires_grad=True)
+        e = (a * b) * d; e.backward()
+        print(a.grad, b.grad, d.grad)""",
+    "t42_add_then_mul": """
+        a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True); d = torch.tensor(4., requires_grad=True)
+        c = a + b; e = c * d; e.backward()
+        print(a.grad, b.grad, d.grad)""",
+    "t17_nonleaf_grad_warning": """
+        a = torch.tensor(2., requires_grad=True); c = a * 3; c.backward()
+        print(c.grad)""",
+    "t18_retain_grad": """
+        a = torch.tensor(2., requires_grad=True); c = a * 3; c.retain_grad(); d = c * c; d.backward()
+        print(c.grad, c.retains_grad, a.grad)""",
+    "t19_accumulation": """
+        w = torch.tensor(1., requires_grad=True)
+        for _ in range(3):
+            (w * 2).backward()
+            print(w.grad)
+        w.grad.zero_(); print(w.grad)""",
+    "t22_nonscalar_error": "x = torch.ones(2, requires_grad=True); (x * 2).backward()",
+    "t23_gradient_arg": """
+        x = torch.tensor([[1., 2.]], requires_grad=True)
+        y = torch.tensor([[1., 2.], [2., 3.]], requires_grad=True)
+        z = x @ y
+        print(z)
+        z.backward(torch.ones_like(z))
+        print(x.grad, y.grad)""",
+    "t23_weighted_gradient": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        y = x * x
+        y.backward(torch.tensor([0.1, 1., 10.]))
+        print(x.grad)""",
+    "t24_autograd_backward": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = x * 3; z = x * x
+        torch.autograd.backward([y, z], [torch.ones(2), torch.ones(2)])
+        print(x.grad)""",
+    "t25_int_requires_grad": "torch.tensor([1, 2], requires_grad=True)",
+    "t25_int_requires_grad_": "torch.tensor([1, 2]).requires_grad_()",
+    "t25_int_setter": "t = torch.tensor([1, 2]); t.requires_grad = True",
+    "t25_convert_first": "t = torch.tensor([1, 2]).float().requires_grad_(); print(t)",
+    "t28_leaf_rules": """
+        a = torch.tensor(1., requires_grad=True)
+        b = torch.tensor(2.) * 3
+        c = (a * 2).detach()
+        d = a * 2
+        print(a.is_leaf, b.is_leaf, c.is_leaf, d.is_leaf, c.requires_grad)""",
+    "t21_no_grad": """
+        x = torch.tensor(1., requires_grad=True)
+        with torch.no_grad():
+            y = x * 2
+        print(y.requires_grad, y.grad_fn, torch.is_grad_enabled())""",
+    "t21_enable_grad_inside": """
+        x = torch.tensor(1., requires_grad=True)
+        with torch.no_grad():
+            with torch.enable_grad():
+                y = x * 2
+            z = x * 2
+        print(y.requires_grad, z.requires_grad)""",
+    "t21_set_grad_enabled": """
+        x = torch.tensor(1., requires_grad=True)
+        with torch.set_grad_enabled(False):
+            y = x * 2
+        torch.set_grad_enabled(False); z = x * 2; torch.set_grad_enabled(True)
+        print(y.requires_grad, z.requires_grad, torch.is_grad_enabled())""",
+    "t21_no_grad_decorator": """
+        @torch.no_grad()
+        def double(t):
+            return t * 2
+        x = torch.tensor(1., requires_grad=True)
+        print(double(x).requires_grad, torch.is_grad_enabled())""",
+    "t21_no_grad_restores_after_error": """
+        try:
+            with torch.no_grad():
+                raise ValueError("boom")
+        except ValueError:
+            pass
+        print(torch.is_grad_enabled())""",
+    "t21_requires_grad_false": """
+        x = torch.tensor(1., requires_grad=True)
+        x.requires_grad_(False)
+        print((x * 2).requires_grad)""",
+    "t21_detach": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = x.detach()
+        print(y, y.requires_grad, y.is_leaf, y._version)""",
+    "nonleaf_requires_grad_false": "a = torch.tensor(2., requires_grad=True); y = a * 2; y.requires_grad = False",
+    "no_grad_fn_backward": "torch.ones(2).sum().backward()",
+    "shape_mismatch": "(torch.ones(3, requires_grad=True) * 2).backward(torch.ones(2))",
+    "backward_twice": "a = torch.tensor(2., requires_grad=True); y = a * a; y.backward(); y.backward()",
+    "backward_twice_add": "b = torch.tensor(1., requires_grad=True); y = b + 1; y.backward(); y.backward(); print(b.grad)",
+    "backward_twice_mul_scalar": "b = torch.tensor(1., requires_grad=True); y = b * 2; y.backward(); y.backward()",
+    "retain_graph": "a = torch.tensor(2., requires_grad=True); y = a * a; y.backward(retain_graph=True); y.backward(); print(a.grad)",
+    "backward_on_leaf": "a = torch.tensor(2., requires_grad=True); a.backward(); print(a.grad)",
+    "backward_inputs": """
+        a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True)
+        (a * b).backward(inputs=[a])
+        print(a.grad, b.grad)""",
+    "backward_inputs_empty": "a = torch.tensor(2., requires_grad=True); (a * 2).backward(inputs=[])",
+    "backward_inputs_nonleaf": """
+        a = torch.tensor(2., requires_grad=True)
+        b = a * 3; c = b * b
+        c.backward(inputs=[b])
+        print(b.grad, a.grad)""",
+    # ----- autograd.grad and higher order ------------------------------------------------------
+    "grad_basic": "x = torch.tensor(2., requires_grad=True); print(torch.autograd.grad(x ** 3, x), x.grad)",
+    "grad_second_order": """
+        x = torch.tensor(2., requires_grad=True)
+        g, = torch.autograd.grad(x ** 3, x, create_graph=True)
+        g2, = torch.autograd.grad(g, x)
+        print(g, g2)""",
+    "grad_unused": "x = torch.tensor(2., requires_grad=True); z = torch.tensor(1., requires_grad=True); torch.autograd.grad(x * 2, [x, z])",
+    "grad_allow_unused": "x = torch.tensor(2., requires_grad=True); z = torch.tensor(1., requires_grad=True); print(torch.autograd.grad(x * 2, [x, z], allow_unused=True))",
+    "grad_input_not_requiring": "x = torch.tensor(2., requires_grad=True); z = torch.tensor(1.); torch.autograd.grad(x * 2, [x, z])",
+    "grad_nonleaf_input": """
+        x = torch.tensor(2., requires_grad=True); y = x * 3; z = y * y
+        print(torch.autograd.grad(z, y))""",
+    "grad_materialize": "x = torch.tensor(2., requires_grad=True); z = torch.tensor(1., requires_grad=True); print(torch.autograd.grad(x * 2, [x, z], materialize_grads=True))",
+    "grad_outputs": "x = torch.tensor([1., 2.], requires_grad=True); print(torch.autograd.grad(x * x, x, grad_outputs=torch.tensor([1., 10.])))",
+    "create_graph_backward_warning": "x = torch.tensor(2., requires_grad=True); (x ** 3).backward(create_graph=True); print(x.grad)",
+    "hessian_vector_product": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = (x ** 3).sum()
+        g, = torch.autograd.grad(y, x, create_graph=True)
+        hv, = torch.autograd.grad(g, x, grad_outputs=torch.tensor([1., 1.]))
+        print(g, hv)""",
+    "second_order_sin": """
+        x = torch.tensor(0.5, requires_grad=True)
+        g, = torch.autograd.grad(x.sin(), x, create_graph=True)
+        gg, = torch.autograd.grad(g, x)
+        print(round(g.item(), 5), round(gg.item(), 5))""",
+    "third_order": """
+        x = torch.tensor(2., requires_grad=True)
+        g1, = torch.autograd.grad(x ** 4, x, create_graph=True)
+        g2, = torch.autograd.grad(g1, x, create_graph=True)
+        g3, = torch.autograd.grad(g2, x)
+        print(g1, g2, g3)""",
+    # ----- hooks -------------------------------------------------------------------------------
+    "t45_register_hook_print": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = x * 2
+        z = y.mean()
+        y.register_hook(print)
+        z.backward()""",
+    "t44_intermediate_grads_freed": """
+        x = torch.tensor([1., 2.], requires_grad=True); w = torch.tensor([3., 4.], requires_grad=True)
+        y = x * w; z = y.sum()
+        z.backward()
+        print(x.grad, w.grad, y.grad, z.grad)""",
+    "t46_hook_replaces_gradient": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = x * 2
+        y.register_hook(lambda g: g * 10)
+        y.sum().backward()
+        print(x.grad)""",
+    "hook_order": """
+        x = torch.tensor([1., 2.], requires_grad=True); y = x * 2; z = y * 3; o = []
+        y.register_hook(lambda g: o.append(("y1", g.tolist())))
+        y.register_hook(lambda g: o.append(("y2", g.tolist())))
+        y.retain_grad()
+        x.register_hook(lambda g: o.append(("x", g.tolist())))
+        z.register_hook(lambda g: o.append(("z", g.tolist())))
+        z.grad_fn.register_prehook(lambda go: o.append(("z pre", [t.tolist() for t in go])))
+        z.grad_fn.register_hook(lambda gi, go: o.append(("z post", [t.tolist() if t is not None else None for t in gi])))
+        z.sum().backward(); print(o, y.grad)""",
+    "retain_grad_sees_hooked_value": """
+        x = torch.tensor([1., 2.], requires_grad=True); y = x * 2
+        y.retain_grad(); y.register_hook(lambda g: g * 10)
+        y.sum().backward(); print(y.grad, x.grad)""",
+    "hook_remove": """
+        x = torch.tensor(1., requires_grad=True)
+        h = x.register_hook(lambda g: g * 100)
+        h.remove(); h.remove()
+        (x * 2).backward(); print(x.grad)""",
+    "leaf_hook": """
+        x = torch.tensor(1., requires_grad=True)
+        x.register_hook(lambda g: print("leaf got", g))
+        (x * 5).backward(); print(x.grad)""",
+    "hook_on_tensor_without_grad": "torch.tensor(1.).register_hook(print)",
+    "node_prehook_replaces": """
+        x = torch.tensor(2., requires_grad=True); y = x * 3
+        y.grad_fn.register_prehook(lambda go: (go[0] * 2,))
+        y.backward(); print(x.grad)""",
+    "node_hook_replaces": """
+        x = torch.tensor(2., requires_grad=True); w = torch.tensor(5., requires_grad=True); y = x * w
+        y.grad_fn.register_hook(lambda gi, go: (gi[0] * 0, gi[1]))
+        y.backward(); print(x.grad, w.grad)""",
+    "post_accumulate_hook": """
+        x = torch.tensor(2., requires_grad=True)
+        x.register_post_accumulate_grad_hook(lambda t: print("accumulated", t.grad))
+        (x * 3).backward()""",
+    "hook_order_diamond": """
+        x = torch.tensor(1., requires_grad=True)
+        a = x * 2; b = x * 3; c = a + b
+        for name, t in [("x", x), ("a", a), ("b", b), ("c", c)]:
+            t.register_hook(lambda g, name=name: print(name, g))
+        c.backward()""",
+    # ----- in-place, versions, .data vs .detach() ---------------------------------------------
+    "t31_leaf_inplace": "b = torch.tensor(1., requires_grad=True); b.add_(1)",
+    "t31_leaf_iadd": "b = torch.tensor(1., requires_grad=True); b += 1",
+    "t31_init_under_no_grad": """
+        w = torch.tensor([1., 2.], requires_grad=True)
+        with torch.no_grad():
+            w.mul_(0.5); w.add_(1)
+        print(w, w.is_leaf, w._version)""",
+    "t32_saved_input_modified": "x = torch.ones(2, 2, requires_grad=True); y = x * 1; z = y * y; y.add_(1); z.sum().backward()",
+    "t32_saved_output_modified": "x = torch.ones(3, requires_grad=True); y = x.exp(); y.add_(1); y.sum().backward()",
+    "t32_sigmoid_output_mul_": "x = torch.ones(3, requires_grad=True); y = x.sigmoid(); y.mul_(2); y.sum().backward()",
+    "t32_leaf_saved": "x = torch.ones(3, requires_grad=True); w = torch.ones(3); y = x * w; w.add_(1); y.sum().backward()",
+    "t33_detach_caught": "x = torch.ones(3, requires_grad=True); y = x.sigmoid(); y.detach().zero_(); y.sum().backward()",
+    "t33_data_silently_wrong": "x = torch.ones(3, requires_grad=True); y = x.sigmoid(); y.data.zero_(); y.sum().backward(); print(x.grad)",
+    "t33_data_and_detach_share_memory": """
+        x = torch.tensor([1., 2.], requires_grad=True); y = x * 2
+        d = y.detach(); e = y.data
+        d[0] = 10.; print(y); e[1] = 20.; print(y, y._version, d._version, e._version)""",
+    "mm_saves_only_needed": "x = torch.ones(2, 2, requires_grad=True); w = torch.ones(2, 2); y = x @ w; w.add_(1); y.sum().backward()",
+    "mm_self_modified": "x = torch.ones(2, 2, requires_grad=True); w = torch.ones(2, 2); y = w @ x; w.add_(1); y.sum().backward()",
+    "add_saves_nothing": "x = torch.ones(2, requires_grad=True); w = torch.ones(2); y = x + w; w.add_(1); y.sum().backward(); print(x.grad)",
+    "version_counter_counts": """
+        x = torch.ones(2); print(x._version)
+        x.add_(1); x.mul_(2); x[0] = 5; x += 1
+        print(x._version, x)""",
+    "inplace_names_on_nonleaf": """
+        x = torch.ones(3, requires_grad=True)
+        for op in ["add_(1)", "sub_(1)", "mul_(2)", "div_(2)", "zero_()", "fill_(2)", "clamp_(0, 1)", "exp_()", "relu_()"]:
+            y = x * 1; eval("y." + op); print(op, y.grad_fn.name(), y._version)""",
+    "setitem_copyslices": """
+        x = torch.ones(3, requires_grad=True); y = x * 2
+        y[0] = 5.
+        print(y, y.grad_fn.name(), y.grad_fn.next_functions[1], y._version)
+        y.sum().backward(); print(x.grad)""",
+    "copy_backwards": """
+        x = torch.ones(3, requires_grad=True); src = torch.tensor([1., 2., 3.], requires_grad=True)
+        y = x * 2; y.copy_(src * 3); print(y.grad_fn.name()); y.sum().backward(); print(x.grad, src.grad)""",
+    "inplace_gradient_correct": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = x * 1; y.mul_(y); y.sum().backward(); print(x.grad)""",
+    "iadd_on_nonleaf": "x = torch.ones(2, requires_grad=True); y = x * 2; y += x; y.sum().backward(); print(y, x.grad)",
+    "int_add_float_inplace": "torch.ones(2, dtype=torch.long).add_(1.5)",
+    # ----- values and gradients of ops ----------------------------------------------------------
+    "grad_broadcast": """
+        x = torch.ones(2, 3, requires_grad=True); b = torch.tensor([1., 2., 3.], requires_grad=True)
+        (x * b).backward(torch.tensor([[1., 2., 3.], [4., 5., 6.]]))
+        print(x.grad, b.grad)""",
+    "grad_mean_sum_dims": """
+        m = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True)
+        (m.mean(1).sum() + m.sum(0, keepdim=True).mean()).backward(); print(m.grad)""",
+    "grad_max_ties_split": "x = torch.tensor([1., 3., 3.], requires_grad=True); x.max().backward(); print(x.grad)",
+    "grad_max_dim_first_index": "x = torch.tensor([[1., 3., 3.]], requires_grad=True); x.max(1)[0].sum().backward(); print(x.grad)",
+    "grad_relu_abs_at_zero": "x = torch.tensor([0., -1., 2.], requires_grad=True); (x.relu() + x.abs()).sum().backward(); print(x.grad)",
+    "grad_clamp_bounds": "x = torch.tensor([0., 0.5, 1., 2.], requires_grad=True); x.clamp(0, 1).sum().backward(); print(x.grad)",
+    "grad_maximum_ties": "x = torch.tensor([1., 2.], requires_grad=True); y = torch.tensor([1., 3.], requires_grad=True); torch.maximum(x, y).sum().backward(); print(x.grad, y.grad)",
+    "grad_pow_zero_exponent": "x = torch.tensor([0., 2.], requires_grad=True); (x ** 0).sum().backward(); print(x.grad)",
+    "grad_pow_tensor_exponent": "x = torch.tensor([1., 2.], requires_grad=True); y = torch.tensor([3., 0.5], requires_grad=True); (x ** y).sum().backward(); print(x.grad, y.grad)",
+    "grad_index_repeat": "x = torch.tensor([1., 2., 3.], requires_grad=True); x[[0, 0, 2]].sum().backward(); print(x.grad)",
+    "grad_bool_mask": "x = torch.tensor([1., -2., 3.], requires_grad=True); x[x > 0].sum().backward(); print(x.grad)",
+    "grad_slice_step": "x = torch.arange(6.).requires_grad_(); x[1::2].sum().backward(); print(x.grad)",
+    "grad_cat_stack": """
+        a = torch.tensor([1., 2.], requires_grad=True); b = torch.tensor([3.], requires_grad=True)
+        c = torch.cat([a, b]); s = torch.stack([a, a * 2])
+        (c * torch.tensor([1., 2., 3.])).sum().backward(); s.sum().backward()
+        print(a.grad, b.grad)""",
+    "grad_where": "x = torch.tensor([1., -1.], requires_grad=True); torch.where(x > 0, x * 2, x * 3).sum().backward(); print(x.grad)",
+    "grad_expand": "x = torch.tensor([[1.], [2.]], requires_grad=True); x.expand(2, 3).sum().backward(); print(x.grad)",
+    "grad_permute_view": "x = torch.arange(6.).reshape(2, 3).requires_grad_(); (x.T * torch.tensor([[1., 2.], [3., 4.], [5., 6.]])).sum().backward(); print(x.grad)",
+    "grad_std_var": "x = torch.tensor([1., 2., 4.], requires_grad=True); (x.std() + x.var()).backward(); print(x.grad)",
+    "grad_log_softmax": "x = torch.tensor([[1., 2., 3.]], requires_grad=True); y = x.log_softmax(1); y[0, 0].backward(); print(x.grad)",
+    "grad_softmax": "x = torch.tensor([[1., 2., 3.]], requires_grad=True); y = x.softmax(1); (y * torch.tensor([[1., 0., 0.]])).sum().backward(); print(x.grad)",
+    "grad_matmul_batched": """
+        x = torch.ones(2, 2, 3, requires_grad=True); w = torch.tensor([[1., 2.], [3., 4.], [5., 6.]], requires_grad=True)
+        (x @ w).sum().backward(); print(x.grad, w.grad)""",
+    "grad_vector_matrix": "v = torch.tensor([1., 2.], requires_grad=True); m = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True); (v @ m).sum().backward(); print(v.grad, m.grad)",
+    "grad_sigmoid_tanh": "x = torch.tensor([0., 1.], requires_grad=True); (x.sigmoid() + x.tanh()).sum().backward(); print(x.grad)",
+    "grad_div_both": "x = torch.tensor([1., 2.], requires_grad=True); y = torch.tensor([4., 8.], requires_grad=True); (x / y).sum().backward(); print(x.grad, y.grad)",
+    "grad_rsub_rdiv": "x = torch.tensor([1., 2.], requires_grad=True); (1 - x + 2 / x).sum().backward(); print(x.grad)",
+    "grad_sqrt_log_exp": "x = torch.tensor([1., 4.], requires_grad=True); (x.sqrt() + x.log() + x.exp()).sum().backward(); print(x.grad)",
+    "grad_float64": "x = torch.tensor([1., 2.], dtype=torch.float64, requires_grad=True); (x * x).sum().backward(); print(x.grad)",
+    "grad_mixed_dtype": "x = torch.tensor([1., 2.], requires_grad=True); w = torch.tensor([3., 4.], dtype=torch.float64, requires_grad=True); y = x * w; y.sum().backward(); print(y.dtype, x.grad, w.grad)",
+    "t34_sin_derivative": """
+        x = torch.linspace(-5, 5, 100, requires_grad=True)
+        y = torch.sin(x); y.backward(torch.ones_like(x))
+        print(torch.allclose(x.grad, torch.cos(x.detach()), atol=1e-6), x.grad[:3])""",
+    "t30_vjp": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        y = x * x * torch.tensor([1., 2., 3.])
+        v = torch.tensor([1., 0.1, 0.01])
+        y.backward(v); print(x.grad)""",
+    # ----- errors of ops --------------------------------------------------------------------
+    "err_matmul_dtype": "torch.ones(2, 2) @ torch.ones(2, 2, dtype=torch.float64)",
+    "err_matmul_shape": "torch.ones(2, 3) @ torch.ones(2, 3)",
+    "err_add_shape": "torch.ones(2, 3) + torch.ones(2)",
+    "err_view_size": "torch.ones(2, 3).view(4)",
+    "err_view_noncontiguous": "torch.ones(2, 3).T.view(6)",
+    "err_mean_int": "torch.ones(2, dtype=torch.long).mean()",
+    "err_item_many": "torch.ones(2).item()",
+    "err_index_oob": "torch.ones(2)[5]",
+    "err_too_many_indices": "torch.ones(2)[0, 0]",
+    "err_cat_sizes": "torch.cat([torch.ones(2, 3), torch.ones(3, 2)])",
+    "err_numpy_requires_grad": "torch.ones(2, requires_grad=True).numpy()",
+    "err_bool_ambiguous": "bool(torch.ones(2))",
+    "err_dim_out_of_range": "torch.ones(2, 3).sum(2)",
+    "err_len_0d": "len(torch.tensor(1.))",
+    "err_retain_grad_no_grad": "torch.ones(2).retain_grad()",
+    "detach_numpy_shares": "x = torch.ones(2, requires_grad=True); n = x.detach().numpy(); n[0] = 5; print(x)",
+    "from_numpy_shares": "import numpy as np; a = np.array([1., 2.]); t = torch.from_numpy(a); a[0] = 9; print(t, t.dtype)",
+    # ----- custom Function ------------------------------------------------------------------
+    "custom_function": """
+        class MyCube(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 3
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * 3 * x ** 2
+        x = torch.tensor(2., requires_grad=True)
+        y = MyCube.apply(x)
+        print(y, type(y.grad_fn).__name__, y.grad_fn.name())
+        y.backward(); print(x.grad)""",
+    "custom_function_wrong_count": """
+        class Bad(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x * y
+            @staticmethod
+            def backward(ctx, g):
+                return g
+        x = torch.tensor(2., requires_grad=True)
+        Bad.apply(x, x).backward()""",
+    "custom_function_wrong_shape": """
+        class Bad(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+            @staticmethod
+            def backward(ctx, g):
+                return torch.ones(3)
+        x = torch.ones(2, requires_grad=True)
+        Bad.apply(x).sum().backward()""",
+    "custom_function_saved_after_free": """
+        class Sq(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 2 * x * g
+        x = torch.tensor(3., requires_grad=True)
+        y = Sq.apply(x); y.backward(); print(x.grad); y.grad_fn.saved_tensors""",
+    "custom_function_needs_input_grad": """
+        class Show(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                print(ctx.needs_input_grad)
+                return x + y
+            @staticmethod
+            def backward(ctx, g):
+                return g, g
+        Show.apply(torch.tensor(1., requires_grad=True), torch.tensor(2.))""",
+    "custom_function_next_functions": """
+        class Id(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone()
+            @staticmethod
+            def backward(ctx, g):
+                return g
+        a = torch.tensor(1., requires_grad=True)
+        y = Id.apply(a * 2)
+        print(y, y.grad_fn.next_functions[0][0].name(), y.requires_grad, y.is_leaf)""",
+}
