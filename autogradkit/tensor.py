@@ -657,6 +657,7 @@ class Tensor:
         x = self.unsqueeze(0) if a == 1 else self
         y = other.unsqueeze(-1) if b == 1 else other
         out = linalg.Bmm.apply(x, y)
+        out = movement.UnsafeView.apply(out, shape=out.shape)  # PyTorch unfolds its batch here
         out = out.squeeze(-2) if a == 1 else out
         return out.squeeze(-1) if b == 1 else out
 

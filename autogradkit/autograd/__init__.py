@@ -14,9 +14,20 @@ from .function import Function
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
-    "Function", "backward", "grad", "graph", "no_grad", "enable_grad", "set_grad_enabled",
+    "Variable", "Function", "backward", "grad", "graph", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "inference_mode",
 ]
+
+
+def Variable(data, requires_grad: bool = False):  # noqa: N802  (PyTorch's historical name)
+    """What ``Variable`` became: since PyTorch 0.4 it just returns a Tensor.
+
+    Tensors themselves now carry ``requires_grad``, ``grad`` and ``grad_fn``.
+    """
+    t = data.detach()
+    if requires_grad:
+        t.requires_grad_()
+    return t
 
 
 def _as_tuple(x) -> tuple:

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from .. import _shape
+from .. import _dtype, _shape
 from . import grad_mode
 
 _CREATE_GRAPH_WARNING = (
@@ -85,7 +85,7 @@ def _fit(g, meta, node, index):
         g = _shape.unbroadcast(g, shape)
     if isinstance(g, np.ndarray):
         return g if g.dtype == dtype else g.astype(dtype)
-    return g if g._data.dtype == dtype else g.to(dtype)
+    return g if g._data.dtype == dtype else g.to(_dtype.from_numpy(dtype))
 
 
 def _add_into(pending: dict, node, nr: int, g) -> None:

@@ -15,7 +15,9 @@ import autogradkit.tensor as _tensor
 
 from .. import _dtype, _shape
 from . import grad_mode
-from .graph import Node, run_tensor_hooks
+from .graph import (
+    Node, _as_tensors, run_node_post_hooks, run_node_pre_hooks, run_tensor_hooks,
+)
 
 REGISTRY: dict[str, type] = {}  # every built-in op class, filled at import by __init_subclass__
 
@@ -100,7 +102,7 @@ class BackwardNode(Node):
         ):
             grads = [_zeros_like_output(self, i) if g is None else g for i, g in enumerate(grads)]
         if self._pre_hooks:
-            grads = _run_pre_hooks(self._pre_hooks, grads)
+            grads = run_node_pre_hooks(self._pre_hooks, grads)
         if fn._builtin:
             result = fn.backward(self, *grads)
         else:
@@ -113,7 +115,7 @@ class BackwardNode(Node):
                 f"(expected {len(self.next_functions)}, got {len(result)})"
             )
         if self._post_hooks:
-            result = _run_post_hooks(self._post_hooks, result, grads)
+            result = run_node_post_hooks(self._post_hooks, result, grads)
         return result
 
 
@@ -178,7 +180,8 @@ class Function:
             else:
                 name = f"{cls.__name__}Backward"
             module = "builtins" if cls._builtin else __name__  # reprs as PyTorch's do
-            attrs = {"_function": cls, "__slots__": (), "__module__": module}
+            attrs = {"_function": cls, "__slots__": (), "__module__": module,
+                     "_custom": not cls._builtin}
             if cls.node_name:
                 attrs["name"] = lambda self: f"autogradkit::autograd::{type(self).__name__}"
             node_cls = cls._node_classes[overload] = type(name, (BackwardNode,), attrs)
@@ -344,37 +347,6 @@ def _run_output_hooks(node, grads):
         g = g.detach().clone() if isinstance(g, tensor_cls) else tensor_cls._wrap(np.array(g))
         t._grad = g if t._grad is None else t._grad + g
     return grads
-
-
-def _as_tensors(values):
-    tensor_cls = _tensor.Tensor
-    return tuple(
-        v if v is None or isinstance(v, tensor_cls) else tensor_cls._wrap(np.asarray(v))
-        for v in values
-    )
-
-
-def _as_arrays(values, like):
-    tensor_cls = _tensor.Tensor
-    if any(isinstance(v, tensor_cls) and v._requires_grad for v in like if v is not None):
-        return list(values)  # create_graph: keep Tensors
-    return [v._data if isinstance(v, tensor_cls) else v for v in values]
-
-
-def _run_pre_hooks(hooks, grads):
-    for hook in tuple(hooks.values()):
-        result = hook(_as_tensors(grads))
-        if result is not None:
-            grads = _as_arrays(result, grads)
-    return grads
-
-
-def _run_post_hooks(hooks, grad_inputs, grad_outputs):
-    for hook in tuple(hooks.values()):
-        result = hook(_as_tensors(grad_inputs), _as_tensors(grad_outputs))
-        if result is not None:
-            grad_inputs = tuple(_as_arrays(result, grad_inputs))
-    return grad_inputs
 
 
 def _call_custom_backward(node, grads):

@@ -14,6 +14,12 @@ from ..utils.hooks import HookDict, add_hook, next_id
 _ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
 
 
+_CTX_ONLY = frozenset({
+    "save_for_backward", "saved_tensors", "needs_input_grad", "mark_dirty",
+    "mark_non_differentiable", "set_materialize_grads",
+})
+
+
 class Node:
     """One step of the backward graph.
 
@@ -64,8 +70,21 @@ class Node:
             self._pre_hooks = HookDict()
         return add_hook(self._pre_hooks, fn)
 
+    @property
+    def requires_grad(self) -> bool:
+        return True  # a node exists only where some input requires grad
+
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} object at {hex(id(self))}>"
+        cls = type(self)
+        name = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+        return f"<{name} object at {hex(id(self))}>"
+
+    def __dir__(self):
+        """What PyTorch's nodes show (ctx helpers of built-in ops stay out of sight)."""
+        hidden = set() if self._custom else _CTX_ONLY
+        return sorted(n for n in super().__dir__() if n not in hidden)
+
+    _custom = False
 
     def __call__(self, *grad_outputs):
         """Run this node's backward on Tensors, as calling a PyTorch node does."""
@@ -87,6 +106,7 @@ class AccumulateGrad(Node):
     """The node at a leaf: adds the incoming gradient into ``variable.grad``."""
 
     __slots__ = ("variable",)
+    __module__ = "builtins"  # prints as <AccumulateGrad object at ...>, as in PyTorch
 
     def __init__(self, variable):
         super().__init__((), ((variable.shape, variable._data.dtype),))
@@ -100,8 +120,10 @@ class AccumulateGrad(Node):
         from ..tensor import Tensor
 
         leaf, g = self.variable, grad_outputs[0]
-        if leaf._hooks:
+        if leaf._hooks:  # the leaf's own hooks first, then this node's pre-hooks
             g = run_tensor_hooks(leaf._hooks, g)
+        if self._pre_hooks:
+            (g,) = run_node_pre_hooks(self._pre_hooks, [g])
         if isinstance(g, Tensor):  # create_graph=True: keep the graph of the gradient
             leaf._grad = _copy_with_graph(g) if leaf._grad is None else leaf._grad + g
         elif leaf._grad is None:
@@ -113,6 +135,8 @@ class AccumulateGrad(Node):
         if leaf._post_accumulate_hooks:
             for hook in tuple(leaf._post_accumulate_hooks.values()):
                 hook(leaf)
+        if self._post_hooks:
+            run_node_post_hooks(self._post_hooks, (), [g])
         return ()
 
 
@@ -129,9 +153,52 @@ def run_tensor_hooks(hooks: dict, g):
     as_tensor = g if isinstance(g, Tensor) else Tensor._wrap(g)
     for hook in tuple(hooks.values()):
         result = hook(as_tensor)
-        if result is not None:
-            as_tensor = result
+        if result is None:
+            continue
+        name = getattr(hook, "__name__", type(hook).__name__)
+        if result.shape != as_tensor.shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        if result.dtype is not as_tensor.dtype:
+            raise RuntimeError(
+                f"hook '{name}' has changed the type of value (was autogradkit."
+                f"{as_tensor.dtype._tensor_type} got autogradkit.{result.dtype._tensor_type})"
+            )
+        as_tensor = result
     return as_tensor if isinstance(g, Tensor) else as_tensor._data
+
+
+def _as_tensors(values):
+    from ..tensor import Tensor
+
+    return tuple(
+        v if v is None or isinstance(v, Tensor) else Tensor._wrap(np.asarray(v)) for v in values
+    )
+
+
+def _as_arrays(values, like):
+    from ..tensor import Tensor
+
+    if any(isinstance(v, Tensor) and v._requires_grad for v in like if v is not None):
+        return list(values)  # create_graph: keep Tensors
+    return [v._data if isinstance(v, Tensor) else v for v in values]
+
+
+def run_node_pre_hooks(hooks, grads):
+    """``hook(grad_outputs)`` before a node runs; a returned tuple replaces them."""
+    for hook in tuple(hooks.values()):
+        result = hook(_as_tensors(grads))
+        if result is not None:
+            grads = _as_arrays(result, grads)
+    return grads
+
+
+def run_node_post_hooks(hooks, grad_inputs, grad_outputs):
+    """``hook(grad_inputs, grad_outputs)`` after a node ran; a returned tuple replaces grad_inputs."""
+    for hook in tuple(hooks.values()):
+        result = hook(_as_tensors(grad_inputs), _as_tensors(grad_outputs))
+        if result is not None:
+            grad_inputs = tuple(_as_arrays(result, grad_inputs))
+    return grad_inputs
 
 
 def walk(root: Node):

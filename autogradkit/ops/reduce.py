@@ -63,13 +63,15 @@ class Var(Function):
     def forward(ctx, x, *, dim=None, correction=1, keepdim=False):
         ctx.shape, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
         ctx.divisor = x.size // _kept_size(x.shape, ctx.axes) - correction
+        ctx.save_for_backward(x)
         centered = x - np.mean(x, axis=ctx.axes, keepdims=True)
-        ctx.save_for_backward(centered)
         return np.sum(centered * centered, axis=ctx.axes, keepdims=keepdim) / x.dtype.type(ctx.divisor)
 
     @staticmethod
     def backward(ctx, g):
-        (centered,) = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
+        # recomputed from x (not saved) so that create_graph sees how it depends on x
+        centered = x - np.mean(x, axis=ctx.axes, keepdims=True)
         return _expand_back(g, ctx.shape, ctx.axes, ctx.keepdim) * centered * (2 / ctx.divisor)
 
 
@@ -82,12 +84,13 @@ class Std(Function):
         ctx.divisor = x.size // _kept_size(x.shape, ctx.axes) - correction
         centered = x - np.mean(x, axis=ctx.axes, keepdims=True)
         out = np.sqrt(np.sum(centered * centered, axis=ctx.axes, keepdims=keepdim) / x.dtype.type(ctx.divisor))
-        ctx.save_for_backward(centered, out)
+        ctx.save_for_backward(x, out)
         return out
 
     @staticmethod
     def backward(ctx, g):
-        centered, out = ctx.saved_tensors
+        x, out = ctx.saved_tensors
+        centered = x - np.mean(x, axis=ctx.axes, keepdims=True)
         scale = _expand_back(g / (out * ctx.divisor), ctx.shape, ctx.axes, ctx.keepdim)
         return scale * centered
 

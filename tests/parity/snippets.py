@@ -501,4 +501,42 @@ SNIPPETS = {
         a = torch.tensor(1., requires_grad=True)
         y = Id.apply(a * 2)
         print(y, y.grad_fn.next_functions[0][0].name(), y.requires_grad, y.is_leaf)""",
+    "hook_changes_size": """
+        x = torch.tensor([1., 2.], requires_grad=True); y = x * 2
+        def bad(g):
+            return g[0]
+        y.register_hook(bad); y.sum().backward()""",
+    "hook_changes_type": """
+        x = torch.tensor([1., 2.], requires_grad=True); y = x * 2
+        y.register_hook(lambda g: g.double()); y.sum().backward()""",
+    "variable_is_a_tensor": """
+        v = torch.autograd.Variable(torch.tensor([1.]), requires_grad=True)
+        print(v, type(v).__name__, v.is_leaf)""",
+    "dir_of_nodes": """
+        a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True); c = a + b
+        print([n for n in dir(c.grad_fn) if not n.startswith("_")])
+        print([n for n in dir(c.grad_fn.next_functions[0][0]) if not n.startswith("_")])
+        print(c.grad_fn.requires_grad)""",
+    "accumulate_grad_node_hooks": """
+        a = torch.tensor(2., requires_grad=True); d = torch.tensor(4., requires_grad=True); e = (a * 3) * d
+        ag = e.grad_fn.next_functions[1][0]
+        ag.register_prehook(lambda go: print("pre", go))
+        ag.register_hook(lambda gi, go: print("post", gi, go))
+        d.register_hook(lambda g: print("tensor hook", g))
+        e.backward()""",
+    "custom_node_repr": """
+        class MyExp(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x.exp()
+                ctx.save_for_backward(y)
+                return y
+            @staticmethod
+            def backward(ctx, g):
+                (y,) = ctx.saved_tensors
+                return g * y
+        x = torch.tensor([0., 1.], requires_grad=True)
+        y = MyExp.apply(x)
+        print(y.grad_fn, type(y.grad_fn).__name__)
+        y.sum().backward(); print(x.grad)""",
 }

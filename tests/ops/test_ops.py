@@ -1,0 +1,121 @@
+"""Every op: forward against NumPy, backward against float64 central differences and,
+when torch is installed, against PyTorch's gradients. All generic over ``SPECS``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autogradkit as agk
+from autogradkit.ops import REGISTRY
+
+from .specs import SPECS
+
+EPS, ATOL = 1e-6, 1e-5
+
+
+def _inputs(spec, rng):
+    return [rng.uniform(spec.low, spec.high, size=shape) for shape in spec.shapes]
+
+
+def _leaves(arrays):
+    return [agk.tensor(a, dtype=agk.float64, requires_grad=True) for a in arrays]
+
+
+def numerical_vjp(spec, arrays, upstream):
+    """<upstream, f(x)> differentiated by central differences, element by element."""
+    grads = []
+    for i, a in enumerate(arrays):
+        g = np.zeros_like(a)
+        for j in np.ndindex(a.shape):
+            values = []
+            for step in (EPS, -EPS):
+                shifted = [b.copy() for b in arrays]
+                shifted[i][j] += step
+                with agk.no_grad():
+                    out = spec.fn(agk, *[agk.tensor(s, dtype=agk.float64) for s in shifted])
+                values.append(float(np.sum(upstream * out.numpy())))
+            g[j] = (values[0] - values[1]) / (2 * EPS)
+        grads.append(g)
+    return grads
+
+
+def test_every_registered_op_has_a_spec():
+    covered = {spec.op for spec in SPECS}
+    from .specs_nn import NN_SPECS
+
+    covered |= {spec.op for spec in NN_SPECS}
+    assert set(REGISTRY) - covered == set()
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_forward_matches_numpy(spec):
+    if spec.ref is None:
+        pytest.skip(f"{spec.op} has no standalone NumPy meaning (checked by gradcheck)")
+    arrays = _inputs(spec, np.random.default_rng(1))
+    out = spec.fn(agk, *[agk.tensor(a, dtype=agk.float64) for a in arrays])
+    np.testing.assert_allclose(out.numpy(), spec.ref(*arrays), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_backward_matches_central_differences(spec):
+    rng = np.random.default_rng(2)
+    arrays = _inputs(spec, rng)
+    leaves = _leaves(arrays)
+    out = spec.fn(agk, *leaves)
+    upstream = rng.normal(size=out.shape)  # non-uniform, never all-ones
+    out.backward(agk.tensor(upstream))
+    for leaf, expected in zip(leaves, numerical_vjp(spec, arrays, upstream)):
+        assert leaf.grad is not None and leaf.grad.shape == leaf.shape
+        np.testing.assert_allclose(leaf.grad.numpy(), expected, atol=ATOL, rtol=spec.rtol)
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.torch], ids=lambda s: s.name)
+def test_gradients_and_node_name_match_pytorch(spec):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    arrays = _inputs(spec, rng)
+    ours = _leaves(arrays)
+    theirs = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
+    out, expected = spec.fn(agk, *ours), spec.fn(torch, *theirs)
+    assert out.grad_fn.name() == expected.grad_fn.name().replace("torch::", "autogradkit::")
+    upstream = rng.normal(size=tuple(out.shape))
+    out.backward(agk.tensor(upstream))
+    expected.backward(torch.tensor(upstream))
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.ref is not None], ids=lambda s: s.name)
+def test_second_order_gradients_match_differences_of_first_order(spec):
+    """create_graph=True runs each op's backward on Tensors: check d(<v, J^T u>)/dx."""
+    rng = np.random.default_rng(4)
+    arrays = _inputs(spec, rng)
+    leaves = _leaves(arrays)
+    out = spec.fn(agk, *leaves)
+    upstream = agk.tensor(rng.normal(size=out.shape))
+    firsts = agk.autograd.grad(out, leaves, upstream, create_graph=True, allow_unused=True)
+    pairs = [(leaf, g) for leaf, g in zip(leaves, firsts) if g is not None and g.requires_grad]
+    if not pairs:
+        pytest.skip(f"{spec.name} is linear: its second derivative is zero")
+    direction = [rng.normal(size=g.shape) for _, g in pairs]
+    scalar = sum((g * agk.tensor(d)).sum() for (_, g), d in zip(pairs, direction))
+    seconds = agk.autograd.grad(scalar, leaves, allow_unused=True, materialize_grads=True)
+
+    positions = [next(k for k, leaf in enumerate(leaves) if leaf is p) for p, _ in pairs]
+
+    def first_order_dot(xs):
+        ts = _leaves(xs)
+        gs = agk.autograd.grad(spec.fn(agk, *ts), ts, upstream, allow_unused=True)
+        return sum(float(np.sum(gs[k].numpy() * d)) for k, d in zip(positions, direction)
+                   if gs[k] is not None)
+
+    for i, a in enumerate(arrays):
+        numeric = np.zeros_like(a)
+        for j in np.ndindex(a.shape):
+            plus = [b.copy() for b in arrays]
+            minus = [b.copy() for b in arrays]
+            plus[i][j] += EPS
+            minus[i][j] -= EPS
+            numeric[j] = (first_order_dot(plus) - first_order_dot(minus)) / (2 * EPS)
+        np.testing.assert_allclose(seconds[i].numpy(), numeric, atol=1e-4, rtol=spec.rtol)
