@@ -115,6 +115,12 @@ class BackwardNode(Node):
                 f"(expected {len(self.next_functions)}, got {len(result)})"
             )
         if self._post_hooks:
+            from .engine import _fit  # PyTorch reduces to input shapes before post hooks run
+
+            result = tuple(
+                g if g is None or m is None else _fit(g, m, self, i)
+                for i, (g, m) in enumerate(zip(result, self._input_meta))
+            )
             result = run_node_post_hooks(self._post_hooks, result, grads)
         return result
 
