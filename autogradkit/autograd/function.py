@@ -52,13 +52,10 @@ class _Scratch:
 class BackwardNode(Node):
     """The node of a ``Function`` and the ``ctx`` its forward and backward share."""
 
-    __slots__ = ("needs_input_grad", "_saved", "_saved_meta", "_to_save", "_outputs_meta")
+    __slots__ = ("needs_input_grad",)
     _function: type  # the Function subclass this node runs backward for
-
-    def __init__(self):
-        # edges are set by Function.apply after forward has run
-        Node.__init__(self)
-        self._saved = self._saved_meta = self._to_save = self._outputs_meta = None
+    # set per node only when used (edges are set by Function.apply after forward ran)
+    _saved = _saved_meta = _to_save = _outputs_meta = None
 
     def save_for_backward(self, *values) -> None:
         """Keep arrays (or Tensors, in a custom Function) for backward."""
@@ -157,6 +154,7 @@ class Function:
         super().__init_subclass__(**kwargs)
         cls._node_classes = {}
         cls._builtin = cls.__module__.startswith("autogradkit.ops")
+        cls._overload_varies = cls.overload_for.__func__ is not Function.overload_for.__func__
         if cls._builtin:
             assert cls.__name__ not in REGISTRY, f"two ops named {cls.__name__}"
             REGISTRY[cls.__name__] = cls
@@ -209,33 +207,47 @@ class Function:
         if not cls._builtin:
             return _apply_custom(cls, inputs, static)
         tensor_cls = _tensor.Tensor
-        arrays = [x._data if isinstance(x, tensor_cls) else x for x in inputs]
-        if cls.promotes:
-            arrays = _promote(inputs, arrays, tensor_cls)
-        if cls.broadcasts and np.shape(arrays[0]) != np.shape(arrays[1]):
-            _shape.broadcast_shape(np.shape(arrays[0]), np.shape(arrays[1]))
-        needs = tuple(isinstance(x, tensor_cls) and x._requires_grad for x in inputs)
+        arrays, needs = _unpack_inputs(inputs, tensor_cls, cls.promotes)
+        if cls.broadcasts and arrays[0].shape != arrays[1].shape:
+            _shape.broadcast_shape(arrays[0].shape, arrays[1].shape)
         if not (grad_mode._enabled and True in needs):
             scratch = _Scratch()
             scratch.needs_input_grad = needs
             return _wrap_outputs(cls, cls.forward(scratch, *arrays, **static), inputs, None)
-        ctx = cls.node_class(cls.overload_for(inputs, static))()
+        overload = cls.overload_for(inputs, static) if cls._overload_varies else cls.overload
+        node_cls = cls._node_classes.get(overload) or cls.node_class(overload)
+        ctx = node_cls()
         ctx.needs_input_grad = needs
         out = cls.forward(ctx, *arrays, **static)
-        _link(ctx, inputs, arrays, tensor_cls)
+        _link(ctx, inputs, needs)
         result = _wrap_outputs(cls, out, inputs, ctx)
         if ctx._to_save is not None:
             _keep_saved(ctx, inputs, arrays, out, result, tensor_cls)
         return result
 
 
+_NO_EDGE = (None, 0)
+
+
+def _unpack_inputs(inputs, tensor_cls, promotes: bool):
+    """The arrays behind the inputs (cast to one dtype if the op promotes) and which need grad."""
+    arrays, needs, same_dtype = [], [], True
+    for x in inputs:
+        if isinstance(x, tensor_cls):
+            arrays.append(x._data)
+            needs.append(x._requires_grad)
+            same_dtype = same_dtype and x._data.dtype == arrays[0].dtype
+        else:
+            arrays.append(x)
+            needs.append(False)
+            same_dtype = False
+    if promotes and not same_dtype and len(arrays) > 1:
+        arrays = _promote(inputs, arrays, tensor_cls)
+    return arrays, tuple(needs)
+
+
 def _promote(inputs, arrays, tensor_cls):
     """Cast inputs to their common dtype; Python scalars become arrays of that dtype."""
-    if len(arrays) == 1 and isinstance(inputs[0], tensor_cls):
-        return arrays
-    first = arrays[0]
-    if all(isinstance(x, tensor_cls) and a.dtype == first.dtype for x, a in zip(inputs, arrays)):
-        return arrays
     is_tensor = [isinstance(x, tensor_cls) for x in inputs]
     dt = _dtype.result_type(
         [(a if t else a, t) for a, t in zip(arrays, is_tensor) if a is not None]
@@ -246,16 +258,16 @@ def _promote(inputs, arrays, tensor_cls):
     ]
 
 
-def _link(ctx: BackwardNode, inputs, arrays, tensor_cls) -> None:
+def _link(ctx: BackwardNode, inputs, needs) -> None:
     """Point the node at the nodes that made its inputs, and note each input's shape."""
     edges, meta = [], []
-    for x, a in zip(inputs, arrays):
-        if isinstance(x, tensor_cls) and x._requires_grad:
+    for x, need in zip(inputs, needs):
+        if need:
             fn = x._grad_fn
             edges.append((fn, x._output_nr) if fn is not None else (x._accumulator(), 0))
             meta.append((x._data.shape, x._data.dtype))
         else:
-            edges.append((None, 0))
+            edges.append(_NO_EDGE)
             meta.append(None)
     ctx.next_functions = tuple(edges)
     ctx._input_meta = tuple(meta)
@@ -267,11 +279,12 @@ def _wrap_outputs(cls, out, inputs, ctx):
         non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
         if ctx is not None:
             ctx._outputs_meta = tuple((np.shape(o), np.asarray(o).dtype) for o in out)
+            ctx._num_outputs = len(out)
         return tuple(
             tensor_cls._wrap(o, None if ctx is None or id(o) in non_diff else ctx, i)
             for i, o in enumerate(out)
         )
-    result = tensor_cls._wrap(out, ctx, 0)
+    result = tensor_cls._wrap(out, ctx)
     if cls.is_view and isinstance(inputs[0], tensor_cls) and np.may_share_memory(out, inputs[0]._data):
         base = inputs[0]
         result._version_counter = base._version_counter
@@ -381,19 +394,20 @@ def _apply_custom(cls, inputs, static):
             raise TypeError(f"{cls.__name__}.forward must return Tensors, got {type(o).__name__}")
     if not record:
         return out
-    arrays = [x._data if isinstance(x, tensor_cls) else x for x in inputs]
-    _link(ctx, inputs, arrays, tensor_cls)
+    _link(ctx, inputs, needs)
     non_diff = ctx.__dict__.get("_non_differentiable", set())
     dirty = ctx.__dict__.get("_dirty", set())
     ctx._outputs_meta = tuple((o.shape, o._data.dtype) for o in outputs)
+    ctx._num_outputs = len(outputs)
     results = []
     for i, o in enumerate(outputs):
         if id(o) in dirty:
             o._version_counter.value += 1
+        differentiable = id(o) not in non_diff  # before view_as makes a new object
         if any(o is x for x in inputs) and id(o) not in dirty:
             with grad_mode.no_grad():
                 o = o.view_as(o)  # returning an input unchanged still gets a new node
-        if id(o) not in non_diff:
+        if differentiable:
             o._grad_fn, o._output_nr, o._requires_grad = ctx, i, True
         results.append(o)
     if ctx._to_save is not None:
