@@ -39,3 +39,135 @@ class Softmax(Function):
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
         return out * (g - np.sum(g * out, axis=ctx.dim, keepdims=True))
+
+
+def _reduce(loss, reduction: str):
+    if reduction == "mean":
+        return np.mean(loss)
+    if reduction == "sum":
+        return np.sum(loss)
+    return loss
+
+
+def _spread(g, shape: tuple, reduction: str, count=None):
+    """The upstream gradient of a reduced loss, spread back over every element."""
+    if reduction == "none":
+        return g
+    count = int(np.prod(shape)) if count is None else count  # a Python int keeps g's dtype
+    scale = g / count if reduction == "mean" else g
+    return np.broadcast_to(scale, shape)
+
+
+class LeakyRelu(Function):
+    """out = x if x > 0 else slope * x;  dx = g if x > 0 else slope * g"""
+
+    @staticmethod
+    def forward(ctx, x, *, negative_slope=0.01):
+        ctx.slope = negative_slope
+        ctx.save_for_backward(x)
+        return np.where(x > 0, x, x * x.dtype.type(negative_slope))
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return np.where(x > 0, g, g * ctx.slope)
+
+
+class MseLoss(Function):
+    """out = reduce((x - y)**2);  dx = 2 (x - y) g / n,  dy = -dx  (n only for "mean")"""
+
+    @staticmethod
+    def forward(ctx, x, y, *, reduction="mean"):
+        ctx.reduction = reduction
+        diff = x - y
+        ctx.save_for_backward(diff)
+        return _reduce(diff * diff, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        (diff,) = ctx.saved_tensors
+        gx = 2 * diff * _spread(g, np.shape(diff), ctx.reduction)
+        return gx, -gx
+
+
+class NllLoss(Function):
+    """out = reduce(-w[t_i] * x[i, t_i]) (mean divides by sum of w[t_i]);
+    dx = -w[t_i] * g at [i, t_i], 0 elsewhere.  Class dim is 1 (or 0 for one sample)."""
+
+    @staticmethod
+    def forward(ctx, x, *, target, weight=None, reduction="mean", ignore_index=-100):
+        class_dim = 0 if x.ndim == 1 else 1
+        picked = np.expand_dims(np.where(target == ignore_index, 0, target), class_dim)
+        w = np.ones(x.shape[class_dim], x.dtype) if weight is None else weight.astype(x.dtype)
+        w_target = np.where(target == ignore_index, 0, w[np.squeeze(picked, class_dim)])
+        losses = -np.squeeze(np.take_along_axis(x, picked, class_dim), class_dim) * w_target
+        # the gradient as a constant mask: -w[t] at each picked class, 0 elsewhere
+        ctx.mask = np.zeros(x.shape, x.dtype)
+        np.put_along_axis(ctx.mask, picked, np.expand_dims(-w_target, class_dim), class_dim)
+        ctx.class_dim, ctx.reduction, ctx.total = class_dim, reduction, np.sum(w_target)
+        if reduction == "mean":
+            with np.errstate(invalid="ignore"):  # every target ignored: nan, as in PyTorch
+                return np.asarray(np.sum(losses) / ctx.total, x.dtype)
+        return np.asarray(_reduce(losses, reduction), x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.reduction == "none":
+            return ctx.mask * np.expand_dims(g, ctx.class_dim)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = g / ctx.total if ctx.reduction == "mean" else g
+        return ctx.mask * scale
+
+
+class NllLoss2D(NllLoss):
+    """nll_loss over extra spatial dims (N, C, d1, ...): PyTorch names this node apart"""
+
+
+class BinaryCrossEntropy(Function):
+    """out = reduce(-w (y log x + (1 - y) log(1 - x))), each log clamped at -100;
+    dx = w g (x - y) / max(x (1 - x), 1e-12),  dy = w g (log(1 - x) - log x)"""
+
+    @staticmethod
+    def forward(ctx, x, y, *, weight=None, reduction="mean"):
+        if np.any((x < 0) | (x > 1)):
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        with np.errstate(divide="ignore"):  # PyTorch clamps so that log 0 stays finite
+            log_x, log_1mx = np.maximum(np.log(x), -100), np.maximum(np.log1p(-x), -100)
+        loss = -(y * log_x + (1 - y) * log_1mx)
+        ctx.w = np.ones((), x.dtype) if weight is None else weight.astype(x.dtype)
+        ctx.reduction = reduction
+        ctx.save_for_backward(x, y)
+        return np.asarray(_reduce(loss * ctx.w, reduction), x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        g = _spread(g, np.shape(x), ctx.reduction) * ctx.w
+        gx = g * (x - y) / np.maximum((1 - x) * x, 1e-12)
+        with np.errstate(divide="ignore"):
+            gy = g * (np.maximum(np.log(1 - x), -100) - np.maximum(np.log(x), -100))
+        return gx, gy
+
+
+class BinaryCrossEntropyWithLogits(Function):
+    """out = reduce(w ((1 - y) x + (1 + (p - 1) y) softplus(-x)))  (p: pos_weight);
+    dx = w g (sigmoid(x) (p y + 1 - y) - p y),  dy = w g ((1 - p) log sigmoid(x) - x)"""
+
+    @staticmethod
+    def forward(ctx, x, y, *, weight=None, pos_weight=None, reduction="mean"):
+        softplus_neg = np.logaddexp(0, -x)  # log(1 + e^-x) = -log sigmoid(x), no overflow
+        p = np.ones((), x.dtype) if pos_weight is None else pos_weight.astype(x.dtype)
+        loss = (1 - y) * x + (1 + (p - 1) * y) * softplus_neg
+        ctx.w = np.ones((), x.dtype) if weight is None else weight.astype(x.dtype)
+        ctx.p, ctx.reduction = p, reduction
+        ctx.save_for_backward(x, y)
+        return np.asarray(_reduce(loss * ctx.w, reduction), x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        g = _spread(g, np.shape(x), ctx.reduction) * ctx.w
+        sig = 1 / (1 + np.exp(-x))
+        gx = g * (sig * (ctx.p * y + 1 - y) - ctx.p * y)
+        gy = g * ((1 - ctx.p) * np.log(sig) - x)
+        return gx, gy

@@ -1,0 +1,18 @@
+"""``autogradkit.nn``: modules, parameters, layers, losses, ``functional`` and ``init``."""
+
+from __future__ import annotations
+
+from . import functional, init
+from .activation import Dropout, Flatten, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .container import ModuleDict, ModuleList, Sequential
+from .linear import Identity, Linear
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .module import Module
+from .parameter import Parameter
+
+__all__ = [
+    "Module", "Parameter", "Linear", "Identity", "ReLU", "LeakyReLU", "Sigmoid", "Tanh",
+    "Softmax", "LogSoftmax", "Flatten", "Dropout", "Sequential", "ModuleList", "ModuleDict",
+    "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
+    "functional", "init",
+]

@@ -1,0 +1,285 @@
+"""``autogradkit.nn.functional`` (``F``): layers and losses as plain functions.
+
+Each function records the same nodes PyTorch records: ``linear`` is ``AddmmBackward0``,
+``cross_entropy`` is ``NllLossBackward0`` over ``LogSoftmaxBackward0``, ``mse_loss`` is
+``MseLossBackward0``. The modules in ``nn`` call these.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..ops import linalg
+from ..ops import nn as nn_ops
+from ..random import _generator
+from ..tensor import Tensor
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _check_reduction(reduction: str) -> str:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _array(t):
+    return None if t is None else t._data
+
+
+# ----- layers -----------------------------------------------------------------------------
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+    """``input @ weight.T + bias``, recorded as PyTorch records it.
+
+    A matrix input is one fused ``AddmmBackward0`` (inputs: bias, input, ``weight.t()``);
+    other inputs are flattened to a matrix and viewed back (``ViewBackward0`` on top).
+
+    Example:
+        >>> import autogradkit as agk
+        >>> w = agk.tensor([[1., 2.]], requires_grad=True)
+        >>> agk.nn.functional.linear(agk.tensor([[3., 4.]]), w, agk.tensor([0.5]))
+        tensor([[11.5000]], grad_fn=<AddmmBackward0>)
+    """
+    if bias is None:
+        return input.matmul(weight.t())
+    if input.dim() == 2:
+        return linalg.Addmm.apply(bias, input, weight.t())
+    if input.is_contiguous() and input.dim() >= 1:
+        rows = input.reshape(int(np.prod(input.shape[:-1], dtype=np.int64)), input.shape[-1])
+        out = linalg.Addmm.apply(bias, rows, weight.t())
+        return out.view(*input.shape[:-1], out.shape[-1])
+    return input.matmul(weight.t()) + bias
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``max(x, 0)`` elementwise (``ReluBackward0``)."""
+    return input.relu_() if inplace else input.relu()
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``x`` where positive, ``negative_slope * x`` elsewhere (``LeakyReluBackward0``)."""
+    out = nn_ops.LeakyRelu.apply(input, negative_slope=negative_slope)
+    return input.copy_(out) if inplace else out
+
+
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:  # noqa: A002
+    return input.tanh()
+
+
+def _softmax_dim(name: str, ndim: int, dim):
+    if dim is not None:
+        return dim
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+        "include dim=X as an argument.", UserWarning, stacklevel=4,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:  # noqa: A002
+    """``exp(x) / sum(exp(x))`` along ``dim`` (``SoftmaxBackward0``)."""
+    x = input if dtype is None else input.to(dtype)
+    return x.softmax(_softmax_dim("softmax", input.dim(), dim))
+
+
+def log_softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:  # noqa: A002
+    """``x - logsumexp(x)`` along ``dim``, computed stably (``LogSoftmaxBackward0``)."""
+    x = input if dtype is None else input.to(dtype)
+    return x.log_softmax(_softmax_dim("log_softmax", input.dim(), dim))
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """In training, zero each element with probability ``p`` and scale the rest by
+    ``1 / (1 - p)`` (``MulBackward0``); otherwise return ``input`` itself."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    keep = _generator().random(input.shape) >= p
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    mask = Tensor._wrap((keep * scale).astype(input._data.dtype))
+    return input.mul_(mask) if inplace else input * mask
+
+
+# ----- losses ---------------------------------------------------------------------------------
+def _warn_target_size(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape!r}) that is different to the input size "
+            f"({input.shape!r}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3,
+        )
+
+
+def _broadcast(input: Tensor, target: Tensor):
+    if input.shape == target.shape:
+        return input, target
+    from .._shape import broadcast_shape
+
+    shape = broadcast_shape(input.shape, target.shape)
+    return input.expand(*shape), target.expand(*shape)
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """Mean squared error ``mean((input - target)**2)`` (``MseLossBackward0``).
+
+    Example:
+        >>> import autogradkit as agk
+        >>> w = agk.tensor(0., requires_grad=True)
+        >>> agk.nn.functional.mse_loss(w * 2, agk.tensor(4.))
+        tensor(16., grad_fn=<MseLossBackward0>)
+    """
+    _warn_target_size(input, target)
+    input, target = _broadcast(input, target)
+    return nn_ops.MseLoss.apply(input, target, reduction=_check_reduction(reduction))
+
+
+def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """Mean absolute error ``mean(|input - target|)``, composed as PyTorch composes it."""
+    _check_reduction(reduction)
+    _warn_target_size(input, target)
+    input, target = _broadcast(input, target)
+    diff = (input - target).abs()
+    return diff.mean() if reduction == "mean" else diff.sum() if reduction == "sum" else diff
+
+
+_TYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bool": "Bool"}
+
+
+def _check_nll(input: Tensor, target: Tensor, ignore_index: int) -> None:
+    """PyTorch's checks: integer targets, matching batch sizes, classes in range."""
+    kind = target._data.dtype
+    if kind.kind not in "iu":
+        word = _TYPE_WORDS.get(kind.name, kind.name)
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {word}")
+    batch = target.shape[0] if target.dim() else 1
+    if input.dim() > 1 and input.shape[0] != batch:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({batch})."
+        )
+    n_classes = input.shape[0 if input.dim() == 1 else 1]
+    t = target._data
+    bad = t[((t < 0) | (t >= n_classes)) & (t != ignore_index)]
+    if bad.size:
+        raise IndexError(f"Target {bad.flat[0]} is out of bounds.")
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+             ignore_index: int = -100, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood: ``-input[i, target[i]]`` averaged (weighted by ``weight``).
+
+    ``input`` holds log-probabilities, classes along dim 1 (dim 0 for a single sample);
+    targets equal to ``ignore_index`` count for nothing.
+    """
+    _check_reduction(reduction)
+    _check_nll(input, target, ignore_index)
+    op = nn_ops.NllLoss2D if input.dim() > 2 else nn_ops.NllLoss
+    return op.apply(input, target=target._data, weight=_array(weight), reduction=reduction,
+                    ignore_index=ignore_index)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                  ignore_index: int = -100, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """``nll_loss(log_softmax(input), target)``: the loss for classification from logits.
+
+    ``target`` holds class indices (integers) or class probabilities (floats, the same
+    shape as ``input``). ``label_smoothing`` mixes the target with a uniform distribution.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> logits = agk.tensor([[2., 0., 0.]], requires_grad=True)
+        >>> loss = agk.nn.functional.cross_entropy(logits, agk.tensor([0]))
+        >>> loss, loss.grad_fn.next_functions[0][0].name()
+        (tensor(0.2395, grad_fn=<NllLossBackward0>), 'LogSoftmaxBackward0')
+    """
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input.dim() == 1 else 1
+    logp = input.log_softmax(class_dim)
+    if target.is_floating_point():
+        return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, class_dim)
+    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    smooth = _smooth_term(logp, target, weight, ignore_index, reduction, class_dim)
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / input.shape[class_dim])
+
+
+def _class_view(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.reshape(*shape)
+
+
+def _smooth_term(logp, target, weight, ignore_index, reduction, class_dim) -> Tensor:
+    """The uniform-target part of label smoothing, reduced as PyTorch reduces it."""
+    if weight is None:
+        smooth = -logp.sum(class_dim)
+    else:
+        smooth = -(logp * _class_view(weight, logp.dim(), class_dim)).sum(class_dim)
+    ignored = target._data == ignore_index
+    smooth = smooth.masked_fill(Tensor._wrap(ignored), 0.0)
+    if reduction == "sum":
+        return smooth.sum()
+    if reduction == "none":
+        return smooth
+    if weight is None:
+        return smooth.sum() / int((~ignored).sum())
+    kept = target._data[~ignored]
+    return smooth.sum() / Tensor._wrap(np.sum(weight._data[kept]))
+
+
+def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, class_dim) -> Tensor:
+    """Soft targets: ``-sum(target * log_softmax(input))`` per sample."""
+    if target.shape != logp.shape:
+        raise RuntimeError(
+            f"Expected target size {list(logp.shape)}, got {list(target.shape)}"
+        )
+    n_classes = logp.shape[class_dim]
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    prod = logp * target
+    if weight is not None:
+        prod = prod * _class_view(weight, logp.dim(), class_dim)
+    if reduction == "none":
+        return -prod.sum(class_dim)
+    if reduction == "sum":
+        return -prod.sum()
+    return -prod.sum() / (logp.numel() // n_classes)
+
+
+def _check_same_size(input: Tensor, target: Tensor, message: str) -> None:
+    if target.shape != input.shape:
+        raise ValueError(message.format(target=repr(target.shape), input=repr(input.shape)))
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                         reduction: str = "mean") -> Tensor:
+    """``-mean(target * log(input) + (1 - target) * log(1 - input))`` for probabilities
+    ``input`` in [0, 1] (``BinaryCrossEntropyBackward0``)."""
+    _check_reduction(reduction)
+    _check_same_size(input, target, "Using a target size ({target}) that is different to the "
+                     "input size ({input}) is deprecated. Please ensure they have the same size.")
+    return nn_ops.BinaryCrossEntropy.apply(input, target, weight=_array(weight),
+                                           reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
+                                     weight: Tensor | None = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """``binary_cross_entropy(sigmoid(input), target)`` computed in one stable step."""
+    _check_reduction(reduction)
+    _check_same_size(input, target, "Target size ({target}) must be the same as input size "
+                     "({input})")
+    return nn_ops.BinaryCrossEntropyWithLogits.apply(
+        input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction
+    )
+
