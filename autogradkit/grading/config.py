@@ -1,0 +1,66 @@
+"""``GradingConfig``: every choice the command line makes, frozen before any work starts."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def default_jobs() -> int:
+    """All the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class GradingConfig:
+    """What to do and with which limits; built by ``cli.main`` and read by every step.
+
+    Attributes:
+        command: ``"release"``, ``"validate"`` or ``"grade"``.
+        course: the course folder with ``source/``, ``release/``, ``autograded/``...
+        assignments: assignments to release (empty: all of them).
+        assignment: the assignment to grade.
+        submissions: folder of submissions (nbgrader layout or flat ``*.ipynb``).
+        notebook: the notebook to validate.
+        jobs: submissions graded at the same time (one kernel each).
+        timeout: seconds one cell may run before it is interrupted.
+        total_timeout: seconds all cells of one submission may use together.
+        interrupt_grace: seconds a kernel gets to obey an interrupt before it is killed.
+        memory_limit_mb: address-space cap of each grading kernel (0: none).
+        max_output_chars: output kept per cell; the rest is cut with a note.
+        force: regrade submissions that were already graded and did not change.
+        report: where to write the JSON report (grade: defaults to the gradebook).
+        progress: draw a progress bar (None: only when stderr is a terminal).
+
+    Example:
+        >>> GradingConfig(command="grade", timeout=5).total_timeout
+        50.0
+    """
+
+    command: str
+    course: Path = Path("notebooks")
+    assignments: tuple[str, ...] = ()
+    assignment: str | None = None
+    submissions: Path | None = None
+    notebook: Path | None = None
+    jobs: int = field(default_factory=default_jobs)
+    timeout: float = 30.0
+    total_timeout: float | None = None
+    interrupt_grace: float = 3.0
+    memory_limit_mb: int = 2048
+    max_output_chars: int = 100_000
+    force: bool = False
+    report: Path | None = None
+    progress: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.timeout <= 0:
+            raise ValueError(f"--timeout must be positive, got {self.timeout}")
+        if self.jobs < 1:
+            raise ValueError(f"-j must be at least 1, got {self.jobs}")
+        if self.total_timeout is None:  # frozen: set the derived default once, here
+            object.__setattr__(self, "total_timeout", 10.0 * self.timeout)

@@ -1,0 +1,74 @@
+"""The state one notebook carries through a pipeline: results, issues and status."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import GradingConfig
+
+STATUSES = ("ok", "timeout", "kernel_died", "unreadable", "missing", "error")
+
+
+@dataclass
+class TestResult:
+    """The outcome of one graded cell.
+
+    ``status`` is ``passed``, ``partial``, ``failed``, ``not_run`` or ``manual`` (a written
+    answer a person grades). ``lines`` are the ✓/✗ lines the checks printed, ``error`` is
+    ``"<ExceptionName>: <message>"`` of a failing cell.
+    """
+
+    grade_id: str
+    max_points: float
+    points: float = 0.0
+    status: str = "not_run"
+    lines: list[str] = field(default_factory=list)
+    error: str = ""
+
+
+@dataclass
+class Context:
+    """Everything the steps share while one notebook goes through a pipeline.
+
+    Attributes:
+        cfg: the run's configuration.
+        path: the notebook file being processed.
+        workdir: the kernel's working directory (the notebook's folder).
+        source: the instructor version (with solutions and hidden tests), when there is one.
+        student: the released student version of ``source`` (for tamper checks).
+        kernels: where ``Execute`` gets its kernel (a ``KernelPool``).
+        status: ``ok`` until something worse happens (see ``STATUSES``).
+        issues: notes for the instructor and the student, one sentence each.
+        results: one ``TestResult`` per graded cell, by grade_id.
+        hidden: the hidden-test code that was injected (feedback must never show it).
+        done: names of the steps that have run, in order.
+    """
+
+    cfg: GradingConfig
+    path: Path
+    workdir: Path
+    source: dict | None = None
+    student: dict | None = None
+    kernels: Any = None
+    status: str = "ok"
+    issues: list[str] = field(default_factory=list)
+    results: dict[str, TestResult] = field(default_factory=dict)
+    hidden: list[str] = field(default_factory=list)
+    done: list[str] = field(default_factory=list)
+
+    def fail(self, status: str, issue: str) -> None:
+        """Record an issue; the first abnormal status wins (a timeout stays a timeout)."""
+        assert status in STATUSES, status
+        if self.status == "ok":
+            self.status = status
+        self.issues.append(issue)
+
+    @property
+    def score(self) -> float:
+        return sum(r.points for r in self.results.values())
+
+    @property
+    def max_score(self) -> float:
+        return sum(r.max_points for r in self.results.values())

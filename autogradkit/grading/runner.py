@@ -1,0 +1,128 @@
+"""Running one cell in a grading kernel, within a time limit and an output budget.
+
+A cell that runs too long is interrupted; if it ignores the interrupt (a loop that catches
+``KeyboardInterrupt``) the kernel is killed. Output beyond the budget is dropped with a note,
+but errors and results are always kept: scoring needs them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from .kernels import Kernel, KernelDied
+
+TRUNCATED = "\n[output truncated by the grader: more than {limit} characters]\n"
+
+
+@dataclass
+class CellRun:
+    """What one execution produced.
+
+    ``status`` is ``ok``, ``error`` (the cell raised), ``interrupted`` (too slow, stopped by an
+    interrupt; the kernel lives on), ``killed`` (too slow and deaf to interrupts; the kernel is
+    gone) or ``died`` (the kernel process exited by itself).
+    """
+
+    status: str
+    outputs: list[dict] = field(default_factory=list)
+    execution_count: int | None = None
+
+
+class Outputs:
+    """Turns IOPub messages into nbformat outputs, within a character budget."""
+
+    def __init__(self, max_chars: int):
+        self.items: list[dict] = []
+        self.max_chars, self.used, self.cut = max_chars, 0, False
+        self.count: int | None = None
+        self._clear_next = False
+
+    def add(self, kind: str, content: dict) -> None:
+        if kind == "execute_input":
+            self.count = content.get("execution_count")
+        elif kind == "clear_output":
+            self._clear_next = True
+            if not content.get("wait"):
+                self._clear()
+        elif kind in ("stream", "display_data", "execute_result", "error"):
+            if self._clear_next:
+                self._clear()
+            self._append(_output(kind, content, self.count))
+
+    def _clear(self) -> None:
+        self.items, self.used, self._clear_next = [], 0, False
+
+    def _append(self, out: dict) -> None:
+        size = len(str(out.get("text", ""))) + sum(len(str(v)) for v in out.get("data", {}).values())
+        essential = out["output_type"] in ("error", "execute_result")
+        if not essential and self.used + size > self.max_chars:
+            if not self.cut:
+                self.cut = True
+                note = TRUNCATED.format(limit=self.max_chars)
+                self.items.append({"output_type": "stream", "name": "stderr", "text": note})
+            return
+        self.used += size
+        last = self.items[-1] if self.items else None
+        if out["output_type"] == "stream" and last and last.get("name") == out["name"] and not self.cut:
+            last["text"] += out["text"]
+        else:
+            self.items.append(out)
+
+    @property
+    def has_error(self) -> bool:
+        return any(out["output_type"] == "error" for out in self.items)
+
+
+def _output(kind: str, content: dict, count: int | None) -> dict:
+    if kind == "stream":
+        return {"output_type": "stream", "name": content["name"], "text": content["text"]}
+    if kind == "error":
+        keep = ("ename", "evalue", "traceback")
+        return {"output_type": "error", **{k: content.get(k) for k in keep}}
+    out = {"output_type": kind, "data": content.get("data", {}),
+           "metadata": content.get("metadata", {})}
+    if kind == "execute_result":
+        out["execution_count"] = content.get("execution_count", count)
+    return out
+
+
+def run_cell(kernel: Kernel, code: str, *, timeout: float, grace: float, max_chars: int) -> CellRun:
+    """Execute ``code``; interrupt after ``timeout`` s, kill ``grace`` s later if still busy."""
+    msg_id = kernel.client.execute(code, store_history=True, allow_stdin=False, stop_on_error=False)
+    outputs, interrupted = Outputs(max_chars), False
+    deadline = time.monotonic() + timeout
+    while True:
+        event = kernel.wait(deadline - time.monotonic())
+        if event == "died":
+            return CellRun("died", outputs.items, outputs.count)
+        if event == "timeout" and interrupted:
+            kernel.close()
+            return CellRun("killed", outputs.items, outputs.count)
+        if event == "timeout":
+            kernel.interrupt()
+            interrupted, deadline = True, time.monotonic() + grace
+            continue
+        for msg in kernel.drain():
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "status" and content["execution_state"] == "idle":
+                status = "interrupted" if interrupted else "error" if outputs.has_error else "ok"
+                return CellRun(status, outputs.items, outputs.count)
+            outputs.add(kind, content)
+
+
+def run_silent(kernel: Kernel, code: str, timeout: float = 30.0) -> None:
+    """Run set-up code that leaves no trace: no output, no history, no execution count."""
+    msg_id = kernel.client.execute(code, silent=True, store_history=False)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        event = kernel.wait(deadline - time.monotonic())
+        if event == "died":
+            raise KernelDied(f"kernel {kernel.pid} died during set-up")
+        for msg in kernel.drain():
+            idle = msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle"
+            if idle and msg["parent_header"].get("msg_id") == msg_id:
+                return
+    raise TimeoutError(f"kernel {kernel.pid} did not finish its set-up in {timeout:g} s")

@@ -1,0 +1,96 @@
+"""Running a whole notebook in grading kernels: limits, and what happens when a cell breaks.
+
+A cell that is interrupted for running too long keeps its kernel, and the next cell runs. A
+cell that kills its kernel (a crash, or a loop deaf to interrupts) gets one second chance for
+the rest of the notebook: a new kernel replays the cells that worked, skips the broken one and
+goes on. Every cell that could not run is left without outputs, so it scores zero.
+"""
+
+from __future__ import annotations
+
+import time
+
+from . import cells
+from .kernels import Kernel, KernelDied
+from .runner import CellRun, run_cell
+
+MAX_RESTARTS = 1
+MESSAGES = {
+    "interrupted": ("timeout", "CellTimeoutError", "ran longer than {t:g} s and was interrupted"),
+    "killed": ("timeout", "CellTimeoutError",
+               "ran longer than {t:g} s and ignored the interrupt, so its kernel was stopped"),
+    "died": ("kernel_died", "DeadKernelError",
+             "stopped its kernel (a crash, os._exit() or running out of memory)"),
+}
+
+
+class Session:
+    """Runs code cells in order for one submission, within ``ctx.cfg``'s limits."""
+
+    def __init__(self, ctx):
+        self.ctx, self.cfg = ctx, ctx.cfg
+        self.kernel: Kernel | None = None
+        self.deadline = time.monotonic() + self.cfg.total_timeout
+        self.restarts_left, self.started = MAX_RESTARTS, False
+
+    def run(self, nb: dict) -> None:
+        """Execute every non-empty code cell of ``nb``, writing outputs into the cells."""
+        ran: list[dict] = []
+        for position, cell in enumerate(nb["cells"], start=1):
+            if cell["cell_type"] != "code" or not cell["source"].strip():
+                continue
+            label = cells.grade_id(cell) or f"cell {position}"
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                self.ctx.fail("timeout", f"{label} and later cells were not run: the "
+                              f"submission used up its {self.cfg.total_timeout:g} s")
+                return
+            if not self._kernel_ready(ran, label):
+                return
+            limit = min(self.cfg.timeout, remaining)
+            result = self._run(cell["source"], limit)
+            cell["outputs"], cell["execution_count"] = result.outputs, result.execution_count
+            if result.status in ("ok", "error"):
+                ran.append(cell)
+            else:
+                self._report(cell, result, label, limit)
+
+    def _run(self, code: str, limit: float) -> CellRun:
+        return run_cell(self.kernel, code, timeout=limit, grace=self.cfg.interrupt_grace,
+                        max_chars=self.cfg.max_output_chars)
+
+    def _report(self, cell: dict, result: CellRun, label: str, limit: float) -> None:
+        status, ename, text = MESSAGES[result.status]
+        evalue = f"this cell {text.format(t=limit)}"
+        cell["outputs"] = [o for o in cell["outputs"] if o.get("ename") != "KeyboardInterrupt"]
+        cell["outputs"].append({"output_type": "error", "ename": ename, "evalue": evalue,
+                                "traceback": [f"{ename}: {evalue}"]})
+        self.ctx.fail(status, f"{label}: {evalue}")
+        if result.status != "interrupted":
+            self.close()
+
+    def _kernel_ready(self, ran: list[dict], label: str) -> bool:
+        """A live kernel holding the state of ``ran``, or False (reported) if there is none."""
+        if self.kernel is not None:
+            return True
+        if self.started and self.restarts_left == 0:
+            self.ctx.issues.append(f"{label} and later cells were not run (no kernel left)")
+            return False
+        self.restarts_left -= self.started
+        try:
+            self.kernel = self.ctx.kernels.acquire(self.ctx.workdir)
+        except (RuntimeError, TimeoutError, KernelDied) as error:
+            self.ctx.fail("error", f"{label} and later cells were not run: {error}")
+            return False
+        replay_ok = all(self._run(c["source"], self.cfg.timeout).status in ("ok", "error")
+                        for c in ran[: len(ran) if self.started else 0])
+        self.started = True
+        if not replay_ok:
+            self.ctx.issues.append(f"{label} and later cells were not run (replay failed)")
+            self.close()
+        return replay_ok
+
+    def close(self) -> None:
+        if self.kernel is not None:
+            self.kernel.close()
+            self.kernel = None

@@ -1,0 +1,41 @@
+"""CheckLockedCells: ``validate`` warns a student who edited a cell that will be replaced."""
+
+from __future__ import annotations
+
+from .. import cells
+
+
+class CheckLockedCells:
+    """Compare each locked or test cell with the checksum stored at release.
+
+    Editing a test cell changes nothing at grading time (it is restored), so the student
+    should know before submitting. Cells released without a checksum are skipped.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> cell = {"cell_type": "code", "source": "check(f(2))", "metadata": {"nbgrader": {
+        ...     "grade": True, "solution": False, "locked": True, "grade_id": "t1",
+        ...     "points": 1, "checksum": "0" * 32}}}
+        >>> ctx = SimpleNamespace(issues=[])
+        >>> _ = CheckLockedCells()({"cells": [cell]}, ctx)
+        >>> ctx.issues
+        ['test cell t1 was changed; it will be restored from the original when graded']
+    """
+
+    name = "check_locked_cells"
+    requires: tuple[str, ...] = ()
+
+    def __call__(self, nb: dict, ctx) -> dict:
+        for cell in nb["cells"]:
+            stored = cells.meta(cell).get("checksum")
+            if not stored or not cells.is_locked(cell):
+                continue
+            if cells.compute_checksum(cell) != stored or cells.meta(cell).get(
+                "cell_type", cell["cell_type"]
+            ) != cell["cell_type"]:
+                kind = "test cell" if cells.is_test(cell) else "locked cell"
+                ctx.issues.append(
+                    f"{kind} {cells.grade_id(cell)} was changed; it will be restored from the "
+                    "original when graded"
+                )
+        return nb

@@ -1,0 +1,58 @@
+"""CollectResults: read what each graded cell did from its fresh outputs."""
+
+from __future__ import annotations
+
+from .. import cells
+from ..context import TestResult
+
+MAX_ERROR_CHARS = 300
+
+
+class CollectResults:
+    """Make one ``TestResult`` per graded cell, with the ✓/✗ lines and the error it raised.
+
+    Only the check lines and ``ExceptionName: message`` are kept: never a traceback, which
+    would quote the (possibly hidden) test code.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> cell = {"cell_type": "code", "execution_count": 1, "metadata": {"nbgrader": {
+        ...     "grade": True, "grade_id": "t1", "points": 2}}, "outputs": [
+        ...     {"output_type": "stream", "name": "stdout", "text": "✓ sum\\nchatter\\n"}]}
+        >>> ctx = SimpleNamespace(results={})
+        >>> _ = CollectResults()({"cells": [cell]}, ctx)
+        >>> ctx.results["t1"]
+        TestResult(grade_id='t1', max_points=2.0, points=0.0, status='passed', lines=['✓ sum'], error='')
+    """
+
+    name = "collect_results"
+    requires: tuple[str, ...] = ("execute",)
+
+    def __call__(self, nb: dict, ctx) -> dict:
+        for cell in nb["cells"]:
+            gid = cells.grade_id(cell)
+            if not cells.is_grade(cell) or not gid:
+                continue
+            result = TestResult(gid, cells.points(cell))
+            if cells.is_manual(cell):
+                result.status = "manual"
+            elif cells.is_test(cell):
+                _read_outputs(cell, result)
+            ctx.results[gid] = result
+        return nb
+
+
+def _read_outputs(cell: dict, result: TestResult) -> None:
+    if cell.get("execution_count") is None and not cell.get("outputs"):
+        return  # never ran: stays "not_run"
+    result.status = "passed"
+    for out in cell.get("outputs", []):
+        kind = out.get("output_type")
+        if kind == "stream" and out.get("name") == "stdout":
+            text = cells.text(out.get("text"))
+            result.lines += [line for line in text.splitlines() if line[:1] in ("✓", "✗")]
+        elif kind == "error" and not result.error:
+            message = str(out.get("evalue", "")).strip().split("\n")[0]
+            error = f"{out.get('ename', 'Error')}: {message}" if message else out.get("ename", "")
+            result.error = error[:MAX_ERROR_CHARS]
+            result.status = "failed"

@@ -1,0 +1,37 @@
+"""RecomputeOutputs: the release notebook stores the outputs of running the student version."""
+
+from __future__ import annotations
+
+import sys
+
+from ..kernels import kernel_env
+
+
+class RecomputeOutputs:
+    """Run the student version top to bottom with nbclient and keep every output.
+
+    The kernel runs in the notebook's folder (so helper modules import) from this Python
+    environment, errors do not stop the run (an unanswered exercise raises, and so do the
+    checks after it), and widget state is stored so sliders render in the released file.
+    Timing metadata is not recorded, so releasing twice gives the same bytes.
+    """
+
+    name = "recompute_outputs"
+    requires: tuple[str, ...] = ("clear_solutions", "strip_hidden_tests")
+
+    def __call__(self, nb, ctx):
+        import nbformat
+        from jupyter_client.manager import KernelManager
+        from nbclient import NotebookClient
+
+        nb = nbformat.from_dict(nb)
+        km = KernelManager(kernel_name="python3")
+        # the current environment's kernel, whatever kernelspecs are installed (nbval's
+        # --nbval-current-env does the same, so stored outputs match what CI sees)
+        km.kernel_spec.argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        client = NotebookClient(
+            nb, km=km, timeout=int(ctx.cfg.timeout), allow_errors=True, store_widget_state=True,
+            record_timing=False, resources={"metadata": {"path": str(ctx.workdir)}},
+        )
+        client.execute(env=kernel_env())
+        return nb

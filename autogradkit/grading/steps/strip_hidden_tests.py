@@ -1,0 +1,38 @@
+"""StripHiddenTests: hidden tests never reach the student version."""
+
+from __future__ import annotations
+
+from .. import cells
+
+BEGIN, END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
+
+
+class StripHiddenTests:
+    """Delete each ``### BEGIN HIDDEN TESTS`` .. ``### END HIDDEN TESTS`` region, markers too.
+
+    Hidden tests may only live in test (grade) cells: anywhere else they would be lost at
+    grading time, so that is reported as an authoring error.
+
+    Example:
+        >>> nb = {"cells": [{"cell_type": "code", "metadata": {"nbgrader": {"grade": True}},
+        ...     "source": "check(f(1))\\n### BEGIN HIDDEN TESTS\\ncheck(f(2))\\n### END HIDDEN TESTS"}]}
+        >>> StripHiddenTests()(nb, None)["cells"][0]["source"]
+        'check(f(1))'
+    """
+
+    name = "strip_hidden_tests"
+    requires: tuple[str, ...] = ()
+
+    def __call__(self, nb: dict, ctx) -> dict:
+        for index, cell in enumerate(nb["cells"]):
+            try:
+                source, found = cells.replace_regions(cells.text(cell["source"]), BEGIN, END, None)
+            except ValueError as error:
+                raise ValueError(f"cell {cells.grade_id(cell) or index}: {error}") from None
+            if found and not cells.is_grade(cell):
+                raise ValueError(
+                    f"cell {cells.grade_id(cell) or index} has hidden tests but is not a grade "
+                    "cell (nbgrader metadata 'grade': true)"
+                )
+            cell["source"] = source
+        return nb
