@@ -91,13 +91,8 @@ def _fit(g, meta, node, index):
 def _add_into(pending: dict, node, nr: int, g) -> None:
     slots = pending.get(node)
     if slots is None:
-        slots = pending[node] = [None] * max(1, _num_outputs(node))
+        slots = pending[node] = [None] * node._num_outputs
     slots[nr] = g if slots[nr] is None else slots[nr] + g
-
-
-def _num_outputs(node) -> int:
-    meta = getattr(node, "_outputs_meta", None)
-    return len(meta) if meta else 1
 
 
 def _count_dependencies(roots, needed) -> dict:

@@ -220,7 +220,10 @@ class Function:
         ctx.needs_input_grad = needs
         out = cls.forward(ctx, *arrays, **static)
         _link(ctx, inputs, needs)
-        result = _wrap_outputs(cls, out, inputs, ctx)
+        if type(out) is np.ndarray and not cls.is_view:  # the common case, kept short
+            result = tensor_cls._wrap(out, ctx)
+        else:
+            result = _wrap_outputs(cls, out, inputs, ctx)
         if ctx._to_save is not None:
             _keep_saved(ctx, inputs, arrays, out, result, tensor_cls)
         return result
@@ -231,19 +234,13 @@ _NO_EDGE = (None, 0)
 
 def _unpack_inputs(inputs, tensor_cls, promotes: bool):
     """The arrays behind the inputs (cast to one dtype if the op promotes) and which need grad."""
-    arrays, needs, same_dtype = [], [], True
-    for x in inputs:
-        if isinstance(x, tensor_cls):
-            arrays.append(x._data)
-            needs.append(x._requires_grad)
-            same_dtype = same_dtype and x._data.dtype == arrays[0].dtype
-        else:
-            arrays.append(x)
-            needs.append(False)
-            same_dtype = False
-    if promotes and not same_dtype and len(arrays) > 1:
-        arrays = _promote(inputs, arrays, tensor_cls)
-    return arrays, tuple(needs)
+    arrays = [x._data if isinstance(x, tensor_cls) else x for x in inputs]
+    needs = tuple([isinstance(x, tensor_cls) and x._requires_grad for x in inputs])
+    if promotes and len(arrays) > 1:
+        first = arrays[0]
+        if not all(type(a) is np.ndarray and a.dtype == first.dtype for a in arrays):
+            arrays = _promote(inputs, arrays, tensor_cls)
+    return arrays, needs
 
 
 def _promote(inputs, arrays, tensor_cls):
@@ -260,17 +257,14 @@ def _promote(inputs, arrays, tensor_cls):
 
 def _link(ctx: BackwardNode, inputs, needs) -> None:
     """Point the node at the nodes that made its inputs, and note each input's shape."""
-    edges, meta = [], []
-    for x, need in zip(inputs, needs):
-        if need:
-            fn = x._grad_fn
-            edges.append((fn, x._output_nr) if fn is not None else (x._accumulator(), 0))
-            meta.append((x._data.shape, x._data.dtype))
-        else:
-            edges.append(_NO_EDGE)
-            meta.append(None)
-    ctx.next_functions = tuple(edges)
-    ctx._input_meta = tuple(meta)
+    ctx.next_functions = tuple([
+        ((x._grad_fn, x._output_nr) if x._grad_fn is not None else (x._accumulator(), 0))
+        if need else _NO_EDGE
+        for x, need in zip(inputs, needs)
+    ])
+    ctx._input_meta = tuple([
+        (x._data.shape, x._data.dtype) if need else None for x, need in zip(inputs, needs)
+    ])
 
 
 def _wrap_outputs(cls, out, inputs, ctx):

@@ -29,25 +29,15 @@ class Node:
         metadata: a dict for your own notes.
     """
 
-    __slots__ = (
-        "next_functions",
-        "_input_meta",
-        "_priority",
-        "_metadata",
-        "_pre_hooks",
-        "_post_hooks",
-        "_tensor_hooks",
-        "_retained",
-        "__dict__",
-        "__weakref__",
-    )
+    __slots__ = ("next_functions", "_input_meta", "_priority", "__dict__", "__weakref__")
+    # rarely set, so they live on the class until a node needs its own (fast to create)
+    _metadata = _pre_hooks = _post_hooks = _tensor_hooks = _retained = None
+    _num_outputs = 1
 
     def __init__(self, next_functions=(), input_meta=()):
         self.next_functions = next_functions
         self._input_meta = input_meta  # ((shape, numpy dtype), ...) per input
         self._priority = -next_id()  # later nodes run first among ready ones
-        self._metadata = self._pre_hooks = self._post_hooks = None
-        self._tensor_hooks = self._retained = None
 
     def name(self) -> str:
         return type(self).__name__
