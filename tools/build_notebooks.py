@@ -600,7 +600,857 @@ ex.check_prediction_types(w_after_one_step, converges)
 ''')
 
 
-NOTEBOOKS = [NB01]
+NB03 = Notebook("03_nonscalar_leaves_jacobians", r'''
+%% md
+# 03 · `backward()` on non-scalars, leaves and Jacobians
+
+So far every `backward()` started from a single number, the loss. This notebook asks what
+happens when the output is a vector or a matrix, which tensors count as *leaves* of the graph,
+and what `backward()` computes in general: a vector-Jacobian product.
+
+**Learning goals.** By the end of this notebook you can
+
+- explain why `backward()` on a non-scalar needs a `gradient=` argument, and choose one;
+- read the signature of `autograd.backward` and use `retain_graph` and `create_graph`;
+- make an integer tensor ready for gradients;
+- tell a leaf from a non-leaf, and say which three ways produce a leaf;
+- explain why the graph is *dynamic* and why `no_grad()` saves time and memory;
+- build a Jacobian with `backward()` and explain that backward computes `vᵀJ`;
+- plot a function and its derivative using autograd alone.
+
+**Graded exercises:** 4 exercises, **{POINTS} points** in total.
+
+%% code
+import time
+
+import numpy as np
+import matplotlib.pyplot as plt
+
+import autogradkit as agk
+from autogradkit.grading.exercises import nb03_jacobians as ex
+
+agk.manual_seed(0)
+np.random.seed(0)
+
+%% md topics=T22
+## 1. `backward()` needs somewhere to start
+
+Backpropagation starts at the output with the gradient of the output with respect to itself.
+For a scalar that is simply 1, so `backward()` can supply it on its own:
+
+%% code topics=T22
+x = agk.tensor(1.0, requires_grad=True)
+y = x ** 2 + 1
+y.backward()          # the seed dy/dy = 1 is implied
+print(x.grad)         # dy/dx = 2x = 2
+
+%% md topics=T22
+Now let the output be a 2×4 matrix. Its "gradient with respect to itself" would have to be
+eight numbers, and autograd will not guess which eight you mean:
+
+%% code topics=T22 tags=raises-exception
+x = agk.ones(2, 4, requires_grad=True)
+y = 2 * x
+y.backward()
+
+%% md topics=T22
+`RuntimeError: grad can be implicitly created only for scalar outputs` means exactly that:
+autograd only invents the starting gradient (a 1) when the output holds a single number.
+
+%% md topics=T23
+## 2. Passing `gradient=`
+
+For a non-scalar output you hand in the starting gradient yourself, with the same shape as the
+output. Each entry says how much that output element should count. The most common choice is
+all ones, which gives the same result as calling `backward()` on `y.sum()`:
+
+%% code topics=T23
+y.backward(gradient=agk.ones_like(y))
+print(x.grad)
+
+x_check = agk.ones(2, 4, requires_grad=True)
+(2 * x_check).sum().backward()
+print("same as y.sum().backward():", agk.equal(x.grad, x_check.grad))
+
+%% md topics=T23
+The weights do not have to be ones. Here a row vector `x` times a 2×2 matrix `y` gives
+`z = x @ y = [[5., 8.]]`. Passing the weights `[[1., 0.]]` asks for the gradient of the first
+element of `z` only, and ignores the second:
+
+%% code topics=T23
+x = agk.tensor([2., 1.], requires_grad=True)
+y = agk.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+z = x.view(1, 2) @ y
+print("z =", z)
+z.backward(gradient=agk.tensor([[1., 0.]]))
+print("x.grad =", x.grad)
+print("y.grad =", y.grad)
+
+%% md topics=T23
+Check it by hand. The first element is `z₀ = x₀·y₀₀ + x₁·y₁₀ = 2·1 + 1·3 = 5`. Its derivative
+with respect to `x` is `(y₀₀, y₁₀) = (1, 3)`, and with respect to `y` it is `x₀ = 2` at
+position (0, 0), `x₁ = 1` at position (1, 0) and zero elsewhere, because the second column of
+`y` only feeds `z₁`, which has weight 0.
+
+%% md
+### Exercise 1 — predict what autograd prints (2 points)
+
+Same `x`, `y` and `z = x.view(1, 2) @ y`, but now the weights are `[[0., 1.]]`. Without running
+anything, predict `x.grad` and `y.grad` and write them as tensors.
+
+%% solution id=nb03_ex1_predict_weights
+### BEGIN SOLUTION
+predicted_x_grad = agk.tensor([2., 4.])
+predicted_y_grad = agk.tensor([[0., 2.], [0., 1.]])
+### END SOLUTION
+
+%% test id=nb03_ex1_test points=2
+ex.check_predicted_weighted_grads(predicted_x_grad, predicted_y_grad)
+### BEGIN HIDDEN TESTS
+ex.check_predicted_shapes(predicted_x_grad, predicted_y_grad)
+### END HIDDEN TESTS
+
+%% md topics=T24
+## 3. The full signature: `autograd.backward`
+
+`t.backward(gradient)` is a shortcut for the function
+
+```python
+agk.autograd.backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False)
+```
+
+- **`tensors`**: one output or a list of outputs to start from;
+- **`grad_tensors`**: one starting gradient per output (`None` allowed for scalars). The
+  gradients of all the outputs are added together in the leaves;
+- **`retain_graph`**: keep the values saved for backward so you can call backward again;
+- **`create_graph`**: record the backward pass itself as a graph, so the gradient can be
+  differentiated again (second derivatives). `retain_graph` defaults to the value of
+  `create_graph`.
+
+%% code topics=T24
+a = agk.tensor([1., 2.], requires_grad=True)
+u = a * 3            # du/da = 3
+v = a ** 2           # dv/da = 2a
+agk.autograd.backward([u, v], grad_tensors=[agk.ones(2), agk.tensor([1., 10.])])
+print(a.grad)        # 3 * 1 + 2a * [1, 10] = [5., 43.]
+
+%% md topics=T24
+After a backward pass the values saved for it are freed, to save memory. A second pass through
+the same graph then fails, unless the first one kept them with `retain_graph=True`:
+
+%% code topics=T24
+a = agk.tensor(3., requires_grad=True)
+y = a ** 3
+y.backward(retain_graph=True)
+print(a.grad)        # 3a² = 27
+y.backward()         # allowed: the graph was retained; gradients add up
+print(a.grad)
+
+%% code topics=T24 tags=raises-exception
+y.backward()         # the second call freed the graph
+
+%% md topics=T24
+With `create_graph=True` the gradient is itself a tensor with a `grad_fn`, so it can be
+differentiated again. `autograd.grad` returns the gradient instead of adding it into `.grad`,
+which is the cleaner way to take second derivatives:
+
+%% code topics=T24
+a = agk.tensor(3., requires_grad=True)
+y = a ** 3
+(dy_da,) = agk.autograd.grad(y, a, create_graph=True)
+print("dy/da   =", dy_da)          # 3a² = 27, and it has a grad_fn
+dy_da.backward()
+print("d²y/da² =", a.grad)         # 6a = 18
+
+%% md topics=T25
+## 4. Only floating-point tensors can require gradients
+
+A gradient measures the effect of a *small* change. Integers cannot change a little, so
+autograd refuses integer tensors:
+
+%% code topics=T25 tags=raises-exception
+counts = agk.tensor([1, 2, 3], requires_grad=True)
+
+%% md topics=T25
+The three ways of asking give slightly different messages, but they all mean the same thing.
+The fix is to convert to a floating-point type first, with `.float()`, `.to(agk.float32)` or
+`.type_as(some_float_tensor)`:
+
+%% code topics=T25
+counts = agk.tensor([[1, 2, 3], [4, 5, 6]])
+print(counts.dtype, "is floating point:", counts.is_floating_point())
+try:
+    counts.requires_grad_()
+except RuntimeError as error:
+    print(f"{type(error).__name__}: {error}")
+
+x = counts.float().requires_grad_()
+print(x)
+y = x ** 2
+y.backward(agk.ones_like(x))
+print(x.grad)        # 2x
+
+%% md
+### Exercise 2 — find the bug (2 points)
+
+A shop wants to know how the total price reacts to buying one more of each item, that is the
+gradient of `total` with respect to `quantities`. This code crashes:
+
+```python
+prices = agk.tensor([3., 5., 2.])
+quantities = agk.tensor([1, 4, 2], requires_grad=True)
+total = (prices * quantities).sum()
+total.backward()
+quantity_grad = quantities.grad
+```
+
+Fix it so that it runs, `quantities` still holds the amounts 1, 4 and 2, and `quantity_grad`
+holds the gradient.
+
+%% solution id=nb03_ex2_find_the_bug
+prices = agk.tensor([3., 5., 2.])
+### BEGIN SOLUTION
+quantities = agk.tensor([1., 4., 2.], requires_grad=True)
+total = (prices * quantities).sum()
+total.backward()
+quantity_grad = quantities.grad
+### END SOLUTION
+print(quantity_grad)
+
+%% test id=nb03_ex2_test points=2
+ex.check_quantity_grad(quantities, quantity_grad, prices)
+### BEGIN HIDDEN TESTS
+ex.check_quantities_leaf(quantities)
+### END HIDDEN TESTS
+
+%% md topics=T26
+## 5. A little history: `Variable` became `Tensor`
+
+In PyTorch before version 0.4 (2018) a plain tensor could not take part in autograd. You
+wrapped it in an `autograd.Variable`, which carried `.grad` and `.grad_fn`. Since 0.4 the two
+are merged: every `Tensor` can record history, and `requires_grad` switches it on. You will
+still meet `Variable(...)` in old code and in some error messages ("a leaf *Variable* that
+requires grad..."): read it as "tensor".
+
+%% code topics=T26
+t = agk.tensor([1., 2.], requires_grad=True)
+print(isinstance(t, agk.Tensor), t.requires_grad, t.grad, t.grad_fn)
+
+%% md topics=T27
+## 6. The graph is built while your code runs
+
+autograd has no separate "compile the model" step. Every operation on a tensor that requires
+grad adds a node to the graph *as it runs*, so ordinary Python control flow decides what the
+graph looks like. The same function can build a different graph for different data:
+
+%% code topics=T27
+def f(x):
+    if x.sum() > 0:
+        return (x * 3).sum()
+    return (x ** 2).sum()
+
+
+for start in ([1., 2.], [-1., -2.]):
+    x = agk.tensor(start, requires_grad=True)
+    out = f(x)
+    out.backward()
+    print(f"x = {start}: root {out.grad_fn.name()} <- {out.grad_fn.next_functions[0][0].name()}, "
+          f"x.grad = {x.grad}")
+
+%% md topics=T27
+In this graph the **leaves** are the inputs you created (they feed `AccumulateGrad` nodes,
+which write `.grad`) and the **root** is the output you call `backward()` on. Backward walks
+from the root to the leaves.
+
+%% md topics=T28
+## 7. What makes a leaf?
+
+A tensor is a leaf (`is_leaf == True`) when any of these holds:
+
+1. you created it directly (`agk.tensor`, `agk.randn`, ...);
+2. it was computed only from tensors that need no gradient, so there is no history to keep;
+3. it came out of `.detach()`, which cuts it off from its history.
+
+Only leaves with `requires_grad=True` receive a `.grad` from backward.
+
+%% code topics=T28
+a = agk.tensor([1., 2.], requires_grad=True)   # 1. created directly, requires grad
+b = agk.tensor([3., 4.])                       # 1. created directly
+c = b * 2                                      # 2. computed from tensors that need no grad
+d = a * 2                                      # computed from a: NOT a leaf
+e = d.detach()                                 # 3. detached
+for name, t in [("a", a), ("b", b), ("c", c), ("d", d), ("e", e)]:
+    kind = type(t.grad_fn).__name__ if t.grad_fn is not None else None
+    print(f"{name}: requires_grad={t.requires_grad!s:5}  is_leaf={t.is_leaf!s:5}  grad_fn={kind}")
+
+%% md topics=T29
+## 8. `no_grad()`: faster and lighter
+
+Recording the graph costs time, and the values saved for backward cost memory. When you only
+need results (evaluating a model, updating weights by hand), switch recording off with
+`agk.no_grad()`. Inside the block, results have no `grad_fn` and nothing is saved:
+
+%% code topics=T29
+w = agk.randn(100, 100, requires_grad=True)
+h = agk.randn(100)
+
+
+def run(steps=200):
+    out = h
+    for _ in range(steps):
+        out = (w @ out).tanh()
+    return out
+
+
+out = run()
+print("with recording:   requires_grad =", out.requires_grad, "| grad_fn =", out.grad_fn)
+with agk.no_grad():
+    out = run()
+print("inside no_grad(): requires_grad =", out.requires_grad, "| grad_fn =", out.grad_fn)
+
+%% code topics=T29
+# NBVAL_IGNORE_OUTPUT
+# (timings differ from run to run, so nbval does not compare this output)
+start = time.perf_counter()
+run()
+recorded = time.perf_counter() - start
+start = time.perf_counter()
+with agk.no_grad():
+    run()
+plain = time.perf_counter() - start
+print(f"recording the graph: {recorded * 1000:.1f} ms, under no_grad(): {plain * 1000:.1f} ms")
+
+%% md topics=T30
+## 9. Jacobians and vector-Jacobian products
+
+For a function from `n` inputs to `m` outputs, the **Jacobian** `J` is the `m × n` matrix of all
+partial derivatives, `J[i, j] = ∂yᵢ/∂xⱼ`. `y.backward(v)` never builds `J`. It computes the
+**vector-Jacobian product** `vᵀJ`, a vector shaped like `x`:
+
+$$x.\mathrm{grad} = v^\top J = \Big(\sum_i v_i \frac{\partial y_i}{\partial x_0},\ \dots,\ \sum_i v_i \frac{\partial y_i}{\partial x_{n-1}}\Big)$$
+
+This is all training needs. If a scalar loss `L` is computed from `y`, then `v = ∂L/∂y` and the
+chain rule gives `∂L/∂x = vᵀJ`. Each node of the graph only has to know how to multiply an
+incoming vector by its own Jacobian, which is far cheaper than building the matrix.
+
+For `y = x ** 2` the Jacobian is diagonal, `diag(2x)`, so `vᵀJ` just scales each entry:
+
+%% code topics=T30
+x = agk.tensor([1., 2., 3.], requires_grad=True)
+y = x ** 2
+v = agk.tensor([1., 0.1, 0.01])
+y.backward(v)
+print(x.grad)      # v * 2x = [2., 0.4, 0.06]
+
+%% md topics=T30
+Choosing `v` as a one-hot vector picks out a single row of `J`: `(0, 1, 0)ᵀJ` is row 1. Repeat
+that for every row (keeping the graph with `retain_graph=True`) and you have built the whole
+Jacobian from backward passes.
+
+%% md
+### Exercise 3 — compute by hand: a vector-Jacobian product (2 points)
+
+Let `x = (x₀, x₁) = (2, 1)` and
+
+$$y = \begin{pmatrix} x_0 x_1 \\ x_0 + 3x_1 \end{pmatrix}$$
+
+Work out the 2×2 Jacobian `J` (row `i` holds the derivatives of `yᵢ`) at this `x`, and then the
+product `vᵀJ` for `v = (1, 2)`. That product is exactly what `y.backward(v)` would put into
+`x.grad`.
+
+%% solution id=nb03_ex3_vjp_by_hand
+### BEGIN SOLUTION
+jacobian_by_hand = [[1., 2.], [1., 3.]]
+vjp_by_hand = [3., 8.]
+### END SOLUTION
+
+%% test id=nb03_ex3_test points=2
+ex.check_vjp_by_hand(jacobian_by_hand, vjp_by_hand)
+### BEGIN HIDDEN TESTS
+ex.check_vjp_consistent(jacobian_by_hand, vjp_by_hand)
+### END HIDDEN TESTS
+
+%% md
+### Exercise 4 — build a Jacobian with backward (write the code, 3 points)
+
+Write `jacobian(f, x)` for a function `f` that maps a 1-D tensor to a 1-D tensor. It should
+
+1. make a fresh leaf copy of `x` that requires grad (`x.detach().clone().requires_grad_()`);
+2. compute `y = f(x_leaf)` once;
+3. for each output index `i`, run a backward pass with the one-hot vector `eᵢ` as `gradient`
+   (keep the graph), read row `i` from the leaf's `.grad`, and clear `.grad` before the next row;
+4. return an `m × n` tensor (`agk.stack` joins rows).
+
+%% solution id=nb03_ex4_jacobian
+def jacobian(f, x):
+    ### BEGIN SOLUTION
+    x_leaf = x.detach().clone().requires_grad_()
+    y = f(x_leaf)
+    rows = []
+    for i in range(y.numel()):
+        one_hot = agk.zeros_like(y)
+        one_hot[i] = 1.0
+        y.backward(one_hot, retain_graph=True)
+        rows.append(x_leaf.grad.clone())
+        x_leaf.grad = None
+    return agk.stack(rows)
+    ### END SOLUTION
+
+
+print(jacobian(lambda t: t ** 2, agk.tensor([1., 2., 3.])))
+
+%% test id=nb03_ex4_test points=3
+ex.check_jacobian(jacobian)
+### BEGIN HIDDEN TESTS
+ex.check_jacobian_general(jacobian)
+### END HIDDEN TESTS
+
+%% md topics=T34
+## 10. A derivative from autograd alone
+
+Here is a neat use of `gradient=`. For `y = sin(x)` applied elementwise, each `yᵢ` depends only
+on `xᵢ`, so the Jacobian is diagonal and `y.backward(ones)` puts `cos(xᵢ)` into `x.grad[i]`. One
+backward pass gives the derivative at 100 points at once, without ever writing "cos":
+
+%% code topics=T34
+x = agk.linspace(-5, 5, 100, requires_grad=True)
+y = agk.sin(x)
+y.backward(agk.ones_like(x))
+
+with agk.no_grad():
+    worst = (x.grad - agk.cos(x)).abs().max().item()
+print(f"largest difference between x.grad and cos(x): {worst}")
+
+fig, ax = plt.subplots(figsize=(6.5, 3.5))
+ax.plot(x.detach().numpy(), y.detach().numpy(), label="sin(x)")
+ax.plot(x.detach().numpy(), x.grad.numpy(), "--", label="x.grad from backward()")
+ax.axhline(0, color="gray", lw=0.5)
+ax.set_xlabel("x")
+ax.legend()
+ax.set_title("The derivative of sin, computed by autograd")
+plt.show()
+
+%% md
+## Recap
+
+- `backward()` invents the starting gradient 1 only for a scalar output; for anything else pass
+  `gradient=` with the output's shape. Ones give the gradient of the sum; other weights weigh
+  the elements (`z = x @ y = [[5., 8.]]` with weights `[[1., 0.]]` gives `x.grad = [1., 3.]`).
+- `autograd.backward(tensors, grad_tensors, retain_graph, create_graph)`: several roots at once,
+  keep the graph for another pass, or record the backward pass for higher derivatives.
+- Only floating-point tensors can require gradients; convert integers with `.float()`.
+- `Variable` is history: today every `Tensor` can carry a graph.
+- The graph is built as the code runs. Leaves are tensors you created, tensors computed without
+  any grad-requiring input, and detached tensors. Only leaves receive `.grad`.
+- `no_grad()` skips recording: faster, and nothing is kept for backward.
+- backward computes a vector-Jacobian product `vᵀJ`; one-hot vectors recover `J` row by row, and
+  a diagonal Jacobian turns one backward pass into a whole derivative curve.
+
+**Next:** notebook 04 shows what happens when you change a tensor *in place* after autograd has
+saved it.
+''')
+
+NB04 = Notebook("04_inplace_data_detach", r'''
+%% md
+# 04 · In-place operations, `.data` and `.detach()`
+
+An *in-place* operation changes a tensor's values without making a new tensor: `x.add_(1)`,
+`x -= 1`, `x[0] = 5`, `x.zero_()`. They save memory, and they are exactly how weights get
+updated. They also clash with autograd, which may have *saved* the old values to use later in
+the backward pass. This notebook shows the two errors autograd raises to protect you, and the
+one back door, `.data`, where it cannot protect you at all.
+
+**Learning goals.** By the end of this notebook you can
+
+- explain why an in-place change of a leaf that requires grad is refused, and initialise or
+  update weights correctly under `no_grad()`;
+- read the "modified by an inplace operation ... is at version 1; expected version 0" error,
+  and find the tensor and the operation it is about;
+- use the version counter `_version` to predict when backward will fail;
+- say what `.data` and `.detach()` have in common, and why `.detach()` is the safe one.
+
+**Graded exercises:** 4 exercises, **{POINTS} points** in total.
+
+%% code
+import numpy as np
+import matplotlib.pyplot as plt
+import ipywidgets as widgets
+
+import autogradkit as agk
+from autogradkit.grading.exercises import nb04_inplace as ex
+
+agk.manual_seed(0)
+np.random.seed(0)
+
+%% md topics=T31
+## 1. A leaf that requires grad cannot be changed in place
+
+A leaf with `requires_grad=True` is a parameter: autograd will write its gradient into `.grad`,
+and that gradient only makes sense for the values the forward pass actually used. If you could
+quietly overwrite the leaf while it is being tracked, the recorded graph would no longer
+describe it. So autograd refuses:
+
+%% code topics=T31 tags=raises-exception
+w = agk.ones(3, requires_grad=True)
+w.add_(1)
+
+%% md topics=T31
+The message still says *Variable*, the old name for a tensor that takes part in autograd
+(notebook 03). Every in-place form is refused in the same way:
+
+%% code topics=T31
+for attempt in ["w.mul_(2)", "w.zero_()", "w += 1"]:
+    try:
+        exec(attempt)
+    except RuntimeError as error:
+        print(f"{attempt:10} -> {type(error).__name__}: {error}")
+
+%% md topics=T31
+But you *do* need to set weights to starting values, and to update them during training. Both
+are meant to happen outside the graph, so do them inside `agk.no_grad()`. The tensor stays the
+same object, stays a leaf and keeps `requires_grad=True`; only its values (and its version
+number, see below) change:
+
+%% code topics=T31
+w = agk.empty(3, requires_grad=True)
+with agk.no_grad():
+    w.copy_(agk.tensor([0.5, -0.2, 0.1]))     # initialise
+print(w, "| is_leaf:", w.is_leaf, "| grad_fn:", w.grad_fn)
+
+loss = (w ** 2).sum()
+loss.backward()
+with agk.no_grad():
+    w -= 0.1 * w.grad                        # one gradient-descent update, by hand
+w.grad = None                                # forget the old gradient before the next step
+print(w, "| is_leaf:", w.is_leaf)
+
+%% md topics=T31
+This is exactly what an optimizer's `step()` does, and what `nn.init` functions do when they
+fill a layer's weights. Writing `w = w - 0.1 * w.grad` instead would *not* update the leaf: it
+would build a new, non-leaf tensor with a `grad_fn`, and the next backward pass would no longer
+reach your parameter.
+
+%% md
+### Exercise 1 — find the bug (3 points)
+
+This initialisation crashes with the leaf error above:
+
+```python
+def init_weights():
+    w = agk.zeros(4, requires_grad=True)
+    w.fill_(0.25)
+    return w
+```
+
+Fix `init_weights` so that it returns a tensor of shape `(4,)` filled with `0.25` that is still
+a leaf, still requires grad, and has no `grad_fn`.
+
+%% solution id=nb04_ex1_init_weights
+def init_weights():
+    ### BEGIN SOLUTION
+    w = agk.zeros(4, requires_grad=True)
+    with agk.no_grad():
+        w.fill_(0.25)
+    return w
+    ### END SOLUTION
+
+
+print(init_weights())
+
+%% test id=nb04_ex1_test points=3
+ex.check_init_weights(init_weights)
+### BEGIN HIDDEN TESTS
+ex.check_init_weights_trainable(init_weights)
+### END HIDDEN TESTS
+
+%% md topics=T32
+## 2. Changing a tensor that backward still needs
+
+Many operations save some of their inputs for the backward pass. A matrix product `d = x @ w`
+needs `x` to compute `w.grad = xᵀ · (gradient of d)`, so `MmBackward0` keeps a reference to `x`.
+If `x` changes in place before backward runs, the saved "x" is no longer the `x` that produced
+`d`, and the gradient would silently be wrong.
+
+autograd catches this with a **version counter**. Every tensor has one (`_version`); each
+in-place operation adds 1. When a tensor is saved, its version is saved with it, and backward
+compares the two:
+
+%% code topics=T32
+x = agk.tensor([[1., 2.], [4., 5.]])
+w = agk.ones(2, 2, requires_grad=True)
+d = agk.mm(x, w)               # MmBackward0 saves x (at version 0) to compute w.grad
+print(d)
+print("x._version before:", x._version)
+x -= 1                         # in place: x is now at version 1
+print("x._version after: ", x._version)
+
+%% code topics=T32 tags=raises-exception
+d.sum().backward()
+
+%% md topics=T32
+Read the message piece by piece:
+
+- `[autogradkit.FloatTensor [2, 2]]` is the type and shape of the tensor that changed: our `x`;
+- `is at version 1; expected version 0` says it was saved at version 0 and was changed once
+  since;
+- when the changed tensor is itself the output of an operation, the message also names that
+  operation, as in `which is output 0 of Exp`. Here `exp` saves its *output* (the derivative of
+  `eˣ` is `eˣ`), so changing the output in place breaks its backward:
+
+%% code topics=T32
+a = agk.tensor([1., 2.], requires_grad=True)
+y = a.exp()                    # ExpBackward0 saves y itself
+y.add_(1)
+try:
+    y.sum().backward()
+except RuntimeError as error:
+    print(f"{type(error).__name__}: {error}")
+
+%% md topics=T32
+Not every in-place operation is a problem: only changing a tensor that some backward node
+*saved*. `y = a * 2` saves only the constant 2 (the gradient with respect to `a`), so changing
+`y` afterwards is fine. autograd records the in-place `add_` as a new node on `y`, and the
+gradient is correct:
+
+%% code topics=T32
+a = agk.tensor([1., 2.], requires_grad=True)
+y = a * 2
+y.add_(1)
+print(y, "| version:", y._version)
+y.sum().backward()
+print(a.grad)
+
+%% md
+### Exercise 2 — predict the version counter (2 points)
+
+Predict, without running it, what this prints: the values of `t` and `t._version`.
+
+```python
+t = agk.zeros(3)
+t.add_(1)
+t.mul_(2)
+u = t.detach()
+u.add_(1)
+v = t.data
+v.add_(1)
+print(t, t._version)
+```
+
+Section 3 explains how `detach()` and `.data` relate to the tensor they come from. If you are
+unsure, read it first and come back.
+
+%% solution id=nb04_ex2_predict_version
+### BEGIN SOLUTION
+predicted_values = [4., 4., 4.]
+predicted_version = 3
+### END SOLUTION
+
+%% test id=nb04_ex2_test points=2
+ex.check_predicted_version(predicted_values, predicted_version)
+### BEGIN HIDDEN TESTS
+ex.check_predicted_version_type(predicted_version)
+### END HIDDEN TESTS
+
+%% md topics=T33
+## 3. `.data` versus `.detach()`
+
+Both give you a tensor that
+
+- **shares storage** with the original: change one and the other changes too;
+- has **no history**: `requires_grad=False`, `grad_fn=None`, it is a leaf.
+
+%% code topics=T33
+a = agk.tensor([1., 2., 3.], requires_grad=True)
+for name, t in [("a.data", a.data), ("a.detach()", a.detach())]:
+    print(f"{name:11} {t}  requires_grad={t.requires_grad}  is_leaf={t.is_leaf}")
+
+shared = a.detach()
+shared[0] = 10.                # changes a too: same storage
+print("a after changing a.detach():", a)
+
+%% md topics=T33
+The difference is the version counter. `detach()` **shares** it with the original, so an
+in-place change through the detached tensor still counts as a change of `x`, and backward still
+catches it. `.data` gets its **own** counter, so autograd never hears about the change. Repeat
+the matrix example from section 2 both ways:
+
+%% code topics=T33
+def gradient_after_change(through):
+    """Compute d = x @ w, subtract 1 from x through `through`, then backpropagate."""
+    x = agk.tensor([[1., 2.], [4., 5.]])
+    w = agk.ones(2, 2, requires_grad=True)
+    d = agk.mm(x, w)
+    alias = x.data if through == "data" else x.detach()
+    alias -= 1
+    print(f"via {through:6}: x._version = {x._version}, alias._version = {alias._version}")
+    d.sum().backward()
+    return w.grad
+
+
+print("w.grad =", gradient_after_change("data"))
+
+%% code topics=T33 tags=raises-exception
+gradient_after_change("detach")
+
+%% md topics=T33
+With `detach()` you get the error, which is annoying but honest. With `.data` the backward pass
+runs happily and returns `[[3., 3.], [5., 5.]]`. The right gradient of `d.sum()` with respect
+to `w` is `xᵀ` times ones, the column sums of the *original* `x`: `[[5., 5.], [7., 7.]]`.
+Nothing warned us. The figure puts the two side by side.
+
+%% code topics=T33
+correct = agk.tensor([[1., 2.], [4., 5.]]).T @ agk.ones(2, 2)   # xᵀ · ones, with the original x
+silent = gradient_after_change("data")
+
+fig, axes = plt.subplots(1, 2, figsize=(6.5, 3.0), layout="constrained")
+for ax, grad, title in [(axes[0], correct, "correct w.grad"), (axes[1], silent, "w.grad via .data")]:
+    ax.imshow(grad.numpy(), cmap="Blues", vmin=0, vmax=8)
+    for (i, j), value in np.ndenumerate(grad.numpy()):
+        ax.text(j, i, f"{value:g}", ha="center", va="center", fontsize=14,
+                color="white" if value > 5 else "black")
+    ax.set_title(title)
+    ax.set_xticks([])
+    ax.set_yticks([])
+fig.suptitle("Same code, no error, different gradient")
+plt.show()
+
+%% md topics=T33
+**Rule of thumb:** use `.detach()` when you need a tensor without history, and `no_grad()`
+when you need to change parameters. `.data` is an old back door kept for compatibility; code
+that uses it can be silently wrong.
+
+%% md topics=T32,T33
+### Try it: the version counter, live
+
+Each button applies one operation to `x` *after* `d = x @ w` has been recorded. The panel shows
+`x`, its version, and what `d.sum().backward()` would do now. Try `x.data -= 1` and compare the
+gradient with the correct `[[5., 5.], [7., 7.]]`; then reset and try `x.detach() -= 1`.
+
+%% code topics=T32,T33 collapsed
+import re
+
+
+def version_lab():
+    """Buttons change x in place after d = x @ w was recorded; the panel reports what backward does."""
+    state = {}
+    panel = widgets.Output(layout={"border": "1px solid #ccc", "padding": "4px"})
+
+    def report(action):
+        x, w = state["x"], state["w"]
+        w.grad = None
+        try:
+            state["d"].sum().backward(retain_graph=True)
+            outcome = f"backward runs: w.grad = {w.grad.tolist()}"
+        except RuntimeError as error:
+            found = re.search(r"is at version \d+; expected version \d+", str(error))
+            outcome = f"backward raises RuntimeError: x {found.group()}"
+        panel.outputs = ()
+        panel.append_stdout(f"{action}\nx = {x.tolist()}   x._version = {x._version}\n{outcome}\n")
+
+    def reset(_=None):
+        state["x"] = agk.tensor([[1., 2.], [4., 5.]])
+        state["w"] = agk.ones(2, 2, requires_grad=True)
+        state["d"] = agk.mm(state["x"], state["w"])
+        report("reset: d = x @ w recorded, with x at version 0")
+
+    def button(label, change):
+        def on_click(_):
+            change(state["x"])
+            report(label)
+
+        widget = widgets.Button(description=label, layout={"width": "140px"})
+        widget.on_click(on_click)
+        return widget
+
+    buttons = [
+        button("x -= 1", lambda x: x.sub_(1)),
+        button("x.detach() -= 1", lambda x: x.detach().sub_(1)),
+        button("x.data -= 1", lambda x: x.data.sub_(1)),
+        button("x.clone() -= 1", lambda x: x.clone().sub_(1)),
+    ]
+    again = widgets.Button(description="reset", button_style="warning")
+    again.on_click(reset)
+    reset()
+    return widgets.VBox([widgets.HBox(buttons + [again]), panel])
+
+
+version_lab()
+
+%% md
+### Exercise 3 — which of these raise? (predict, 2 points)
+
+For each snippet, predict whether the last line raises the version-counter `RuntimeError`
+(`True`) or runs (`False`). Each starts from `a = agk.tensor([1., 2.], requires_grad=True)`.
+
+| key | snippet |
+|---|---|
+| `"a"` | `y = a * 2; z = y.sum(); y.add_(1); z.backward()` |
+| `"b"` | `y = a.exp(); z = y.sum(); y.add_(1); z.backward()` |
+| `"c"` | `y = a.sigmoid(); z = (y * 3).sum(); y.detach().zero_(); z.backward()` |
+| `"d"` | `y = a.sigmoid(); z = (y * 3).sum(); y.data.zero_(); z.backward()` |
+
+Hint: `sigmoid`, like `exp`, saves its output, because its derivative is `y * (1 - y)`.
+
+%% solution id=nb04_ex3_which_raise
+### BEGIN SOLUTION
+raises = {"a": False, "b": True, "c": True, "d": False}
+### END SOLUTION
+
+%% test id=nb04_ex3_test points=2
+ex.check_which_raise(raises)
+### BEGIN HIDDEN TESTS
+ex.check_which_raise_keys(raises)
+### END HIDDEN TESTS
+
+%% md
+Snippet `"d"` runs, but look at what it computes: the saved sigmoid output is now all zeros, so
+the gradient `3 * y * (1 - y)` comes out as zero everywhere. That is the `.data` trap again.
+
+### Exercise 4 — an update step that keeps the leaf (write the code, 2 points)
+
+Write `sgd_step(w, lr)`: given a leaf `w` whose `.grad` has been filled by a backward pass,
+update `w` in place to `w - lr * w.grad`, then set `w.grad` to `None`. Return nothing. `w` must
+be the same object afterwards, still a leaf, still requiring grad.
+
+%% solution id=nb04_ex4_sgd_step
+def sgd_step(w, lr):
+    ### BEGIN SOLUTION
+    with agk.no_grad():
+        w -= lr * w.grad
+    w.grad = None
+    ### END SOLUTION
+
+
+w = agk.tensor([1., -2.], requires_grad=True)
+(w ** 2).sum().backward()
+sgd_step(w, lr=0.1)
+print(w, w.grad)
+
+%% test id=nb04_ex4_test points=2
+ex.check_sgd_step(sgd_step)
+### BEGIN HIDDEN TESTS
+ex.check_sgd_step_trains(sgd_step)
+### END HIDDEN TESTS
+
+%% md
+## Recap
+
+- In-place operations on a leaf that requires grad are refused ("a leaf Variable that requires
+  grad is being used in an in-place operation."). Initialise and update parameters inside
+  `no_grad()`.
+- Every tensor carries a version counter that in-place operations increase. Backward checks the
+  versions of the tensors it saved and raises "... is at version 1; expected version 0 instead"
+  when one was changed.
+- Only saved tensors matter: changing `a * 2` in place is fine, changing `a.exp()` is not.
+- `.data` and `.detach()` both share storage and drop history. `detach()` also shares the version
+  counter, so misuse is caught; `.data` does not, so misuse gives a wrong gradient silently.
+
+**Next:** notebook 05 opens up `grad_fn` and follows the references from an output back to the
+leaves.
+''')
+
+
+NOTEBOOKS = [NB01, NB03, NB04]
 
 
 def main(argv: list[str] | None = None) -> int:
