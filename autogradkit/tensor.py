@@ -413,6 +413,11 @@ class Tensor:
         return bool(self._data)
 
     def __float__(self) -> float:
+        if self._requires_grad:
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=2,
+            )
         return builtins.float(self.item())
 
     def __int__(self) -> int:
@@ -763,9 +768,9 @@ class Tensor:
         return getitem(self, index)
 
     # ----- in-place operations ---------------------------------------------------------------
-    def _check_inplace(self) -> None:
+    def _check_inplace(self, what: str = "a leaf Variable") -> None:
         if self._requires_grad and self._grad_fn is None and grad_mode._enabled:
-            raise RuntimeError(_LEAF_INPLACE)
+            raise RuntimeError(_LEAF_INPLACE.replace("a leaf Variable", what))
 
     def _inplace(self, compute, *args, **kwargs) -> Tensor:
         """Run ``compute(self, ...)`` and store the result in this tensor's own memory.
@@ -867,6 +872,7 @@ class Tensor:
         from ._indexing import normalize_index
 
         index = normalize_index(self, index)
+        self._check_inplace("a view of a leaf Variable")  # x[i] = v writes through a view
         self._inplace(lambda t, v: movement.CopySlices.apply(t, v, index=index), _as_tensor(value, self))
 
     # ----- NumPy interoperability (so op backward code also runs on Tensors) ------------------
@@ -912,6 +918,9 @@ def _as_tensor(value, like: Tensor) -> Tensor:
     if isinstance(value, Tensor):
         return value
     return Tensor._wrap(np.asarray(value, dtype=like._data.dtype if not isinstance(value, np.ndarray) else None))
+
+
+Tensor.__module__ = "autogradkit"  # type(t) prints <class 'autogradkit.Tensor'>, like torch's
 
 
 def where(condition, input, other) -> Tensor:  # noqa: A002

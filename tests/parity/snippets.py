@@ -539,4 +539,7 @@ SNIPPETS = {
         y = MyExp.apply(x)
         print(y.grad_fn, type(y.grad_fn).__name__)
         y.sum().backward(); print(x.grad)""",
+    "float_of_requires_grad_warns": "x = torch.tensor(2., requires_grad=True); print(float(x), x.item(), int(x))",
+    "setitem_on_leaf": "w = torch.ones(3, requires_grad=True); w[0] = 5.",
+    "type_of_tensor": "print(type(torch.tensor([1.])), type(torch.tensor([1.])).__name__)",
 }
