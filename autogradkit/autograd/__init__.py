@@ -15,7 +15,7 @@ from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, se
 
 __all__ = [
     "Variable", "Function", "backward", "grad", "graph", "no_grad", "enable_grad", "set_grad_enabled",
-    "is_grad_enabled", "inference_mode",
+    "is_grad_enabled", "inference_mode", "gradcheck", "gradgradcheck", "functional",
 ]
 
 
@@ -155,3 +155,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(results)
 
 
+# after grad() exists: gradcheck and functional call it
+from . import functional  # noqa: E402
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402, F401

@@ -1,0 +1,172 @@
+"""``gradcheck``: compare backward's gradients with finite differences, as PyTorch does.
+
+The numerical Jacobian nudges each input element by ``+-eps`` and takes central differences;
+the analytical one runs backward once per output element. Rows are input elements, columns
+output elements, exactly as PyTorch prints them when they disagree.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import autogradkit.tensor as _tensor  # not "from": this module loads while tensor.py does
+
+from .grad_mode import enable_grad
+
+
+class GradcheckError(RuntimeError):
+    """Raised by ``gradcheck`` and ``gradgradcheck`` when gradients disagree."""
+
+
+def _as_tuple(x) -> tuple:
+    return x if isinstance(x, tuple) else tuple(x) if isinstance(x, list) else (x,)
+
+
+def _check_inputs(inputs: tuple) -> None:
+    Tensor = _tensor.Tensor
+    if not any(isinstance(t, Tensor) and t.requires_grad for t in inputs):
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of "
+            "them have requires_grad=True."
+        )
+    for i, t in enumerate(inputs):
+        if isinstance(t, Tensor) and t.requires_grad and t._data.dtype != np.float64:
+            warnings.warn(
+                f"Input #{i} requires gradient and is not a double precision floating point or "
+                "complex. This check will likely fail if all the inputs are not of double "
+                "precision floating point or complex. ", UserWarning, stacklevel=3,
+            )
+
+
+def _outputs(func, inputs: tuple) -> tuple:
+    return tuple(o for o in _as_tuple(func(*inputs)) if isinstance(o, _tensor.Tensor))
+
+
+def _numerical(func, inputs: tuple, target, eps: float) -> list:
+    """d(output)/d(target) by central differences: one (target.numel, out.numel) per output."""
+    data = target._data  # nudged in place, so func sees the change through the input itself
+    rows = []
+    for idx in np.ndindex(data.shape):
+        orig = data[idx].copy()
+        # grad mode stays as it is: func may itself need it (gradgradcheck calls grad)
+        data[idx] = orig + eps
+        plus = [o._data.copy() for o in _outputs(func, inputs)]
+        data[idx] = orig - eps
+        minus = [o._data.copy() for o in _outputs(func, inputs)]
+        data[idx] = orig
+        rows.append([((a - b) / (2 * eps)).reshape(-1) for a, b in zip(plus, minus)])
+    n_outputs = len(rows[0]) if rows else 0
+    return [np.stack([r[i] for r in rows]) for i in range(n_outputs)]
+
+
+def _analytical(output, targets: list) -> list:
+    """d(output)/d(target) from backward, one one-hot upstream gradient per output element."""
+    jac = [np.zeros((t.numel(), output.numel()), t._data.dtype) for t in targets]
+    for k in range(output.numel()):
+        seed = np.zeros(output.numel(), output._data.dtype)
+        seed[k] = 1
+        grads = _grad(output, targets, _tensor.Tensor._wrap(seed.reshape(output.shape)),
+                      retain_graph=True, allow_unused=True)
+        for j, g in enumerate(grads):
+            if g is not None:
+                jac[j][:, k] = g._data.reshape(-1)
+    return jac
+
+
+def _grad(*args, **kwargs):
+    from . import grad  # the package's grad(), defined before this module is imported
+
+    return grad(*args, **kwargs)
+
+
+def _fail(message: str, raise_exception: bool) -> bool:
+    if raise_exception:
+        raise GradcheckError(message)
+    return False
+
+
+def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, nondet_tol: float = 0.0,
+              check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
+              check_batched_grad: bool = False, check_batched_forward_grad: bool = False,
+              check_forward_ad: bool = False, check_backward_ad: bool = True,
+              fast_mode: bool = False, masked=None) -> bool:
+    """Check ``func``'s backward against finite differences at ``inputs``.
+
+    Pass float64 inputs that require grad. Returns True, or raises ``GradcheckError`` with
+    both Jacobians (or returns False when ``raise_exception=False``). Options PyTorch has
+    for features autogradkit lacks (forward AD, batched grads) are accepted and ignored.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> x = agk.tensor([1., 2.], dtype=agk.float64, requires_grad=True)
+        >>> agk.autograd.gradcheck(lambda t: (t ** 3).sum(), (x,))
+        True
+    """
+    Tensor = _tensor.Tensor
+    inputs = _as_tuple(inputs)
+    _check_inputs(inputs)
+    with enable_grad():
+        outputs = _outputs(func, inputs)
+    targets = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
+    numerical = [_numerical(func, inputs, t, eps) for t in targets]  # [input][output]
+    for i, out in enumerate(outputs):
+        if not out.requires_grad:
+            if any(n[i] is not None and np.any(n[i] != 0) for n in numerical):
+                return _fail("Numerical gradient for function expected to be zero",
+                             raise_exception)
+            continue
+        analytical = _analytical(out, targets)
+        for j, (n, a) in enumerate(zip((n[i] for n in numerical), analytical)):
+            n = n.astype(out._data.dtype, copy=False)
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                return _fail(
+                    f"Jacobian mismatch for output {i} with respect to input {j},\n"
+                    f"numerical:{Tensor._wrap(n)!r}\nanalytical:{Tensor._wrap(a)!r}\n",
+                    raise_exception,
+                )
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5,
+                  rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
+                  raise_exception: bool = True, nondet_tol: float = 0.0,
+                  check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
+                  check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
+                  check_rev_over_rev: bool = True, fast_mode: bool = False,
+                  masked: bool = False) -> bool:
+    """Check second derivatives: ``gradcheck`` on the function ``(inputs, v) -> v^T J``.
+
+    ``grad_outputs`` (the ``v``) default to random values in [-1, 1) that require grad.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> x = agk.tensor([1., 2.], dtype=agk.float64, requires_grad=True)
+        >>> agk.autograd.gradgradcheck(lambda t: t ** 3, (x,))
+        True
+    """
+    from ..random import _generator
+
+    Tensor = _tensor.Tensor
+    inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        with enable_grad():
+            outs = [o for o in _outputs(func, inputs) if o.requires_grad]
+        grad_outputs = tuple(
+            Tensor._wrap(_generator().uniform(-1, 1, o.shape).astype(o._data.dtype))
+            .requires_grad_() for o in outs
+        )
+    grad_outputs = _as_tuple(grad_outputs)
+    n_inputs = len(inputs)
+
+    def first_derivatives(*args):
+        xs, vs = args[:n_inputs], args[n_inputs:]
+        outs = [o for o in _outputs(func, xs) if o.requires_grad]
+        wrt = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
+        grads = _grad(outs, wrt, vs, create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

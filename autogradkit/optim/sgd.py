@@ -1,0 +1,86 @@
+"""Stochastic gradient descent, with momentum, dampening, weight decay and Nesterov."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from .optimizer import Optimizer, check_non_negative
+
+
+def sgd_update(p: np.ndarray, g: np.ndarray, buf: np.ndarray | None, *, lr: float,
+               momentum: float = 0.0, dampening: float = 0.0, weight_decay: float = 0.0,
+               nesterov: bool = False, maximize: bool = False) -> np.ndarray | None:
+    """One SGD step on arrays: changes ``p`` (and ``buf``) in place, returns the buffer.
+
+    Pseudocode (PyTorch's)::
+
+        g = -g if maximize else g
+        g = g + weight_decay * p
+        if momentum:
+            buf = g (first step)  or  buf = momentum * buf + (1 - dampening) * g
+            g = g + momentum * buf if nesterov else buf
+        p = p - lr * g
+
+    Example:
+        >>> p = np.array([0.], np.float32)
+        >>> sgd_update(p, np.array([-16.], np.float32), None, lr=0.01); p
+        array([0.16], dtype=float32)
+    """
+    if maximize:
+        g = -g
+    if weight_decay != 0:
+        g = g + weight_decay * p
+    if momentum != 0:
+        if buf is None:
+            buf = np.array(g)  # the first step starts the buffer at the gradient
+        else:
+            buf *= momentum
+            buf += (1 - dampening) * g
+        g = g + momentum * buf if nesterov else buf
+    p -= lr * g
+    return buf
+
+
+class SGD(Optimizer):
+    """``p <- p - lr * grad`` (plus the options of ``sgd_update``).
+
+    Example:
+        >>> import autogradkit as agk
+        >>> agk.optim.SGD([agk.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+        SGD (
+        Parameter Group 0
+            dampening: 0
+            differentiable: False
+            foreach: None
+            fused: None
+            lr: 0.1
+            maximize: False
+            momentum: 0.9
+            nesterov: False
+            weight_decay: 0
+        )
+    """
+
+    def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach=None, differentiable: bool = False, fused=None):
+        check_non_negative(lr=lr, momentum=momentum, weight_decay=weight_decay)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+                        foreach=foreach, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+
+    def _update(self, p: Tensor, state: dict, group: dict) -> None:
+        buf = state.get("momentum_buffer")
+        new = sgd_update(
+            p._data, p.grad._data, None if buf is None else buf._data, lr=group["lr"],
+            momentum=group["momentum"], dampening=group["dampening"],
+            weight_decay=group["weight_decay"], nesterov=group["nesterov"],
+            maximize=group["maximize"],
+        )
+        p._version_counter.value += 1
+        if group["momentum"] != 0 and buf is None:
+            state["momentum_buffer"] = Tensor._wrap(new)
