@@ -10,11 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine, graph
+from .anomaly_mode import (
+    detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly,
+)
 from .function import Function
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
-    "Variable", "Function", "backward", "grad", "graph", "no_grad", "enable_grad", "set_grad_enabled",
+    "Variable", "Function", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled", "backward", "grad", "graph", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "inference_mode", "gradcheck", "gradgradcheck", "functional",
 ]
 

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype, _shape
-from . import grad_mode
+from . import anomaly_mode, grad_mode
 
 _CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the "
@@ -42,7 +42,7 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
     ready = [(n._priority, id(n), n) for n in dict.fromkeys(nodes) if not dependencies.get(n)]
     heapq.heapify(ready)
     captured: dict = {}
-    with grad_mode.set_grad_enabled(create_graph):
+    with grad_mode.set_grad_enabled(create_graph), np.errstate(all="ignore"):
         while ready:
             node = heapq.heappop(ready)[2]
             grad_outputs = pending.pop(node, None)
@@ -51,11 +51,24 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
             if grad_outputs is None or not _should_run(node, needed, targets):
                 grad_inputs = (None,) * len(node.next_functions)
             else:
-                grad_inputs = node._backward(grad_outputs)
+                grad_inputs = _run_node(node, grad_outputs)
                 if not retain_graph:
                     node._release_saved()
             _send(node, grad_inputs, pending, dependencies, needed, ready)
     return captured
+
+
+def _run_node(node, grad_outputs):
+    if not anomaly_mode._mode["enabled"]:
+        return node._backward(grad_outputs)
+    try:  # anomaly mode: say where the failing node was made, and stop at NaN
+        grad_inputs = node._backward(grad_outputs)
+        if anomaly_mode._mode["check_nan"]:
+            anomaly_mode.check_nan(node, grad_inputs)
+    except Exception:
+        anomaly_mode.forward_traceback_warning(node)
+        raise
+    return grad_inputs
 
 
 def _send(node, grad_inputs, pending, dependencies, needed, ready) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 import autogradkit.tensor as _tensor
 
 from .. import _dtype, _shape
-from . import grad_mode
+from . import anomaly_mode, grad_mode
 from .graph import (
     Node, _as_tensors, run_node_post_hooks, run_node_pre_hooks, run_tensor_hooks,
 )
@@ -146,6 +146,7 @@ class Function:
     promotes = True  # inputs are cast to one dtype by PyTorch's promotion rules
     is_view = False  # the output shares memory and version counter with input 0
     broadcasts = False  # elementwise on two inputs: shapes must broadcast (PyTorch's error)
+    quiet_floating_errors = False  # log(0), 1/0...: inf or nan without NumPy's warning, as torch
     node_name: str | None = None  # only for nodes PyTorch names without the pattern
     _builtin = False
     _node_classes: dict
@@ -213,12 +214,14 @@ class Function:
         if not (grad_mode._enabled and True in needs):
             scratch = _Scratch()
             scratch.needs_input_grad = needs
-            return _wrap_outputs(cls, cls.forward(scratch, *arrays, **static), inputs, None)
+            return _wrap_outputs(cls, _forward(cls, scratch, arrays, static), inputs, None)
         overload = cls.overload_for(inputs, static) if cls._overload_varies else cls.overload
         node_cls = cls._node_classes.get(overload) or cls.node_class(overload)
         ctx = node_cls()
         ctx.needs_input_grad = needs
-        out = cls.forward(ctx, *arrays, **static)
+        if anomaly_mode._mode["enabled"]:
+            anomaly_mode.record_forward(ctx)
+        out = _forward(cls, ctx, arrays, static)
         _link(ctx, inputs, needs)
         if type(out) is np.ndarray and not cls.is_view:  # the common case, kept short
             result = tensor_cls._wrap(out, ctx)
@@ -230,6 +233,13 @@ class Function:
 
 
 _NO_EDGE = (None, 0)
+
+
+def _forward(cls, ctx, arrays, static):
+    if cls.quiet_floating_errors:
+        with np.errstate(all="ignore"):
+            return cls.forward(ctx, *arrays, **static)
+    return cls.forward(ctx, *arrays, **static)
 
 
 def _unpack_inputs(inputs, tensor_cls, promotes: bool):
@@ -335,9 +345,18 @@ def _version_message(value, meta, node) -> str:
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [autogradkit.{dt._tensor_type} [{', '.join(map(str, shape))}]]"
         f"{where} is at version {counter.value}; expected version {expected} instead. Hint: "
-        "enable anomaly detection to find the operation that failed to compute its gradient, "
-        "with autogradkit.autograd.set_detect_anomaly(True, check_nan=False)."
+        + (_ANOMALY_HINT if anomaly_mode._mode["enabled"] else _ENABLE_ANOMALY_HINT)
     )
+
+
+_ENABLE_ANOMALY_HINT = (
+    "enable anomaly detection to find the operation that failed to compute its gradient, with "
+    "autogradkit.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+_ANOMALY_HINT = (
+    "the backtrace further above shows the operation that failed to compute its gradient. The "
+    "variable in question was changed in there or anywhere later. Good luck!"
+)
 
 
 def _zeros_like_output(node, index):
@@ -380,6 +399,8 @@ def _apply_custom(cls, inputs, static):
     record = grad_mode._enabled and True in needs
     ctx = cls.node_class()()
     ctx.needs_input_grad = needs
+    if record and anomaly_mode._mode["enabled"]:
+        anomaly_mode.record_forward(ctx)
     with grad_mode.no_grad():
         out = cls.forward(ctx, *inputs, **static)
     outputs = out if isinstance(out, tuple) else (out,)

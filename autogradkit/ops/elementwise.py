@@ -65,6 +65,8 @@ class Rsub(Function):
 class Mul(Function):
     """out = x * y;  dx = g * y,  dy = g * x"""
 
+    quiet_floating_errors = True
+
     broadcasts = True
 
     @staticmethod
@@ -83,6 +85,8 @@ class Mul(Function):
 
 class Div(Function):
     """out = x / y;  dx = g / y,  dy = -g * x / y**2"""
+
+    quiet_floating_errors = True
 
     broadcasts = True
 
@@ -114,6 +118,8 @@ class Neg(Function):
 class Reciprocal(Function):
     """out = 1 / x;  dx = -g * out**2"""
 
+    quiet_floating_errors = True
+
     @staticmethod
     def forward(ctx, x):
         out = 1 / _floating(x)
@@ -128,6 +134,8 @@ class Reciprocal(Function):
 
 class Pow(Function):
     """out = x ** y;  dx = g * y * x**(y-1),  dy = g * out * log(x)"""
+
+    quiet_floating_errors = True
 
     broadcasts = True
 
@@ -160,6 +168,8 @@ class Pow(Function):
 class Exp(Function):
     """out = e**x;  dx = g * out"""
 
+    quiet_floating_errors = True
+
     @staticmethod
     def forward(ctx, x):
         out = np.exp(_floating(x))
@@ -174,6 +184,8 @@ class Exp(Function):
 
 class Log(Function):
     """out = ln x;  dx = g / x"""
+
+    quiet_floating_errors = True
 
     @staticmethod
     def forward(ctx, x):
@@ -267,6 +279,8 @@ class Relu(Function):
 
 class Sqrt(Function):
     """out = sqrt x;  dx = g / (2 * out)"""
+
+    quiet_floating_errors = True
 
     @staticmethod
     def forward(ctx, x):

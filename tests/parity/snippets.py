@@ -542,4 +542,42 @@ SNIPPETS = {
     "float_of_requires_grad_warns": "x = torch.tensor(2., requires_grad=True); print(float(x), x.item(), int(x))",
     "setitem_on_leaf": "w = torch.ones(3, requires_grad=True); w[0] = 5.",
     "type_of_tensor": "print(type(torch.tensor([1.])), type(torch.tensor([1.])).__name__)",
+    "anomaly_nan": """
+        x = torch.tensor([0., 1.], requires_grad=True)
+        with torch.autograd.detect_anomaly():
+            y = x.sqrt() * torch.tensor([0., 1.])
+            y.sum().backward()""",
+    "anomaly_version_hint": """
+        x = torch.ones(3, requires_grad=True)
+        with torch.autograd.set_detect_anomaly(True):
+            y = x.exp(); y.add_(1)
+            y.sum().backward()""",
+    "anomaly_flags": """
+        print(torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled())
+        with torch.autograd.set_detect_anomaly(True, check_nan=False):
+            print(torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled())
+        print(torch.is_anomaly_enabled())""",
+    "anomaly_custom_function_nan": """
+        class F(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a + b
+            @staticmethod
+            def backward(ctx, g):
+                return g, g * float("nan")
+        a = torch.tensor(1., requires_grad=True)
+        import warnings
+        with warnings.catch_warnings(record=True) as caught, torch.autograd.set_detect_anomaly(True):
+            warnings.simplefilter("always")
+            try:
+                F.apply(a, a).backward()
+            except RuntimeError as error:
+                print(error)
+        print([str(w.message).splitlines()[0] for w in caught])""",
+    "no_numpy_warnings": """
+        x = torch.tensor([0., -1., 1.], requires_grad=True)
+        y = x.log() * x.sqrt() * (x * 1000).exp() * x ** -1 / x
+        print(y, 1 / x, x.log(), x.sqrt(), (x * 100).exp())
+        y.sum().backward()
+        print(x.grad)""",
 }

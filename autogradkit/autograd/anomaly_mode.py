@@ -1,0 +1,73 @@
+"""Anomaly detection: record where each node was made, and stop at the first NaN gradient.
+
+With it on, a node keeps the traceback of the forward call that created it (in
+``node.metadata["traceback_"]``, as PyTorch does). When its backward fails, the engine warns
+with that traceback before the error, and with ``check_nan`` a NaN gradient raises at once.
+"""
+
+from __future__ import annotations
+
+import traceback
+import warnings
+
+_mode = {"enabled": False, "check_nan": True}  # the anomaly-mode flags, like grad mode's
+
+
+def is_anomaly_enabled() -> bool:
+    return _mode["enabled"]
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return _mode["check_nan"]
+
+
+class set_detect_anomaly:
+    """Turn anomaly detection on or off now; as a context manager, restore it on exit."""
+
+    def __init__(self, mode: bool, check_nan: bool = True):
+        self._previous = dict(_mode)
+        _mode.update(enabled=bool(mode), check_nan=bool(check_nan))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        _mode.update(self._previous)
+
+
+class detect_anomaly(set_detect_anomaly):
+    """Anomaly detection inside a ``with`` block (it slows everything down: debug only)."""
+
+    def __init__(self, check_nan: bool = True):
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should "
+            "only be enabled for debugging.", UserWarning, stacklevel=2,
+        )
+        self._check_nan = check_nan
+        self._previous = dict(_mode)
+
+    def __enter__(self):
+        _mode.update(enabled=True, check_nan=self._check_nan)
+        return self
+
+
+def record_forward(node) -> None:
+    """Keep the traceback of the forward call that made ``node``."""
+    node.metadata["traceback_"] = traceback.format_stack()[:-3]
+
+
+def forward_traceback_warning(node) -> None:
+    lines = "".join(node.metadata.get("traceback_", []))
+    warnings.warn(
+        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+        f"{lines}", UserWarning, stacklevel=2,
+    )
+
+
+def check_nan(node, grads) -> None:
+    import numpy as np
+
+    for i, g in enumerate(grads):
+        data = getattr(g, "_data", g)
+        if data is not None and np.isnan(data).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
