@@ -8,7 +8,7 @@ from typing import Any
 
 from .config import GradingConfig
 
-STATUSES = ("ok", "timeout", "kernel_died", "unreadable", "missing", "error")
+STATUSES = ("ok", "timeout", "kernel_died", "unreadable", "missing", "unmatched", "error")
 
 
 @dataclass

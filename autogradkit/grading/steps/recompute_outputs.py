@@ -33,5 +33,9 @@ class RecomputeOutputs:
             nb, km=km, timeout=int(ctx.cfg.timeout), allow_errors=True, store_widget_state=True,
             record_timing=False, resources={"metadata": {"path": str(ctx.workdir)}},
         )
-        client.execute(env=kernel_env())
+        try:
+            client.execute(env=kernel_env())
+        finally:  # nbclient only shuts down kernels it created itself
+            if km.has_kernel:
+                km.shutdown_kernel(now=True)
         return nb

@@ -1,0 +1,81 @@
+"""The ``autogradkit`` command: ``release``, ``validate`` and ``grade``.
+
+This file only turns arguments into a frozen ``GradingConfig``, calls the command and writes
+its JSON report. Exit codes: 0 done, 1 the work failed (or, for validate, a test failed),
+2 the command line was wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .config import GradingConfig, default_jobs
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="autogradkit", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    rel = commands.add_parser("release", help="write student versions into DIR/release")
+    rel.add_argument("assignments", nargs="*", help="assignment folders (default: all)")
+    val = commands.add_parser("validate", help="run a notebook and report its tests")
+    val.add_argument("notebook", type=Path)
+    grd = commands.add_parser("grade", help="grade every submission of an assignment")
+    grd.add_argument("submissions", type=Path, help="submitted/ folder or a folder of .ipynb")
+    grd.add_argument("--assignment", required=True)
+    grd.add_argument("-j", "--jobs", type=int, default=default_jobs(), help="parallel kernels")
+    grd.add_argument("--total-timeout", type=float, help="seconds per submission (10x --timeout)")
+    grd.add_argument("--max-output", type=int, default=GradingConfig.max_output_chars,
+                     help="output characters kept per cell")
+    grd.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
+    grd.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    for sub, timeout in ((rel, 120.0), (val, 30.0), (grd, 30.0)):
+        sub.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
+        sub.add_argument("--timeout", type=float, default=timeout, help="seconds per cell")
+        sub.add_argument("--report", type=Path, help="also write the JSON report here")
+        if sub is not rel:
+            sub.add_argument("--memory-limit", type=int, default=GradingConfig.memory_limit_mb,
+                             help="MiB of address space per kernel (0: no limit)")
+    return parser
+
+
+def parse_config(argv: Sequence[str] | None = None) -> GradingConfig:
+    """Arguments -> ``GradingConfig`` (argparse exits with code 2 on a bad command line).
+
+    Example:
+        >>> cfg = parse_config(["grade", "subs", "--assignment", "hw1", "-j", "2"])
+        >>> cfg.command, cfg.assignment, cfg.jobs, cfg.timeout
+        ('grade', 'hw1', 2, 30.0)
+    """
+    args = vars(build_parser().parse_args(argv))
+    renamed = {"memory_limit": "memory_limit_mb", "max_output": "max_output_chars"}
+    fields = {renamed.get(k, k): v for k, v in args.items()}
+    fields["assignments"] = tuple(fields.get("assignments") or ())
+    return GradingConfig(**fields)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit code (``python -m autogradkit`` exits with it)."""
+    try:
+        cfg = parse_config(argv)
+    except ValueError as error:
+        print(f"autogradkit: error: {error}", file=sys.stderr)
+        return 2
+    from .grade import grade_assignment
+    from .release import release_assignments
+    from .validate import validate_notebook
+
+    run = {"release": release_assignments, "validate": validate_notebook,
+           "grade": grade_assignment}[cfg.command]
+    try:
+        report = run(cfg)
+    except (FileNotFoundError, ValueError) as error:
+        print(f"autogradkit {cfg.command}: error: {error}", file=sys.stderr)
+        return 1
+    if cfg.report is not None:
+        cfg.report.parent.mkdir(parents=True, exist_ok=True)
+        cfg.report.write_text(json.dumps(report, indent=1, ensure_ascii=False, default=str) + "\n")
+    return int(report["exit_code"])

@@ -1,0 +1,105 @@
+"""``autogradkit grade``: every submission graded in parallel, each in a fresh kernel.
+
+Each submission becomes exactly one gradebook row, whatever happens to it. Submissions whose
+file (and the instructor's notebook and limits) did not change since the last run keep their
+row: re-running after a few late submissions only grades those.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+from . import cells, course, pipeline, report
+from .config import GradingConfig
+from .context import Context
+from .kernels import KernelPool
+from .notebooks import UnreadableNotebook, read_notebook, write_notebook
+from .progress import Progress
+
+GRADER_VERSION = "1"
+GRADE = pipeline.grade()
+
+
+def grade_assignment(cfg: GradingConfig) -> dict:
+    """Grade ``cfg.submissions`` against ``cfg.assignment``; write gradebook and feedback."""
+    assignment = course.load_assignment(cfg.course, cfg.assignment)
+    submissions = course.find_submissions(cfg.submissions, assignment)
+    folder = Path(cfg.course) / "grades" / assignment.name
+    earlier = {(r["student"], r["notebook"]): r for r in report.read_gradebook(folder)}
+    rows, todo = [], []
+    for sub in submissions:
+        old = earlier.get((sub.student, sub.notebook))
+        if not cfg.force and old and old["digest"] == _digest(sub, assignment, cfg):
+            rows.append(old)
+        else:
+            todo.append(sub)
+    rows += _grade_all(todo, assignment, cfg)
+    meta = {"assignment": assignment.name, "timeout": cfg.timeout, "grader": GRADER_VERSION}
+    json_path, csv_path = report.write_gradebook(rows, folder, meta)
+    statuses = sorted({r["status"] for r in rows})
+    print(f"graded {len(todo)} of {len(rows)} submissions ({len(rows) - len(todo)} unchanged); "
+          f"statuses: {', '.join(statuses) or 'none'}; gradebook: {csv_path}")
+    return {"command": "grade", "gradebook": str(json_path), "graded": len(todo),
+            "reused": len(rows) - len(todo), "rows": rows, "exit_code": 0}
+
+
+def _grade_all(todo: list, assignment, cfg: GradingConfig) -> list[dict]:
+    """Grade ``todo`` on ``cfg.jobs`` threads, each driving one kernel at a time."""
+    if not todo:
+        return []
+    bar, rows = Progress(len(todo), cfg.progress), []
+    with KernelPool(min(cfg.jobs, len(todo)), cfg.memory_limit_mb) as pool:
+        with ThreadPoolExecutor(cfg.jobs, thread_name_prefix="grade") as workers:
+            futures = [workers.submit(grade_one, sub, assignment, cfg, pool) for sub in todo]
+            for future in as_completed(futures):
+                rows.append(future.result())
+                bar.update(rows[-1]["status"])
+    bar.close()
+    return rows
+
+
+def _digest(sub, assignment, cfg: GradingConfig) -> str:
+    limits = f"{cfg.timeout}/{cfg.total_timeout}/{cfg.memory_limit_mb}/{cfg.max_output_chars}"
+    return course.digest(sub.path, assignment.digests.get(sub.notebook, ""), limits, GRADER_VERSION)
+
+
+def grade_one(sub, assignment, cfg: GradingConfig, pool: KernelPool) -> dict:
+    """Grade one submission; never raises: any failure becomes the row's status."""
+    started = time.monotonic()
+    workdir = Path(cfg.course) / "autograded" / sub.student / assignment.name
+    ctx = Context(cfg, sub.path or Path(sub.notebook), workdir, kernels=pool)
+    try:
+        _run(sub, assignment, ctx)
+    except Exception as error:  # a grader bug on one submission must not stop the class
+        ctx.fail("error", f"the grader failed: {type(error).__name__}: {error}")
+    source = assignment.sources.get(sub.notebook, {"cells": []})
+    total = sum(cells.points(c) for c in source["cells"] if cells.is_grade(c))
+    row = report.make_row(ctx, student=sub.student, assignment=assignment.name,
+                          notebook=sub.notebook, seconds=time.monotonic() - started,
+                          digest=_digest(sub, assignment, cfg), max_score=total)
+    name = f"{sub.notebook or Path(sub.path).stem}.html"
+    page = Path(cfg.course) / "feedback" / sub.student / assignment.name / name
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(report.feedback_html(row, ctx), encoding="utf-8")
+    return row
+
+
+def _run(sub, assignment, ctx: Context) -> None:
+    if sub.path is None:
+        return ctx.fail("missing", f"{sub.notebook}.ipynb was not handed in")
+    if not sub.notebook:
+        names = ", ".join(f"<student>_{n}.ipynb" for n in sorted(assignment.sources))
+        return ctx.fail("unmatched", f"{sub.path.name}: name the file like {names}")
+    try:
+        nb = read_notebook(sub.path)
+    except UnreadableNotebook as error:
+        return ctx.fail("unreadable", f"{sub.path.name} is {error}")
+    ctx.source = assignment.sources[sub.notebook]
+    ctx.student = assignment.students[sub.notebook]
+    ctx.workdir.mkdir(parents=True, exist_ok=True)
+    course.copy_files(sub.folder, ctx.workdir)
+    course.copy_files(assignment.folder, ctx.workdir)  # the instructor's helper files win
+    nb = GRADE(nb, ctx)
+    write_notebook(nb, ctx.workdir / f"{sub.notebook}.ipynb")

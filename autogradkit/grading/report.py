@@ -1,0 +1,129 @@
+"""Gradebook rows (CSV + JSON) and per-student feedback pages.
+
+Feedback shows what the student may see: points, the ✓/✗ lines of the checks and the name and
+message of each error. It never shows test source or tracebacks, and as a last guard every
+line of hidden-test code is blanked out of it even if an error message happened to quote it.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+from pathlib import Path
+
+from .context import Context
+
+STATUS_TEXT = {
+    "ok": "Every cell ran.",
+    "timeout": "A cell ran for too long and was stopped; see the notes.",
+    "kernel_died": "Your notebook stopped its Python kernel (a crash, os._exit() or too much "
+                   "memory); see the notes.",
+    "unreadable": "Your file could not be read as a notebook.",
+    "missing": "This notebook was not handed in.",
+    "unmatched": "The file name does not say which notebook of the assignment this is.",
+    "error": "The grader could not finish; your instructor will look at it.",
+}
+HIDDEN = "[hidden test]"
+
+
+def make_row(ctx: Context, *, student: str, assignment: str, notebook: str, seconds: float,
+             digest: str, max_score: float) -> dict:
+    """One gradebook row; ``max_score`` is used when no test ran (unreadable, missing)."""
+    return {
+        "student": student, "assignment": assignment, "notebook": notebook,
+        "status": ctx.status, "score": round(ctx.score, 4),
+        "max_score": round(ctx.max_score or max_score, 4),
+        "tests": {gid: {"points": r.points, "max_points": r.max_points, "status": r.status}
+                  for gid, r in ctx.results.items()},
+        "issues": list(ctx.issues), "seconds": round(seconds, 3), "digest": digest,
+        "submission": str(ctx.path),
+    }
+
+
+def write_gradebook(rows: list[dict], folder: Path, meta: dict) -> tuple[Path, Path]:
+    """Write ``gradebook.json`` (everything) and ``gradebook.csv`` (one column per test)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = sorted(rows, key=lambda r: (r["student"], r["notebook"]))
+    json_path, csv_path = folder / "gradebook.json", folder / "gradebook.csv"
+    json_path.write_text(json.dumps({**meta, "rows": rows}, indent=1, ensure_ascii=False) + "\n",
+                         encoding="utf-8")
+    notebooks = sorted({r["notebook"] for r in rows})
+    tests = sorted({(r["notebook"], gid) for r in rows for gid in r["tests"]})
+    column = {key: key[1] if len(notebooks) == 1 else f"{key[0]}/{key[1]}" for key in tests}
+    header = ["student", "assignment", "notebook", "status", "score", "max_score",
+              *column.values(), "issues", "seconds"]
+    with csv_path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        for r in rows:
+            points = [r["tests"].get(key[1], {}).get("points", "") if key[0] == r["notebook"] else ""
+                      for key in tests]
+            writer.writerow([r["student"], r["assignment"], r["notebook"], r["status"], r["score"],
+                             r["max_score"], *points, "; ".join(r["issues"]), r["seconds"]])
+    return json_path, csv_path
+
+
+def read_gradebook(folder: Path) -> list[dict]:
+    """The rows of an earlier run (for resuming), or [] when there is none."""
+    path = folder / "gradebook.json"
+    if not path.is_file():
+        return []
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))["rows"]
+    except (ValueError, KeyError):
+        return []  # a damaged gradebook only means everything is graded again
+
+
+def scrub(text: str, hidden: list[str]) -> str:
+    """``text`` with every line of hidden-test code replaced by ``[hidden test]``.
+
+    Example:
+        >>> scrub("AssertionError: assert f(3) == 27", ["assert f(3) == 27"])
+        'AssertionError: [hidden test]'
+    """
+    for block in hidden:
+        for line in sorted(block.splitlines(), key=len, reverse=True):
+            line = line.strip()
+            if len(line) >= 4 and line in text:
+                text = text.replace(line, HIDDEN)
+    return text
+
+
+def feedback_html(row: dict, ctx: Context) -> str:
+    """A self-contained HTML page for the student: score, notes and one line per test."""
+    e = html.escape
+    title = f"{row['assignment']} / {row['notebook']}: feedback for {row['student']}"
+    items = [f"<li>{e(scrub(issue, ctx.hidden))}</li>" for issue in ctx.issues]
+    rows = [_test_row(gid, r, ctx.hidden) for gid, r in ctx.results.items()]
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{e(title)}</title>", f"<style>{_CSS}</style></head><body>",
+        f"<h1>{e(title)}</h1>",
+        f'<p class="score">Score: {row["score"]:g} / {row["max_score"]:g}</p>',
+        f'<p class="status {e(row["status"])}">{e(STATUS_TEXT[row["status"]])}</p>',
+        f"<ul>{''.join(items)}</ul>" if items else "",
+        "<table><tr><th>Test</th><th>Points</th><th>Result</th></tr>", *rows, "</table>",
+        "</body></html>", "",
+    ])
+
+
+def _test_row(gid: str, result, hidden: list[str]) -> str:
+    e = html.escape
+    detail = [*result.lines, result.error] if result.error else list(result.lines)
+    if result.status == "manual":
+        detail = ["graded by hand"]
+    elif result.status == "not_run":
+        detail = ["not run (see the notes above)"]
+    cells = "<br>".join(e(scrub(line, hidden)) for line in detail if line) or e(result.status)
+    return (f'<tr class="{e(result.status)}"><td>{e(gid)}</td>'
+            f"<td>{result.points:g} / {result.max_points:g}</td><td>{cells}</td></tr>")
+
+
+_CSS = (
+    "body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.4}"
+    "table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:.3em .6em;"
+    "text-align:left;vertical-align:top}tr.passed td:first-child{border-left:4px solid #2a2}"
+    "tr.failed td:first-child,tr.not_run td:first-child{border-left:4px solid #c22}"
+    ".score{font-size:1.3em;font-weight:bold}.status{color:#555}"
+)

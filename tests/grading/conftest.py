@@ -1,0 +1,40 @@
+"""Fixtures for the grading tests: a course built in code and one shared pool of kernels."""
+
+from __future__ import annotations
+
+import pytest
+
+from autogradkit.grading.config import GradingConfig
+from autogradkit.grading.context import Context
+from autogradkit.grading.kernels import KernelPool
+
+from . import builders
+
+
+@pytest.fixture(scope="session")
+def pool():
+    """Two warm kernels (forked from one server) shared by every test that executes code."""
+    with KernelPool(2, memory_limit_mb=1024) as kernels:
+        yield kernels
+
+
+@pytest.fixture
+def cfg() -> GradingConfig:
+    """Short limits, so the loop and crash cases take seconds."""
+    return GradingConfig(command="grade", timeout=3.0, interrupt_grace=1.0, jobs=2,
+                         memory_limit_mb=1024)
+
+
+@pytest.fixture
+def ctx(tmp_path, cfg, pool) -> Context:
+    """A context for the squares notebook: instructor and student versions, kernels."""
+    source = builders.source_notebook()
+    return Context(cfg, tmp_path / "squares.ipynb", tmp_path, source=source,
+                   student=builders.student_version(), kernels=pool)
+
+
+@pytest.fixture
+def course(tmp_path):
+    """``tmp_path/source/hw1/squares.ipynb`` and its helper file; returns the course root."""
+    builders.write_course(tmp_path)
+    return tmp_path

@@ -1,0 +1,43 @@
+"""NormaliseOutputs: widget ids and machine paths do not change between runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+from nbformat.v4 import new_output
+
+from autogradkit.grading.steps import NormaliseOutputs
+
+from .helpers import code, notebook
+
+STATE = "application/vnd.jupyter.widget-state+json"
+VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _with_widget(model_id: str, layout_id: str):
+    cell = code("slider")
+    cell.id = "slider"
+    cell.outputs = [new_output("display_data", data={VIEW: {"model_id": model_id}})]
+    nb = notebook(cell)
+    nb.metadata["widgets"] = {STATE: {"state": {
+        model_id: {"state": {"layout": f"IPY_MODEL_{layout_id}"}}, layout_id: {"state": {}}}}}
+    return nb
+
+
+def test_widget_ids_become_stable_everywhere(tmp_path):
+    ctx = SimpleNamespace(path=Path("lesson.ipynb"), workdir=tmp_path)
+    first = NormaliseOutputs()(_with_widget("a" * 32, "b" * 32), ctx)
+    second = NormaliseOutputs()(_with_widget("c" * 32, "d" * 32), ctx)
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+    model = first.cells[0].outputs[0].data[VIEW]["model_id"]
+    assert model in first.metadata.widgets[STATE]["state"] and "a" * 32 not in json.dumps(first)
+
+
+def test_checkout_paths_leave_tracebacks(tmp_path):
+    here = str(Path(__file__).resolve().parents[2])
+    cell = code("1/0")
+    cell.outputs = [new_output("error", ename="E", evalue="", traceback=[f"File {here}/x.py:3"])]
+    nb = NormaliseOutputs()(notebook(cell), SimpleNamespace(path=Path("n.ipynb"), workdir=tmp_path))
+    assert nb.cells[0].outputs[0].traceback == ["File x.py:3"]

@@ -1,0 +1,18 @@
+"""TagRaisingCells: nbval accepts the errors of an unanswered student version."""
+
+from __future__ import annotations
+
+from nbformat.v4 import new_output
+
+from autogradkit.grading.steps import TagRaisingCells
+
+from .helpers import code, notebook
+
+
+def test_only_cells_with_errors_get_the_tag_once():
+    bad, good = code("raise NotImplementedError()"), code("1 + 1")
+    bad.outputs = [new_output("error", ename="NotImplementedError", evalue="", traceback=[])]
+    bad.metadata["tags"] = ["raises-exception"]
+    nb = TagRaisingCells()(notebook(bad, good), None)
+    assert nb.cells[0].metadata.tags == ["raises-exception"]
+    assert "tags" not in nb.cells[1].metadata
