@@ -18,7 +18,7 @@ from ._tensor_str import tensor_repr
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad
 from .ops import elementwise as ew
-from .ops import linalg, movement, reduce
+from .ops import linalg, movement, reduce, unary
 from .ops import nn as nn_ops
 from .utils.hooks import HookDict, add_hook
 
@@ -465,31 +465,31 @@ class Tensor:
         return ew.Pow.apply(self, 2)
 
     def exp(self) -> Tensor:
-        return ew.Exp.apply(self)
+        return unary.Exp.apply(self)
 
     def log(self) -> Tensor:
-        return ew.Log.apply(self)
+        return unary.Log.apply(self)
 
     def sin(self) -> Tensor:
-        return ew.Sin.apply(self)
+        return unary.Sin.apply(self)
 
     def cos(self) -> Tensor:
-        return ew.Cos.apply(self)
+        return unary.Cos.apply(self)
 
     def tanh(self) -> Tensor:
-        return ew.Tanh.apply(self)
+        return unary.Tanh.apply(self)
 
     def sigmoid(self) -> Tensor:
-        return ew.Sigmoid.apply(self)
+        return unary.Sigmoid.apply(self)
 
     def relu(self) -> Tensor:
-        return ew.Relu.apply(self)
+        return unary.Relu.apply(self)
 
     def sqrt(self) -> Tensor:
-        return ew.Sqrt.apply(self)
+        return unary.Sqrt.apply(self)
 
     def abs(self) -> Tensor:
-        return ew.Abs.apply(self)
+        return unary.Abs.apply(self)
 
     def sign(self) -> Tensor:
         return Tensor._wrap(np.sign(self._data))
@@ -497,7 +497,7 @@ class Tensor:
     def clamp(self, min=None, max=None) -> Tensor:  # noqa: A002
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None".replace("torch", "autogradkit"))
-        return ew.Clamp.apply(self, min=min, max=max)
+        return unary.Clamp.apply(self, min=min, max=max)
 
     clip = clamp
 

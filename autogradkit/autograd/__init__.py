@@ -7,6 +7,8 @@ graph to the engine in ``engine.py``.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import engine, graph
@@ -21,6 +23,15 @@ __all__ = [
     "is_anomaly_check_nan_enabled", "backward", "grad", "graph", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "inference_mode", "gradcheck", "gradgradcheck", "functional",
 ]
+
+
+_CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak."
+)
 
 
 def Variable(data, requires_grad: bool = False):  # noqa: N802  (PyTorch's historical name)
@@ -103,7 +114,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph:
-        engine.warn_create_graph()
+        warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
     grads = _make_grads(outputs, grad_outputs, create_graph)
     roots = _roots(outputs)
     if inputs is None:

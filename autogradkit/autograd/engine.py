@@ -9,29 +9,19 @@ first, as PyTorch does), reduce each gradient to its input's shape, and pass it 
 from __future__ import annotations
 
 import heapq
-import warnings
 
 import numpy as np
 
 from .. import _dtype, _shape
 from . import anomaly_mode, grad_mode
-
-_CREATE_GRAPH_WARNING = (
-    "Using backward() with create_graph=True will create a reference cycle between the "
-    "parameter and its gradient which can cause a memory leak. We recommend using "
-    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
-    "make sure to reset the .grad fields of your parameters to None after use to break the "
-    "cycle and avoid the leak."
-)
-
+from .graph import run_tensor_hooks
 
 def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=None) -> dict:
     """Run the graph from ``roots`` (``(node, output_nr)`` pairs) seeded with ``grads``.
 
     Without ``targets`` every node runs and every reached leaf accumulates into ``.grad``.
-    With ``targets`` (a set of ``(node, output_nr)``), only nodes that lead to a target run;
-    the gradients arriving at targets are returned, and AccumulateGrad nodes among the
-    targets run only if ``targets`` says so (``backward(inputs=...)`` vs ``autograd.grad``).
+    With ``targets`` (``{(node, output_nr): run_accumulator}``) only nodes leading to a
+    target run, and the gradients arriving at the targets are returned.
     """
     nodes = [node for node, _ in roots]
     needed = None if targets is None else _nodes_leading_to(nodes, {n for n, _ in targets})
@@ -111,16 +101,14 @@ def _add_into(pending: dict, node, nr: int, g) -> None:
 def _count_dependencies(roots, needed) -> dict:
     """For each node, how many edges from reachable (and needed) nodes point at it."""
     dependencies: dict = {}
-    stack = list(roots)
-    seen = {id(n) for n in stack}
+    stack, seen = list(roots), set(roots)
     while stack:
-        node = stack.pop()
-        for child, _ in node.next_functions:
+        for child, _ in stack.pop().next_functions:
             if child is None or (needed is not None and child not in needed):
                 continue
             dependencies[child] = dependencies.get(child, 0) + 1
-            if id(child) not in seen:
-                seen.add(id(child))
+            if child not in seen:
+                seen.add(child)
                 stack.append(child)
     return dependencies
 
@@ -141,9 +129,8 @@ def _nodes_leading_to(roots, target_nodes) -> set:
 
 
 def _should_run(node, needed, targets) -> bool:
-    """Without targets, every node runs. With them, a leaf's AccumulateGrad runs only when
-    its target says so (``backward(inputs=...)``, not ``autograd.grad``), and any other node
-    only when a needed node lies below it."""
+    """With targets, an AccumulateGrad runs only if its target says so (backward(inputs=)
+    but not autograd.grad), any other node only when a needed node lies below it."""
     if needed is None:
         return True
     if not node.next_functions:
@@ -158,11 +145,5 @@ def _capture(node, grad_outputs, targets, captured) -> None:
             continue
         variable = getattr(node, "variable", None)
         if variable is not None and variable._hooks and not targets[(node, nr)]:
-            from .graph import run_tensor_hooks
-
             g = run_tensor_hooks(variable._hooks, g)
         captured[(node, nr)] = g
-
-
-def warn_create_graph() -> None:
-    warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=4)

@@ -410,26 +410,27 @@ def _apply_custom(cls, inputs, static):
     if not record:
         return out
     _link(ctx, inputs, needs)
-    non_diff = ctx.__dict__.get("_non_differentiable", set())
-    dirty = ctx.__dict__.get("_dirty", set())
     ctx._outputs_meta = tuple((o.shape, o._data.dtype) for o in outputs)
     ctx._num_outputs = len(outputs)
-    results = []
-    for i, o in enumerate(outputs):
-        if id(o) in dirty:
-            o._version_counter.value += 1
-        differentiable = id(o) not in non_diff  # before view_as makes a new object
-        if any(o is x for x in inputs) and id(o) not in dirty:
-            with grad_mode.no_grad():
-                o = o.view_as(o)  # returning an input unchanged still gets a new node
-        if differentiable:
-            o._grad_fn, o._output_nr, o._requires_grad = ctx, i, True
-        results.append(o)
+    results = tuple(_attach_output(ctx, i, o, inputs) for i, o in enumerate(outputs))
     if ctx._to_save is not None:
-        ctx._saved = ctx._to_save
+        ctx._saved, ctx._to_save = ctx._to_save, None
         ctx._saved_meta = tuple(
-            None if not isinstance(s, tensor_cls) else (s, s._version_counter, s._version_counter.value, False)
-            for s in ctx._to_save
+            (s, s._version_counter, s._version_counter.value, False)
+            if isinstance(s, tensor_cls) else None for s in ctx._saved
         )
-        ctx._to_save = None
-    return tuple(results) if isinstance(out, tuple) else results[0]
+    return results if isinstance(out, tuple) else results[0]
+
+
+def _attach_output(ctx, index: int, out, inputs):
+    """Make ``out`` the node's output ``index``, honouring mark_dirty/mark_non_differentiable."""
+    dirty = id(out) in ctx.__dict__.get("_dirty", ())
+    differentiable = id(out) not in ctx.__dict__.get("_non_differentiable", ())
+    if dirty:
+        out._version_counter.value += 1
+    elif any(out is x for x in inputs):
+        with grad_mode.no_grad():
+            out = out.view_as(out)  # returning an input unchanged still gets a new node
+    if differentiable:
+        out._grad_fn, out._output_nr, out._requires_grad = ctx, index, True
+    return out

@@ -1,0 +1,173 @@
+"""Functions of one tensor, elementwise: exp, log, trigonometry, activations, clamp."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+from .elementwise import _floating
+
+
+class Exp(Function):
+    """out = e**x;  dx = g * out"""
+
+    quiet_floating_errors = True
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.exp(_floating(x))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return g * out
+
+
+class Log(Function):
+    """out = ln x;  dx = g / x"""
+
+    quiet_floating_errors = True
+
+    @staticmethod
+    def forward(ctx, x):
+        x = _floating(x)
+        ctx.save_for_backward(x)
+        return np.log(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g / x
+
+
+class Sin(Function):
+    """out = sin x;  dx = g * cos x"""
+
+    @staticmethod
+    def forward(ctx, x):
+        x = _floating(x)
+        ctx.save_for_backward(x)
+        return np.sin(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * np.cos(x)
+
+
+class Cos(Function):
+    """out = cos x;  dx = -g * sin x"""
+
+    @staticmethod
+    def forward(ctx, x):
+        x = _floating(x)
+        ctx.save_for_backward(x)
+        return np.cos(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return -g * np.sin(x)
+
+
+class Tanh(Function):
+    """out = tanh x;  dx = g * (1 - out**2)"""
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.tanh(_floating(x))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return g * (1 - out * out)
+
+
+class Sigmoid(Function):
+    """out = 1 / (1 + e**-x);  dx = g * out * (1 - out)"""
+
+    @staticmethod
+    def forward(ctx, x):
+        x = _floating(x)
+        # two forms so that neither exp overflows
+        e = np.exp(-np.abs(x))
+        out = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return g * out * (1 - out)
+
+
+class Relu(Function):
+    """out = max(x, 0);  dx = g where x > 0 (relu'(0) = 0, as in PyTorch)"""
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.maximum(x, 0)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return g * (out > 0)
+
+
+class Sqrt(Function):
+    """out = sqrt x;  dx = g / (2 * out)"""
+
+    quiet_floating_errors = True
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.sqrt(_floating(x))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return g / (2 * out)
+
+
+class Abs(Function):
+    """out = |x|;  dx = g * sign(x)  (abs'(0) = 0)"""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.abs(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * np.sign(x)
+
+
+class Clamp(Function):
+    """out = min(max(x, lo), hi);  dx = g where lo <= x <= hi (1 at the bounds)"""
+
+    overload = 1  # clamp with number bounds
+
+    @staticmethod
+    def forward(ctx, x, *, min=None, max=None):  # noqa: A002  (PyTorch's names)
+        ctx.save_for_backward(x)
+        ctx.min, ctx.max = min, max
+        return np.clip(x, min, max)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        inside = x == x
+        if ctx.min is not None:
+            inside = inside & (x >= ctx.min)
+        if ctx.max is not None:
+            inside = inside & (x <= ctx.max)
+        return g * inside

@@ -1,0 +1,81 @@
+"""Count the code a student has to read, and check STYLE.md's budgets.
+
+Counts non-blank lines that are neither comments nor docstrings. The core (tensor.py +
+autograd/ + ops/) should stay near 2,000 such lines (reported, a guideline). Budgets that
+fail the check: engine.py <= 150 lines (whole file),
+each ops/ file <= 300 lines (whole file), functions <= 40 lines (longer ones must say why in
+a comment on their first line). Exit code 1 when a budget is broken.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent / "autogradkit"
+CORE = ["tensor.py", "autograd", "ops"]
+CORE_BUDGET, ENGINE_BUDGET, OPS_FILE_BUDGET, FUNCTION_BUDGET = 2000, 150, 300, 40
+
+
+def code_lines(path: Path) -> int:
+    """Lines that are code: not blank, not a comment, not part of a docstring."""
+    source = path.read_text()
+    docstring_lines = set()
+    for node in ast.walk(ast.parse(source)):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(getattr(body[0], "value", None), ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            docstring_lines.update(range(body[0].lineno, body[0].end_lineno + 1))
+    return sum(
+        1 for number, line in enumerate(source.splitlines(), 1)
+        if line.strip() and not line.strip().startswith("#") and number not in docstring_lines
+    )
+
+
+def long_functions(path: Path):
+    """Functions over the budget whose first body line is not a comment saying why."""
+    lines = path.read_text().splitlines()
+    for node in ast.walk(ast.parse("\n".join(lines))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            length = node.end_lineno - node.lineno + 1
+            if length > FUNCTION_BUDGET and "# long:" not in lines[node.lineno]:
+                yield node.name, node.lineno, length
+
+
+def core_files():
+    for entry in CORE:
+        path = ROOT / entry
+        yield from sorted(path.rglob("*.py")) if path.is_dir() else [path]
+
+
+def report() -> list[str]:
+    problems = []
+    total = 0
+    for path in core_files():
+        count = code_lines(path)
+        total += count
+        whole = len(path.read_text().splitlines())
+        print(f"{count:6d}  {path.relative_to(ROOT.parent)}")
+        if path.name == "engine.py" and whole > ENGINE_BUDGET:
+            problems.append(f"engine.py has {whole} lines (budget {ENGINE_BUDGET})")
+        if path.parent.name == "ops" and whole > OPS_FILE_BUDGET:
+            problems.append(f"{path.name} has {whole} lines (budget {OPS_FILE_BUDGET})")
+    note = "" if total <= CORE_BUDGET else f", {total - CORE_BUDGET} over the guideline"
+    print(f"{total:6d}  core total (guideline: about {CORE_BUDGET}{note})")
+    for path in sorted(ROOT.rglob("*.py")):
+        for name, line, length in long_functions(path):
+            problems.append(f"{path.relative_to(ROOT.parent)}:{line} {name}() has {length} lines")
+    return problems
+
+
+def main() -> int:
+    problems = report()
+    for problem in problems:
+        print("over budget:", problem)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
