@@ -1,0 +1,25 @@
+"""``autogradkit.viz``: see the backward graph, replay ``backward()`` step by step, explore training.
+
+Drawings are SVG text written here or matplotlib figures (no Graphviz); widgets use ipywidgets.
+matplotlib and ipywidgets are imported only when a figure or a widget is made.
+"""
+
+from __future__ import annotations
+
+from .draw import GraphDrawing, draw_graph
+from .graph import Graph, GraphEdge, GraphNode, build_graph
+from .layout import layout_graph
+from .progress import ProgressBar, progress
+from .trace import Step, Trace, trace_backward
+from .training import dataset, train_by_hand, train_with_autograd
+from .widgets import (
+    BackpropStepper, FunctionPlotter, TrainingExplorer, function_and_derivative,
+    plot_function_and_derivative,
+)
+
+__all__ = [
+    "BackpropStepper", "FunctionPlotter", "Graph", "GraphDrawing", "GraphEdge", "GraphNode",
+    "ProgressBar", "Step", "Trace", "TrainingExplorer", "build_graph", "dataset", "draw_graph",
+    "function_and_derivative", "layout_graph", "plot_function_and_derivative", "progress",
+    "trace_backward", "train_by_hand", "train_with_autograd",
+]

@@ -1,0 +1,386 @@
+"""Pictures of the backward graph: SVG text written here (deterministic) and matplotlib figures.
+
+Both draw one ``Layout`` of one ``Graph``; ``draw_graph(tensor)`` returns a ``GraphDrawing``
+that JupyterLab shows inline through ``_repr_svg_``. No Graphviz, no system binary.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from xml.sax.saxutils import escape, quoteattr
+
+from .graph import (
+    ACCUMULATE, FUNCTION, GRAD_FN, LEAF, NEXT, NOGRAD, NONLEAF, SAVED, SUMMARY, VARIABLE, Graph,
+    GraphEdge, build_graph,
+)
+from .layout import LINE_H, Box, Layout, layout_graph
+
+FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
+FONT_PX, LABEL_PX = 12, 11
+LEGEND_ROW = 22
+EDGE_COLOR, HOT = "#5f6368", "#e65100"
+RUNNING = ("#ffd59a", HOT)
+COLORS = {  # (fill, stroke) per kind of box
+    LEAF: ("#fdebb3", "#b8860b"),
+    NONLEAF: ("#d4edd2", "#4e8a4a"),
+    NOGRAD: ("#ececec", "#8a8a8a"),
+    FUNCTION: ("#d7e5f7", "#3e6db3"),
+    ACCUMULATE: ("#eadff5", "#7a52a8"),
+    SUMMARY: ("#ffffff", "#8a8a8a"),
+}
+LEGEND = {
+    LEAF: "leaf, requires_grad",
+    NONLEAF: "non-leaf (has grad_fn)",
+    NOGRAD: "requires_grad=False",
+    FUNCTION: "backward node",
+    ACCUMULATE: "AccumulateGrad",
+}
+DASHES = {SAVED: "2,3", GRAD_FN: "5,3"}
+
+
+@dataclass
+class Highlight:
+    """What a step of the backprop stepper changes in a drawing.
+
+    ``running``: the node running now; ``done``: nodes already run (drawn faded);
+    ``edge_labels``: text per ``(src, dst, index)`` arrow, e.g. the gradient it carried;
+    ``lines``: new text for some boxes (a leaf whose ``.grad`` was just written).
+    """
+
+    running: str | None = None
+    done: frozenset = frozenset()
+    edge_labels: dict = field(default_factory=dict)
+    lines: dict = field(default_factory=dict)
+
+
+class GraphDrawing:
+    """A drawn graph: shows itself inline in JupyterLab as SVG; ``.figure()`` for matplotlib.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> a = agk.tensor(2., requires_grad=True)
+        >>> drawing = draw_graph(a * 3, names=locals())
+        >>> drawing.svg().startswith("<svg")
+        True
+    """
+
+    def __init__(self, graph: Graph, layout: Layout | None = None, highlight=None):
+        self.graph = graph
+        self.layout = layout or layout_graph(graph)
+        self.highlight = highlight or Highlight()
+        self._svg: str | None = None
+
+    def svg(self) -> str:
+        """The drawing as standalone SVG text (the same graph always gives the same text)."""
+        if self._svg is None:
+            self._svg = render_svg(self.graph, self.layout, self.highlight)
+        return self._svg
+
+    def _repr_svg_(self) -> str:
+        return self.svg()
+
+    def figure(self):
+        """The drawing as a matplotlib ``Figure`` (not registered with pyplot)."""
+        return render_figure(self.graph, self.layout, self.highlight)
+
+    def png(self) -> bytes:
+        """PNG bytes of ``figure()``."""
+        return figure_png(self.figure())
+
+    def save(self, path: str) -> None:
+        """Write ``.svg`` text or, for any other suffix, a PNG."""
+        if str(path).endswith(".svg"):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(self.svg())
+        else:
+            with open(path, "wb") as f:
+                f.write(self.png())
+
+    def __repr__(self) -> str:
+        kinds = [n.kind for n in self.graph.nodes]
+        nodes = sum(k in (FUNCTION, ACCUMULATE) for k in kinds)
+        return f"<GraphDrawing: {nodes} backward nodes, {len(kinds) - nodes} other boxes>"
+
+
+def draw_graph(tensor, names=None, show_data: bool = True, show_grad: bool = True,
+               show_saved: bool = False, trace=None, max_nodes: int | None = 400,
+               max_depth: int | None = 60) -> GraphDrawing:
+    """Draw the backward graph of ``tensor`` the way the articles do.
+
+    Tensors show name, shape, data and grad; ``XBackward0`` nodes link back to the leaves
+    through ``AccumulateGrad`` boxes. Colours: leaf that requires grad, non-leaf, tensor that
+    needs no grad, backward node, AccumulateGrad (a legend says which is which).
+
+    Args:
+        tensor: the output to start from (usually the loss).
+        names: ``{"a": a, ...}`` or ``locals()``; tensors found in it get their names.
+        show_data, show_grad, show_saved: what the boxes say (``saved:`` lists what each
+            node kept for backward).
+        trace: a ``trace_backward(tensor)`` result, or ``True`` to record one now, to write
+            on each arrow the gradient it carried. Recording runs ``backward`` once more
+            (``retain_graph=True``) and then puts every leaf's ``.grad`` back as it was.
+        max_nodes, max_depth: at most this many backward nodes are drawn, at most this many
+            arrows from the output (nearest first); the rest become one "… more nodes" box
+            (``None``: no limit). Big graphs stay quick and readable this way.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> a = agk.tensor(2., requires_grad=True); b = agk.tensor(3.)
+        >>> d = agk.tensor(4., requires_grad=True)
+        >>> c = a * b; e = c * d
+        >>> drawing = draw_graph(e, names=locals(), trace=True)
+        >>> sorted(drawing.graph.count().items())
+        [('AccumulateGrad', 2), ('MulBackward0', 2)]
+        >>> "12." in drawing.svg()   # the gradient MulBackward0 sent to a's AccumulateGrad
+        True
+    """
+    graph = build_graph(tensor, names, show_data=show_data, show_grad=show_grad,
+                        show_saved=show_saved, max_nodes=max_nodes, max_depth=max_depth)
+    highlight = None
+    if trace is not None and trace is not False:
+        from .trace import trace_backward
+
+        recorded = trace_backward(tensor) if trace is True else trace
+        highlight = recorded.highlight(graph, len(recorded.steps), fade=False)
+    return GraphDrawing(graph, highlight=highlight)
+
+
+# ----- geometry shared by both renderers -----------------------------------------------------
+def edge_path(e: GraphEdge, graph: Graph, layout: Layout) -> list[tuple[float, float]]:
+    """The points of an arrow: from the top of one box (or its side, for a box in the same
+    layer) through any bend points to the bottom of the next."""
+    s, d = layout.boxes[e.src], layout.boxes[e.dst]
+    bends = layout.edge_bends(e)
+    sx = s.x
+    if e.kind == NEXT:  # spread a node's inputs along its top edge, in input order
+        slots = len(getattr(graph.node(e.src).ref, "next_functions", ())) or 1
+        step = min(s.w / (slots + 1), 28.0)
+        sx = s.x + (e.index - (slots - 1) / 2) * step
+    if abs(d.y - s.y) < 1e-6:
+        sign = 1 if d.x >= s.x else -1
+        return [(s.x + sign * s.w / 2, s.y), (d.x - sign * d.w / 2, d.y)]
+    if d.y < s.y:
+        return [(sx, s.top), *bends, (d.x, d.bottom)]
+    return [(sx, s.bottom), *bends, (d.x, d.top)]
+
+
+def label_point(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """Where an arrow's label goes: the middle of its first segment."""
+    (x1, y1), (x2, y2) = points[0], points[1]
+    return (x1 + x2) / 2, (y1 + y2) / 2
+
+
+def box_style(kind: str, node_id: str, h: Highlight) -> tuple[str, str, float, float]:
+    """Fill, stroke, stroke width and opacity of a box in the current highlight."""
+    fill, stroke = COLORS[kind]
+    if node_id == h.running:
+        return RUNNING[0], RUNNING[1], 3.0, 1.0
+    return fill, stroke, 1.2, 0.55 if node_id in h.done else 1.0
+
+
+def legend_items(graph: Graph, width: float) -> list[tuple[str, str, float, float]]:
+    """``(kind, text, x, y)`` for each kind of box present, wrapped into rows that fit."""
+    x, y, items = 16.0, 8.0, []
+    for kind, text in LEGEND.items():
+        if not any(n.kind == kind for n in graph.nodes):
+            continue
+        item_w = 19 + len(text) * LABEL_PX * 0.61
+        if x > 16.0 and x + item_w > width - 8:
+            x, y = 16.0, y + LEGEND_ROW
+        items.append((kind, text, x, y))
+        x += item_w + 18
+    return items
+
+
+def legend_height(graph: Graph, width: float) -> float:
+    items = legend_items(graph, width)
+    return (items[-1][3] + LEGEND_ROW) if items else 0.0
+
+
+# ----- SVG ---------------------------------------------------------------------------------
+def _f(v: float) -> str:
+    return f"{v:.1f}"
+
+
+def render_svg(graph: Graph, layout: Layout, highlight: Highlight | None = None) -> str:
+    """Standalone SVG text: arrows first, then boxes, then the legend."""
+    h = highlight or Highlight()
+    width = layout.width
+    height = layout.height + legend_height(graph, width)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="agk-graph" width="{_f(width)}" '
+        f'height="{_f(height)}" viewBox="0 0 {_f(width)} {_f(height)}" '
+        f'font-family={quoteattr(FONT)} font-size="{FONT_PX}">',
+        _svg_defs(),
+        f'<rect width="{_f(width)}" height="{_f(height)}" fill="#ffffff"/>',
+    ]
+    parts += [_svg_edge(e, graph, layout, h) for e in graph.edges]
+    parts += [_svg_node(n, layout.boxes[n.id], h) for n in graph.nodes]
+    parts.append(_svg_legend(graph, layout.height, width))
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def _svg_defs() -> str:
+    def marker(name: str, color: str) -> str:
+        return (
+            f'<marker id="{name}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+            f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+            f'fill="{color}"/></marker>'
+        )
+
+    return f"<defs>{marker('agk-arrow', EDGE_COLOR)}{marker('agk-arrow-hot', HOT)}</defs>"
+
+
+def _svg_edge(e: GraphEdge, graph: Graph, layout: Layout, h: Highlight) -> str:
+    points = edge_path(e, graph, layout)
+    label = h.edge_labels.get((e.src, e.dst, e.index))
+    hot = label is not None
+    color, marker = (HOT, "agk-arrow-hot") if hot else (EDGE_COLOR, "agk-arrow")
+    dash = f' stroke-dasharray="{DASHES[e.kind]}"' if e.kind in DASHES else ""
+    coords = " ".join(f"{_f(x)},{_f(y)}" for x, y in points)
+    out = (
+        f'<g class="edge {e.kind}"><polyline points="{coords}" fill="none" stroke="{color}" '
+        f'stroke-width="{2.2 if hot else 1.3}"{dash} marker-end="url(#{marker})"/>'
+    )
+    if label:
+        mx, my = label_point(points)
+        w = len(label) * LABEL_PX * 0.61 + 6
+        out += (
+            f'<rect x="{_f(mx - w / 2)}" y="{_f(my - 8)}" width="{_f(w)}" height="16" rx="3" '
+            f'fill="#ffffff" fill-opacity="0.9" stroke="{HOT}" stroke-width="0.6"/>'
+            f'<text x="{_f(mx)}" y="{_f(my + 4)}" text-anchor="middle" font-size="{LABEL_PX}" '
+            f'fill="{HOT}" font-weight="bold">{escape(label)}</text>'
+        )
+    return out + "</g>"
+
+
+def _svg_node(n, box: Box, h: Highlight) -> str:
+    fill, stroke, width, opacity = box_style(n.kind, n.id, h)
+    lines = h.lines.get(n.id, n.lines)
+    rx = 8 if n.kind in (FUNCTION, ACCUMULATE) else 2
+    dash = ' stroke-dasharray="4,3"' if n.kind == SUMMARY else ""
+    out = [
+        f'<g class="node {n.kind}" id="agk-{n.id}" opacity="{opacity}">'
+        f'<rect x="{_f(box.x - box.w / 2)}" y="{_f(box.top)}" width="{_f(box.w)}" '
+        f'height="{_f(box.h)}" rx="{rx}" fill="{fill}" stroke="{stroke}" '
+        f'stroke-width="{width}"{dash}/>'
+    ]
+    first = box.top + (box.h - len(lines) * LINE_H) / 2 + LINE_H / 2 + 4
+    for k, line in enumerate(lines):
+        weight = ' font-weight="bold"' if k == 0 else ""
+        out.append(
+            f'<text x="{_f(box.x)}" y="{_f(first + k * LINE_H)}" text-anchor="middle"'
+            f"{weight}>{escape(line)}</text>"
+        )
+    return "".join(out) + "</g>"
+
+
+def _svg_legend(graph: Graph, top: float, width: float) -> str:
+    out = ['<g class="legend">']
+    for kind, text, x, y in legend_items(graph, width):
+        fill, stroke = COLORS[kind]
+        out.append(
+            f'<rect x="{_f(x)}" y="{_f(top + y)}" width="14" height="14" rx="2" fill="{fill}" '
+            f'stroke="{stroke}"/><text x="{_f(x + 19)}" y="{_f(top + y + 11)}" '
+            f'font-size="{LABEL_PX}">{escape(text)}</text>'
+        )
+    return "".join(out) + "</g>"
+
+
+# ----- matplotlib --------------------------------------------------------------------------
+DPI = 100
+PT_PER_PX = 72 / DPI
+
+
+def render_figure(graph: Graph, layout: Layout, highlight: Highlight | None = None):
+    """A matplotlib ``Figure`` of the same layout: one pixel of the layout is one pixel."""
+    from matplotlib.figure import Figure
+
+    h = highlight or Highlight()
+    width = layout.width
+    height = layout.height + legend_height(graph, width)
+    fig = Figure(figsize=(width / DPI, height / DPI), dpi=DPI)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, width)
+    ax.set_ylim(height, 0)
+    ax.axis("off")
+    _mpl_edges(ax, graph, layout, h)
+    _mpl_nodes(ax, graph, layout, h)
+    _mpl_legend(ax, graph, layout.height, width)
+    return fig
+
+
+def _arrow_head(points, length: float = 8.0, half: float = 3.5) -> list[tuple[float, float]]:
+    (x1, y1), (x2, y2) = points[-2], points[-1]
+    dx, dy = x2 - x1, y2 - y1
+    norm = max((dx * dx + dy * dy) ** 0.5, 1e-9)
+    ux, uy = dx / norm, dy / norm
+    bx, by = x2 - ux * length, y2 - uy * length
+    return [(x2, y2), (bx - uy * half, by + ux * half), (bx + uy * half, by - ux * half)]
+
+
+def _mpl_edges(ax, graph: Graph, layout: Layout, h: Highlight) -> None:
+    """All arrows as one line collection per style, plus their heads and labels."""
+    from matplotlib.collections import LineCollection, PolyCollection
+
+    groups: dict[tuple, tuple[list, list]] = {}
+    for e in graph.edges:
+        points = edge_path(e, graph, layout)
+        label = h.edge_labels.get((e.src, e.dst, e.index))
+        style = (HOT if label else EDGE_COLOR, 2.0 if label else 1.1,
+                 {SAVED: ":", GRAD_FN: "--"}.get(e.kind, "-"))
+        lines, heads = groups.setdefault(style, ([], []))
+        lines.append(points)
+        heads.append(_arrow_head(points))
+        if label:
+            x, y = label_point(points)
+            ax.text(x, y, label, ha="center", va="center", color=HOT,
+                    fontsize=LABEL_PX * PT_PER_PX, fontweight="bold", family="monospace",
+                    bbox=dict(boxstyle="round,pad=0.2", fc="white", ec=HOT, lw=0.6, alpha=0.9))
+    for (color, lw, linestyle), (lines, heads) in groups.items():
+        ax.add_collection(LineCollection(lines, colors=color, linewidths=lw,
+                                         linestyles=linestyle))
+        ax.add_collection(PolyCollection(heads, facecolors=color, edgecolors="none"))
+
+
+def _mpl_nodes(ax, graph: Graph, layout: Layout, h: Highlight) -> None:
+    """Boxes as one patch collection (much faster than one patch each), then their text."""
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import FancyBboxPatch
+
+    patches = []
+    for n in graph.nodes:
+        box = layout.boxes[n.id]
+        fill, stroke, width, opacity = box_style(n.kind, n.id, h)
+        rounding = 8 if n.kind in (FUNCTION, ACCUMULATE) else 2
+        patches.append(FancyBboxPatch(
+            (box.x - box.w / 2, box.top), box.w, box.h,
+            boxstyle=f"round,pad=0,rounding_size={rounding}", fc=fill, ec=stroke,
+            lw=width * PT_PER_PX * 1.3, alpha=opacity,
+            linestyle="--" if n.kind == SUMMARY else "-"))
+        lines = h.lines.get(n.id, n.lines)
+        first = box.top + (box.h - len(lines) * LINE_H) / 2 + LINE_H / 2
+        for k, line in enumerate(lines):
+            ax.text(box.x, first + k * LINE_H, line, ha="center", va="center",
+                    family="monospace", fontsize=FONT_PX * PT_PER_PX,
+                    fontweight="bold" if k == 0 else "normal", alpha=opacity, zorder=3)
+    ax.add_collection(PatchCollection(patches, match_original=True, zorder=2))
+
+
+def _mpl_legend(ax, graph: Graph, top: float, width: float) -> None:
+    from matplotlib.patches import Rectangle
+
+    for kind, text, x, y in legend_items(graph, width):
+        fill, stroke = COLORS[kind]
+        ax.add_patch(Rectangle((x, top + y), 14, 14, fc=fill, ec=stroke))
+        ax.text(x + 19, top + y + 7, text, va="center", fontsize=LABEL_PX * PT_PER_PX,
+                family="monospace")
+
+
+def figure_png(fig) -> bytes:
+    """PNG bytes of a matplotlib figure (works with any backend, even without pyplot)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=fig.dpi)
+    return buffer.getvalue()

@@ -1,0 +1,210 @@
+"""Record what the real engine does during ``backward()``, node by node, to replay it.
+
+``trace_backward(root)`` puts a pre-hook and a hook on every node of the graph (found with
+``autograd.graph.walk``), runs ``root.backward(retain_graph=True)`` and removes the hooks
+again. Nothing here computes a gradient: every number comes from the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._shape import unbroadcast
+from ..autograd.graph import walk
+from .graph import GRAD_FN, NEXT, VARIABLE, Graph, format_value, node_label
+
+
+@dataclass(eq=False)
+class Step:
+    """One node as the engine ran it.
+
+    ``grad_outputs``: the gradients it received (one per output of its forward).
+    ``grad_inputs``: what it sent on, one per ``next_functions`` slot (``None`` where no
+    gradient goes), already in the shape of that input.
+    ``leaf_grad``: for ``AccumulateGrad``, the leaf's ``.grad`` right after it was written.
+    """
+
+    node: object
+    grad_outputs: tuple
+    grad_inputs: tuple = ()
+    leaf_grad: np.ndarray | None = None
+    had_grad: bool = False  # the leaf already had a .grad, so this one was added into it
+
+    @property
+    def name(self) -> str:
+        return node_label(self.node)
+
+
+@dataclass(eq=False)
+class Trace:
+    """The steps of one ``backward()`` in the engine's order."""
+
+    root: object
+    steps: list[Step] = field(default_factory=list)
+
+    def order(self) -> list[str]:
+        """Node names in the order they ran, e.g. ``['MulBackward0', 'AccumulateGrad', ...]``."""
+        return [s.name for s in self.steps]
+
+    def highlight(self, graph: Graph, position: int, fade: bool = True):
+        """What a drawing of ``graph`` shows once ``position`` steps have run (0: none yet).
+
+        The step that ran last is the "running" one; with ``fade`` the ones before it are
+        drawn faded. Arrows that carried a gradient are labelled with it.
+        """
+        from .draw import Highlight
+
+        ran = self.steps[:position]
+        h = Highlight()
+        if fade and ran:
+            h.running = graph.id_of(ran[-1].node)
+            h.done = frozenset(graph.id_of(s.node) for s in ran[:-1])
+        incoming = {(e.dst, e.index): e for e in graph.edges if e.kind == GRAD_FN}
+        outgoing = {(e.src, e.index): e for e in graph.edges if e.kind == NEXT}
+        if self.steps:  # the seed is there before anything runs
+            _label_received(h, graph, incoming, self.steps[0], self.root)
+        for step in ran:
+            _label_step(h, graph, incoming, outgoing, step, show_leaf_grads=fade)
+        return h
+
+    def describe(self, position: int, graph: Graph | None = None) -> str:
+        """One sentence on what happened at ``position``, for the stepper's status line."""
+        n = len(self.steps)
+        if n == 0:
+            return "Nothing to run: this tensor has no backward graph."
+        if position <= 0:
+            seed = format_value(self.steps[0].grad_outputs[self.root.output_nr])
+            return f"Before backward: the engine seeds the output's gradient with {seed}"
+        step = self.steps[min(position, n) - 1]
+        got = ", ".join(format_value(g) for g in step.grad_outputs)
+        text = f"Step {min(position, n)} of {n}: {step.name} received {got}"
+        if hasattr(step.node, "variable"):
+            verb = "added it into" if step.had_grad else "wrote"
+            leaf = _box_title(graph, step.node.variable, "the leaf")
+            return f"{text} and {verb} {leaf}.grad, which is now {format_value(step.leaf_grad)}"
+        sent = [
+            f"{format_value(g)} to {_box_title(graph, child, node_label(child))}"
+            for (child, _), g in zip(step.node.next_functions, step.grad_inputs)
+            if child is not None and g is not None
+        ]
+        return text + ("; it sent " + ", ".join(sent) if sent else "; it sent nothing on")
+
+
+def _box_title(graph: Graph | None, obj, default: str) -> str:
+    node_id = graph.id_of(obj) if graph is not None else None
+    return graph.node(node_id).label if node_id is not None else default
+
+
+def _label_received(h, graph: Graph, incoming: dict, step: Step, tensor) -> None:
+    """Label the arrow from a tensor to its grad_fn with the gradient that node received."""
+    node_id = graph.id_of(step.node)
+    for nr, g in enumerate(step.grad_outputs):
+        e = incoming.get((node_id, nr))
+        if e is not None and g is not None and (tensor is None or e.src == graph.id_of(tensor)):
+            h.edge_labels[(e.src, e.dst, e.index)] = format_value(g)
+
+
+def _label_step(h, graph: Graph, incoming: dict, outgoing: dict, step: Step,
+                show_leaf_grads: bool) -> None:
+    node_id = graph.id_of(step.node)
+    if node_id is None:
+        return  # summarised away in a big graph
+    _label_received(h, graph, incoming, step, None)
+    for index, g in enumerate(step.grad_inputs):
+        e = outgoing.get((node_id, index))
+        if e is not None and g is not None:
+            h.edge_labels[(e.src, e.dst, e.index)] = format_value(g)
+    leaf = getattr(step.node, "variable", None)
+    leaf_id = graph.id_of(leaf) if leaf is not None else None
+    if leaf_id is not None:
+        h.edge_labels[(node_id, leaf_id, 0)] = format_value(step.grad_outputs[0])
+        if not show_leaf_grads:
+            return
+        lines = graph.node(leaf_id).lines
+        h.lines[leaf_id] = tuple(
+            "grad: " + format_value(step.leaf_grad) if line.startswith("grad: ") else line
+            for line in lines
+        )
+
+
+def _copy(g):
+    if g is None:
+        return None
+    return np.array(g.detach().numpy() if hasattr(g, "detach") else g, copy=True)
+
+
+def _recorders(node, steps: list[Step], had_grad: dict):
+    """The pre-hook and hook that write one node's step into ``steps``."""
+
+    def before(grad_outputs):
+        steps.append(Step(node, tuple(_copy(g) for g in grad_outputs)))
+
+    def after(grad_inputs, grad_outputs):
+        step = steps[-1]
+        assert step.node is node, "a node's hook ran out of order with its pre-hook"
+        meta = getattr(node, "_input_meta", ())
+        step.grad_inputs = tuple(
+            None if g is None or child is None else _fit(_copy(g), meta, i)
+            for i, ((child, _), g) in enumerate(zip(node.next_functions, grad_inputs))
+        )
+        if hasattr(node, "variable"):
+            step.leaf_grad = _copy(node.variable.grad)
+            step.had_grad = had_grad[id(node.variable)]
+
+    return before, after
+
+
+def _fit(g: np.ndarray, meta, index: int) -> np.ndarray:
+    """The gradient in its input's shape (the engine sums broadcast gradients the same way)."""
+    shape = meta[index][0] if index < len(meta) and meta[index] is not None else g.shape
+    return g if g.shape == tuple(shape) else unbroadcast(g, tuple(shape))
+
+
+def trace_backward(root, gradient=None, *, restore_grads: bool = True) -> Trace:
+    """Run ``root.backward(gradient, retain_graph=True)`` and record every node it ran.
+
+    Args:
+        root: the output tensor (its graph must not be freed yet: trace before you call
+            ``backward()`` yourself, or use ``retain_graph=True``).
+        gradient: as for ``backward``; needed when ``root`` is not a scalar.
+        restore_grads: put every leaf's ``.grad`` back as it was before (default), so that
+            tracing changes nothing. ``False`` keeps the accumulated gradients, exactly as
+            calling ``backward`` would. Tensor hooks you registered still run (and print).
+
+    Example:
+        >>> import autogradkit as agk
+        >>> a = agk.tensor(2., requires_grad=True); d = agk.tensor(4., requires_grad=True)
+        >>> e = (a * 3) * d
+        >>> t = trace_backward(e)
+        >>> t.order()
+        ['MulBackward0', 'AccumulateGrad', 'MulBackward0', 'AccumulateGrad']
+        >>> t.steps[-1].leaf_grad, a.grad is None
+        (array(12., dtype=float32), True)
+    """
+    nodes = walk(root.grad_fn) if root.grad_fn is not None else []
+    leaves = [n.variable for n in nodes if hasattr(n, "variable")]
+    before = [(leaf, leaf.grad, _copy(leaf.grad)) for leaf in leaves]
+    had_grad = {id(leaf): grad is not None for leaf, grad, _ in before}
+    trace, handles = Trace(root), []
+    try:
+        for node in nodes:
+            pre, post = _recorders(node, trace.steps, had_grad)
+            handles += [node.register_prehook(pre), node.register_hook(post)]
+        root.backward(gradient, retain_graph=True)
+    finally:
+        for handle in handles:
+            handle.remove()
+        if restore_grads:
+            _restore(before)
+    return trace
+
+
+def _restore(before) -> None:
+    """Give each leaf back its ``.grad`` object, with the values it had (accumulation may
+    have added into that very array)."""
+    for leaf, grad, values in before:
+        leaf.grad = grad
+        if grad is not None:
+            np.copyto(grad.detach().numpy(), values)
