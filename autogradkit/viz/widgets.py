@@ -1,0 +1,236 @@
+"""Widgets for JupyterLab: a backprop stepper, a training explorer, a function plotter.
+
+They write into Output widgets with ``outputs = ()`` / ``append_stdout`` /
+``append_display_data`` (never ``with out:``), so notebooks using them pass nbval, and tests
+can drive them from Python: set a slider's value or ``button.click()``, then read the state.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import numpy as np
+
+from .draw import GraphDrawing, figure_png
+from .graph import build_graph
+from .layout import layout_graph
+from .trace import trace_backward
+from .training import dataset, max_difference, train_by_hand, train_with_autograd, training_figure
+
+LEARNING_RATES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3)
+
+
+def fig_to_image(fig):
+    """A matplotlib figure as ``IPython.display.Image`` (PNG), which shows the same with or
+    without a kernel (a bare figure would only give its text repr outside one)."""
+    from IPython.display import Image
+
+    return Image(data=figure_png(fig), format="png")
+
+
+class _Displayable:
+    """Shows ``self.widget`` when displayed, with a short, stable text form (for nbval)."""
+
+    widget = None
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+
+class BackpropStepper(_Displayable):
+    """Replay the engine's ``backward()`` node by node: Step, Back, Reset and Play.
+
+    The graph is drawn once; each step highlights the node that runs, writes on each arrow
+    the gradient it carried and, at an ``AccumulateGrad``, the leaf's new ``.grad``. The
+    steps come from ``trace_backward`` (hooks on the real engine), which leaves every
+    ``.grad`` as it was.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> a = agk.tensor(2., requires_grad=True); d = agk.tensor(4., requires_grad=True)
+        >>> e = (a * 3) * d
+        >>> stepper = BackpropStepper(e, names=locals())
+        >>> stepper.step_button.click(); stepper.step_button.click()
+        >>> stepper.position, stepper.status.value
+        (2, 'Step 2 of 4: AccumulateGrad received 6. and wrote d.grad, which is now 6.')
+    """
+
+    def __init__(self, tensor, names=None, gradient=None, *, show_data: bool = True,
+                 show_saved: bool = False, interval: int = 1200):
+        import ipywidgets as widgets
+
+        self.trace = trace_backward(tensor, gradient)
+        self.graph = build_graph(tensor, names, show_data=show_data, show_saved=show_saved)
+        n = len(self.trace.steps)
+        final = self.trace.highlight(self.graph, n)
+        self.layout = layout_graph(self.graph, alt_lines=final.lines)
+        self.slider = widgets.IntSlider(value=0, min=0, max=n, description="step")
+        self.play = widgets.Play(value=0, min=0, max=n, interval=interval, description="Play")
+        widgets.link((self.play, "value"), (self.slider, "value"))
+        self.back_button = widgets.Button(description="◀ Back", tooltip="one step back")
+        self.step_button = widgets.Button(description="Step ▶", button_style="primary",
+                                          tooltip="run the next node")
+        self.reset_button = widgets.Button(description="Reset", tooltip="before backward")
+        self.back_button.on_click(lambda _: self.go(self.position - 1))
+        self.step_button.on_click(lambda _: self.go(self.position + 1))
+        self.reset_button.on_click(lambda _: self.go(0))
+        self.status = widgets.HTML()
+        self.view = widgets.HTML(layout=widgets.Layout(overflow="auto"))
+        self.slider.observe(lambda _: self._show(), names="value")
+        controls = [self.reset_button, self.back_button, self.step_button, self.play, self.slider]
+        self.widget = widgets.VBox([widgets.HBox(controls), self.status, self.view])
+        self._show()
+
+    @property
+    def position(self) -> int:
+        """How many nodes have run (0: none yet; ``len(trace.steps)``: all)."""
+        return self.slider.value
+
+    def go(self, position: int) -> None:
+        """Show the state after ``position`` steps (clamped to the trace)."""
+        self.slider.value = max(0, min(position, self.slider.max))
+
+    def drawing(self, position: int | None = None) -> GraphDrawing:
+        """The drawing at ``position`` (default: the current one)."""
+        p = self.position if position is None else position
+        return GraphDrawing(self.graph, self.layout, self.trace.highlight(self.graph, p))
+
+    def _show(self) -> None:
+        self.view.value = self.drawing().svg()
+        self.status.value = escape(self.trace.describe(self.position, self.graph))
+
+    def __repr__(self) -> str:
+        return f"BackpropStepper({len(self.trace.steps)} steps: {' -> '.join(self.trace.order())})"
+
+
+class TrainingExplorer(_Displayable):
+    """Train ``y_hat = w * x`` and watch it: learning rate, epochs and data size sliders, a
+    live loss curve, the path of ``w`` and the per-epoch table. The mode switches between
+    the gradient written by hand (NumPy) and autograd; the status line shows they agree.
+
+    Example:
+        >>> explorer = TrainingExplorer()
+        >>> print(explorer.history[0]); print(explorer.history[-1])
+        epoch: 1, loss: 16.00000000, w: 0.160, dw: -16.000
+        epoch: 10, loss: 3.56698155, w: 1.131, dw: -7.555
+        >>> explorer.size.value = 4
+        >>> print(explorer.history[-1])
+        epoch: 10, loss: 0.00000825, w: 2.000, dw: -0.031
+    """
+
+    def __init__(self, lr: float = 0.01, epochs: int = 10, size: int = 1, w0: float = 0.0):
+        import ipywidgets as widgets
+
+        rates = tuple(sorted({*LEARNING_RATES, lr}))
+        self.w0 = w0
+        self.lr = widgets.SelectionSlider(options=rates, value=lr, description="lr")
+        self.epochs = widgets.IntSlider(value=epochs, min=1, max=100, description="epochs")
+        self.size = widgets.IntSlider(value=size, min=1, max=8, description="data points")
+        self.mode = widgets.ToggleButtons(
+            options=[("by hand (NumPy)", "hand"), ("autograd", "autograd")], value="hand"
+        )
+        self.status = widgets.HTML()
+        self.plot = widgets.Output()
+        self.table = widgets.Output(layout=widgets.Layout(max_height="260px", overflow="auto"))
+        for control in (self.lr, self.epochs, self.size, self.mode):
+            control.observe(lambda _: self.update(), names="value")
+        sliders = widgets.HBox([self.lr, self.epochs, self.size])
+        self.widget = widgets.VBox([sliders, self.mode, self.status, self.plot, self.table])
+        self.history: list = []
+        self.update()
+
+    def update(self) -> None:
+        """Retrain with the current settings and redraw the plot, table and status line."""
+        x, y = dataset(self.size.value)
+        args = (x, y, self.w0, self.lr.value, self.epochs.value)
+        by_hand = train_by_hand(*args)
+        by_autograd, how = train_with_autograd(*args)
+        self.history = by_hand if self.mode.value == "hand" else by_autograd
+        data = ", ".join(f"{v:g}" for v in x)
+        title = f"x = {data}; lr = {self.lr.value:g}"
+        self.plot.outputs = ()
+        self.plot.append_display_data(fig_to_image(training_figure(self.history, self.w0, title)))
+        self.table.outputs = ()
+        self.table.append_stdout("\n".join(str(row) for row in self.history) + "\n")
+        gap = max_difference(by_hand, by_autograd)
+        self.status.value = escape(
+            f"x = {data}, y = 2x. Autograd ({how}) and the hand-written gradient agree: "
+            f"largest difference {gap:.1e}. Final w = {self.history[-1].w:.3f}"
+        )
+
+    def __repr__(self) -> str:
+        return f"TrainingExplorer(lr={self.lr.value}, epochs={self.epochs.value}, size={self.size.value})"
+
+
+FUNCTIONS = {
+    "sin": lambda t: t.sin(),
+    "cos": lambda t: t.cos(),
+    "tanh": lambda t: t.tanh(),
+    "sigmoid": lambda t: t.sigmoid(),
+    "relu": lambda t: t.relu(),
+    "x**3": lambda t: t**3,
+    "exp": lambda t: t.exp(),
+}
+
+
+def function_and_derivative(name: str, x=None):
+    """``(x, f(x), f'(x))`` as arrays, the derivative found by autograd alone.
+
+    Example:
+        >>> x, y, dy = function_and_derivative("sin")
+        >>> x.shape, bool(np.allclose(dy, np.cos(x), atol=1e-6))
+        ((100,), True)
+    """
+    import autogradkit as agk
+
+    xt = agk.linspace(-5, 5, 100) if x is None else agk.tensor(x, dtype=agk.float32)
+    xt.requires_grad_()
+    y = FUNCTIONS[name](xt)
+    y.sum().backward()  # each y_i depends on x_i only, so d(sum)/dx_i = f'(x_i)
+    return xt.detach().numpy(), y.detach().numpy(), xt.grad.numpy()
+
+
+def plot_function_and_derivative(name: str):
+    """A matplotlib figure of ``f`` and its autograd derivative on [-5, 5]."""
+    from matplotlib.figure import Figure
+
+    x, y, dy = function_and_derivative(name)
+    fig = Figure(figsize=(6, 3.2), dpi=80)
+    ax = fig.subplots()
+    formula = name if name == "x**3" else f"{name}(x)"
+    ax.plot(x, y, color="#3e6db3", label=f"f(x) = {formula}")
+    ax.plot(x, dy, color="#e65100", linestyle="--", label="f'(x) from autograd")
+    ax.axhline(0, color="#999999", linewidth=0.8)
+    ax.set(xlabel="x", title=f"{name} and its derivative")
+    ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+class FunctionPlotter(_Displayable):
+    """Pick a function; see it and its derivative computed by ``backward()``.
+
+    Example:
+        >>> plotter = FunctionPlotter()
+        >>> plotter.choice.value = "tanh"
+        >>> [o["output_type"] for o in plotter.out.outputs]
+        ['display_data']
+    """
+
+    def __init__(self, name: str = "sin"):
+        import ipywidgets as widgets
+
+        self.choice = widgets.Dropdown(options=list(FUNCTIONS), value=name, description="f")
+        self.out = widgets.Output()
+        self.choice.observe(lambda _: self.update(), names="value")
+        self.widget = widgets.VBox([self.choice, self.out])
+        self.update()
+
+    def update(self) -> None:
+        self.out.outputs = ()
+        self.out.append_display_data(fig_to_image(plot_function_and_derivative(self.choice.value)))
+
+    def __repr__(self) -> str:
+        return f"FunctionPlotter({self.choice.value!r})"
