@@ -48,6 +48,11 @@ class Addmm(Function):
     @staticmethod
     def forward(ctx, b, x, w):
         _check_same_dtype(x, w)
+        if x.shape[1] != w.shape[0]:  # nn.Linear's shape error, worded as mm's
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
+                f"{w.shape[0]}x{w.shape[1]})"
+            )
         ctx.save_for_backward(x if ctx.needs_input_grad[2] else None,
                               w if ctx.needs_input_grad[1] else None)
         return b + x @ w
