@@ -171,7 +171,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep=self._parameters)
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -188,7 +188,7 @@ class Module:
         if isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep=modules)
             modules[name] = value
         elif modules is not None and name in modules:
             if value is not None:
@@ -207,10 +207,12 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
-        """Remove ``name`` wherever it was, before it is stored somewhere else."""
+    def _forget(self, name: str, keep: dict) -> None:
+        """Remove ``name`` from the other stores before it goes into ``keep`` (where it keeps
+        its place, so re-assigning does not reorder parameters or children)."""
         for store in (self.__dict__, self._parameters, self._buffers, self._modules):
-            store.pop(name, None)
+            if store is not keep:
+                store.pop(name, None)
         self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str):
@@ -309,10 +311,18 @@ class Module:
             yield buf
 
     def apply(self, fn) -> Module:
-        """Call ``fn`` on every child (deepest first), then on this module; return self."""
-        for module in self.children():
-            module.apply(fn)
-        fn(self)
+        """Call ``fn`` on every module below this one, children before their parent (the
+        order PyTorch uses), then on this module; return self."""
+        order, stack = [], [(self, False)]
+        while stack:  # an explicit post-order walk: no recursion limit on deep models
+            module, children_done = stack.pop()
+            if children_done:
+                order.append(module)
+                continue
+            stack.append((module, True))
+            stack.extend((child, False) for child in reversed(list(module.children())))
+        for module in order:
+            fn(module)
         return self
 
     # ----- modes and gradients ----------------------------------------------------------------
@@ -359,16 +369,9 @@ class Module:
             ['0.weight', '0.bias']
         """
         destination = OrderedDict() if destination is None else destination
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
+        for module_prefix, module in _all_prefixed(self):
+            for name, value in _own_state(module).items():
+                destination[prefix + module_prefix + name] = value if keep_vars else value.detach()
         return destination
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
@@ -396,11 +399,7 @@ class Module:
 
     def _load_own(self, state_dict, prefix, assign, missing, unexpected, errors) -> None:
         """Load this module's own entries (children are handled by the caller)."""
-        local = {k: v for k, v in self._parameters.items() if v is not None}
-        local.update(
-            (k, v) for k, v in self._buffers.items()
-            if v is not None and k not in self._non_persistent_buffers_set
-        )
+        local = _own_state(self)
         for name, current in local.items():
             key = prefix + name
             if key not in state_dict:
@@ -644,6 +643,16 @@ def _check_name(module: Module, name, kind: str, store: dict) -> None:
         raise KeyError(f'{kind} name can\'t be empty string ""')
     if hasattr(module, name) and name not in store:
         raise KeyError(f"attribute '{name}' already exists")
+
+
+def _own_state(module: Module) -> dict:
+    """A module's own parameters and persistent buffers (not its children's), by name."""
+    state = {k: v for k, v in module._parameters.items() if v is not None}
+    state.update(
+        (k, v) for k, v in module._buffers.items()
+        if v is not None and k not in module._non_persistent_buffers_set
+    )
+    return state
 
 
 def _all_prefixed(root: Module):

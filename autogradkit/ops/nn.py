@@ -79,14 +79,14 @@ class MseLoss(Function):
     @staticmethod
     def forward(ctx, x, y, *, reduction="mean"):
         ctx.reduction = reduction
+        ctx.save_for_backward(x, y)  # the inputs, not x - y: create_graph needs the link
         diff = x - y
-        ctx.save_for_backward(diff)
         return _reduce(diff * diff, reduction)
 
     @staticmethod
     def backward(ctx, g):
-        (diff,) = ctx.saved_tensors
-        gx = 2 * diff * _spread(g, np.shape(diff), ctx.reduction)
+        x, y = ctx.saved_tensors
+        gx = 2 * (x - y) * _spread(g, np.shape(x), ctx.reduction)
         return gx, -gx
 
 
@@ -169,5 +169,5 @@ class BinaryCrossEntropyWithLogits(Function):
         g = _spread(g, np.shape(x), ctx.reduction) * ctx.w
         sig = 1 / (1 + np.exp(-x))
         gx = g * (sig * (ctx.p * y + 1 - y) - ctx.p * y)
-        gy = g * ((1 - ctx.p) * np.log(sig) - x)
+        gy = g * (np.asarray(1 - ctx.p) * np.log(sig) - x)  # an array, not a NumPy scalar
         return gx, gy
