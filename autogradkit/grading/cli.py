@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
         if sub is not rel:
             sub.add_argument("--memory-limit", type=int, default=GradingConfig.memory_limit_mb,
                              help="MiB of address space per kernel (0: no limit)")
+            sub.add_argument("--interrupt-grace", type=float, default=GradingConfig.interrupt_grace,
+                             help="seconds between the interrupt and the kill of a slow cell")
     return parser
 
 

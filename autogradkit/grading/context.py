@@ -12,7 +12,7 @@ STATUSES = ("ok", "timeout", "kernel_died", "unreadable", "missing", "unmatched"
 
 
 @dataclass
-class TestResult:
+class CellResult:
     """The outcome of one graded cell.
 
     ``status`` is ``passed``, ``partial``, ``failed``, ``not_run`` or ``manual`` (a written
@@ -41,7 +41,7 @@ class Context:
         kernels: where ``Execute`` gets its kernel (a ``KernelPool``).
         status: ``ok`` until something worse happens (see ``STATUSES``).
         issues: notes for the instructor and the student, one sentence each.
-        results: one ``TestResult`` per graded cell, by grade_id.
+        results: one ``CellResult`` per graded cell, by grade_id.
         hidden: the hidden-test code that was injected (feedback must never show it).
         done: names of the steps that have run, in order.
     """
@@ -54,7 +54,7 @@ class Context:
     kernels: Any = None
     status: str = "ok"
     issues: list[str] = field(default_factory=list)
-    results: dict[str, TestResult] = field(default_factory=dict)
+    results: dict[str, CellResult] = field(default_factory=dict)
     hidden: list[str] = field(default_factory=list)
     done: list[str] = field(default_factory=list)
 

@@ -57,6 +57,9 @@ class Outputs:
         size = len(str(out.get("text", ""))) + sum(len(str(v)) for v in out.get("data", {}).values())
         essential = out["output_type"] in ("error", "execute_result")
         if not essential and self.used + size > self.max_chars:
+            room = self.max_chars - self.used
+            if out["output_type"] == "stream" and room > 0 and not self.cut:
+                self._append({**out, "text": out["text"][:room]})  # keep what fits
             if not self.cut:
                 self.cut = True
                 note = TRUNCATED.format(limit=self.max_chars)

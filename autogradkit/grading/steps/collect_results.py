@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from .. import cells
-from ..context import TestResult
+from ..context import CellResult
 
 MAX_ERROR_CHARS = 300
 
 
 class CollectResults:
-    """Make one ``TestResult`` per graded cell, with the ✓/✗ lines and the error it raised.
+    """Make one ``CellResult`` per graded cell, with the ✓/✗ lines and the error it raised.
 
     Only the check lines and ``ExceptionName: message`` are kept: never a traceback, which
     would quote the (possibly hidden) test code.
@@ -22,7 +22,7 @@ class CollectResults:
         >>> ctx = SimpleNamespace(results={})
         >>> _ = CollectResults()({"cells": [cell]}, ctx)
         >>> ctx.results["t1"]
-        TestResult(grade_id='t1', max_points=2.0, points=0.0, status='passed', lines=['✓ sum'], error='')
+        CellResult(grade_id='t1', max_points=2.0, points=0.0, status='passed', lines=['✓ sum'], error='')
     """
 
     name = "collect_results"
@@ -33,7 +33,7 @@ class CollectResults:
             gid = cells.grade_id(cell)
             if not cells.is_grade(cell) or not gid:
                 continue
-            result = TestResult(gid, cells.points(cell))
+            result = CellResult(gid, cells.points(cell))
             if cells.is_manual(cell):
                 result.status = "manual"
             elif cells.is_test(cell):
@@ -42,7 +42,7 @@ class CollectResults:
         return nb
 
 
-def _read_outputs(cell: dict, result: TestResult) -> None:
+def _read_outputs(cell: dict, result: CellResult) -> None:
     if cell.get("execution_count") is None and not cell.get("outputs"):
         return  # never ran: stays "not_run"
     result.status = "passed"

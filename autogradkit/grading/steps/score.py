@@ -18,11 +18,11 @@ class Score:
 
     Example:
         >>> from types import SimpleNamespace
-        >>> from autogradkit.grading.context import TestResult
+        >>> from autogradkit.grading.context import CellResult
         >>> cell = {"cell_type": "code", "execution_count": 1, "outputs": [
         ...     {"output_type": "execute_result", "data": {"text/plain": "1.5"}}],
         ...     "metadata": {"nbgrader": {"grade": True, "grade_id": "t", "points": 2}}}
-        >>> ctx = SimpleNamespace(results={"t": TestResult("t", 2.0, status="passed")})
+        >>> ctx = SimpleNamespace(results={"t": CellResult("t", 2.0, status="passed")})
         >>> _ = Score()({"cells": [cell]}, ctx)
         >>> ctx.results["t"].points, ctx.results["t"].status
         (1.5, 'partial')

@@ -1,0 +1,141 @@
+"""End to end through ``cli.main``: grade every kind of submission, release, validate, resume."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+
+import nbformat
+import pytest
+
+from autogradkit.grading.cli import main
+
+from . import builders
+
+KINDS = list(builders.EXPECTED)
+FAST = ["--timeout", "3", "--interrupt-grace", "1", "-j", "2", "--no-progress"]
+
+
+def _hashes(folder):
+    return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.rglob("*") if p.is_file()}
+
+
+def _rows(course):
+    book = json.loads((course / "grades" / "hw1" / "gradebook.json").read_text())
+    return {r["student"]: r for r in book["rows"]}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """One grading run over every kind of submission (shared: it is the slow part)."""
+    course = tmp_path_factory.mktemp("course")
+    builders.write_course(course)
+    for kind in KINDS:
+        builders.write_submission(course / "submitted", kind, kind)
+    before = _hashes(course / "submitted")
+    code = main(["grade", str(course / "submitted"), "--assignment", "hw1",
+                 "--course", str(course), *FAST])
+    return course, code, before
+
+
+def test_every_submission_gets_a_row_with_the_right_status_and_points(graded):
+    course, code, _ = graded
+    rows = _rows(course)
+    assert code == 0 and sorted(rows) == sorted(KINDS)
+    for kind, (status, points) in builders.EXPECTED.items():
+        got = {gid: t["points"] for gid, t in rows[kind]["tests"].items()}
+        assert (rows[kind]["status"], got) == (status, points), kind
+        assert rows[kind]["max_score"] == 10.0
+
+
+def test_tampering_and_deleting_are_reported(graded):
+    rows = _rows(graded[0])
+    assert "test cell test_square_sum was changed" in rows["tampered_test"]["issues"][0]
+    assert "test cell test_gradient was deleted" in rows["deleted_test"]["issues"][0]
+
+
+def test_originals_are_never_modified(graded):
+    course, _, before = graded
+    assert _hashes(course / "submitted") == before
+
+
+def test_graded_copies_run_the_hidden_tests(graded):
+    course = graded[0]
+    copy = (course / "autograded" / "correct" / "hw1" / "squares.ipynb").read_text()
+    assert builders.HIDDEN_MARK in copy and f"✓ {builders.HIDDEN_MARK}" in copy
+    assert (course / "autograded" / "correct" / "hw1" / "data.txt").is_file()
+
+
+def test_feedback_never_shows_hidden_test_source(graded):
+    course = graded[0]
+    pages = sorted((course / "feedback").rglob("*.html"))
+    assert len(pages) == len(KINDS)
+    hidden = [line for code in builders.TESTS.values() for line in
+              code.split("### BEGIN HIDDEN TESTS\n")[1].split("\n### END")[0].splitlines()]
+    for page in pages:
+        text = page.read_text()
+        assert "check_close(" not in text and "BEGIN HIDDEN" not in text
+        assert not any(line.strip() in text for line in hidden)
+    wrong = (course / "feedback" / "wrong" / "hw1" / "squares.html").read_text()
+    assert "✗ square_sum: the values are not close enough" in wrong  # hints do show
+
+
+def test_csv_has_one_column_per_test(graded):
+    lines = (graded[0] / "grades" / "hw1" / "gradebook.csv").read_text().splitlines()
+    assert lines[0].split(",")[:9] == ["student", "assignment", "notebook", "status", "score",
+                                       "max_score", "test_gradient", "test_mse", "test_square_sum"]
+    assert len(lines) == 1 + len(KINDS)
+
+
+def test_regrading_only_grades_new_or_changed_submissions(graded, capsys):
+    course = graded[0]
+    args = ["grade", str(course / "submitted"), "--assignment", "hw1", "--course", str(course), *FAST]
+    assert main(args) == 0
+    assert "graded 0 of 10" in capsys.readouterr().out
+    builders.write_submission(course / "submitted", "wrong", "correct")
+    builders.write_submission(course / "submitted", "newcomer", "correct")
+    assert main(args) == 0
+    assert "graded 2 of 11" in capsys.readouterr().out
+    assert _rows(course)["wrong"]["score"] == 10.0
+
+
+def test_release_then_grade_solution_and_fresh_release(course, tmp_path):
+    assert main(["release", "--course", str(course)]) == 0
+    released = course / "release" / "hw1" / "squares.ipynb"
+    first = released.read_bytes()
+    nbformat.validate(nbformat.reads(first.decode(), as_version=4))
+    assert main(["release", "hw1", "--course", str(course)]) == 0
+    assert released.read_bytes() == first  # deterministic
+    assert (course / "release" / "hw1" / "data.txt").is_file()
+    assert builders.HIDDEN_MARK not in first.decode() and "BEGIN SOLUTION" not in first.decode()
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    shutil.copy(released, flat / "fresh.ipynb")
+    shutil.copy(course / "source" / "hw1" / "squares.ipynb", flat / "solution.ipynb")
+    assert main(["grade", str(flat), "--assignment", "hw1", "--course", str(course), *FAST]) == 0
+    rows = _rows(course)
+    assert (rows["solution"]["status"], rows["solution"]["score"]) == ("ok", 10.0)
+    assert (rows["fresh"]["status"], rows["fresh"]["score"]) == ("ok", 0.0)
+
+
+def test_validate_reports_tests_and_changed_locked_cells(course, tmp_path, capsys):
+    source = course / "source" / "hw1" / "squares.ipynb"
+    assert main(["validate", str(source), "--timeout", "10"]) == 0
+    assert "✓ test_mse (5/5)" in capsys.readouterr().out
+    tampered = tmp_path / "tampered.ipynb"
+    builders.write_submission(tmp_path, "x", "tampered_test", flat=True).rename(tampered)
+    report = tmp_path / "report.json"
+    assert main(["validate", str(tampered), "--report", str(report)]) == 1
+    out = capsys.readouterr().out
+    assert "warning: test cell test_square_sum was changed" in out
+    assert json.loads(report.read_text())["issues"] == [
+        "test cell test_square_sum was changed; it will be restored from the original when graded"]
+
+
+def test_bad_command_lines_and_missing_assignments(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["grade", str(tmp_path)])  # --assignment is required
+    assert exit_info.value.code == 2
+    assert main(["grade", str(tmp_path), "--assignment", "nope", "--course", str(tmp_path)]) == 1
+    assert "no assignment 'nope'" in capsys.readouterr().err

@@ -1,0 +1,35 @@
+"""course.py: finding submissions in nbgrader's layout and in a flat folder."""
+
+from __future__ import annotations
+
+from autogradkit.grading.course import copy_files, find_submissions, load_assignment
+
+from . import builders
+
+
+def test_nbgrader_layout_lists_missing_notebooks_too(course):
+    builders.write_submission(course / "submitted", "ann", "correct")
+    (course / "submitted" / "bob" / "hw1").mkdir(parents=True)
+    subs = find_submissions(course / "submitted", load_assignment(course, "hw1"))
+    assert [(s.student, s.notebook, s.path is not None) for s in subs] == [
+        ("ann", "squares", True), ("bob", "squares", False)]
+
+
+def test_student_version_is_derived_from_the_source(course):
+    student = load_assignment(course, "hw1").students["squares"]
+    answer = student["cells"][2]
+    assert answer["source"].endswith("raise NotImplementedError()")
+    assert builders.HIDDEN_MARK not in str(student)
+
+
+def test_flat_folder_uses_file_names(course):
+    flat = course / "flat"
+    for name in ("carol", "dave_squares"):
+        builders.write_submission(flat, name, "correct", flat=True)
+    subs = find_submissions(flat, load_assignment(course, "hw1"))
+    assert [(s.student, s.notebook) for s in subs] == [("carol", "squares"), ("dave", "squares")]
+
+
+def test_helper_files_are_copied_without_notebooks(course, tmp_path):
+    copy_files(course / "source" / "hw1", tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["data.txt"]

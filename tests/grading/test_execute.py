@@ -1,0 +1,89 @@
+"""Execute: fresh kernels, time limits, crashes and floods, each survived with a status."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from autogradkit.grading.context import Context
+from autogradkit.grading.steps import Execute
+
+from .helpers import code, notebook
+
+
+def _run(ctx: Context, *sources: str, **limits):
+    if limits:
+        ctx.cfg = dataclasses.replace(ctx.cfg, **limits)
+    nb = notebook(*(code(s) for s in sources))
+    started = time.monotonic()
+    nb = Execute()(nb, ctx)
+    return nb, time.monotonic() - started
+
+
+def _text(cell) -> str:
+    return "".join(o.get("text", "") for o in cell["outputs"] if o["output_type"] == "stream")
+
+
+def _error(cell) -> str:
+    return next((o["ename"] for o in cell["outputs"] if o["output_type"] == "error"), "")
+
+
+def test_cells_run_in_order_in_the_notebook_folder(ctx):
+    (ctx.workdir / "data.txt").write_text("hello")
+    nb, _ = _run(ctx, "x = 20", "print(x + 1)", "print(open('data.txt').read())", "x * 2")
+    assert [c["execution_count"] for c in nb["cells"]] == [1, 2, 3, 4]
+    assert _text(nb["cells"][1]) == "21\n" and _text(nb["cells"][2]) == "hello\n"
+    assert nb["cells"][3]["outputs"][0]["data"]["text/plain"] == "40"
+    assert ctx.status == "ok"
+
+
+def test_each_run_gets_a_fresh_kernel(ctx):
+    _run(ctx, "leak = 1")
+    nb, _ = _run(ctx, "print('leak' in globals())")
+    assert _text(nb["cells"][0]) == "False\n"
+
+
+def test_endless_loop_is_interrupted_and_later_cells_still_run(ctx):
+    nb, seconds = _run(ctx, "while True:\n    pass", "print('after')")
+    assert ctx.status == "timeout" and _error(nb["cells"][0]) == "CellTimeoutError"
+    assert _text(nb["cells"][1]) == "after\n" and seconds < 3 + 2
+
+
+def test_loop_that_swallows_interrupts_is_killed_and_state_replayed(ctx):
+    loop = "while True:\n    try:\n        sum(range(10**5))\n    except KeyboardInterrupt:\n        pass"
+    nb, seconds = _run(ctx, "x = 41", loop, "print(x + 1)")
+    assert ctx.status == "timeout" and "ignored the interrupt" in ctx.issues[0]
+    assert _text(nb["cells"][2]) == "42\n" and seconds < 3 + 1 + 3
+
+
+def test_kernel_death_is_noticed_at_once(ctx):
+    nb, seconds = _run(ctx, "x = 1", "import os\nos._exit(3)", "print(x)")
+    assert ctx.status == "kernel_died" and _error(nb["cells"][1]) == "DeadKernelError"
+    assert _text(nb["cells"][2]) == "1\n" and seconds < 1.5  # not after the 3 s timeout
+
+
+def test_segfault_is_a_dead_kernel(ctx):
+    nb, _ = _run(ctx, "import ctypes\nctypes.string_at(0)")
+    assert ctx.status == "kernel_died"
+
+
+def test_memory_blow_up_hits_the_cap_not_the_machine(ctx):
+    nb, _ = _run(ctx, "x = []\nwhile True:\n    x.append(bytearray(10**8))", "print('alive')")
+    assert _error(nb["cells"][0]) in ("MemoryError", "DeadKernelError")
+    assert ctx.status in ("ok", "kernel_died")
+
+
+def test_huge_output_is_truncated(ctx):
+    nb, _ = _run(ctx, "print('x' * 10**6)\nfor i in range(5000):\n    print(i)",
+                 max_output_chars=10_000)
+    stdout, stderr = (_text({"outputs": [o for o in nb["cells"][0]["outputs"] if o["name"] == n]})
+                      for n in ("stdout", "stderr"))
+    assert stdout == "x" * 10_000 and "[output truncated by the grader" in stderr
+    assert ctx.status == "ok"
+
+
+def test_total_time_limit_stops_the_rest(ctx):
+    nb, seconds = _run(ctx, "import time\ntime.sleep(1.2)", "time.sleep(1.2)", "print('late')",
+                       total_timeout=2.0)
+    assert ctx.status == "timeout" and nb["cells"][2]["execution_count"] is None
+    assert seconds < 3.5
