@@ -55,7 +55,8 @@ class Adagrad(Optimizer):
                     np.full_like(p._data, group["initial_accumulator_value"])
                 )
 
-    def _update(self, p: Tensor, state: dict, group: dict) -> None:
+    def _update(self, p: Tensor, group: dict) -> None:
+        state = self.state[p]
         state["step"]._data += 1
         adagrad_update(
             p._data, p.grad._data, state["sum"]._data, state["step"].item(), lr=group["lr"],

@@ -80,7 +80,8 @@ class Adam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
-    def _update(self, p: Tensor, state: dict, group: dict) -> None:
+    def _update(self, p: Tensor, group: dict) -> None:
+        state = self.state[p]
         if not state:
             state["step"] = Tensor._wrap(np.zeros((), np.float32))
             state["exp_avg"] = Tensor._wrap(np.zeros_like(p._data))

@@ -133,10 +133,11 @@ class Optimizer:
             for group in self.param_groups:
                 for p in group["params"]:
                     if p.grad is not None:
-                        self._update(p, self.state[p], group)
+                        self._update(p, group)
         return loss
 
-    def _update(self, p: Tensor, state: dict, group: dict) -> None:
+    def _update(self, p: Tensor, group: dict) -> None:
+        """Change ``p`` in place from ``p.grad`` (state lives in ``self.state[p]``)."""
         raise NotImplementedError
 
     def state_dict(self) -> dict:

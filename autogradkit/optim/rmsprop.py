@@ -64,7 +64,8 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def _update(self, p: Tensor, state: dict, group: dict) -> None:
+    def _update(self, p: Tensor, group: dict) -> None:
+        state = self.state[p]
         if not state:
             state["step"] = Tensor._wrap(np.zeros((), np.float32))
             state["square_avg"] = Tensor._wrap(np.zeros_like(p._data))

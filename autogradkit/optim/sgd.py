@@ -73,7 +73,9 @@ class SGD(Optimizer):
                         foreach=foreach, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
 
-    def _update(self, p: Tensor, state: dict, group: dict) -> None:
+    def _update(self, p: Tensor, group: dict) -> None:
+        # plain SGD keeps no state at all (its state_dict stays empty, as in PyTorch)
+        state = self.state[p] if group["momentum"] != 0 else {}
         buf = state.get("momentum_buffer")
         new = sgd_update(
             p._data, p.grad._data, None if buf is None else buf._data, lr=group["lr"],
