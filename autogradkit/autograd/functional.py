@@ -117,8 +117,7 @@ def _check_v_or_single(v, refs: tuple, is_tuple: bool, create_graph: bool, fn_na
         return v
     if len(refs) != 1 or refs[0].numel() != 1:
         raise RuntimeError(
-            f"The vector v can only be None if the {what} is a single Tensor with a single "
-            "element."
+            f"The vector v can only be None if the {what} a single Tensor with a single element."
         )
     return None
 
@@ -245,7 +244,7 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _preprocess(inputs, create_graph, need_graph=True)
         v = _check_v_or_single(v, inputs, is_inputs_tuple, create_graph, "jvp",
-                               "input to the user-provided function")
+                               "input to the user-provided function is")
         is_outputs_tuple, outputs = _as_tuple(
             func(*inputs), "outputs of the user-provided function", "jvp"
         )
@@ -273,7 +272,7 @@ def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
         inputs = _preprocess(inputs, create_graph, need_graph=True)
         v = _check_v_or_single(v, inputs, is_inputs_tuple, create_graph, "hvp",
-                               "input to the user-provided function")
+                               "input to the user-provided function is")
         is_outputs_tuple, outputs = _as_tuple(
             func(*inputs), "outputs of the user-provided function", "hvp"
         )
