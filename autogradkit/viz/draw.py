@@ -6,13 +6,14 @@ that JupyterLab shows inline through ``_repr_svg_``. No Graphviz, no system bina
 
 from __future__ import annotations
 
+import inspect
 import io
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
 from .graph import (
     ACCUMULATE, FUNCTION, GRAD_FN, LEAF, NEXT, NOGRAD, NONLEAF, SAVED, SUMMARY, VARIABLE, Graph,
-    GraphEdge, build_graph,
+    GraphEdge, build_graph, caller_names,
 )
 from .layout import LINE_H, Box, Layout, layout_graph
 
@@ -115,6 +116,8 @@ def draw_graph(tensor, names=None, show_data: bool = True, show_grad: bool = Tru
     Args:
         tensor: the output to start from (usually the loss).
         names: ``{"a": a, ...}`` or ``locals()``; tensors found in it get their names.
+            By default, the variables where ``draw_graph`` is called (in a notebook: your
+            variables); ``{}`` draws without names.
         show_data, show_grad, show_saved: what the boxes say (``saved:`` lists what each
             node kept for backward).
         trace: a ``trace_backward(tensor)`` result, or ``True`` to record one now, to write
@@ -129,12 +132,14 @@ def draw_graph(tensor, names=None, show_data: bool = True, show_grad: bool = Tru
         >>> a = agk.tensor(2., requires_grad=True); b = agk.tensor(3.)
         >>> d = agk.tensor(4., requires_grad=True)
         >>> c = a * b; e = c * d
-        >>> drawing = draw_graph(e, names=locals(), trace=True)
+        >>> drawing = draw_graph(e, trace=True)   # names: the caller's variables
         >>> sorted(drawing.graph.count().items())
         [('AccumulateGrad', 2), ('MulBackward0', 2)]
         >>> "12." in drawing.svg()   # the gradient MulBackward0 sent to a's AccumulateGrad
         True
     """
+    if names is None:
+        names = caller_names(inspect.currentframe().f_back)
     graph = build_graph(tensor, names, show_data=show_data, show_grad=show_grad,
                         show_saved=show_saved, max_nodes=max_nodes, max_depth=max_depth)
     highlight = None
@@ -165,10 +170,68 @@ def edge_path(e: GraphEdge, graph: Graph, layout: Layout) -> list[tuple[float, f
     return [(sx, s.bottom), *bends, (d.x, d.top)]
 
 
-def label_point(points: list[tuple[float, float]]) -> tuple[float, float]:
-    """Where an arrow's label goes: the middle of its first segment."""
-    (x1, y1), (x2, y2) = points[0], points[1]
-    return (x1 + x2) / 2, (y1 + y2) / 2
+def point_along(points: list[tuple[float, float]], t: float) -> tuple[float, float]:
+    """The point a fraction ``t`` of the way along a polyline."""
+    lengths = [((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5
+               for (x1, y1), (x2, y2) in zip(points, points[1:])]
+    left = t * sum(lengths)
+    for ((x1, y1), (x2, y2)), length in zip(zip(points, points[1:]), lengths):
+        if left <= length and length > 0:
+            f = left / length
+            return x1 + f * (x2 - x1), y1 + f * (y2 - y1)
+        left -= length
+    return points[-1]
+
+
+def label_width(text: str) -> float:
+    return len(text) * LABEL_PX * 0.61 + 6
+
+
+class _Rects:
+    """Rectangles in a coarse grid, to ask quickly whether a new one would overlap any."""
+
+    CELL = 64.0
+
+    def __init__(self):
+        self.cells: dict[tuple[int, int], list] = {}
+
+    def _keys(self, r):
+        x0, y0, x1, y1 = (int(v // self.CELL) for v in r)
+        return [(cx, cy) for cx in range(x0, x1 + 1) for cy in range(y0, y1 + 1)]
+
+    def add(self, r) -> None:
+        for key in self._keys(r):
+            self.cells.setdefault(key, []).append(r)
+
+    def hits(self, r) -> bool:
+        return any(
+            r[0] < q[2] and q[0] < r[2] and r[1] < q[3] and q[1] < r[3]
+            for key in self._keys(r) for q in self.cells.get(key, ())
+        )
+
+
+LABEL_SPOTS = (0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88)
+
+
+def place_labels(graph: Graph, layout: Layout, h: Highlight) -> dict:
+    """Centre of each arrow label: the first spot along its arrow (middle first) where it
+    covers no box and no earlier label."""
+    taken = _Rects()
+    for b in layout.boxes.values():
+        taken.add((b.x - b.w / 2, b.top, b.x + b.w / 2, b.bottom))
+    spots = {}
+    for e in graph.edges:
+        key = (e.src, e.dst, e.index)
+        text = h.edge_labels.get(key)
+        if not text:
+            continue
+        points, half = edge_path(e, graph, layout), label_width(text) / 2
+        rects = [(x - half, y - 9, x + half, y + 9)
+                 for x, y in (point_along(points, t) for t in LABEL_SPOTS)]
+        rect = next((r for r in rects if not taken.hits(r)), rects[0])
+        taken.add(rect)
+        spots[key] = ((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2)
+    return spots
 
 
 def box_style(kind: str, node_id: str, h: Highlight) -> tuple[str, str, float, float]:
@@ -215,7 +278,8 @@ def render_svg(graph: Graph, layout: Layout, highlight: Highlight | None = None)
         _svg_defs(),
         f'<rect width="{_f(width)}" height="{_f(height)}" fill="#ffffff"/>',
     ]
-    parts += [_svg_edge(e, graph, layout, h) for e in graph.edges]
+    spots = place_labels(graph, layout, h)
+    parts += [_svg_edge(e, graph, layout, h, spots) for e in graph.edges]
     parts += [_svg_node(n, layout.boxes[n.id], h) for n in graph.nodes]
     parts.append(_svg_legend(graph, layout.height, width))
     parts.append("</svg>")
@@ -233,7 +297,7 @@ def _svg_defs() -> str:
     return f"<defs>{marker('agk-arrow', EDGE_COLOR)}{marker('agk-arrow-hot', HOT)}</defs>"
 
 
-def _svg_edge(e: GraphEdge, graph: Graph, layout: Layout, h: Highlight) -> str:
+def _svg_edge(e: GraphEdge, graph: Graph, layout: Layout, h: Highlight, spots: dict) -> str:
     points = edge_path(e, graph, layout)
     label = h.edge_labels.get((e.src, e.dst, e.index))
     hot = label is not None
@@ -245,8 +309,8 @@ def _svg_edge(e: GraphEdge, graph: Graph, layout: Layout, h: Highlight) -> str:
         f'stroke-width="{2.2 if hot else 1.3}"{dash} marker-end="url(#{marker})"/>'
     )
     if label:
-        mx, my = label_point(points)
-        w = len(label) * LABEL_PX * 0.61 + 6
+        mx, my = spots[(e.src, e.dst, e.index)]
+        w = label_width(label)
         out += (
             f'<rect x="{_f(mx - w / 2)}" y="{_f(my - 8)}" width="{_f(w)}" height="16" rx="3" '
             f'fill="#ffffff" fill-opacity="0.9" stroke="{HOT}" stroke-width="0.6"/>'
@@ -326,6 +390,7 @@ def _mpl_edges(ax, graph: Graph, layout: Layout, h: Highlight) -> None:
     from matplotlib.collections import LineCollection, PolyCollection
 
     groups: dict[tuple, tuple[list, list]] = {}
+    spots = place_labels(graph, layout, h)
     for e in graph.edges:
         points = edge_path(e, graph, layout)
         label = h.edge_labels.get((e.src, e.dst, e.index))
@@ -335,7 +400,7 @@ def _mpl_edges(ax, graph: Graph, layout: Layout, h: Highlight) -> None:
         lines.append(points)
         heads.append(_arrow_head(points))
         if label:
-            x, y = label_point(points)
+            x, y = spots[(e.src, e.dst, e.index)]
             ax.text(x, y, label, ha="center", va="center", color=HOT,
                     fontsize=LABEL_PX * PT_PER_PX, fontweight="bold", family="monospace",
                     bbox=dict(boxstyle="round,pad=0.2", fc="white", ec=HOT, lw=0.6, alpha=0.9))

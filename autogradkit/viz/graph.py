@@ -34,6 +34,7 @@ class GraphNode:
     lines: tuple[str, ...]
     ref: object = field(default=None, repr=False)
     owner: str | None = None
+    name: str | None = None  # a tensor's name from ``names``, if it has one
 
     @property
     def label(self) -> str:
@@ -77,8 +78,9 @@ def node_label(node) -> str:
     return node.name().rsplit("::", 1)[-1]
 
 
-def format_value(value, max_items: int = 4) -> str:
-    """A short text for a number or an array, printed the way PyTorch prints numbers.
+def format_value(value, max_items: int = 4, digits: int = 4) -> str:
+    """A short text for a number or an array: at most ``max_items`` numbers of ``digits``
+    significant digits, printed the way PyTorch prints numbers.
 
     Example:
         >>> format_value(np.float32(12.0)), format_value(np.array([0.16, 2.0]))
@@ -90,23 +92,24 @@ def format_value(value, max_items: int = 4) -> str:
         return "None"
     array = np.asarray(value)
     if array.ndim == 0:
-        return _format_number(array.item())
+        return _format_number(array.item(), digits)
     if array.size > max_items:
-        head = ", ".join(_format_number(v) for v in array.ravel()[: max_items - 1].tolist())
+        head = ", ".join(_format_number(v, digits) for v in array.ravel()[: max_items - 1].tolist())
         return f"[{head}, …] {tuple(array.shape)}"
     text = np.array2string(
-        array, separator=", ", formatter={"all": _format_number}, max_line_width=10_000
+        array, separator=", ", formatter={"all": lambda v: _format_number(v, digits)},
+        max_line_width=10_000,
     )
     return " ".join(text.split())
 
 
-def _format_number(v) -> str:
+def _format_number(v, digits: int = 4) -> str:
     if isinstance(v, bool):
         return str(v)
     v = float(v)
     if v != 0 and not 1e-4 <= abs(v) < 1e5:
-        return np.format_float_scientific(v, precision=3, trim="-")
-    return np.format_float_positional(v, precision=4, fractional=False, trim=".")
+        return np.format_float_scientific(v, precision=digits - 1, trim="-")
+    return np.format_float_positional(v, precision=digits, fractional=False, trim=".")
 
 
 def pick_tensors(names) -> dict[int, tuple[str, object]]:
@@ -122,6 +125,15 @@ def pick_tensors(names) -> dict[int, tuple[str, object]]:
         if isinstance(value, Tensor) and not name.startswith("_"):
             picked.setdefault(id(value), (name, value))
     return picked
+
+
+def caller_names(frame) -> dict:
+    """The variables visible in ``frame`` (globals, then locals over them): what
+    ``draw_graph(e)`` uses to name tensors when it is not given ``names``."""
+    try:
+        return {**frame.f_globals, **frame.f_locals}
+    finally:
+        del frame  # a frame kept alive would keep every tensor in it alive
 
 
 def grad_of(tensor):
@@ -223,9 +235,9 @@ class _Builder:
         self.edges: list[GraphEdge] = []
         self.ids: dict[int, str] = {}
 
-    def add(self, kind: str, lines, ref, owner=None) -> str:
+    def add(self, kind: str, lines, ref, owner=None, name=None) -> str:
         node_id = f"{'t' if kind in TENSOR_KINDS else 'n'}{len(self.nodes)}"
-        self.nodes.append(GraphNode(node_id, kind, tuple(lines), ref, owner))
+        self.nodes.append(GraphNode(node_id, kind, tuple(lines), ref, owner, name))
         if ref is not None:
             self.ids[id(ref)] = node_id
         return node_id
@@ -235,7 +247,7 @@ class _Builder:
             return self.ids[id(tensor)]
         name = self.names.get(id(tensor), (None,))[0]
         lines = tensor_lines(tensor, name, self.show_data, self.show_grad)
-        return self.add(tensor_kind(tensor), lines, tensor, owner)
+        return self.add(tensor_kind(tensor), lines, tensor, owner, name)
 
     def add_backward_node(self, node) -> str:
         if hasattr(node, "variable"):

@@ -61,12 +61,11 @@ class Trace:
         if fade and ran:
             h.running = graph.id_of(ran[-1].node)
             h.done = frozenset(graph.id_of(s.node) for s in ran[:-1])
-        incoming = {(e.dst, e.index): e for e in graph.edges if e.kind == GRAD_FN}
         outgoing = {(e.src, e.index): e for e in graph.edges if e.kind == NEXT}
         if self.steps:  # the seed is there before anything runs
-            _label_received(h, graph, incoming, self.steps[0], self.root)
+            _label_seed(h, graph, self.root, self.steps[0])
         for step in ran:
-            _label_step(h, graph, incoming, outgoing, step, show_leaf_grads=fade)
+            _label_step(h, graph, outgoing, step, show_leaf_grads=fade)
         return h
 
     def describe(self, position: int, graph: Graph | None = None) -> str:
@@ -93,33 +92,39 @@ class Trace:
 
 
 def _box_title(graph: Graph | None, obj, default: str) -> str:
+    """A tensor's name, or a node's label, as the drawing shows it."""
     node_id = graph.id_of(obj) if graph is not None else None
-    return graph.node(node_id).label if node_id is not None else default
+    if node_id is None:
+        return default
+    box = graph.node(node_id)
+    return box.name or (default if box.kind in ("leaf", "nonleaf", "nograd") else box.label)
 
 
-def _label_received(h, graph: Graph, incoming: dict, step: Step, tensor) -> None:
-    """Label the arrow from a tensor to its grad_fn with the gradient that node received."""
-    node_id = graph.id_of(step.node)
-    for nr, g in enumerate(step.grad_outputs):
-        e = incoming.get((node_id, nr))
-        if e is not None and g is not None and (tensor is None or e.src == graph.id_of(tensor)):
-            h.edge_labels[(e.src, e.dst, e.index)] = format_value(g)
+def _label_seed(h, graph: Graph, root, first: Step) -> None:
+    """Label the arrow from the output to its grad_fn with the seed gradient."""
+    src, dst = graph.id_of(root), graph.id_of(first.node)
+    for e in graph.edges:
+        if e.kind == GRAD_FN and e.src == src and e.dst == dst:
+            h.edge_labels[(e.src, e.dst, e.index)] = _edge_text(first.grad_outputs[e.index])
 
 
-def _label_step(h, graph: Graph, incoming: dict, outgoing: dict, step: Step,
-                show_leaf_grads: bool) -> None:
+def _edge_text(g) -> str:
+    return format_value(g, max_items=3, digits=3)
+
+
+def _label_step(h, graph: Graph, outgoing: dict, step: Step, show_leaf_grads: bool) -> None:
+    """Label the arrows a step sent gradients along; in the stepper, also its leaf's grad."""
     node_id = graph.id_of(step.node)
     if node_id is None:
         return  # summarised away in a big graph
-    _label_received(h, graph, incoming, step, None)
     for index, g in enumerate(step.grad_inputs):
         e = outgoing.get((node_id, index))
         if e is not None and g is not None:
-            h.edge_labels[(e.src, e.dst, e.index)] = format_value(g)
+            h.edge_labels[(e.src, e.dst, e.index)] = _edge_text(g)
     leaf = getattr(step.node, "variable", None)
     leaf_id = graph.id_of(leaf) if leaf is not None else None
     if leaf_id is not None:
-        h.edge_labels[(node_id, leaf_id, 0)] = format_value(step.grad_outputs[0])
+        h.edge_labels[(node_id, leaf_id, 0)] = _edge_text(step.grad_outputs[0])
         if not show_leaf_grads:
             return
         lines = graph.node(leaf_id).lines

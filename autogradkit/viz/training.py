@@ -136,5 +136,5 @@ def training_figure(rows: list[Epoch], w0: float = 0.0, title: str = ""):
     w_ax.legend(loc="best", fontsize=8)
     if title:
         fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    return fig
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.16, top=0.8, wspace=0.3)  # fixed:
+    return fig  # tight_layout would measure every label again on each slider move

@@ -7,12 +7,13 @@ can drive them from Python: set a slider's value or ``button.click()``, then rea
 
 from __future__ import annotations
 
+import inspect
 from html import escape
 
 import numpy as np
 
 from .draw import GraphDrawing, figure_png
-from .graph import build_graph
+from .graph import build_graph, caller_names
 from .layout import layout_graph
 from .trace import trace_backward
 from .training import dataset, max_difference, train_by_hand, train_with_autograd, training_figure
@@ -51,7 +52,7 @@ class BackpropStepper(_Displayable):
         >>> import autogradkit as agk
         >>> a = agk.tensor(2., requires_grad=True); d = agk.tensor(4., requires_grad=True)
         >>> e = (a * 3) * d
-        >>> stepper = BackpropStepper(e, names=locals())
+        >>> stepper = BackpropStepper(e)   # names: the caller's variables, or pass names=
         >>> stepper.step_button.click(); stepper.step_button.click()
         >>> stepper.position, stepper.status.value
         (2, 'Step 2 of 4: AccumulateGrad received 6. and wrote d.grad, which is now 6.')
@@ -61,6 +62,8 @@ class BackpropStepper(_Displayable):
                  show_saved: bool = False, interval: int = 1200):
         import ipywidgets as widgets
 
+        if names is None:
+            names = caller_names(inspect.currentframe().f_back)
         self.trace = trace_backward(tensor, gradient)
         self.graph = build_graph(tensor, names, show_data=show_data, show_saved=show_saved)
         n = len(self.trace.steps)
@@ -205,7 +208,7 @@ def plot_function_and_derivative(name: str):
     ax.axhline(0, color="#999999", linewidth=0.8)
     ax.set(xlabel="x", title=f"{name} and its derivative")
     ax.legend(loc="best", fontsize=8)
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.15, top=0.9)
     return fig
 
 

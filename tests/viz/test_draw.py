@@ -1,0 +1,133 @@
+"""viz.draw: the pictures, checked as SVG text (parsed as XML) and as matplotlib artists."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import autogradkit as agk
+from autogradkit.viz import draw_graph
+from autogradkit.viz.draw import GraphDrawing, place_labels
+from autogradkit.viz.graph import build_graph
+
+from . import examples
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def svg_texts(svg: str) -> list[str]:
+    return [t.text for t in ET.fromstring(svg).iter(f"{SVG}text")]
+
+
+def test_svg_is_xml_with_the_articles_labels():
+    v = examples.article_000()
+    v["e"].backward()
+    root = ET.fromstring(draw_graph(v["e"], names=v).svg())
+    assert root.tag == f"{SVG}svg"
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    for expected in ("a", "b", "c", "d", "e", "grad: 12.", "grad: 6.", "data: 24."):
+        assert expected in texts
+    assert texts.count("MulBackward0") == 2
+    assert texts.count("AccumulateGrad") == 3  # two boxes and the legend
+    assert "requires_grad=False" in texts  # the legend explains the grey box
+
+
+def test_svg_has_one_group_per_box_and_per_arrow():
+    v = examples.article_002()
+    drawing = draw_graph(v["e"], names=v)
+    root = ET.fromstring(drawing.svg())
+    groups = [g.get("class") for g in root.iter(f"{SVG}g")]
+    assert sum(c.startswith("node ") for c in groups) == len(drawing.graph.nodes)
+    assert sum(c.startswith("edge ") for c in groups) == len(drawing.graph.edges)
+
+
+def test_same_graph_gives_identical_svg_text():
+    v = examples.two_layer()
+    assert draw_graph(v["loss"], names=v).svg() == draw_graph(v["loss"], names=v).svg()
+    w = examples.two_layer()  # a fresh but equal graph: other objects, same picture
+    assert draw_graph(v["loss"], names=v).svg() == draw_graph(w["loss"], names=w).svg()
+
+
+def test_names_default_to_the_callers_variables():
+    a = agk.tensor(2.0, requires_grad=True)
+    weight = agk.tensor(5.0, requires_grad=True)
+    texts = svg_texts(draw_graph(a * weight).svg())
+    assert "a" in texts and "weight" in texts
+    assert "tensor" in svg_texts(draw_graph(a * weight, names={}).svg())
+
+
+def test_repr_svg_is_what_jupyter_shows():
+    v = examples.article_002()
+    drawing = draw_graph(v["e"], names=v)
+    assert drawing._repr_svg_() == drawing.svg()
+    assert repr(drawing) == "<GraphDrawing: 5 backward nodes, 5 other boxes>"
+
+
+def test_trace_labels_each_arrow_with_the_gradient_it_carried():
+    v = examples.article_002()
+    drawing = draw_graph(v["e"], names=v, trace=True)
+    labels = {
+        (drawing.graph.node(s).label, drawing.graph.node(d).label): text
+        for (s, d, _), text in drawing.highlight.edge_labels.items()
+    }
+    assert labels[("e", "MulBackward0")] == "1."
+    assert labels[("MulBackward0", "AddBackward0")] == "4."
+    assert labels[("AccumulateGrad", "d")] == "5."
+    assert "5." in svg_texts(drawing.svg())
+    assert v["a"].grad is None  # tracing put .grad back as it was
+
+
+def test_labels_do_not_cover_boxes_or_each_other():
+    v = examples.two_layer()
+    drawing = draw_graph(v["loss"], names=v, trace=True)
+    spots = place_labels(drawing.graph, drawing.layout, drawing.highlight)
+    assert len(spots) == len(drawing.highlight.edge_labels) > 10
+    heights = {key: 18 for key in spots}
+    rects = []
+    for key, (x, y) in spots.items():
+        half = (len(drawing.highlight.edge_labels[key]) * 11 * 0.61 + 6) / 2
+        rects.append((x - half, y - heights[key] / 2, x + half, y + heights[key] / 2))
+    rects += [(b.x - b.w / 2, b.top, b.x + b.w / 2, b.bottom) for b in drawing.layout.boxes.values()]
+    overlaps = [
+        (p, q) for k, p in enumerate(rects) for q in rects[k + 1:]
+        if p[0] < q[2] - 0.5 and q[0] < p[2] - 0.5 and p[1] < q[3] - 0.5 and q[1] < p[3] - 0.5
+    ]
+    assert overlaps == []
+
+
+def test_matplotlib_figure_has_the_same_texts():
+    v = examples.article_000()
+    drawing = draw_graph(v["e"], names=v, trace=True)
+    fig = drawing.figure()
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts.count("MulBackward0") == 2
+    assert {"a", "b", "c", "d", "e", "12.", "AccumulateGrad"} <= set(texts)
+    assert fig.get_size_inches()[0] * fig.dpi == drawing.layout.width
+
+
+def test_save_writes_svg_and_png(tmp_path):
+    v = examples.article_002()
+    drawing = draw_graph(v["e"], names=v)
+    drawing.save(tmp_path / "g.svg")
+    drawing.save(tmp_path / "g.png")
+    assert (tmp_path / "g.svg").read_text(encoding="utf-8") == drawing.svg()
+    assert (tmp_path / "g.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_few_hundred_node_mlp_draws_quickly_and_completely():
+    loss = examples.scalar_mlp()
+    drawing = draw_graph(loss, names={})
+    assert drawing.graph.hidden == 0 and len(drawing.graph.nodes) > 300
+    root = ET.fromstring(drawing.svg())
+    assert len([g for g in root.iter(f"{SVG}g") if g.get("class").startswith("node ")]) > 300
+
+
+def test_huge_chain_is_drawn_summarised(chain_100k):
+    drawing = draw_graph(chain_100k, names={})
+    assert "… 99,940 more nodes" in svg_texts(drawing.svg())
+
+
+def test_special_characters_are_escaped():
+    t = agk.tensor(1.0, requires_grad=True)
+    svg = GraphDrawing(build_graph(t * 2, {"<a&b>": t})).svg()
+    assert "&lt;a&amp;b&gt;" in svg
+    ET.fromstring(svg)

@@ -1,0 +1,145 @@
+"""viz.trace: the recorded steps are the real engine's, in its order, with its numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autogradkit as agk
+from autogradkit.autograd.graph import walk
+from autogradkit.viz import trace_backward
+from autogradkit.viz.graph import build_graph
+
+from . import examples
+
+
+def engine_order(root) -> list:
+    """The nodes in the order the engine runs them, seen through our own pre-hooks."""
+    seen, handles = [], []
+    for node in walk(root.grad_fn):
+        handles.append(node.register_prehook(lambda g, node=node: seen.append(node)))
+    root.backward(retain_graph=True)
+    for h in handles:
+        h.remove()
+    return seen
+
+
+@pytest.mark.parametrize("make", [examples.article_002, examples.two_layer])
+def test_trace_order_is_the_engines_order(make):
+    v = make()
+    root = v["e"] if "e" in v else v["loss"]
+    trace = trace_backward(root)
+    order = engine_order(root)
+    assert [s.node for s in trace.steps] == order
+    assert len(order) == len(walk(root.grad_fn))
+
+
+def test_diamond_runs_the_shared_node_once_after_both_branches():
+    x = agk.tensor(1.5, requires_grad=True)
+    y = x.exp()
+    z = y.sin() + y.cos()
+    trace = trace_backward(z)
+    assert trace.order() == [
+        "AddBackward0", "CosBackward0", "SinBackward0", "ExpBackward0", "AccumulateGrad",
+    ]
+    exp_step = trace.steps[3]
+    expected = np.cos(np.exp(1.5)) - np.sin(np.exp(1.5))  # both branches, summed
+    assert exp_step.grad_outputs[0] == pytest.approx(expected, rel=1e-5)
+
+
+def test_steps_hold_what_each_node_received_and_sent():
+    v = examples.article_002()
+    steps = trace_backward(v["e"]).steps
+    assert [s.name for s in steps] == [
+        "MulBackward0", "AccumulateGrad", "AddBackward0", "AccumulateGrad", "AccumulateGrad",
+    ]
+    assert [g.item() for g in steps[0].grad_outputs] == [1.0]
+    assert [g.item() for g in steps[0].grad_inputs] == [4.0, 5.0]
+    assert steps[1].node.variable is v["d"] and steps[1].leaf_grad.item() == 5.0
+    assert [g.item() for g in steps[2].grad_inputs] == [4.0, 4.0]
+    assert steps[1].grad_inputs == ()  # AccumulateGrad sends nothing on
+
+
+def test_gradients_sent_are_reduced_to_each_inputs_shape():
+    v = examples.two_layer()
+    trace = trace_backward(v["loss"])
+    add = next(s for s in trace.steps if s.name == "AddBackward0")
+    assert [g.shape for g in add.grad_inputs] == [(2, 1), (1,)]  # b2 gets the summed gradient
+    assert add.grad_inputs[1] == pytest.approx(add.grad_outputs[0].sum(axis=0))
+
+
+def test_leaf_grads_are_put_back_as_they_were():
+    v = examples.article_002()
+    v["e"].backward(retain_graph=True)
+    grad_a = v["a"].grad
+    trace = trace_backward(v["e"])
+    assert v["a"].grad is grad_a and v["a"].grad.item() == 4.0
+    a_step = next(s for s in trace.steps if getattr(s.node, "variable", None) is v["a"])
+    assert a_step.had_grad and a_step.leaf_grad.item() == 8.0  # what the engine really did
+
+
+def test_restore_grads_false_keeps_the_accumulated_grads():
+    v = examples.article_002()
+    trace_backward(v["e"], restore_grads=False)
+    assert (v["a"].grad.item(), v["d"].grad.item()) == (4.0, 5.0)
+
+
+def test_hooks_are_removed_afterwards():
+    v = examples.article_002()
+    trace = trace_backward(v["e"])
+    v["e"].backward()
+    assert len(trace.steps) == 5
+
+
+def test_a_users_tensor_hook_changes_what_the_trace_sees():
+    v = examples.article_002()
+    v["c"].register_hook(lambda g: g * 10)
+    steps = trace_backward(v["e"]).steps
+    add = next(s for s in steps if s.name == "AddBackward0")
+    assert [g.item() for g in add.grad_outputs] == [40.0]
+
+
+def test_non_scalar_root_needs_a_gradient_like_backward():
+    x = agk.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
+        trace_backward(y)
+    trace = trace_backward(y, agk.tensor([1.0, 0.5]))
+    assert trace.steps[-1].leaf_grad.tolist() == [3.0, 1.5]
+    assert x.grad is None
+
+
+def test_freed_graph_raises_pytorchs_error_and_leaves_grads_alone():
+    v = examples.article_000()
+    v["e"].backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        trace_backward(v["e"])
+    assert (v["a"].grad.item(), v["d"].grad.item()) == (12.0, 6.0)
+
+
+def test_highlight_marks_the_running_node_and_fades_the_ones_before():
+    v = examples.article_002()
+    trace = trace_backward(v["e"])
+    graph = build_graph(v["e"], v)
+    start = trace.highlight(graph, 0)
+    assert start.running is None and list(start.edge_labels.values()) == ["1."]
+    h = trace.highlight(graph, 3)
+    assert h.running == graph.id_of(v["c"].grad_fn)
+    assert h.done == {graph.id_of(v["e"].grad_fn), graph.id_of(trace.steps[1].node)}
+    assert h.lines[graph.id_of(v["d"])] == ("d", "data: 4.", "grad: 5.")
+    assert graph.id_of(v["a"]) not in h.lines  # a's AccumulateGrad has not run yet
+
+
+def test_describe_tells_each_step_in_words():
+    v = examples.article_002()
+    trace = trace_backward(v["e"])
+    graph = build_graph(v["e"], v)
+    assert trace.describe(0, graph) == (
+        "Before backward: the engine seeds the output's gradient with 1."
+    )
+    assert trace.describe(1, graph) == (
+        "Step 1 of 5: MulBackward0 received 1.; it sent 4. to AddBackward0, 5. to AccumulateGrad"
+    )
+    assert trace.describe(2, graph) == (
+        "Step 2 of 5: AccumulateGrad received 5. and wrote d.grad, which is now 5."
+    )
