@@ -117,7 +117,7 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
-        return g * (out > 0)
+        return np.where(out > 0, g, 0)  # not g * mask: that gives -0. for negative g
 
 
 class Sqrt(Function):
