@@ -562,6 +562,18 @@ ax.set_title("Too small crawls, too large diverges")
 ax.legend(fontsize=8)
 plt.show()
 
+%% md topics=T10
+### Try it yourself
+
+Move the sliders: pick the data set, the learning rate and the number of epochs, and watch the
+loss curve and the table update. Find the largest learning rate that still converges for each
+data set. Why is it smaller for the four examples?
+
+%% code topics=T10
+from autogradkit.viz import TrainingExplorer
+
+TrainingExplorer()
+
 %% md
 ### Exercise 4 — predict before you run (2 points)
 
@@ -627,6 +639,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 
 import autogradkit as agk
+from autogradkit.viz import FunctionPlotter
 from autogradkit.grading.exercises import nb03_jacobians as ex
 
 agk.manual_seed(0)
@@ -1029,6 +1042,16 @@ ax.set_xlabel("x")
 ax.legend()
 ax.set_title("The derivative of sin, computed by autograd")
 plt.show()
+
+%% md topics=T34,T30
+### Try other functions
+
+The same trick works for any elementwise function. Pick one: the plot shows the function and
+the derivative that one `backward(ones)` call produces. Can you explain the shape of each
+derivative? (Look at `relu` near 0, and compare `sigmoid` with `tanh`.)
+
+%% code topics=T34,T30
+FunctionPlotter()
 
 %% md
 ## Recap
@@ -1475,7 +1498,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 
 import autogradkit as agk
-from autogradkit.viz import draw_graph
+from autogradkit.viz import BackpropStepper, draw_graph
 from autogradkit.grading.exercises import nb05_grad_fn as ex
 
 agk.manual_seed(0)
@@ -1669,6 +1692,22 @@ leaves:
 %% code topics=T40
 draw_graph(e, names={"a": a, "b": b, "c": c, "d": d, "e": e})
 
+%% md topics=T35,T40
+### Step through the walk
+
+The stepper replays the real engine on this graph. Each **Step ▶** runs one node: watch
+`MulBackward0` split the gradient between `c` and `d`, `AddBackward0` pass it on unchanged, and
+each `AccumulateGrad` write into its leaf's `.grad`. (Backward already ran on our `e` and freed
+its saved values, so we build the same graph once more.)
+
+%% code topics=T35,T40
+a = agk.tensor(2.0, requires_grad=True)
+b = agk.tensor(3.0, requires_grad=True)
+d = agk.tensor(4.0, requires_grad=True)
+c = a + b
+e = c * d
+BackpropStepper(e, names={"a": a, "b": b, "c": c, "d": d, "e": e})
+
 %% md
 ### Exercise 1 — predict the graph (2 points)
 
@@ -1860,8 +1899,1013 @@ ex.check_add_mul_numbers(a_grad, b_grad, d_grad)
 flow.
 ''')
 
+NB02 = Notebook("02_autograd_does_it", r'''
+%% md
+# 02 · What autograd does for you
 
-NOTEBOOKS = [NB01, NB03, NB04, NB05]
+In notebook 01 you worked out `dloss/dw` with the chain rule and typed the formula into a
+`gradient` function. That does not scale: a real network has millions of weights and hundreds of
+operations between them and the loss. autograd does this work for you. This notebook shows what
+it records during the forward pass, what `backward()` does with the record, and the handful of
+rules (`requires_grad`, leaves, accumulation, `no_grad`) that follow from it.
+
+**Learning goals.** By the end of this notebook you can
+
+- rewrite the NumPy loop of notebook 01 with `MSELoss`, `backward()`, `SGD` and `zero_grad()`;
+- say what `requires_grad` does and why it is off by default;
+- read `grad`, `grad_fn` and `is_leaf` and predict their values;
+- follow a backward pass through `MulBackward0` and `AccumulateGrad` by hand;
+- explain why non-leaf tensors keep no `.grad` and use `retain_grad()` when you want one;
+- explain why the loop must zero the gradients, and accumulate them on purpose;
+- stop tracking with `requires_grad_(False)`, `detach()` and `no_grad()`.
+
+**Graded exercises:** 4 exercises, **{POINTS} points** in total.
+
+%% code
+import numpy as np
+import matplotlib.pyplot as plt
+
+import autogradkit as agk
+from autogradkit import nn
+from autogradkit.viz import BackpropStepper, draw_graph
+from autogradkit.grading.exercises import nb02_autograd as ex
+
+agk.manual_seed(0)
+np.random.seed(0)
+
+%% md topics=T11
+## 1. The same loop, with autograd
+
+Here is the four-example training loop of notebook 01 (`x = 2, 4, 6, 8`, targets `2x`,
+`lr = 0.01`), written the way you will see it in every PyTorch tutorial. Compare each line with
+the four steps:
+
+- `w` is a tensor with `requires_grad=True`: "please track what happens to me";
+- `nn.MSELoss()` is the mean squared error;
+- `loss.backward()` does steps 2 and 3: local gradients, chained, stored in `w.grad`;
+- `optimizer.step()` does step 4: `w <- w - lr * w.grad`;
+- `optimizer.zero_grad()` clears `w.grad` for the next epoch (section 8 explains why).
+
+%% code topics=T11
+x = agk.tensor([2, 4, 6, 8], dtype=agk.float32)
+y = agk.tensor([4, 8, 12, 16], dtype=agk.float32)
+w = agk.tensor(0.0, requires_grad=True)
+
+loss_fn = nn.MSELoss()
+optimizer = agk.optim.SGD([w], lr=0.01)
+
+print("epoch |           loss |      w |        dw")
+for epoch in range(1, 11):
+    y_hat = w * x                  # 1. forward pass
+    loss = loss_fn(y_hat, y)       #    ... and the loss
+    loss.backward()                # 2 + 3. autograd fills w.grad
+    dw = w.grad.item()
+    optimizer.step()               # 4. update w
+    optimizer.zero_grad()          #    clear w.grad for the next epoch
+    print(f"{epoch:5d} | {loss.item():14.8f} | {w.item():6.3f} | {dw:9.3f}")
+
+%% md topics=T11
+The same table as in notebook 01: the gradient is **-120** at epoch 1 and `w` reaches
+**2.000** within 10 epochs. (The last digits of the loss can differ slightly from the NumPy
+version, which kept `w` in double precision.) We never wrote a derivative. The rest of this
+notebook opens up what happened inside `loss.backward()`.
+
+%% md topics=T12
+## 2. `requires_grad`: asking for gradients
+
+A tensor starts with `requires_grad=False`. Setting it to `True` is how you say "I will want
+the gradient of something with respect to this tensor". It shows in the tensor's printout:
+
+%% code topics=T12
+data = agk.tensor([1, 2, 3, 4], dtype=agk.float32)
+weight = agk.tensor(0.0, requires_grad=True)
+print(data)
+print(weight)
+
+%% md topics=T12
+Why not track everything? Because tracking costs memory. To compute gradients later, every
+operation on a tracked tensor keeps what its backward needs (for `w * x` that is `x`) and a node
+of the graph. For the data you feed a network, and for every evaluation run, that would be
+memory spent on gradients nobody asks for. So tracking is opt-in: you switch it on for the
+parameters you train.
+
+%% md topics=T13
+## 3. The forward pass records a graph
+
+Multiply two tensors that need no gradient and you get a plain result. Make just one of the
+inputs require grad and the result requires grad too, and carries a `grad_fn`: the node of the
+graph that knows how to send gradients back to the inputs.
+
+%% code topics=T13
+a = agk.tensor(2.0)
+b = agk.tensor(3.0)
+c = a * b
+print("without tracking:", c, "| requires_grad:", c.requires_grad, "| grad_fn:", c.grad_fn)
+
+a = agk.tensor(2.0, requires_grad=True)
+c = a * b
+print("a requires grad: ", c, "| requires_grad:", c.requires_grad)
+
+%% md topics=T13
+Every later result computed from `c` will require grad as well, so the whole chain from `a` to
+the loss gets recorded. Here is the recorded graph. Arrows point the way the gradient will flow,
+from the result back to the inputs. `b` needs no gradient, so no arrow leads to it:
+
+%% code topics=T13
+draw_graph(c, names={"a": a, "b": b, "c": c})
+
+%% md topics=T14
+## 4. Three new attributes: `grad`, `grad_fn`, `is_leaf`
+
+- **`grad`**: where the gradient ends up. It is `None` until a backward pass fills it.
+- **`grad_fn`**: the backward node that made this tensor (`MulBackward0` here), or `None` for a
+  tensor you created yourself.
+- **`is_leaf`**: `True` for tensors you created (no `grad_fn`), `False` for results of tracked
+  operations. Only leaves get their `.grad` filled in, which saves memory again.
+
+Reading `c.grad` below prints a warning in red; section 7 explains it.
+
+%% code topics=T14
+for name, t in [("a", a), ("b", b), ("c", c)]:
+    node = type(t.grad_fn).__name__ if t.grad_fn is not None else None
+    print(f"{name}: grad={t.grad}  grad_fn={node}  is_leaf={t.is_leaf}  requires_grad={t.requires_grad}")
+
+%% md topics=T15
+## 5. `c.backward()`, one step at a time
+
+What happens when we call `c.backward()` on `c = a * b`?
+
+1. The engine starts at `c` with the gradient `dc/dc = 1`.
+2. It calls `c.grad_fn`, the `MulBackward0` node. For `c = a · b` the local gradients are
+   `dc/da = b = 3` and `dc/db = a = 2`. Only `a` needs a gradient, so only `1 · 3 = 3` is sent
+   on (the `b` side is skipped).
+3. The gradient arrives at `AccumulateGrad`, the node that stands for the leaf `a`. It *adds*
+   the gradient into `a.grad`.
+
+%% code topics=T15
+c.backward()
+print("a.grad =", a.grad)
+print("b.grad =", b.grad, " (b does not require grad, so it gets nothing)")
+
+%% md topics=T15,T16
+### Step through the engine
+
+The stepper below replays the backward pass of `e = (a * b) * d` node by node, on the real
+engine. Press **Step ▶** and watch which node runs, which gradient travels along each arrow, and
+when `a.grad` and `d.grad` get written. Section 6 works through the same numbers by hand.
+
+%% code topics=T15,T16
+a = agk.tensor(2.0, requires_grad=True)
+d = agk.tensor(4.0, requires_grad=True)
+c = a * b
+e = c * d
+BackpropStepper(e, names={"a": a, "b": b, "c": c, "d": d, "e": e})
+
+%% md
+### Exercise 1 — predict what autograd prints (2 points)
+
+Let `a = agk.tensor(2.0, requires_grad=True)` and `b = agk.tensor(3.0)`, and compute
+`f = (a + b) * a`. Notice that `a` is used twice. Predict `a.grad` and `b.grad` after
+`f.backward()`. Write a number, or `None`.
+
+%% solution id=nb02_ex1_predict
+### BEGIN SOLUTION
+predicted_a_grad = 7.0
+predicted_b_grad = None
+### END SOLUTION
+
+%% test id=nb02_ex1_test points=2
+ex.check_predicted_reuse(predicted_a_grad, predicted_b_grad)
+### BEGIN HIDDEN TESTS
+ex.check_predicted_reuse_types(predicted_a_grad, predicted_b_grad)
+### END HIDDEN TESTS
+
+%% md topics=T16
+## 6. A longer chain: `e = (a * b) * d`
+
+Add a second leaf `d = 4` that requires grad, and one more multiplication:
+
+```
+c = a * b      # 6
+e = c * d      # 24
+```
+
+By hand, walking back from `e`:
+
+- `de/dd = c = 6`, so `d.grad = 6`;
+- `de/dc = d = 4`; `c` is not a leaf, so this gradient is not stored but passed on to
+  `c.grad_fn`;
+- `dc/da = b = 3`, so `a.grad = 4 · 3 = 12` (the chain rule: multiply along the path).
+
+%% code topics=T16
+a = agk.tensor(2.0, requires_grad=True)
+b = agk.tensor(3.0)
+d = agk.tensor(4.0, requires_grad=True)
+c = a * b
+e = c * d
+e.backward()
+print("a.grad =", a.grad)
+print("d.grad =", d.grad)
+
+%% md topics=T16
+The kit can replay a backward pass and write on each arrow the gradient that travelled along
+it. Follow `1` from `e`, `4` into the first `MulBackward0`, `6` to `d` and `12` to `a`:
+
+%% code topics=T16
+a = agk.tensor(2.0, requires_grad=True)
+d = agk.tensor(4.0, requires_grad=True)
+c = a * b
+e = c * d
+draw_graph(e, names={"a": a, "b": b, "c": c, "d": d, "e": e}, trace=True)
+
+%% md topics=T17
+## 7. Non-leaf tensors keep no `.grad`
+
+Now run the backward pass and ask every tensor for its gradient:
+
+%% code topics=T17
+e.backward()
+print("a.grad ->", a.grad)
+print("c.grad ->", c.grad)
+print("d.grad ->", d.grad)
+print("e.grad ->", e.grad)
+
+%% md topics=T17
+`a.grad` and `d.grad` are right, but `c.grad` and `e.grad` are `None`, and reading them triggers
+a `UserWarning` (shown in red above). The gradient *did* pass through `c` (that is how the 4
+reached `a`), but only leaves have an `AccumulateGrad` node that stores it. For intermediate
+results the gradient is handed straight to the next node and then freed. The warning exists
+because reading `.grad` of a non-leaf is almost always a mistake: usually you meant a leaf.
+
+%% md topics=T18
+## 8. `retain_grad()`: keeping a non-leaf's gradient
+
+If you really want the gradient of an intermediate result, ask for it *before* the backward
+pass with `retain_grad()`:
+
+%% code topics=T18
+a = agk.tensor(2.0, requires_grad=True)
+d = agk.tensor(4.0, requires_grad=True)
+c = a * b
+c.retain_grad()
+e = c * d
+e.retain_grad()
+e.backward()
+print("a.grad ->", a.grad)
+print("c.grad ->", c.grad)
+print("d.grad ->", d.grad)
+print("e.grad ->", e.grad)
+print("c is still not a leaf:", not c.is_leaf, "| c.retains_grad:", c.retains_grad)
+
+%% md topics=T19
+## 9. `AccumulateGrad` adds: why the loop zeroes gradients
+
+`AccumulateGrad` does not overwrite `.grad`, it **adds** to it. Run three backward passes on the
+one-example loss of notebook 01 (`loss = (2w - 4)²` at `w = 0`, gradient `-16`) without clearing:
+
+%% code topics=T19
+w = agk.tensor(0.0, requires_grad=True)
+for attempt in range(3):
+    loss = (w * 2 - 4) ** 2
+    loss.backward()
+    print(f"after backward #{attempt + 1}: w.grad = {w.grad!r}")
+
+%% md topics=T19
+In a training loop that is a bug: each step would use the sum of all gradients so far. This is
+why the loop calls `optimizer.zero_grad()` (in PyTorch 2.x it sets `.grad` to `None`). Here is
+the loop of section 1 with and without that line:
+
+%% code topics=T19
+def train(zero_grad, epochs=10):
+    w = agk.tensor(0.0, requires_grad=True)
+    optimizer = agk.optim.SGD([w], lr=0.01)
+    losses = []
+    for _ in range(epochs):
+        loss = loss_fn(w * x, y)
+        loss.backward()
+        optimizer.step()
+        if zero_grad:
+            optimizer.zero_grad()
+        losses.append(loss.item())
+    return w, losses
+
+
+w_good, losses_good = train(zero_grad=True)
+w_bad, losses_bad = train(zero_grad=False)
+print(f"with zero_grad:    w = {w_good.item():.3f}")
+print(f"without zero_grad: w = {w_bad.item():.3f}")
+
+fig, ax = plt.subplots(figsize=(6.5, 3.5))
+ax.semilogy(range(1, 11), losses_good, "o-", label="optimizer.zero_grad() every epoch")
+ax.semilogy(range(1, 11), losses_bad, "s--", label="zero_grad() forgotten")
+ax.set_xlabel("epoch")
+ax.set_ylabel("loss (log scale)")
+ax.set_title("Gradients that pile up make training wander")
+ax.legend()
+plt.show()
+
+%% md
+### Exercise 2 — find the bug (3 points)
+
+A classmate's loop never gets `w` to 2. Their code:
+
+```python
+def train_classmate(epochs):
+    w = agk.tensor(0.0, requires_grad=True)
+    optimizer = agk.optim.SGD([w], lr=0.01)
+    for _ in range(epochs):
+        loss = loss_fn(w * x, y)
+        loss.backward()
+        optimizer.step()
+    return w
+```
+
+Write a corrected `train_fixed(epochs)` that returns the trained `w` (the leaf tensor itself).
+With `epochs=10` the weight should come out within 0.001 of 2, as in the table of section 1.
+
+%% solution id=nb02_ex2_find_the_bug
+def train_fixed(epochs):
+    w = agk.tensor(0.0, requires_grad=True)
+    optimizer = agk.optim.SGD([w], lr=0.01)
+    ### BEGIN SOLUTION
+    for _ in range(epochs):
+        loss = loss_fn(w * x, y)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    ### END SOLUTION
+    return w
+
+
+print(train_fixed(10))
+
+%% test id=nb02_ex2_test points=3
+ex.check_train_fixed(train_fixed)
+### BEGIN HIDDEN TESTS
+ex.check_train_fixed_any_epochs(train_fixed)
+### END HIDDEN TESTS
+
+%% md topics=T20
+## 10. Accumulating gradients on purpose
+
+The adding behaviour is also useful. When a batch of data does not fit in memory at once, split
+it into smaller pieces, call `backward()` on each, and only step once all pieces are in. To get
+the same gradient as the whole batch, divide each piece's loss by the number of pieces (each
+piece's loss is a mean over fewer examples). Here the four examples are processed as two
+mini-batches of two:
+
+%% code topics=T20
+w = agk.tensor(0.0, requires_grad=True)
+pieces = [(x[:2], y[:2]), (x[2:], y[2:])]
+for x_piece, y_piece in pieces:
+    loss = loss_fn(w * x_piece, y_piece) / len(pieces)
+    loss.backward()                      # adds into w.grad
+print("accumulated over 2 pieces:", w.grad)
+
+w_full = agk.tensor(0.0, requires_grad=True)
+loss_fn(w_full * x, y).backward()
+print("whole batch at once:      ", w_full.grad)
+
+%% md topics=T20
+In a training loop the pattern looks like this: divide, call `backward()` every time, and step
+(and zero) only every `accumulation_steps` batches:
+
+```python
+for i, (inputs, targets) in enumerate(batches):
+    loss = loss_fn(model(inputs), targets) / accumulation_steps
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+%% md
+### Exercise 3 — gradient accumulation (write the code, 3 points)
+
+Write `accumulated_grad(x, y, w_value, batch_size)`: make a leaf `w` holding `w_value`, split the
+data into consecutive pieces of `batch_size` examples (assume it divides the data evenly), and
+accumulate the gradients of the pieces' MSE losses so that the result equals the gradient of the
+MSE over all the data. Return `w.grad`.
+
+%% solution id=nb02_ex3_accumulate
+def accumulated_grad(x, y, w_value, batch_size):
+    w = agk.tensor(w_value, requires_grad=True)
+    ### BEGIN SOLUTION
+    n_pieces = len(x) // batch_size
+    for start in range(0, len(x), batch_size):
+        piece = slice(start, start + batch_size)
+        loss = loss_fn(w * x[piece], y[piece]) / n_pieces
+        loss.backward()
+    ### END SOLUTION
+    return w.grad
+
+
+print(accumulated_grad(x, y, 0.0, batch_size=1), accumulated_grad(x, y, 0.0, batch_size=2))
+
+%% test id=nb02_ex3_test points=3
+ex.check_accumulated_grad(accumulated_grad)
+### BEGIN HIDDEN TESTS
+ex.check_accumulated_grad_other_data(accumulated_grad)
+### END HIDDEN TESTS
+
+%% md topics=T21
+## 11. Three ways to stop tracking
+
+Sometimes you want a tensor's value without its history:
+
+1. **`x.requires_grad_(False)`** switches tracking off for `x` itself, in place (the trailing
+   underscore marks in-place methods);
+2. **`x.detach()`** returns a new tensor that shares `x`'s data but has no history (`x` is left
+   as it was);
+3. **`with agk.no_grad():`** switches recording off for everything computed inside the block.
+
+%% code topics=T21
+x1 = agk.tensor(3.0, requires_grad=True)
+print("1. before:", x1)
+x1.requires_grad_(False)
+print("   after: ", x1)
+
+x2 = agk.tensor(3.0, requires_grad=True)
+print("2. x2.detach():", x2.detach(), "| x2 itself is still", x2)
+
+x3 = agk.tensor(3.0, requires_grad=True)
+with agk.no_grad():
+    y3 = x3 + 2
+print("3. x3 + 2 under no_grad():", y3, "| requires_grad:", y3.requires_grad)
+
+%% md topics=T21
+`no_grad()` is the one you will use most, every time you *evaluate* a model: computing
+predictions on test data, or a validation loss. Forgetting it is a classic reason for running
+out of memory during evaluation, because every prediction would record a graph nobody
+backpropagates through. Evaluating under `no_grad()` also guarantees that nothing you do there
+can end up in the gradients of the parameters:
+
+%% code topics=T21
+w_trained, _ = train(zero_grad=True)     # the trained leaf from section 9
+with agk.no_grad():
+    predictions = w_trained * agk.tensor([10.0, 20.0])
+print(predictions)
+
+%% md
+### Exercise 4 — tracked or not? (predict, 2 points)
+
+Start from `x = agk.tensor(3.0, requires_grad=True)`. For each line, predict the value of
+`.requires_grad` of the result, in order:
+
+| key | code |
+|---|---|
+| `"a"` | `x.detach() * 2` |
+| `"b"` | `z = x * 2` computed inside `with agk.no_grad():` |
+| `"c"` | `z * x`, computed after the `no_grad` block |
+| `"d"` | `x * 2` after calling `x.requires_grad_(False)` |
+
+%% solution id=nb02_ex4_tracked
+### BEGIN SOLUTION
+tracked = {"a": False, "b": False, "c": True, "d": False}
+### END SOLUTION
+
+%% test id=nb02_ex4_test points=2
+ex.check_tracked(tracked)
+### BEGIN HIDDEN TESTS
+ex.check_tracked_keys(tracked)
+### END HIDDEN TESTS
+
+%% md
+## Recap
+
+- With autograd the training loop is: forward, `loss.backward()`, `optimizer.step()`,
+  `optimizer.zero_grad()`. It prints the same table as the NumPy loop (`dw = -120`, `w = 2.000`).
+- `requires_grad=True` asks for gradients. It is off by default because recording costs memory.
+- One tracked input makes every result tracked; results carry a `grad_fn`.
+- `grad` is `None` until backward; `grad_fn` is the backward node; `is_leaf` marks tensors you
+  created. Only leaves store `.grad` (`c = a * b` gives `a.grad = 3`; `e = (a * b) * d` gives
+  `a.grad = 12`, `d.grad = 6`); `retain_grad()` keeps a non-leaf's gradient.
+- `AccumulateGrad` adds into `.grad`: zero the gradients every step, or accumulate on purpose
+  with the loss divided by the number of steps.
+- Stop tracking with `requires_grad_(False)`, `detach()` or `no_grad()`; evaluate under
+  `no_grad()`.
+
+**Next:** notebook 03 calls `backward()` on outputs that are not a single number.
+''')
+
+NB06 = Notebook("06_hooks", r'''
+%% md
+# 06 · Hooks: watching (and changing) gradients
+
+autograd frees the gradients of intermediate results as soon as it has used them. That saves
+memory, but sometimes you want to *see* them: to debug a network whose loss does not move, to
+find a layer whose gradients vanish, or to clip gradients that explode. **Hooks** are functions
+you hand to autograd, which it calls with a gradient at the moment that gradient is computed.
+This notebook covers tensor hooks, module hooks, and a famous trap with the old module backward
+hook.
+
+**Learning goals.** By the end of this notebook you can
+
+- predict which results require grad, and explain why intermediate `.grad` stays `None`;
+- print an intermediate gradient with `register_hook`, and remove the hook again;
+- write a hook `hook(grad) -> Tensor or None` that changes the gradient flowing on;
+- use module forward hooks and backward hooks `hook(module, grad_input, grad_output)`;
+- explain the `Linear(4, 1)` example (20.5, 22, 5.5) and why the legacy backward hook only sees
+  the module's last operation;
+- explain why `input.grad` was `None` after `.to(...)`, and that module parameters require grad.
+
+**Graded exercises:** 4 exercises, **{POINTS} points** in total.
+
+%% code
+import numpy as np
+import matplotlib.pyplot as plt
+import ipywidgets as widgets
+
+import autogradkit as agk
+from autogradkit import nn
+from autogradkit.grading.exercises import nb06_hooks as ex
+
+agk.manual_seed(0)
+np.random.seed(0)
+
+%% md topics=T43
+## 1. Which results require grad?
+
+A result requires grad as soon as *any* of its inputs does. Adding two tensors that need no
+gradient gives a result that needs none; add a third that does, and the result does too:
+
+%% code topics=T43
+x = agk.randn(5, 5)                        # requires_grad=False by default
+y = agk.randn(5, 5)
+z = agk.randn((5, 5), requires_grad=True)
+a = x + y
+print("a = x + y requires grad:", a.requires_grad)
+b = a + z
+print("b = a + z requires grad:", b.requires_grad, "| grad_fn:", b.grad_fn.name())
+
+%% md topics=T44
+## 2. Intermediate gradients are freed
+
+Take `x = (x₁, x₂) = (1, 2)`, `y = 2x` and `z = mean(y) = (y₁ + y₂) / 2`. By hand:
+`∂z/∂x = (1, 1)`, `∂z/∂y = (0.5, 0.5)` and `∂z/∂z = 1`. autograd computes all of these on the
+way back, but keeps only the leaf's:
+
+%% code topics=T44
+x = agk.tensor([1, 2], dtype=agk.float32, requires_grad=True)
+y = x * 2
+z = agk.mean(y)
+print(z)
+z.backward()
+print("x.grad:", x.grad)
+print("y.grad:", y.grad)     # we expect (0.5, 0.5), but it was freed
+print("z.grad:", z.grad)     # we expect 1
+
+%% md topics=T44
+`y` and `z` are not leaves, so their gradients were passed on and then freed (with the warning
+you met in notebook 02). `retain_grad()` would keep them. A hook is the more flexible way: it
+lets you look at the gradient, or change it, as it passes.
+
+%% md topics=T45
+## 3. `register_hook(print)`: see a gradient as it flows
+
+`t.register_hook(fn)` asks autograd to call `fn(grad)` when the gradient of `t` has been
+computed. The simplest hook is `print`:
+
+%% code topics=T45
+x = agk.tensor([1, 2], dtype=agk.float32, requires_grad=True)
+y = x * 2
+handle = y.register_hook(print)
+z = agk.mean(y)
+z.backward()               # the hook prints dz/dy during the backward pass
+
+%% md topics=T45
+There it is: `tensor([0.5000, 0.5000])`, the gradient of `z` with respect to `y`.
+`register_hook` returns a handle; `handle.remove()` takes the hook off again (always remove
+hooks you only needed for a look, or they keep firing).
+
+%% code topics=T45
+print(type(handle).__name__)
+handle.remove()
+
+%% md topics=T46
+## 4. A hook can change the gradient
+
+A tensor hook has the signature `hook(grad) -> Tensor or None`:
+
+- return `None` (like `print` does) and the gradient flows on unchanged;
+- return a tensor of the same shape and it **replaces** the gradient: everything further back
+  (towards the leaves) receives the new one.
+
+You may not change `grad` itself in place; return a new tensor instead.
+
+%% code topics=T46
+x = agk.tensor([1., 2.], requires_grad=True)
+y = x * 2
+
+
+def double(grad):
+    return grad * 2
+
+
+y.register_hook(double)
+y.mean().backward()
+print("x.grad with the doubling hook:", x.grad)   # 2 * 0.5 * 2 = 2 instead of 1
+
+%% md topics=T46
+Several hooks on one tensor run in the order you registered them, each seeing the gradient the
+previous one returned. Hooks on leaves work too: they see the gradient just before it is added
+into `.grad`. Here a clipping hook sits between two spies:
+
+%% code topics=T46
+x = agk.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.register_hook(lambda grad: print("first spy sees ", grad))
+y.register_hook(lambda grad: grad.clamp(max=0.3))
+y.register_hook(lambda grad: print("second spy sees", grad))
+x.register_hook(lambda grad: print("leaf hook sees ", grad))
+y.mean().backward()
+print("x.grad:", x.grad)
+
+%% md topics=T45,T46
+### Try it: a hook on `y`
+
+Pick a hook for the intermediate `y = x * 2` in `z = mean(y)` and see what it receives and
+what arrives in `x.grad`.
+
+%% code topics=T45,T46 collapsed
+def hook_lab():
+    """A dropdown of hooks for y in z = mean(x * 2); the panel shows what flows where."""
+    choices = {
+        "no hook": None,
+        "look only (returns None)": lambda grad: None,
+        "double: grad * 2": lambda grad: grad * 2,
+        "zero: grad * 0": lambda grad: grad * 0,
+        "clip: grad.clamp(max=0.3)": lambda grad: grad.clamp(max=0.3),
+        "flip: -grad": lambda grad: -grad,
+    }
+    menu = widgets.Dropdown(options=list(choices), description="hook on y")
+    panel = widgets.Output(layout={"border": "1px solid #ccc", "padding": "4px"})
+
+    def show(_=None):
+        x = agk.tensor([1., 2.], requires_grad=True)
+        y = x * 2
+        seen = []
+        hook = choices[menu.value]
+        if hook is not None:
+            y.register_hook(lambda grad: seen.append(grad) or hook(grad))
+        agk.mean(y).backward()
+        received = f"the hook receives {seen[0]}\n" if seen else "no hook runs\n"
+        panel.outputs = ()
+        panel.append_stdout(received + f"x.grad = {x.grad}\n")
+
+    menu.observe(show, names="value")
+    show()
+    return widgets.VBox([menu, panel])
+
+
+hook_lab()
+
+%% md
+### Exercise 1 — predict what the hooks print (2 points)
+
+```python
+x = agk.tensor([1., 2., 3.], requires_grad=True)
+y = x * 3
+y.register_hook(print)                    # hook A
+y.register_hook(lambda grad: grad * 10)   # hook B
+y.sum().backward()
+```
+
+Predict the tensor hook A prints, and the final `x.grad`. Write both as lists of numbers.
+
+%% solution id=nb06_ex1_predict_hooks
+### BEGIN SOLUTION
+printed_by_a = [1., 1., 1.]
+final_x_grad = [30., 30., 30.]
+### END SOLUTION
+
+%% test id=nb06_ex1_test points=2
+ex.check_predicted_hooks(printed_by_a, final_x_grad)
+### BEGIN HIDDEN TESTS
+ex.check_predicted_hooks_shapes(printed_by_a, final_x_grad)
+### END HIDDEN TESTS
+
+%% md
+### Exercise 2 — capture intermediate gradients (write the code, 3 points)
+
+Write `capture_grads(named, loss)`. `named` is a dict `{name: tensor}` of intermediate results
+that `loss` was computed from. Register one hook per tensor that stores a copy of its gradient
+under its name, run `loss.backward()`, remove the hooks, and return the dict of captured
+gradients. Your hooks must not change the gradients.
+
+%% solution id=nb06_ex2_capture
+def capture_grads(named, loss):
+    ### BEGIN SOLUTION
+    captured, handles = {}, []
+    for name, tensor in named.items():
+        def store(grad, name=name):
+            captured[name] = grad.clone()
+        handles.append(tensor.register_hook(store))
+    loss.backward()
+    for handle in handles:
+        handle.remove()
+    return captured
+    ### END SOLUTION
+
+
+x = agk.tensor([1., 2.], requires_grad=True)
+y = x * 2
+z = agk.mean(y)
+print(capture_grads({"y": y, "z": z}, z))
+
+%% test id=nb06_ex2_test points=3
+ex.check_capture_grads(capture_grads)
+### BEGIN HIDDEN TESTS
+ex.check_capture_grads_other_graph(capture_grads)
+### END HIDDEN TESTS
+
+%% md topics=T51
+## 5. Module parameters require grad
+
+A layer such as `nn.Linear(4, 1)` holds its weights as `Parameter`s: leaf tensors that require
+grad from the moment they are created. You never set `requires_grad=True` on a network's
+weights, because they are exactly what training changes, so they are tracked by default:
+
+%% code topics=T51
+layer = nn.Linear(4, 1)
+for name, param in layer.named_parameters():
+    print(f"{name:6} shape={tuple(param.shape)}  requires_grad={param.requires_grad}  is_leaf={param.is_leaf}")
+
+%% md topics=T47
+## 6. Module hooks
+
+Modules have hooks too, registered on the module rather than on a tensor:
+
+- a **forward hook** `hook(module, inputs, output)` runs right after the module's `forward`:
+  handy to record activations;
+- a **backward hook** `hook(module, grad_input, grad_output)` runs during the backward pass:
+  `grad_output` holds the gradients with respect to the module's outputs and `grad_input` those
+  with respect to its inputs (tuples, because a module can have several). Returning a new tuple
+  replaces `grad_input`.
+
+Our example network computes a `Linear(4, 1)` with all weights 8 and bias 2, then divides by 4:
+
+%% code topics=T47,T48
+class Quarter(nn.Module):
+    def forward(self, input):
+        return input / 4
+
+
+class Net(nn.Module):
+    """Linear(4, 1) with weights 8 and bias 2, and a division by 4, in one of three orders."""
+
+    def __init__(self, order="linear-then-quarter"):
+        super().__init__()
+        self.f1 = nn.Linear(4, 1)
+        self.f2 = Quarter()
+        self.order = order
+        with agk.no_grad():            # initialise parameters outside the graph (notebook 04)
+            self.f1.weight.fill_(8.0)
+            self.f1.bias.fill_(2.0)
+
+    def forward(self, input):
+        if self.order == "linear-then-quarter":
+            return self.f2(self.f1(input))
+        if self.order == "quarter-then-linear":
+            return self.f1(self.f2(input))
+        return self.f1(self.f2(input)) / 4
+
+
+net = Net()
+print(net)
+
+%% code topics=T47
+def show_forward(module, inputs, output):
+    print(f"forward hook on {type(module).__name__}: inputs={inputs} output={output}")
+
+
+handle = net.f1.register_forward_hook(show_forward)
+print("result:", net(agk.tensor([1., 2., 3., 4.])))
+handle.remove()
+
+%% md topics=T48
+## 7. The `Linear(4, 1)` example
+
+Now the full experiment. The input `[1, 2, 3, 4]` is created as a tensor that requires grad and
+then converted with `.to(...)`, as in code that moves data to a GPU. The network gets the legacy
+backward hook `register_backward_hook`, and the converted input gets a tensor hook. Expected
+result: `(1 + 2 + 3 + 4) · 8 + 2 = 82`, divided by 4: **20.5**.
+
+%% code topics=T48
+def module_hook(module, grad_input, grad_output):
+    print("module hook: grad_input =", grad_input)
+    print("             grad_output =", grad_output)
+
+
+def input_hook(grad):
+    print("tensor hook on input:", grad)
+
+
+def experiment(order):
+    input = agk.tensor([1, 2, 3, 4], dtype=agk.float64, requires_grad=True).to(agk.float32)
+    net = Net(order)
+    net.register_backward_hook(module_hook)
+    input.register_hook(input_hook)
+    result = net(input)
+    print("result =", result)
+    result.backward()
+    print("input.grad:", input.grad)
+    print("weight.grad:", net.f1.weight.grad)
+    print("bias.grad:  ", net.f1.bias.grad)
+
+
+experiment("linear-then-quarter")
+
+%% md topics=T48
+Read the output from the top:
+
+- **result 20.5**, as computed;
+- the **module hook** reports `grad_output = (1,)` (the gradient of the result with respect to
+  itself) and `grad_input = (0.25, None)`. That is the gradient of the division `y / 4` with
+  respect to `y`, which is 1/4, and `None` for the constant 4. It is *not* the gradient with
+  respect to the network's input (more on this in section 9);
+- the **tensor hook** on the input sees `[2, 2, 2, 2]`: `∂result/∂xᵢ = wᵢ / 4 = 8 / 4`;
+- the **weight gradients** are `xᵢ / 4 = [0.25, 0.5, 0.75, 1.0]` and the **bias gradient** is
+  `1/4 = 0.25`;
+- `input.grad` is `None`, with a warning (section 8 explains).
+
+Now swap the order of the two steps, and then divide once more at the end:
+
+%% code topics=T48
+experiment("quarter-then-linear")
+
+%% code topics=T48
+experiment("quarter-linear-quarter")
+
+%% md topics=T48
+The results are **22** (`(1 + 2 + 3 + 4)/4 · 8 + 2`) and **5.5** (`22 / 4`), and the gradients
+follow the algebra: with the linear layer last, the bias gradient is 1; with a final division
+it is 0.25 again and the weight gradients shrink to `xᵢ / 16`. The module hook's `grad_input`
+changes shape completely each time: `(0.25, None)`, then `([[1.]],)`, then `(0.25, None)`. It
+always describes *the last operation inside the module*: the division in the first and third
+orders, the reshape at the end of the `Linear` in the second. The warning printed at each
+forward pass says the same thing.
+
+%% md topics=T49
+## 8. Why was `input.grad` `None`?
+
+`input` was not the tensor we created. `.to(agk.float32)` made a *copy* (note its `grad_fn`),
+and a copy produced by an operation is not a leaf, so it keeps no `.grad`. The tensor hook saw
+the gradient because hooks fire on any tensor. The leaf that did receive a gradient is the
+original tensor, which we never kept a name for.
+
+In the original version of this example the copy came from `.to("cuda")`, moving the input to
+the GPU. On the CPU, `.to("cpu")` (or `.float()` on a float32 tensor) has nothing to do and
+returns the very same tensor, so there the problem does not show:
+
+%% code topics=T49
+original = agk.tensor([1., 2., 3., 4.], requires_grad=True)
+print("to('cpu') returns the same tensor:", original.to("cpu") is original)
+
+copy = original.to(agk.float64)
+print("to(float64) makes a copy:", copy.grad_fn, "| is_leaf:", copy.is_leaf)
+
+(copy * 2).sum().backward()
+print("the original leaf got the gradient:", original.grad)
+
+%% md
+### Exercise 3 — find the bug (2 points)
+
+This code wants the gradient of `out` with respect to the input, but `inp.grad` is `None`:
+
+```python
+inp = agk.tensor([1, 2, 3, 4], dtype=agk.float64, requires_grad=True).to(agk.float32)
+out = (Net()(inp)).sum()
+out.backward()
+input_grad = inp.grad
+```
+
+Fix it so that `inp` is a leaf holding the float32 values 1, 2, 3, 4 and `input_grad` holds the
+gradient (there is more than one good fix).
+
+%% solution id=nb06_ex3_find_the_bug
+### BEGIN SOLUTION
+inp = agk.tensor([1, 2, 3, 4], dtype=agk.float32, requires_grad=True)
+out = (Net()(inp)).sum()
+out.backward()
+input_grad = inp.grad
+### END SOLUTION
+print(input_grad)
+
+%% test id=nb06_ex3_test points=2
+ex.check_input_grad(inp, input_grad)
+### BEGIN HIDDEN TESTS
+ex.check_input_is_float32_leaf(inp)
+### END HIDDEN TESTS
+
+%% md topics=T50
+## 9. The legacy backward hook only sees the last operation
+
+`register_backward_hook` was designed when a module was assumed to be a single operation. It is
+attached to the last backward node the module's forward pass created, so its `grad_input` is the
+gradient with respect to *that node's* inputs, whatever the module does before it. That is why it
+changed with the order of operations, and why PyTorch now warns that it is deprecated.
+
+Two reliable alternatives:
+
+- **tensor hooks** on exactly the tensors you care about (as the input hook above);
+- **`register_full_backward_hook`**, whose `grad_input` really is the gradient with respect to the
+  module's inputs and `grad_output` with respect to its outputs:
+
+%% code topics=T50
+net = Net("linear-then-quarter")
+net.register_full_backward_hook(module_hook)
+leaf_input = agk.tensor([1., 2., 3., 4.], requires_grad=True)
+result = net(leaf_input)
+print("result =", result)
+result.backward()
+print("leaf_input.grad:", leaf_input.grad)
+
+%% md topics=T50
+Now `grad_input` is `([2., 2., 2., 2.],)`, the gradient with respect to the network's input,
+matching the tensor hook and `leaf_input.grad`, whatever order the module uses inside.
+
+%% md topics=T47,T50
+### Hooks in practice: watching gradients while a network trains
+
+A common use of hooks is to monitor training. Below, a forward hook on every `Linear` layer of a
+small network attaches a tensor hook to the layer's output each time the layer runs; the tensor
+hook records the size (norm) of the gradient arriving there while the network learns
+`y = sin(3x)`. Plots like this reveal layers whose gradients vanish or explode.
+
+%% code topics=T47,T50
+x_train = agk.linspace(-1, 1, 64).reshape(64, 1)
+y_train = agk.sin(3 * x_train)
+model = nn.Sequential(nn.Linear(1, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1))
+norms = {}
+
+
+def record(name):
+    def forward_hook(module, inputs, output):
+        output.register_hook(lambda grad: norms.setdefault(name, []).append(grad.norm().item()))
+    return forward_hook
+
+
+for index in (0, 2, 4):
+    model[index].register_forward_hook(record(f"Linear {index}"))
+optimizer = agk.optim.SGD(model.parameters(), lr=0.1)
+for step in range(150):
+    loss = nn.functional.mse_loss(model(x_train), y_train)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+print(f"final loss: {loss.item():.4f}")
+
+fig, ax = plt.subplots(figsize=(6.5, 3.5))
+for name, values in norms.items():
+    ax.semilogy(values, label=f"gradient at the output of {name}")
+ax.set_xlabel("training step")
+ax.set_ylabel("gradient norm (log scale)")
+ax.set_title("Hooks record the gradients while the network trains")
+ax.legend(fontsize=8)
+plt.show()
+
+%% md
+### Exercise 4 — the example by hand (2 points)
+
+Use the network of section 7 in its first order (`Linear` then divide by 4; weights 8, bias 2),
+but feed it the input `[2., 0., 1., 1.]`. Work out by hand the result, the gradient of the result
+with respect to the weights, and with respect to the bias.
+
+%% solution id=nb06_ex4_by_hand
+### BEGIN SOLUTION
+result_by_hand = 8.5
+weight_grad_by_hand = [0.5, 0.0, 0.25, 0.25]
+bias_grad_by_hand = 0.25
+### END SOLUTION
+
+%% test id=nb06_ex4_test points=2
+ex.check_linear_by_hand(result_by_hand, weight_grad_by_hand, bias_grad_by_hand)
+### BEGIN HIDDEN TESTS
+ex.check_linear_by_hand_shapes(weight_grad_by_hand)
+### END HIDDEN TESTS
+
+%% md
+## Recap
+
+- A result requires grad if any input does. Intermediate gradients are computed, used and freed:
+  `y.grad` stays `None` unless you keep it.
+- `t.register_hook(fn)` calls `fn(grad)` when `t`'s gradient is ready; `register_hook(print)`
+  shows `tensor([0.5000, 0.5000])` in the mean example. Remove hooks with the handle.
+- A hook returns `None` (look only) or a new tensor that replaces the gradient flowing on.
+- Module hooks: forward hooks `(module, inputs, output)`, backward hooks
+  `(module, grad_input, grad_output)`. Parameters require grad by default.
+- In the `Linear(4, 1)` example (results 20.5, 22 and 5.5; weight gradients 0.25 0.5 0.75 1.0;
+  bias gradient 0.25) the legacy backward hook only sees the module's last operation. Prefer tensor
+  hooks or `register_full_backward_hook`.
+- `input.grad` was `None` because `.to(...)` made a non-leaf copy; keep a reference to the leaf.
+
+**Next:** notebook 07 puts everything together: train a small network, watch its graph and its
+gradients, and compare optimizers.
+''')
+
+
+NOTEBOOKS = [NB01, NB02, NB03, NB04, NB05, NB06]
 
 
 def main(argv: list[str] | None = None) -> int:
