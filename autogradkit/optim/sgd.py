@@ -30,16 +30,26 @@ def sgd_update(p: np.ndarray, g: np.ndarray, buf: np.ndarray | None, *, lr: floa
     if maximize:
         g = -g
     if weight_decay != 0:
-        g = g + weight_decay * p
+        g = fused_add(g, p, weight_decay)
     if momentum != 0:
         if buf is None:
             buf = np.array(g)  # the first step starts the buffer at the gradient
         else:
             buf *= momentum
-            buf += (1 - dampening) * g
-        g = g + momentum * buf if nesterov else buf
-    p -= lr * g
+            buf[...] = fused_add(buf, g, 1 - dampening)
+        g = fused_add(g, buf, momentum) if nesterov else buf
+    p[...] = fused_add(p, g, -lr)
     return buf
+
+
+def fused_add(a: np.ndarray, b: np.ndarray, alpha: float) -> np.ndarray:
+    """``a + alpha * b`` rounded once, as PyTorch's ``a.add(b, alpha=alpha)`` does.
+
+    PyTorch fuses the multiply and the add (one rounding, with ``alpha`` in ``a``'s dtype);
+    computing in float64 gives the same float32 result, so training prints the same digits.
+    """
+    alpha = np.float64(a.dtype.type(alpha))
+    return (a.astype(np.float64) + alpha * b).astype(a.dtype)
 
 
 class SGD(Optimizer):
