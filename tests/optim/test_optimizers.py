@@ -23,7 +23,13 @@ def _arr(*values):
 def test_plain_sgd_is_p_minus_lr_g():
     p = _arr(1.0, 2.0)
     assert sgd_update(p, _arr(10.0, -10.0), None, lr=0.1) is None
-    np.testing.assert_allclose(p, [0.0, 3.0])
+    np.testing.assert_allclose(p, [0.0, 3.0], atol=1e-7)  # float32(0.1) * 10 is not exactly 1
+
+
+def test_sgd_rounds_once_like_pytorchs_fused_add():
+    p = _arr(0.16)
+    sgd_update(p, _arr(-14.72), None, lr=0.01)
+    assert p[0] == np.float32(0.30719998478889465)  # two roundings would give 0.30720001
 
 
 def test_sgd_momentum_dampening_weight_decay_over_two_steps():
