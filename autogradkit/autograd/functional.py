@@ -74,7 +74,7 @@ def _validate_v(v: tuple, other: tuple, is_other_tuple: bool) -> None:
                 f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}."
             )
         raise RuntimeError("The given v should contain a single Tensor.")
-    for i, (a, b) in enumerate(zip(v, other)):
+    for i, (a, b) in enumerate(zip(v, other, strict=True)):
         if a.shape != b.shape:
             prepend = f"Entry {i} in " if is_other_tuple else ""
             raise RuntimeError(
@@ -87,7 +87,8 @@ def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=N
     from . import grad
 
     grad_outputs = (None,) * len(outputs) if grad_outputs is None else grad_outputs
-    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=True)
+             if o is not None and o.requires_grad]
     if not pairs:
         return (None,) * len(inputs)
     return grad([o for o, _ in pairs], inputs, [g for _, g in pairs], allow_unused=True,
@@ -103,7 +104,7 @@ def _fill_in_zeros(grads: tuple, refs: tuple, strict: bool) -> tuple:
         )
     return tuple(
         _tensor.Tensor._wrap(np.zeros_like(r._data)) if g is None else g
-        for g, r in zip(grads, refs)
+        for g, r in zip(grads, refs, strict=True)
     )
 
 
@@ -157,7 +158,7 @@ def _jacobian_of(out, i: int, inputs: tuple, create_graph: bool, strict: bool) -
     flat = out.reshape(-1)
     for k in range(out.numel()):
         grads = _grad((flat[k],), inputs, retain_graph=True, create_graph=create_graph)
-        for j, (g, x) in enumerate(zip(grads, inputs)):
+        for j, (g, x) in enumerate(zip(grads, inputs, strict=True)):
             if g is None and strict:
                 raise RuntimeError(
                     f"Output {i} of the user-provided function is independent of input {j}. "
@@ -167,7 +168,7 @@ def _jacobian_of(out, i: int, inputs: tuple, create_graph: bool, strict: bool) -
     return tuple(
         _functions.stack(r, 0).view(*out.shape, *x.shape) if r else
         _tensor.Tensor._wrap(np.zeros((*out.shape, *x.shape), x._data.dtype))
-        for r, x in zip(rows, inputs)
+        for r, x in zip(rows, inputs, strict=True)
     )
 
 

@@ -56,7 +56,7 @@ def _numerical(func, inputs: tuple, target, eps: float) -> list:
         data[idx] = orig - eps
         minus = [o._data.copy() for o in _outputs(func, inputs)]
         data[idx] = orig
-        rows.append([((a - b) / (2 * eps)).reshape(-1) for a, b in zip(plus, minus)])
+        rows.append([((a - b) / (2 * eps)).reshape(-1) for a, b in zip(plus, minus, strict=True)])
     n_outputs = len(rows[0]) if rows else 0
     return [np.stack([r[i] for r in rows]) for i in range(n_outputs)]
 
@@ -119,7 +119,7 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
                              raise_exception)
             continue
         analytical = _analytical(out, targets)
-        for j, (n, a) in enumerate(zip((n[i] for n in numerical), analytical)):
+        for j, (n, a) in enumerate(zip((n[i] for n in numerical), analytical, strict=True)):
             n = n.astype(out._data.dtype, copy=False)
             if not np.allclose(a, n, rtol=rtol, atol=atol):
                 return _fail(

@@ -148,7 +148,7 @@ class BackwardHook:
 def _pack(indices, values, size: int) -> tuple:
     """Put the tensors' gradients back at their argument positions (None elsewhere)."""
     res = [None] * size
-    for i, v in zip(indices, values):
+    for i, v in zip(indices, values, strict=True):
         res[i] = v
     return tuple(res)
 
@@ -163,7 +163,7 @@ def _wrap_tensors(args: tuple, on_node):
     node = next(t.grad_fn for t in new if t.grad_fn is not None)
     on_node(node)
     args = list(args)
-    for i, t in zip(index, new):
+    for i, t in zip(index, new, strict=True):
         args[i] = t
     return tuple(args), index
 

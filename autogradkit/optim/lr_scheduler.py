@@ -55,7 +55,7 @@ class LRScheduler:
         if self._step_count == 2 and not getattr(self.optimizer, "_opt_called", False):
             warnings.warn(_ORDER_WARNING, UserWarning, stacklevel=2)
         self.last_epoch += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr(), strict=True):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
@@ -120,7 +120,8 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+        pairs = zip(self.lr_lambdas, self.base_lrs, strict=True)
+        return [base * fn(self.last_epoch) for fn, base in pairs]
 
     def state_dict(self) -> dict:
         """Functions and lambdas cannot be saved: they are stored as ``None``, as in PyTorch."""

@@ -159,19 +159,19 @@ class Optimizer:
         if len(self.param_groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
         if any(len(g["params"]) != len(s["params"])
-               for g, s in zip(self.param_groups, saved_groups)):
+               for g, s in zip(self.param_groups, saved_groups, strict=True)):
             raise ValueError(
                 "loaded state dict contains a parameter group that doesn't match the size of "
                 "optimizer's group"
             )
         by_index = {}
-        for group, saved in zip(self.param_groups, saved_groups):
-            by_index.update(zip(saved["params"], group["params"]))
+        for group, saved in zip(self.param_groups, saved_groups, strict=True):
+            by_index.update(zip(saved["params"], group["params"], strict=True))
         self.state = defaultdict(dict)
         for key, value in state_dict["state"].items():
             p = by_index[key]
             self.state[p] = {k: _cast(p, k, v) for k, v in value.items()}
-        for group, saved in zip(self.param_groups, saved_groups):
+        for group, saved in zip(self.param_groups, saved_groups, strict=True):
             saved["params"] = group["params"]
         self.param_groups = saved_groups
 

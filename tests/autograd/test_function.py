@@ -130,7 +130,7 @@ def test_saved_tensors_after_backward_are_freed():
     y = Square.apply(_x())
     y.sum().backward()
     with pytest.raises(RuntimeError, match=FREED):
-        y.grad_fn.saved_tensors
+        _ = y.grad_fn.saved_tensors
     with pytest.raises(RuntimeError, match=FREED):
         y.sum().backward()
 

@@ -61,7 +61,7 @@ def test_a_parameter_slot_accepts_only_parameters_or_none():
 
 def test_getattr_raises_attribute_error_with_pytorchs_text():
     with pytest.raises(AttributeError, match=r"^'Linear' object has no attribute 'foo'$"):
-        nn.Linear(2, 2).foo
+        _ = nn.Linear(2, 2).foo
     assert not hasattr(nn.Linear(2, 2), "foo")
 
 
@@ -127,7 +127,7 @@ def test_delattr_removes_from_the_right_dict():
     del m.fc1
     assert "fc1" not in m._modules
     with pytest.raises(AttributeError):
-        m.fc1
+        _ = m.fc1
 
 
 def test_dir_lists_parameters_and_children():

@@ -53,7 +53,7 @@ def test_backward_matches_central_differences(spec):
     out = spec.fn(agk, *leaves)
     upstream = np.random.default_rng(5).normal(size=out.shape)
     out.backward(agk.tensor(upstream))
-    for leaf, expected in zip(leaves, _vjp_by_differences(spec, arrays, upstream)):
+    for leaf, expected in zip(leaves, _vjp_by_differences(spec, arrays, upstream), strict=True):
         assert leaf.grad.shape == leaf.shape
         np.testing.assert_allclose(leaf.grad.numpy(), expected, atol=1e-5, rtol=spec.rtol)
 
@@ -67,7 +67,7 @@ def test_second_derivatives_match_differences_of_first(spec):
     upstream = agk.tensor(rng.normal(size=out.shape))
     firsts = agk.autograd.grad(out, leaves, upstream, create_graph=True)
     directions = [rng.normal(size=a.shape) for a in arrays]
-    pairs = [(g, d) for g, d in zip(firsts, directions) if g.requires_grad]
+    pairs = [(g, d) for g, d in zip(firsts, directions, strict=True) if g.requires_grad]
     if pairs:
         scalar = sum((g * agk.tensor(d)).sum() for g, d in pairs)
         seconds = agk.autograd.grad(scalar, leaves, allow_unused=True, materialize_grads=True)
@@ -77,7 +77,7 @@ def test_second_derivatives_match_differences_of_first(spec):
     def first_dot(xs):
         ts = _leaves(xs)
         gs = agk.autograd.grad(spec.fn(agk, *ts), ts, upstream)
-        return sum(float(np.sum(g.numpy() * d)) for g, d in zip(gs, directions))
+        return sum(float(np.sum(g.numpy() * d)) for g, d in zip(gs, directions, strict=True))
 
     for i, a in enumerate(arrays):
         numeric = np.zeros_like(a)
@@ -101,5 +101,5 @@ def test_gradients_and_node_names_match_pytorch(spec):
     upstream = np.random.default_rng(7).normal(size=tuple(out.shape))
     out.backward(agk.tensor(upstream))
     expected.backward(torch.tensor(upstream))
-    for a, b in zip(ours, theirs):
+    for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-10, atol=1e-12)

@@ -240,7 +240,8 @@ def _build(lib):
 
 def _copy_weights(theirs, ours):
     with agk.no_grad():
-        for (name, p), (name2, q) in zip(theirs.named_parameters(), ours.named_parameters()):
+        pairs = zip(theirs.named_parameters(), ours.named_parameters(), strict=True)
+        for (name, p), (name2, q) in pairs:
             assert name == name2
             q.copy_(agk.tensor(p.detach().numpy()))
 
@@ -305,7 +306,7 @@ def test_losses_values_nodes_and_gradients_match(name):
     np.testing.assert_allclose(ours, ref, rtol=1e-5, atol=1e-6)
     if name != "cross_entropy_probs":  # PyTorch: DivBackward1 (core_requests: scalar overloads)
         assert our_node == ref_node
-    for a, b in zip(our_grads, ref_grads):
+    for a, b in zip(our_grads, ref_grads, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
 
 
@@ -326,10 +327,10 @@ def test_full_backward_hook_arguments_match():
         (net(x) * lib.tensor([[1.0, -2.0, 0.5], [0.0, 1.0, 3.0]])).sum().backward()
     ours, ref = seen["autogradkit"], seen["torch"]
     assert [c[:2] for c in ours] == [c[:2] for c in ref]
-    for a, b in zip(ours, ref):
-        for ga, gb in zip(a[2:], b[2:]):
+    for a, b in zip(ours, ref, strict=True):
+        for ga, gb in zip(a[2:], b[2:], strict=True):
             assert len(ga) == len(gb)
-            for u, v in zip(ga, gb):
+            for u, v in zip(ga, gb, strict=True):
                 np.testing.assert_allclose(u.numpy(), v.numpy(), rtol=1e-5, atol=1e-6)
 
 

@@ -44,7 +44,7 @@ def _initial_weights():
 def _train(lib, name, kwargs, steps=50):
     net = lib.nn.Sequential(lib.nn.Linear(3, 5), lib.nn.Tanh(), lib.nn.Linear(5, 2))
     with lib.no_grad():
-        for p, a in zip(net.parameters(), _initial_weights()):
+        for p, a in zip(net.parameters(), _initial_weights(), strict=True):
             p.copy_(lib.tensor(a))
     opt = getattr(lib.optim, name)(net.parameters(), **kwargs)
     x, y = lib.tensor(X), lib.tensor(Y)
@@ -59,7 +59,7 @@ def _train(lib, name, kwargs, steps=50):
 def test_fifty_steps_end_at_pytorchs_parameters(name, kwargs):
     ours, our_opt = _train(agk, name, kwargs)
     theirs, their_opt = _train(torch, name, kwargs)
-    for a, b in zip(ours, theirs):
+    for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-5, rtol=0)
     assert repr(our_opt) == repr(their_opt)
     ours_sd, theirs_sd = our_opt.state_dict(), their_opt.state_dict()
@@ -176,7 +176,7 @@ def _mlp_curve(lib, weights, epochs=60):
     nn = lib.nn
     net = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 3))
     with lib.no_grad():
-        for p, a in zip(net.parameters(), weights):
+        for p, a in zip(net.parameters(), weights, strict=True):
             p.copy_(lib.tensor(a))
     rng = np.random.default_rng(3)
     points = rng.normal(size=(60, 2)).astype(np.float32)
@@ -202,5 +202,5 @@ def test_mlp_follows_pytorchs_loss_curve():
     theirs, their_params = _mlp_curve(torch, weights)
     assert theirs[-1] < 0.5 * theirs[0]  # it does learn
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
-    for a, b in zip(our_params, their_params):
+    for a, b in zip(our_params, their_params, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-5)
