@@ -6,6 +6,7 @@ that JupyterLab shows inline through ``_repr_svg_``. No Graphviz, no system bina
 
 from __future__ import annotations
 
+import functools
 import inspect
 import io
 from dataclasses import dataclass, field
@@ -72,8 +73,11 @@ class GraphDrawing:
         self.highlight = highlight or Highlight()
         self._svg: str | None = None
 
-    def svg(self) -> str:
-        """The drawing as standalone SVG text (the same graph always gives the same text)."""
+    def svg(self, style: str = "") -> str:
+        """The drawing as standalone SVG text (the same graph always gives the same text);
+        ``style`` is optional CSS for the ``<svg>`` element."""
+        if style:
+            return render_svg(self.graph, self.layout, self.highlight, style)
         if self._svg is None:
             self._svg = render_svg(self.graph, self.layout, self.highlight)
         return self._svg
@@ -82,7 +86,7 @@ class GraphDrawing:
         return self.svg()
 
     def figure(self):
-        """The drawing as a matplotlib ``Figure`` (not registered with pyplot)."""
+        """The drawing as a matplotlib ``Figure``; as a cell's result it shows as a PNG."""
         return render_figure(self.graph, self.layout, self.highlight)
 
     def png(self) -> bytes:
@@ -266,14 +270,17 @@ def _f(v: float) -> str:
     return f"{v:.1f}"
 
 
-def render_svg(graph: Graph, layout: Layout, highlight: Highlight | None = None) -> str:
-    """Standalone SVG text: arrows first, then boxes, then the legend."""
+def render_svg(graph: Graph, layout: Layout, highlight: Highlight | None = None,
+               style: str = "") -> str:
+    """Standalone SVG text: arrows first, then boxes, then the legend. ``style`` is CSS for
+    the ``<svg>`` element (the stepper scales its drawing to the page's width)."""
     h = highlight or Highlight()
     width = layout.width
     height = layout.height + legend_height(graph, width)
+    css = f" style={quoteattr(style)}" if style else ""
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="agk-graph" width="{_f(width)}" '
-        f'height="{_f(height)}" viewBox="0 0 {_f(width)} {_f(height)}" '
+        f'height="{_f(height)}" viewBox="0 0 {_f(width)} {_f(height)}"{css} '
         f'font-family={quoteattr(FONT)} font-size="{FONT_PX}">',
         _svg_defs(),
         f'<rect width="{_f(width)}" height="{_f(height)}" fill="#ffffff"/>',
@@ -360,12 +367,10 @@ PT_PER_PX = 72 / DPI
 
 def render_figure(graph: Graph, layout: Layout, highlight: Highlight | None = None):
     """A matplotlib ``Figure`` of the same layout: one pixel of the layout is one pixel."""
-    from matplotlib.figure import Figure
-
     h = highlight or Highlight()
     width = layout.width
     height = layout.height + legend_height(graph, width)
-    fig = Figure(figsize=(width / DPI, height / DPI), dpi=DPI)
+    fig = new_figure(figsize=(width / DPI, height / DPI), dpi=DPI)
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(0, width)
     ax.set_ylim(height, 0)
@@ -442,6 +447,26 @@ def _mpl_legend(ax, graph: Graph, top: float, width: float) -> None:
         ax.add_patch(Rectangle((x, top + y), 14, 14, fc=fill, ec=stroke))
         ax.text(x + 19, top + y + 7, text, va="center", fontsize=LABEL_PX * PT_PER_PX,
                 family="monospace")
+
+
+@functools.cache
+def _figure_class() -> type:
+    from matplotlib.figure import Figure
+
+    class ShownFigure(Figure):
+        """A Figure that shows itself as a PNG in Jupyter, even if pyplot never loaded
+        (the inline backend only teaches IPython to show figures once pyplot is used)."""
+
+        def _repr_png_(self) -> bytes:
+            return figure_png(self)
+
+    return ShownFigure
+
+
+def new_figure(**kwargs):
+    """A matplotlib figure outside pyplot (nothing to close, never shown twice) that
+    displays as a cell's result."""
+    return _figure_class()(**kwargs)
 
 
 def figure_png(fig) -> bytes:

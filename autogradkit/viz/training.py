@@ -118,17 +118,18 @@ def max_difference(a: list[Epoch], b: list[Epoch]) -> float:
 
 
 def training_figure(rows: list[Epoch], w0: float = 0.0, title: str = ""):
-    """Loss per epoch (log scale when it stays positive) and the path of ``w`` from ``w0``
+    """Loss per epoch (log scale when it spans decades) and the path of ``w`` from ``w0``
     towards the answer 2."""
-    from matplotlib.figure import Figure
+    from .draw import new_figure
 
-    fig = Figure(figsize=(8, 3), dpi=80)
+    fig = new_figure(figsize=(8, 3), dpi=80)
     loss_ax, w_ax = fig.subplots(1, 2)
     epochs = [r.epoch for r in rows]
     losses = [r.loss for r in rows]
     loss_ax.plot(epochs, losses, "o-", color="#3e6db3", markersize=3)
-    if losses and min(losses) > 0 and np.isfinite(losses).all():
-        loss_ax.set_yscale("log")
+    finite = np.isfinite(losses).all()
+    if losses and finite and min(losses) > 0 and max(losses) >= 100 * min(losses):
+        loss_ax.set_yscale("log")  # a loss that falls (or grows) by decades
     loss_ax.set(xlabel="epoch", ylabel="loss", title="loss")
     w_ax.plot([0, *epochs], [w0, *[r.w for r in rows]], "o-", color="#e65100", markersize=3)
     w_ax.axhline(2.0, color="#4e8a4a", linestyle="--", label="w = 2 (the answer)")
@@ -136,5 +137,5 @@ def training_figure(rows: list[Epoch], w0: float = 0.0, title: str = ""):
     w_ax.legend(loc="best", fontsize=8)
     if title:
         fig.suptitle(title, fontsize=10)
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.16, top=0.8, wspace=0.3)  # fixed:
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.16, top=0.8, wspace=0.32)  # fixed:
     return fig  # tight_layout would measure every label again on each slider move

@@ -12,12 +12,13 @@ from html import escape
 
 import numpy as np
 
-from .draw import GraphDrawing, figure_png
+from .draw import GraphDrawing, figure_png, new_figure
 from .graph import build_graph, caller_names
 from .layout import layout_graph
 from .trace import trace_backward
 from .training import dataset, max_difference, train_by_hand, train_with_autograd, training_figure
 
+FIT_WIDTH = "max-width: 100%; height: auto"  # the stepper's graph shrinks to fit the page
 LEARNING_RATES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3)
 
 
@@ -80,7 +81,7 @@ class BackpropStepper(_Displayable):
         self.step_button.on_click(lambda _: self.go(self.position + 1))
         self.reset_button.on_click(lambda _: self.go(0))
         self.status = widgets.HTML()
-        self.view = widgets.HTML(layout=widgets.Layout(overflow="auto"))
+        self.view = widgets.HTML()
         self.slider.observe(lambda _: self._show(), names="value")
         controls = [self.reset_button, self.back_button, self.step_button, self.play, self.slider]
         self.widget = widgets.VBox([widgets.HBox(controls), self.status, self.view])
@@ -101,7 +102,7 @@ class BackpropStepper(_Displayable):
         return GraphDrawing(self.graph, self.layout, self.trace.highlight(self.graph, p))
 
     def _show(self) -> None:
-        self.view.value = self.drawing().svg()
+        self.view.value = self.drawing().svg(style=FIT_WIDTH)
         self.status.value = escape(self.trace.describe(self.position, self.graph))
 
     def __repr__(self) -> str:
@@ -197,10 +198,8 @@ def function_and_derivative(name: str, x=None):
 
 def plot_function_and_derivative(name: str):
     """A matplotlib figure of ``f`` and its autograd derivative on [-5, 5]."""
-    from matplotlib.figure import Figure
-
     x, y, dy = function_and_derivative(name)
-    fig = Figure(figsize=(6, 3.2), dpi=80)
+    fig = new_figure(figsize=(6, 3.2), dpi=80)
     ax = fig.subplots()
     formula = name if name == "x**3" else f"{name}(x)"
     ax.plot(x, y, color="#3e6db3", label=f"f(x) = {formula}")

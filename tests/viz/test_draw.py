@@ -131,3 +131,9 @@ def test_special_characters_are_escaped():
     svg = GraphDrawing(build_graph(t * 2, {"<a&b>": t})).svg()
     assert "&lt;a&amp;b&gt;" in svg
     ET.fromstring(svg)
+
+
+def test_figures_show_as_png_in_jupyter_without_pyplot():
+    v = examples.article_002()
+    fig = draw_graph(v["e"], names=v).figure()
+    assert fig._repr_png_().startswith(b"\x89PNG")

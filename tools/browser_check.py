@@ -1,0 +1,342 @@
+"""Open a notebook in a real JupyterLab in headless Chromium, Run All, and check the result.
+
+    python tools/browser_check.py path/to/nb.ipynb out.png [--json] [--in-place]
+        [--fail-on-console-error] [--disable-lab-extension NAME] [--keep-log]
+        [--click TEXT]... [--count CSS]...
+
+Exit 0 only when every non-empty code cell ran, no cell errored and every widget output
+rendered as a live widget. JS console and page errors are listed (fatal only with
+--fail-on-console-error). ``--click TEXT`` presses the first widget button showing TEXT after
+the run (in order, waiting for the kernel each time); ``--count CSS`` reports how many
+elements match. Needs ``pip install playwright`` and a system Chromium at /usr/bin/chromium
+(never ``playwright install``). The notebook file itself is never written: its folder is
+copied to a temporary directory unless --in-place. See /work/shared/jupyter.md, section 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+PREFERRED_PORT = 8899
+MAX_COPY_BYTES = 200 * 2**20
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+RUN_TIMEOUT = 120.0
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("notebook", type=Path)
+    p.add_argument("screenshot", type=Path)
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--in-place", action="store_true", help="serve the real folder")
+    p.add_argument("--fail-on-console-error", action="store_true")
+    p.add_argument("--disable-lab-extension", action="append", default=[], metavar="NAME")
+    p.add_argument("--keep-log", action="store_true", help="keep the server log and temp dir")
+    p.add_argument("--click", action="append", default=[], metavar="TEXT")
+    p.add_argument("--count", action="append", default=[], metavar="CSS")
+    p.add_argument("--timeout", type=float, default=RUN_TIMEOUT)
+    return p.parse_args(argv)
+
+
+# ----- server ------------------------------------------------------------------------------
+def free_port(preferred: int = PREFERRED_PORT) -> int:
+    """``preferred`` if it can be bound (SO_REUSEADDR, so TIME_WAIT does not count), else any."""
+    for port in (preferred, 0):
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise RuntimeError("no free port on 127.0.0.1")
+
+
+def write_settings(home: Path, disabled: list[str]) -> dict[str, str]:
+    """Config, settings, workspace and runtime dirs of our own: no news, no announcements,
+    no autosave, every cell rendered (windowingMode none)."""
+    dirs = {k: home / k.lower() for k in (
+        "JUPYTER_CONFIG_DIR", "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR",
+        "JUPYTER_RUNTIME_DIR")}
+    for d in dirs.values():
+        d.mkdir(parents=True)
+    off = {name: True for name in ["@jupyterlab/apputils-extension:announcements", *disabled]}
+    (dirs["JUPYTER_CONFIG_DIR"] / "labconfig").mkdir()
+    (dirs["JUPYTER_CONFIG_DIR"] / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": off}))
+    settings = dirs["JUPYTERLAB_SETTINGS_DIR"]
+    for plugin, values in {
+        "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
+        "@jupyterlab/apputils-extension/notification": {"fetchNews": "false"},
+        "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
+    }.items():
+        path = settings / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    return {k: str(v) for k, v in dirs.items()}
+
+
+def start_server(root: Path, port: int, home: Path, disabled: list[str], log) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}  # see jupyter.md pitfall 2
+    env.update(write_settings(home, disabled))
+    cmd = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+        "--allow-root", "--ServerApp.token=", "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
+    return subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
+
+
+def wait_for_server(port: int, server: subprocess.Popen, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"jupyterlab exited with code {server.returncode}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"jupyterlab did not answer on port {port} within {timeout:.0f} s")
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (kernels run in their own session, so a process group
+    would miss them), found by reading /proc (no psutil)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, stack = [], [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def stop_server(server: subprocess.Popen, known: set[int]) -> None:
+    """SIGTERM the server (it shuts its kernels down), then SIGKILL whatever is left."""
+    known |= set(descendants(server.pid))
+    if server.poll() is None:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    for pid in known:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+# ----- browser -----------------------------------------------------------------------------
+STATE_JS = """() => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  if (!w || !w.context || !w.context.model || !w.sessionContext) return null;
+  const kernel = w.sessionContext.session && w.sessionContext.session.kernel;
+  const cells = w.context.model.toJSON().cells;
+  const prompts = [...w.node.querySelectorAll('.jp-InputArea-prompt')].map(p => p.textContent);
+  return {status: kernel ? kernel.status : 'none', cells: cells, prompts: prompts};
+}"""
+
+WIDGETS_JS = """() => {
+  const outs = [...document.querySelectorAll('.jp-OutputArea-output')]
+    .filter(o => !o.hasAttribute('data-mime-type') && !o.closest('.widget-output'));
+  return outs.filter(o => o.querySelector('.jupyter-widgets, .jupyter-matplotlib')).length;
+}"""
+
+
+def open_lab(p, port: int, name: str, profile: str, report: dict):
+    context = p.chromium.launch_persistent_context(
+        profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+        viewport={"width": 1400, "height": 1000},
+    )
+    page = context.pages[0] if context.pages else context.new_page()
+    page.on("console", lambda m: m.type == "error" and report["console_errors"].append(m.text))
+    page.on("pageerror", lambda e: report["page_errors"].append(str(e)))
+    page.on("dialog", lambda d: (report["dialogs"].append(d.message), d.accept()))
+    page.goto(f"http://127.0.0.1:{port}/lab/tree/{name}?reset", wait_until="domcontentloaded")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget "
+                           "&& window.jupyterapp.shell.currentWidget.context", timeout=60_000)
+    return context, page
+
+
+def accept_kernel_dialog(page, report: dict) -> None:
+    """A notebook naming an unknown kernel asks which to use: take the default."""
+    button = page.locator(".jp-Dialog .jp-mod-accept")
+    if button.count():
+        report["dialogs"].append(page.locator(".jp-Dialog-header").inner_text())
+        button.first.click()
+
+
+def wait_idle(page, timeout: float) -> dict:
+    """Poll until the kernel is idle, no cell shows [*] and every code cell ran (or one
+    errored, since Run All stops there); the same three times in a row."""
+    deadline, calm, state = time.monotonic() + timeout, 0, None
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(400)
+        state = page.evaluate(STATE_JS)
+        code = [c for c in (state or {}).get("cells", []) if c["cell_type"] == "code"]
+        ran = all(c.get("execution_count") for c in code if "".join(c["source"]).strip())
+        errored = any(o.get("output_type") == "error" for c in code for o in c.get("outputs", []))
+        busy = any("*" in p for p in state["prompts"]) if state else True
+        done = state and state["status"] == "idle" and not busy and (ran or errored)
+        calm = calm + 1 if done else 0
+        if calm >= 3:
+            return state
+    raise TimeoutError(f"the notebook did not finish within {timeout:.0f} s")
+
+
+def run_all(page, timeout: float) -> dict:
+    page.wait_for_function("() => { const w = window.jupyterapp.shell.currentWidget; "
+                           "return w.sessionContext && w.sessionContext.session && "
+                           "w.sessionContext.session.kernel; }", timeout=60_000)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
+    page.locator("#jp-MainMenu .lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").first.click()
+    return wait_idle(page, timeout)
+
+
+def click_buttons(page, texts: list[str], timeout: float) -> None:
+    for text in texts:
+        page.locator(".jupyter-widgets button", has_text=text).first.click()
+        page.wait_for_timeout(300)
+        wait_idle(page, timeout)
+
+
+def screenshot(page, path: Path) -> None:
+    """Grow the viewport to the notebook's height (JupyterLab scrolls inside a panel, so a
+    full-page screenshot would not help), capped at 8000 px."""
+    height = page.evaluate("() => { const cells = document.querySelectorAll('.jp-Cell');"
+                           " const last = cells[cells.length - 1];"
+                           " return last ? last.getBoundingClientRect().bottom : 1000; }")
+    page.set_viewport_size({"width": 1400, "height": int(min(max(height + 140, 600), 8000))})
+    page.wait_for_timeout(300)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path))
+
+
+# ----- checks ------------------------------------------------------------------------------
+def summarise(state: dict, rendered: int, report: dict) -> None:
+    code = [c for c in state["cells"] if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+    outputs = [o for c in code for o in c.get("outputs", [])]
+    report["cells"] = len(code)
+    report["cells_ran"] = sum(bool(c.get("execution_count")) for c in code)
+    report["errors"] = [f"{o['ename']}: {o['evalue']}" for o in outputs if o["output_type"] == "error"]
+    report["widgets_expected"] = sum(WIDGET_MIME in o.get("data", {}) for o in outputs)
+    report["widgets_rendered"] = rendered
+    problems = []
+    if report["cells_ran"] < report["cells"]:
+        problems.append(f"{report['cells'] - report['cells_ran']} code cell(s) did not run")
+    problems += [f"cell error {e}" for e in report["errors"]]
+    if rendered < report["widgets_expected"]:
+        problems.append(f"only {rendered} of {report['widgets_expected']} widgets rendered")
+    if report["fail_on_console_error"] and (report["console_errors"] or report["page_errors"]):
+        problems.append("JS console or page errors")
+    report["problems"] = problems
+    report["ok"] = not problems
+
+
+def check(args: argparse.Namespace, root: Path, name: str, home: Path, report: dict) -> None:
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    report["port"] = port
+    log = open(home / "server.log", "w")
+    server = start_server(root, port, home / "jupyter", args.disable_lab_extension, log)
+    known: set[int] = set()
+    try:
+        wait_for_server(port, server)
+        with sync_playwright() as p:
+            context, page = open_lab(p, port, name, str(home / "profile"), report)
+            page.wait_for_timeout(1500)
+            accept_kernel_dialog(page, report)
+            state = run_all(page, args.timeout)
+            known |= set(descendants(server.pid))
+            click_buttons(page, args.click, args.timeout)
+            summarise(state, page.evaluate(WIDGETS_JS), report)
+            report["counts"] = {css: page.locator(css).count() for css in args.count}
+            report["widget_texts"] = page.locator(".widget-html-content").all_inner_texts()
+            screenshot(page, args.screenshot)
+            context.close()
+    finally:
+        stop_server(server, known)
+        log.close()
+
+
+def prepare(args: argparse.Namespace, home: Path) -> tuple[Path, str]:
+    """The folder to serve and the notebook's path inside it."""
+    nb = args.notebook.resolve()
+    if args.in_place:
+        return nb.parent, nb.name
+    size = sum(f.stat().st_size for f in nb.parent.rglob("*") if f.is_file())
+    if size > MAX_COPY_BYTES:
+        raise RuntimeError(f"{nb.parent} holds {size / 2**20:.0f} MiB; use --in-place")
+    root = home / "root"
+    shutil.copytree(nb.parent, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    return root, nb.name
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    report = {"notebook": str(args.notebook), "ok": False, "console_errors": [], "page_errors": [],
+              "dialogs": [], "fail_on_console_error": args.fail_on_console_error}
+    home = Path(tempfile.mkdtemp(prefix="browser_check_"))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the cleanup below
+    started = time.monotonic()
+    try:
+        root, name = prepare(args, home)
+        check(args, root, name, home, report)
+    except Exception as exc:  # noqa: BLE001 - reported, and the exit code says it failed
+        report["problems"] = [f"{type(exc).__name__}: {exc}"]
+    finally:
+        report["seconds"] = round(time.monotonic() - started, 1)
+        if args.keep_log:
+            report["log"] = str(home / "server.log")
+        else:
+            shutil.rmtree(home, ignore_errors=True)
+    print(json.dumps(report, indent=2) if args.json else format_report(report))
+    return 0 if report["ok"] else 1
+
+
+def format_report(report: dict) -> str:
+    lines = [f"{'OK' if report['ok'] else 'FAIL'} {report['notebook']} in {report['seconds']} s"]
+    if "cells" in report:
+        lines.append(f"cells run {report['cells_ran']}/{report['cells']}, widgets rendered "
+                     f"{report['widgets_rendered']}/{report['widgets_expected']}")
+    lines += [f"problem: {p}" for p in report.get("problems", [])]
+    lines += [f"console error: {e}" for e in report["console_errors"]]
+    lines += [f"page error: {e}" for e in report["page_errors"]]
+    lines += [f"dialog accepted: {d!r}" for d in report["dialogs"]]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
