@@ -47,7 +47,9 @@ class Addmm(Function):
 
     @staticmethod
     def forward(ctx, b, x, w):
-        _check_same_dtype(x, w)
+        if x.dtype != w.dtype:  # addmm words this differently from mm
+            a, c = (_TYPE_NAMES.get(str(d), str(d)).capitalize() for d in (x.dtype, w.dtype))
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {a} and {c}")
         if x.shape[1] != w.shape[0]:  # nn.Linear's shape error, worded as mm's
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
