@@ -177,7 +177,8 @@ for bad in (lambda: lin.foo, lambda: lin.register_parameter("x", torch.ones(2)),
             lambda: lin.load_state_dict({"weight": torch.zeros(2, 2), "extra": torch.ones(1)}),
             lambda: lin.load_state_dict({"weight": torch.zeros(3, 2), "bias": torch.zeros(2)}),
             lambda: lin.train("no"), lambda: torch.nn.Linear(4, 2)(torch.ones(3, 5)),
-            lambda: torch.nn.Dropout(2.0), lambda: lin.to(torch.int64)):
+            lambda: torch.nn.Dropout(2.0), lambda: lin.to(torch.int64),
+            lambda: lin(torch.ones(1, 2, dtype=torch.float64)), lambda: lin(torch.tensor([1, 2]))):
     try:
         bad()
     except Exception as e:
