@@ -124,7 +124,7 @@ def execute(nb, folder: Path, timeout: int = 120) -> float:
     folder.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     client = NotebookClient(
-        nb, timeout=timeout, kernel_name="python3", store_widget_state=True,
+        nb, timeout=timeout, kernel_name="python3", store_widget_state=True, record_timing=False,
         resources={"metadata": {"path": str(folder)}},
     )
     client.execute()
@@ -144,6 +144,214 @@ def write(nb, path: Path) -> None:
 
 # ------------------------------------------------------------------------------------------------
 # The notebooks. Each text is a list of cells; see the module docstring for the format.
+
+NB00 = Notebook("00_start_here", r'''
+%% md
+# 00 · Start here
+
+Welcome! This course shows what PyTorch's **autograd** really does when you call
+`loss.backward()`. You will use **autogradkit**, a small library written in NumPy that behaves
+like PyTorch: the same names, the same printouts, the same errors. Wherever a PyTorch tutorial
+writes `import torch`, we write `import autogradkit as agk`, and the code reads the same. Because
+the whole library is Python, you can also open any part of it and read how it works.
+
+This notebook is a short tour of the tools you will use in every other notebook: code cells,
+figures, interactive widgets, and the checks that tell you at once whether an exercise is right.
+
+**Learning goals.** By the end of this notebook you can
+
+- run cells in order, restart the kernel, and read an error message;
+- create a tensor and ask autogradkit for a gradient;
+- use an interactive widget;
+- answer an exercise, read the `✓` / `✗` feedback, and submit your notebook.
+
+**Graded exercises:** 3 exercises, **{POINTS} points** in total.
+
+%% md
+## 1. Running cells
+
+A notebook is a list of cells. Markdown cells (like this one) hold text; code cells hold Python.
+Click into a code cell and press **Shift + Enter** to run it; the output appears below the cell
+and the cursor moves on. The number in `[ ]` on the left shows the order in which cells ran;
+`[*]` means the cell is still running.
+
+- Run the cells **from top to bottom**: later cells use names defined by earlier ones.
+- If things get confusing, use **Kernel → Restart Kernel and Run All Cells**: it forgets
+  everything and runs the notebook again from the top.
+
+Run the next cell. It imports the libraries and fixes the random seeds, so that everybody sees
+the same random numbers.
+
+%% code
+import numpy as np
+import matplotlib.pyplot as plt
+
+import autogradkit as agk
+from autogradkit.viz import FunctionPlotter
+from autogradkit.grading.checks import check_close
+from autogradkit.grading.exercises import nb00_start as ex
+
+agk.manual_seed(0)
+np.random.seed(0)
+
+%% md
+## 2. A first tensor, and a first gradient
+
+A tensor is an array of numbers. `requires_grad=True` asks autogradkit to remember every
+operation done with it, so that it can compute gradients later. Here `y = x² + 3x`, so
+`dy/dx = 2x + 3 = 7` at `x = 2`:
+
+%% code
+x = agk.tensor(2.0, requires_grad=True)
+y = x ** 2 + 3 * x
+print(y)
+y.backward()
+print("dy/dx at x = 2:", x.grad)
+
+%% md
+The printouts are exactly what PyTorch prints: `tensor(10., grad_fn=<AddBackward0>)` and
+`tensor(7.)`. The following notebooks explain every part of them.
+
+## 3. Errors are part of the lesson
+
+Some cells in this course fail on purpose, to show you a real error message. They are marked
+with a short note, and their output is a red traceback. Read the **last line**: it names the
+error and says what went wrong. For example, PyTorch (and autogradkit) only compute gradients
+for floating-point tensors:
+
+%% code tags=raises-exception
+counts = agk.tensor([1, 2, 3], requires_grad=True)
+
+%% md
+## 4. Figures
+
+Plots appear right below the cell that draws them. Here is `y = x² + 3x` with its tangent line
+at `x = 2`, whose slope is the gradient we just computed:
+
+%% code
+xs = np.linspace(-4, 3, 100)
+fig, ax = plt.subplots(figsize=(6, 3.5))
+ax.plot(xs, xs ** 2 + 3 * xs, label="y = x² + 3x")
+ax.plot(xs, 10 + x.grad.item() * (xs - 2), "--", label="tangent at x = 2 (slope = x.grad = 7)")
+ax.plot([2], [10], "ko")
+ax.set_ylim(-5, 20)
+ax.set_xlabel("x")
+ax.legend()
+plt.show()
+
+%% md
+## 5. Widgets
+
+Some cells show interactive controls. Pick a function from the menu: the plot shows the function
+and its derivative, computed by autogradkit's `backward()`. Widgets run Python in the kernel, so
+they only respond after you have run the cell (and after a restart, run it again).
+
+%% code
+FunctionPlotter()
+
+%% md
+## 6. Exercises and instant feedback
+
+Each exercise has an **answer cell** and a **check cell** below it.
+
+1. In the answer cell, replace the line `raise NotImplementedError()` with your answer.
+2. Run the answer cell, then the check cell.
+3. The check prints `✓ <task>` when your answer is right. When it is not, it prints
+   `✗ <task>: <hint>` and the cell fails with an `AssertionError`. The hint says what to look
+   at, never the answer. Fix your answer and run both cells again.
+
+The check cells are locked: do not change them. When your notebook is graded, the original check
+cells are put back and some extra *hidden* checks run as well, so make sure your answer is right
+in general, not just for the visible check.
+
+Here is what a failing check looks like (the `try` / `except` only stops this demonstration cell
+from failing):
+
+%% code
+try:
+    check_close("two plus two", 2 + 2 + 1, 4, hint="count again")
+except AssertionError:
+    print("-> the check raised AssertionError, so this cell would have failed")
+
+%% md
+### Exercise 1 — your first tensor (write the code, 1 point)
+
+Create a tensor `t` that holds the three numbers `1.0, 2.0, 3.0`.
+
+%% solution id=nb00_ex1_tensor
+# Define t.
+### BEGIN SOLUTION
+t = agk.tensor([1.0, 2.0, 3.0])
+### END SOLUTION
+print(t)
+
+%% test id=nb00_ex1_test points=1
+ex.check_first_tensor(t)
+### BEGIN HIDDEN TESTS
+ex.check_first_tensor_is_float(t)
+### END HIDDEN TESTS
+
+%% md
+### Exercise 2 — a gradient by hand (compute by hand, 1 point)
+
+For `y = x² + 3x`, what is `dy/dx` at `x = -1`? Work it out on paper and type the number.
+
+%% solution id=nb00_ex2_by_hand
+# Set slope (a number).
+### BEGIN SOLUTION
+slope = 1.0
+### END SOLUTION
+
+%% test id=nb00_ex2_test points=1
+ex.check_slope_by_hand(slope)
+### BEGIN HIDDEN TESTS
+ex.check_slope_is_number(slope)
+### END HIDDEN TESTS
+
+%% md
+### Exercise 3 — predict a printout (predict, 1 point)
+
+What does `print(agk.tensor(2.0, requires_grad=True) * 3)` print? Write it as a string, exactly
+as it would appear. (Hint: look at the printout of `y` in section 2.)
+
+%% solution id=nb00_ex3_predict
+# Set printed (a string).
+### BEGIN SOLUTION
+printed = "tensor(6., grad_fn=<MulBackward0>)"
+### END SOLUTION
+
+%% test id=nb00_ex3_test points=1
+ex.check_predicted_printout(printed)
+### BEGIN HIDDEN TESTS
+ex.check_predicted_printout_is_str(printed)
+### END HIDDEN TESTS
+
+%% md
+## 7. Submitting
+
+When you have finished a notebook:
+
+1. **Kernel → Restart Kernel and Run All Cells**, and check that every exercise shows `✓` (cells
+   marked as failing on purpose may still show their red error).
+2. **File → Save Notebook** (Ctrl + S).
+3. Hand in the `.ipynb` file the way your instructor asked (for example by uploading it to the
+   course page). Keep the file name unchanged.
+
+Your instructor grades all submissions with `python -m autogradkit grade`: your notebook runs in
+a fresh kernel, the locked check cells are restored from the original, the hidden checks run,
+and you get back a feedback file with the points for each exercise.
+
+## Recap
+
+- Run cells from top to bottom; restart and run all when in doubt.
+- `import autogradkit as agk` behaves like `import torch` for everything in this course.
+- Red errors can be part of a lesson: read their last line.
+- Answer in the answer cell, run the check cell, and read the `✓` / `✗` line.
+- Restart, run all, save, and hand in the `.ipynb` file.
+
+**Next:** notebook 01 trains a one-weight model by hand.
+''')
+
 
 NB01 = Notebook("01_backprop_by_hand", r'''
 %% md
@@ -348,7 +556,7 @@ First compute `y_hat` and `s`, then the three local gradients, then their produc
 numbers you found; do not write code that computes them.
 
 %% solution id=nb01_ex1_chain_rule
-# Replace the right-hand sides with your numbers for w = 1.
+# Set four plain numbers for w = 1: dloss_ds, ds_dyhat, dyhat_dw and dloss_dw.
 ### BEGIN SOLUTION
 dloss_ds = -4.0
 ds_dyhat = 1.0
@@ -585,6 +793,7 @@ Start again from `w = 0` on the single example (`x = 2`, `y = 4`), but with the 
    diverges.
 
 %% solution id=nb01_ex4_predict
+# Set w_after_one_step (a number) and converges (True or False).
 ### BEGIN SOLUTION
 w_after_one_step = 4.8
 converges = False
@@ -712,6 +921,7 @@ Same `x`, `y` and `z = x.view(1, 2) @ y`, but now the weights are `[[0., 1.]]`. 
 anything, predict `x.grad` and `y.grad` and write them as tensors.
 
 %% solution id=nb03_ex1_predict_weights
+# Set predicted_x_grad and predicted_y_grad, both as agk.tensor(...).
 ### BEGIN SOLUTION
 predicted_x_grad = agk.tensor([2., 4.])
 predicted_y_grad = agk.tensor([[0., 2.], [0., 1.]])
@@ -822,6 +1032,7 @@ holds the gradient.
 
 %% solution id=nb03_ex2_find_the_bug
 prices = agk.tensor([3., 5., 2.])
+# Define quantities, total and quantity_grad: the fixed version of the code above.
 ### BEGIN SOLUTION
 quantities = agk.tensor([1., 4., 2.], requires_grad=True)
 total = (prices * quantities).sum()
@@ -972,6 +1183,7 @@ product `vᵀJ` for `v = (1, 2)`. That product is exactly what `y.backward(v)` w
 `x.grad`.
 
 %% solution id=nb03_ex3_vjp_by_hand
+# Set jacobian_by_hand (a 2x2 nested list) and vjp_by_hand (a list of two numbers).
 ### BEGIN SOLUTION
 jacobian_by_hand = [[1., 2.], [1., 3.]]
 vjp_by_hand = [3., 8.]
@@ -1263,6 +1475,7 @@ Section 3 explains how `detach()` and `.data` relate to the tensor they come fro
 unsure, read it first and come back.
 
 %% solution id=nb04_ex2_predict_version
+# Set predicted_values (a list of three numbers) and predicted_version (an int).
 ### BEGIN SOLUTION
 predicted_values = [4., 4., 4.]
 predicted_version = 3
@@ -1415,6 +1628,7 @@ For each snippet, predict whether the last line raises the version-counter `Runt
 Hint: `sigmoid`, like `exp`, saves its output, because its derivative is `y * (1 - y)`.
 
 %% solution id=nb04_ex3_which_raise
+# Set raises = {"a": ..., "b": ..., "c": ..., "d": ...} with True or False values.
 ### BEGIN SOLUTION
 raises = {"a": False, "b": True, "c": True, "d": False}
 ### END SOLUTION
@@ -1717,6 +1931,7 @@ Then do the same one level down, below the *first* node of `level_1` (`level_2`)
 below the first node of `level_2` (`level_3`). Write `None` for a `(None, 0)` entry.
 
 %% solution id=nb05_ex1_predict_graph
+# Set level_1, level_2 and level_3: lists of class names (strings) or None.
 ### BEGIN SOLUTION
 level_1 = ["ExpBackward0", "AccumulateGrad"]
 level_2 = ["MulBackward0"]
@@ -1869,6 +2084,7 @@ Take the graph of section 1 with new values: `a = 1`, `b = -2`, `d = 3`, and `e 
 Work out on paper what `a.grad`, `b.grad` and `d.grad` will be after `e.backward()`.
 
 %% solution id=nb05_ex4_by_hand
+# Set a_grad, b_grad and d_grad (plain numbers).
 ### BEGIN SOLUTION
 a_grad = 3.0
 b_grad = 3.0
@@ -2069,6 +2285,7 @@ Let `a = agk.tensor(2.0, requires_grad=True)` and `b = agk.tensor(3.0)`, and com
 `f.backward()`. Write a number, or `None`.
 
 %% solution id=nb02_ex1_predict
+# Set predicted_a_grad (a number or None) and predicted_b_grad (a number or None).
 ### BEGIN SOLUTION
 predicted_a_grad = 7.0
 predicted_b_grad = None
@@ -2360,6 +2577,7 @@ Start from `x = agk.tensor(3.0, requires_grad=True)`. For each line, predict the
 | `"d"` | `x * 2` after calling `x.requires_grad_(False)` |
 
 %% solution id=nb02_ex4_tracked
+# Set tracked = {"a": ..., "b": ..., "c": ..., "d": ...} with True or False values.
 ### BEGIN SOLUTION
 tracked = {"a": False, "b": False, "c": True, "d": False}
 ### END SOLUTION
@@ -2574,6 +2792,7 @@ y.sum().backward()
 Predict the tensor hook A prints, and the final `x.grad`. Write both as lists of numbers.
 
 %% solution id=nb06_ex1_predict_hooks
+# Set printed_by_a and final_x_grad (lists of three numbers).
 ### BEGIN SOLUTION
 printed_by_a = [1., 1., 1.]
 final_x_grad = [30., 30., 30.]
@@ -2784,6 +3003,7 @@ Fix it so that `inp` is a leaf holding the float32 values 1, 2, 3, 4 and `input_
 gradient (there is more than one good fix).
 
 %% solution id=nb06_ex3_find_the_bug
+# Define inp, out and input_grad: the fixed version of the code above.
 ### BEGIN SOLUTION
 inp = agk.tensor([1, 2, 3, 4], dtype=agk.float32, requires_grad=True)
 out = (Net()(inp)).sum()
@@ -2873,6 +3093,7 @@ but feed it the input `[2., 0., 1., 1.]`. Work out by hand the result, the gradi
 with respect to the weights, and with respect to the bias.
 
 %% solution id=nb06_ex4_by_hand
+# Set result_by_hand (a number), weight_grad_by_hand (four numbers), bias_grad_by_hand.
 ### BEGIN SOLUTION
 result_by_hand = 8.5
 weight_grad_by_hand = [0.5, 0.0, 0.25, 0.25]
@@ -2904,8 +3125,392 @@ ex.check_linear_by_hand_shapes(weight_grad_by_hand)
 gradients, and compare optimizers.
 ''')
 
+NB07 = Notebook("07_capstone", r'''
+%% md
+# 07 · Capstone: train a small network and look inside
 
-NOTEBOOKS = [NB01, NB02, NB03, NB04, NB05, NB06]
+Time to use everything at once. You will generate a two-dimensional toy data set, build a small
+multi-layer perceptron (MLP) that separates its two classes, look at the graph one training step
+records, watch the gradients of every layer with hooks, compare three optimizers, and plot the
+decision boundary the network learned.
+
+**Learning goals.** By the end of this notebook you can
+
+- build and train an `nn.Sequential` classifier with `CrossEntropyLoss` and an optimizer;
+- read the backward graph of a real network (`AddmmBackward0`, `TanhBackward0`, ...);
+- attach hooks to watch gradients per layer while the network trains;
+- explain the difference between SGD, SGD with momentum and Adam from their loss curves;
+- evaluate under `no_grad()` and draw a decision boundary.
+
+**Graded exercises:** 4 exercises, **{POINTS} points** in total.
+
+%% code
+import numpy as np
+import matplotlib.pyplot as plt
+import ipywidgets as widgets
+from IPython.display import Image
+
+import autogradkit as agk
+from autogradkit import nn
+from autogradkit.viz import draw_graph, progress
+from autogradkit.grading.exercises import nb07_capstone as ex
+
+agk.manual_seed(0)
+np.random.seed(0)
+
+%% md
+## 1. The data: two interleaving moons
+
+Each point has two coordinates and a class, 0 or 1. The classes form two half circles that hook
+into each other, so no straight line can separate them: the network has to learn a curved
+boundary. We generate the points with NumPy, with a fixed seed so that everyone gets the same
+data.
+
+%% code
+def make_moons(n=200, noise=0.15, seed=0):
+    """Two interleaving half circles with Gaussian noise; returns float32 points, int64 labels."""
+    rng = np.random.default_rng(seed)
+    half = n // 2
+    angle = rng.uniform(0, np.pi, size=n)
+    upper = np.stack([np.cos(angle[:half]), np.sin(angle[:half])], axis=1)
+    lower = np.stack([1 - np.cos(angle[half:]), 0.5 - np.sin(angle[half:])], axis=1)
+    points = np.concatenate([upper, lower]) + rng.normal(0, noise, size=(n, 2))
+    labels = np.concatenate([np.zeros(half), np.ones(n - half)])
+    return points.astype(np.float32), labels.astype(np.int64)
+
+
+points, labels = make_moons()
+X = agk.tensor(points)
+y = agk.tensor(labels)
+print("X:", X.shape, X.dtype, "| y:", y.shape, y.dtype, "| class counts:", np.bincount(labels))
+
+fig, ax = plt.subplots(figsize=(5.5, 3.8))
+ax.scatter(points[:, 0], points[:, 1], c=labels, cmap="coolwarm", s=15, edgecolors="k", linewidths=0.3)
+ax.set_title("Two moons: 200 points, 2 classes")
+ax.set_xlabel("x₀")
+ax.set_ylabel("x₁")
+plt.show()
+
+%% md topics=T51
+## 2. The model
+
+Two inputs, two hidden layers of 16 units with `tanh`, and two outputs: one score (a *logit*)
+per class. `nn.CrossEntropyLoss` turns the scores into probabilities with a softmax and measures
+how much probability the correct class gets. Every weight and bias is a `Parameter` that
+requires grad. We build each model with the same seed, so comparisons are fair.
+
+%% code topics=T51
+def make_model(seed=0):
+    agk.manual_seed(seed)
+    return nn.Sequential(
+        nn.Linear(2, 16), nn.Tanh(),
+        nn.Linear(16, 16), nn.Tanh(),
+        nn.Linear(16, 2),
+    )
+
+
+model = make_model()
+loss_fn = nn.CrossEntropyLoss()
+print(model)
+for name, param in model.named_parameters():
+    print(f"{name:9} {str(tuple(param.shape)):9} requires_grad={param.requires_grad}")
+
+%% md
+### Exercise 1 — count the parameters (compute by hand, 2 points)
+
+How many numbers does training adjust in this model? A `Linear(n_in, n_out)` layer has an
+`n_out × n_in` weight matrix and `n_out` biases. Work it out by hand from the layer sizes and
+write the total.
+
+%% solution id=nb07_ex1_count
+# Set n_params (an int).
+### BEGIN SOLUTION
+n_params = (2 * 16 + 16) + (16 * 16 + 16) + (16 * 2 + 2)
+### END SOLUTION
+print(n_params)
+
+%% test id=nb07_ex1_test points=2
+ex.check_n_params(n_params)
+### BEGIN HIDDEN TESTS
+ex.check_n_params_type(n_params)
+### END HIDDEN TESTS
+
+%% md topics=T13,T27
+## 3. The graph of one training step
+
+One forward pass records the whole graph. Each `Linear` on a batch becomes an `AddmmBackward0`
+node (a matrix product plus the bias, with `TBackward0` for the transposed weight); each `tanh`
+a `TanhBackward0`; the cross-entropy ends in `NllLossBackward0` over `LogSoftmaxBackward0`. The
+six `AccumulateGrad` boxes are the six parameters: the only leaves that get a `.grad` (the data
+`X` needs no gradient).
+
+%% code topics=T13,T27
+loss = loss_fn(model(X), y)
+print("loss before training:", loss)
+names = dict(model.named_parameters())      # "0.weight", "0.bias", ...
+draw_graph(loss, names={**names, "X": X, "loss": loss}, show_data=False)
+
+%% md
+### Exercise 2 — predict what backward fills in (predict, 2 points)
+
+Call `loss.backward()` on the loss above, in your head. Predict the shape of the gradient that
+lands in the first layer's weight, `model[0].weight.grad`, and whether `X.grad` is `None`.
+
+%% solution id=nb07_ex2_predict
+# Set weight_grad_shape (a tuple of ints) and x_grad_is_none (True or False).
+### BEGIN SOLUTION
+weight_grad_shape = (16, 2)
+x_grad_is_none = True
+### END SOLUTION
+
+%% test id=nb07_ex2_test points=2
+ex.check_backward_prediction(weight_grad_shape, x_grad_is_none)
+### BEGIN HIDDEN TESTS
+ex.check_backward_prediction_types(weight_grad_shape, x_grad_is_none)
+### END HIDDEN TESTS
+
+%% md
+## 4. Training, with hooks watching the gradients
+
+A forward hook on each `Linear` attaches a tensor hook to the layer's output; the tensor hook
+records the norm of the gradient that arrives there during every backward pass (notebook 06).
+The loop itself is the one from notebook 02: forward, loss, `zero_grad`, `backward`, `step`.
+`progress(...)` shows a progress bar while it runs.
+
+%% code topics=T47,T11
+def watch_gradients(model, norms):
+    """Record, per Linear layer, the gradient norm at its output in every backward pass."""
+    handles = []
+    for index, layer in enumerate(model):
+        if isinstance(layer, nn.Linear):
+            def forward_hook(module, inputs, output, name=f"layer {index}"):
+                output.register_hook(lambda grad: norms.setdefault(name, []).append(grad.norm().item()))
+            handles.append(layer.register_forward_hook(forward_hook))
+    return handles
+
+
+def train(model, optimizer, epochs=300, norms=None, snapshots=None):
+    """Full-batch training; returns the loss per epoch. Optionally keeps model snapshots."""
+    handles = watch_gradients(model, norms) if norms is not None else []
+    losses = []
+    for epoch in progress(range(epochs), description="epochs"):
+        loss = loss_fn(model(X), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+        if snapshots is not None and epoch % 25 == 0:
+            snapshots[epoch] = [p.detach().clone() for p in model.parameters()]
+    for handle in handles:
+        handle.remove()
+    return losses
+
+
+model = make_model()
+norms = {}
+sgd_losses = train(model, agk.optim.SGD(model.parameters(), lr=0.1), norms=norms)
+print(f"SGD: loss {sgd_losses[0]:.4f} -> {sgd_losses[-1]:.4f}")
+
+fig, ax = plt.subplots(figsize=(6.5, 3.5))
+for name, values in norms.items():
+    ax.semilogy(values, label=f"gradient at the output of {name}")
+ax.set_xlabel("epoch")
+ax.set_ylabel("gradient norm (log scale)")
+ax.set_title("Hooks: how much gradient reaches each layer")
+ax.legend(fontsize=8)
+plt.show()
+
+%% md
+At the start, the gradient that reaches the first layer is about three times smaller than the
+one at the output: on its way back it passes through two `tanh` layers, whose derivative is at
+most 1, and two weight matrices. As training goes on the weights grow and the picture changes.
+(Compare the curves with care: the layers have different widths.) In a deep network the
+shrinking compounds layer after layer, which is called the *vanishing gradient* problem; hooks
+like these are how you spot it.
+
+%% md
+### Exercise 3 — accuracy under `no_grad()` (write the code, 3 points)
+
+Write `accuracy(model, X, y)`: the fraction of points whose highest-scoring class
+(`argmax` over `dim=1`) equals the label, as a Python float. Compute it inside `agk.no_grad()`:
+evaluation must not record a graph.
+
+%% solution id=nb07_ex3_accuracy
+def accuracy(model, X, y):
+    ### BEGIN SOLUTION
+    with agk.no_grad():
+        predicted = model(X).argmax(dim=1)
+    return (predicted == y).float().mean().item()
+    ### END SOLUTION
+
+
+print(f"accuracy after SGD: {accuracy(model, X, y):.3f}")
+
+%% test id=nb07_ex3_test points=3
+ex.check_accuracy(accuracy)
+### BEGIN HIDDEN TESTS
+ex.check_accuracy_no_graph(accuracy)
+### END HIDDEN TESTS
+
+%% md
+## 5. Comparing optimizers
+
+Plain **SGD** moves every parameter by `lr × gradient`. **SGD with momentum** keeps a running
+velocity, so steps in a consistent direction build up speed while back-and-forth steps cancel.
+**Adam** additionally scales each parameter's step by a running estimate of its gradient's size,
+so parameters with small gradients still move. Same model, same data, same start:
+
+%% code
+optimizers = {
+    "SGD + momentum 0.9": lambda params: agk.optim.SGD(params, lr=0.1, momentum=0.9),
+    "Adam (lr 0.01)": lambda params: agk.optim.Adam(params, lr=0.01),
+}
+curves = {"SGD (lr 0.1)": sgd_losses}       # the SGD run of section 4 started from the same model
+trained, snapshots = {}, {}                  # snapshots: the Adam run, every 25 epochs
+print(f"{'SGD (lr 0.1)':20} final loss {sgd_losses[-1]:.4f}")
+for label, make_optimizer in optimizers.items():
+    model = make_model()
+    keep = snapshots if label.startswith("Adam") else None
+    curves[label] = train(model, make_optimizer(model.parameters()), snapshots=keep)
+    trained[label] = model
+    print(f"{label:20} final loss {curves[label][-1]:.4f}")
+
+fig, ax = plt.subplots(figsize=(6.5, 3.5))
+for label, losses in curves.items():
+    ax.semilogy(losses, label=label)
+ax.set_xlabel("epoch")
+ax.set_ylabel("cross-entropy loss (log scale)")
+ax.set_title("Same network, three optimizers")
+ax.legend()
+plt.show()
+
+%% md
+### Exercise 4 — find the bug (3 points)
+
+This loop runs without any error, yet the loss never changes:
+
+```python
+def train_buggy(model, optimizer, epochs):
+    losses = []
+    for _ in range(epochs):
+        loss = loss_fn(model(X), y)
+        loss.backward()
+        optimizer.zero_grad()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+```
+
+Explain the bug to yourself (what is in `.grad` when `step()` runs?), then write
+`train_fixed(model, optimizer, epochs)` that trains correctly and returns the list of losses.
+
+%% solution id=nb07_ex4_find_the_bug
+def train_fixed(model, optimizer, epochs):
+    losses = []
+    ### BEGIN SOLUTION
+    for _ in range(epochs):
+        loss = loss_fn(model(X), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    ### END SOLUTION
+    return losses
+
+
+demo = make_model()
+print([round(v, 4) for v in train_fixed(demo, agk.optim.SGD(demo.parameters(), lr=0.1), 5)])
+
+%% test id=nb07_ex4_test points=3
+ex.check_train_fixed(train_fixed, make_model, X, y)
+### BEGIN HIDDEN TESTS
+ex.check_train_fixed_momentum(train_fixed, make_model, X, y)
+### END HIDDEN TESTS
+
+%% md topics=T21
+## 6. The decision boundary
+
+To see what the network learned, ask it for the probability of class 1 at every point of a fine
+grid, under `no_grad()` (we only evaluate, so there is no graph to record), and colour the plane
+by it. The boundary is where the probability crosses 0.5.
+
+%% code topics=T21
+grid_x0, grid_x1 = np.meshgrid(np.linspace(-1.6, 2.6, 120), np.linspace(-1.1, 1.6, 90))
+grid = agk.tensor(np.stack([grid_x0.ravel(), grid_x1.ravel()], axis=1).astype(np.float32))
+
+
+def boundary_figure(model, title):
+    with agk.no_grad():
+        probability = model(grid).softmax(dim=1)[:, 1].reshape(grid_x0.shape).numpy()
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    ax.contourf(grid_x0, grid_x1, probability, levels=20, cmap="coolwarm", alpha=0.6)
+    ax.contour(grid_x0, grid_x1, probability, levels=[0.5], colors="k", linewidths=1.5)
+    ax.scatter(points[:, 0], points[:, 1], c=labels, cmap="coolwarm", s=15, edgecolors="k",
+               linewidths=0.3)
+    ax.set_title(title)
+    return fig
+
+
+fig = boundary_figure(trained["Adam (lr 0.01)"], "Decision boundary after 300 epochs of Adam")
+plt.show()
+
+%% md
+### Watch the boundary form
+
+The slider replays the Adam run: the parameters were saved every 25 epochs, and each position
+shows the boundary the network had at that moment. Early on it is almost a straight line; the
+curve appears as the loss falls.
+
+%% code collapsed
+def boundary_explorer(snapshots):
+    """A slider over saved parameter snapshots; each position shows that moment's boundary."""
+    epochs = sorted(snapshots)
+    slider = widgets.SelectionSlider(options=epochs, value=epochs[-1], description="epoch")
+    view = widgets.Output()
+    replay = make_model()
+
+    def show(_=None):
+        with agk.no_grad():
+            for param, saved in zip(replay.parameters(), snapshots[slider.value]):
+                param.copy_(saved)
+        fig = boundary_figure(replay, f"Adam, after {slider.value + 1} epochs")
+        png = fig_png(fig)
+        plt.close(fig)
+        view.outputs = ()
+        view.append_display_data(Image(data=png, format="png"))
+
+    slider.observe(show, names="value")
+    show()
+    return widgets.VBox([slider, view])
+
+
+def fig_png(fig):
+    import io
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+boundary_explorer(snapshots)
+
+%% md
+## Recap
+
+- A classifier is trained exactly like the one-weight model: forward, loss, `zero_grad()`,
+  `backward()`, `step()`. Only the model and the loss changed.
+- The graph of one step has one node per operation (`AddmmBackward0`, `TanhBackward0`,
+  `NllLossBackward0`, ...) and one `AccumulateGrad` per parameter.
+- Hooks let you watch gradients per layer during training without changing them.
+- Momentum and Adam reach a low loss much faster than plain SGD on this problem.
+- Evaluate under `no_grad()`; the decision boundary shows what the network learned.
+
+Congratulations: you have followed a gradient from a single weight all the way to a trained
+network, and you know what every line of the training loop does.
+''')
+
+
+NOTEBOOKS = [NB00, NB01, NB02, NB03, NB04, NB05, NB06, NB07]
 
 
 def main(argv: list[str] | None = None) -> int:
