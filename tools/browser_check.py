@@ -249,7 +249,8 @@ def summarise(state: dict, rendered: int, report: dict) -> None:
     outputs = [o for c in code for o in c.get("outputs", [])]
     report["cells"] = len(code)
     report["cells_ran"] = sum(bool(c.get("execution_count")) for c in code)
-    report["errors"] = [f"{o['ename']}: {o['evalue']}" for o in outputs if o["output_type"] == "error"]
+    errors = [o for o in outputs if o["output_type"] == "error"]
+    report["errors"] = [f"{o['ename']}: {o['evalue']}" for o in errors]
     report["widgets_expected"] = sum(WIDGET_MIME in o.get("data", {}) for o in outputs)
     report["widgets_rendered"] = rendered
     problems = []

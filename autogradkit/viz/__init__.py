@@ -1,4 +1,4 @@
-"""``autogradkit.viz``: see the backward graph, replay ``backward()`` step by step, explore training.
+"""``autogradkit.viz``: see the backward graph, replay ``backward()`` step by step, and train.
 
 Drawings are SVG text written here or matplotlib figures (no Graphviz); widgets use ipywidgets.
 matplotlib and ipywidgets are imported only when a figure or a widget is made.
@@ -13,7 +13,10 @@ from .progress import ProgressBar, progress
 from .trace import Step, Trace, trace_backward
 from .training import dataset, train_by_hand, train_with_autograd
 from .widgets import (
-    BackpropStepper, FunctionPlotter, TrainingExplorer, function_and_derivative,
+    BackpropStepper,
+    FunctionPlotter,
+    TrainingExplorer,
+    function_and_derivative,
     plot_function_and_derivative,
 )
 

@@ -13,8 +13,19 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
 from .graph import (
-    ACCUMULATE, FUNCTION, GRAD_FN, LEAF, NEXT, NOGRAD, NONLEAF, SAVED, SUMMARY, VARIABLE, Graph,
-    GraphEdge, build_graph, caller_names,
+    ACCUMULATE,
+    FUNCTION,
+    GRAD_FN,
+    LEAF,
+    NEXT,
+    NOGRAD,
+    NONLEAF,
+    SAVED,
+    SUMMARY,
+    Graph,
+    GraphEdge,
+    build_graph,
+    caller_names,
 )
 from .layout import LINE_H, Box, Layout, layout_graph
 
@@ -113,9 +124,8 @@ def draw_graph(tensor, names=None, show_data: bool = True, show_grad: bool = Tru
                max_depth: int | None = 60) -> GraphDrawing:
     """Draw the backward graph of ``tensor`` the way the articles do.
 
-    Tensors show name, shape, data and grad; ``XBackward0`` nodes link back to the leaves
-    through ``AccumulateGrad`` boxes. Colours: leaf that requires grad, non-leaf, tensor that
-    needs no grad, backward node, AccumulateGrad (a legend says which is which).
+    Tensors show name, shape, data and grad; ``XBackward0`` nodes lead to the leaves through
+    ``AccumulateGrad`` boxes; a legend explains the colours.
 
     Args:
         tensor: the output to start from (usually the loss).
@@ -134,8 +144,7 @@ def draw_graph(tensor, names=None, show_data: bool = True, show_grad: bool = Tru
     Example:
         >>> import autogradkit as agk
         >>> a = agk.tensor(2., requires_grad=True); b = agk.tensor(3.)
-        >>> d = agk.tensor(4., requires_grad=True)
-        >>> c = a * b; e = c * d
+        >>> d = agk.tensor(4., requires_grad=True); c = a * b; e = c * d
         >>> drawing = draw_graph(e, trace=True)   # names: the caller's variables
         >>> sorted(drawing.graph.count().items())
         [('AccumulateGrad', 2), ('MulBackward0', 2)]
@@ -146,13 +155,17 @@ def draw_graph(tensor, names=None, show_data: bool = True, show_grad: bool = Tru
         names = caller_names(inspect.currentframe().f_back)
     graph = build_graph(tensor, names, show_data=show_data, show_grad=show_grad,
                         show_saved=show_saved, max_nodes=max_nodes, max_depth=max_depth)
-    highlight = None
-    if trace is not None and trace is not False:
-        from .trace import trace_backward
+    return GraphDrawing(graph, highlight=_final_gradients(tensor, graph, trace))
 
-        recorded = trace_backward(tensor) if trace is True else trace
-        highlight = recorded.highlight(graph, len(recorded.steps), fade=False)
-    return GraphDrawing(graph, highlight=highlight)
+
+def _final_gradients(tensor, graph: Graph, trace) -> Highlight | None:
+    """Every arrow labelled with the gradient it carried (``trace=True``: record it now)."""
+    if trace is None or trace is False:
+        return None
+    from .trace import trace_backward
+
+    recorded = trace_backward(tensor) if trace is True else trace
+    return recorded.highlight(graph, len(recorded.steps), fade=False)
 
 
 # ----- geometry shared by both renderers -----------------------------------------------------
@@ -177,9 +190,10 @@ def edge_path(e: GraphEdge, graph: Graph, layout: Layout) -> list[tuple[float, f
 def point_along(points: list[tuple[float, float]], t: float) -> tuple[float, float]:
     """The point a fraction ``t`` of the way along a polyline."""
     lengths = [((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5
-               for (x1, y1), (x2, y2) in zip(points, points[1:])]
+               for (x1, y1), (x2, y2) in zip(points, points[1:], strict=False)]
     left = t * sum(lengths)
-    for ((x1, y1), (x2, y2)), length in zip(zip(points, points[1:]), lengths):
+    for ((x1, y1), (x2, y2)), length in zip(zip(points, points[1:], strict=False), lengths,
+                                             strict=True):
         if left <= length and length > 0:
             f = left / length
             return x1 + f * (x2 - x1), y1 + f * (y2 - y1)

@@ -190,7 +190,7 @@ def saved_line(node, names: dict) -> str | None:
     if not isinstance(values, tuple) or len(values) != len(meta):
         return "saved: (freed by backward)"
     parts = []
-    for value, m in zip(values, meta):
+    for value, m in zip(values, meta, strict=True):
         tensor = m[0] if m is not None else None
         if tensor is not None and id(tensor) in names:
             parts.append(names[id(tensor)][0])

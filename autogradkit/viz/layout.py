@@ -172,7 +172,7 @@ class _Grid:
                     route = [self._bend(self.level[p] + k) for k in range(1, span)]
                     self.routes[(p, child)] = route
                 chain = [p, *route, child]
-                for upper, lower in zip(chain, chain[1:]):
+                for upper, lower in zip(chain, chain[1:], strict=False):
                     self.up[lower].append(upper)
                     self.down[upper].append(lower)
 
@@ -236,8 +236,8 @@ def _pack(row: list[str], wish: dict, extent: dict) -> dict[str, float]:
             gap = BEND_W / 2 if i.startswith("~") or row[k - 1].startswith("~") else GAP_X
             room += extent[row[k - 1]][1] + gap + extent[i][0]
         offsets.append(room)
-    fitted = isotonic([wish[i] - o for i, o in zip(row, offsets)])
-    return {i: y + o for i, y, o in zip(row, fitted, offsets)}
+    fitted = isotonic([wish[i] - o for i, o in zip(row, offsets, strict=True)])
+    return {i: y + o for i, y, o in zip(row, fitted, offsets, strict=True)}
 
 
 def isotonic(values: list[float]) -> list[float]:

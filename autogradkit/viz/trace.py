@@ -13,7 +13,7 @@ import numpy as np
 
 from .._shape import unbroadcast
 from ..autograd.graph import walk
-from .graph import GRAD_FN, NEXT, VARIABLE, Graph, format_value, node_label
+from .graph import GRAD_FN, NEXT, Graph, format_value, node_label
 
 
 @dataclass(eq=False)
@@ -85,7 +85,7 @@ class Trace:
             return f"{text} and {verb} {leaf}.grad, which is now {format_value(step.leaf_grad)}"
         sent = [
             f"{format_value(g)} to {_box_title(graph, child, node_label(child))}"
-            for (child, _), g in zip(step.node.next_functions, step.grad_inputs)
+            for (child, _), g in zip(step.node.next_functions, step.grad_inputs, strict=True)
             if child is not None and g is not None
         ]
         return text + ("; it sent " + ", ".join(sent) if sent else "; it sent nothing on")
@@ -152,7 +152,7 @@ def _recorders(node, steps: list[Step], had_grad: dict):
         meta = getattr(node, "_input_meta", ())
         step.grad_inputs = tuple(
             None if g is None or child is None else _fit(_copy(g), meta, i)
-            for i, ((child, _), g) in enumerate(zip(node.next_functions, grad_inputs))
+            for i, ((child, _), g) in enumerate(zip(node.next_functions, grad_inputs, strict=True))
         )
         if hasattr(node, "variable"):
             step.leaf_grad = _copy(node.variable.grad)

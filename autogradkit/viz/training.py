@@ -97,7 +97,7 @@ def _tools(w, lr: float):
     except ImportError:  # nn/optim are optional layers; the loop below is what they do
         def manual_step():
             with agk.no_grad():
-                w -= lr * w.grad
+                w.sub_(lr * w.grad)
             w.grad = None
 
         return (lambda y_hat, y: ((y_hat - y) ** 2).mean()), manual_step, "autograd, manual update"
@@ -112,8 +112,9 @@ def _tools(w, lr: float):
 
 def max_difference(a: list[Epoch], b: list[Epoch]) -> float:
     """The largest difference in ``w``, ``loss`` or ``dw`` between two tables."""
-    diffs = [abs(p.w - q.w) for p, q in zip(a, b)] + [abs(p.dw - q.dw) for p, q in zip(a, b)]
-    diffs += [abs(p.loss - q.loss) for p, q in zip(a, b)]
+    pairs = list(zip(a, b, strict=True))
+    diffs = [abs(p.w - q.w) for p, q in pairs] + [abs(p.dw - q.dw) for p, q in pairs]
+    diffs += [abs(p.loss - q.loss) for p, q in pairs]
     return max(diffs, default=0.0)
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import inspect
 from html import escape
 
-import numpy as np
-
 from .draw import GraphDrawing, figure_png, new_figure
 from .graph import build_graph, caller_names
 from .layout import layout_graph
@@ -165,7 +163,8 @@ class TrainingExplorer(_Displayable):
         )
 
     def __repr__(self) -> str:
-        return f"TrainingExplorer(lr={self.lr.value}, epochs={self.epochs.value}, size={self.size.value})"
+        lr, epochs, size = self.lr.value, self.epochs.value, self.size.value
+        return f"TrainingExplorer(lr={lr}, epochs={epochs}, size={size})"
 
 
 FUNCTIONS = {
@@ -183,6 +182,7 @@ def function_and_derivative(name: str, x=None):
     """``(x, f(x), f'(x))`` as arrays, the derivative found by autograd alone.
 
     Example:
+        >>> import numpy as np
         >>> x, y, dy = function_and_derivative("sin")
         >>> x.shape, bool(np.allclose(dy, np.cos(x), atol=1e-6))
         ((100,), True)

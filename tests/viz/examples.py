@@ -54,11 +54,11 @@ def scalar_mlp(sizes=(3, 8, 8, 1)):
     layers = [
         [([agk.randn((), requires_grad=True) for _ in range(n_in)],
           agk.zeros((), requires_grad=True)) for _ in range(n_out)]
-        for n_in, n_out in zip(sizes, sizes[1:])
+        for n_in, n_out in zip(sizes, sizes[1:], strict=False)
     ]
     h = [agk.tensor(0.1 * (i + 1)) for i in range(sizes[0])]
     for layer in layers:
-        h = [sum((w * x for w, x in zip(ws, h)), b).tanh() for ws, b in layer]
+        h = [sum((w * x for w, x in zip(ws, h, strict=True)), b).tanh() for ws, b in layer]
     return (h[0] - 1.0) ** 2
 
 

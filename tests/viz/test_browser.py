@@ -23,7 +23,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium: run tools/install_browser.sh"),
+    pytest.mark.skipif(not CHROMIUM.exists(),
+                       reason="no /usr/bin/chromium: run tools/install_browser.sh"),
     pytest.mark.skipif(importlib.util.find_spec("playwright") is None,
                        reason="playwright is not installed: run tools/install_browser.sh"),
 ]

@@ -8,8 +8,20 @@ import numpy as np
 
 import autogradkit as agk
 from autogradkit.viz.graph import (
-    ACCUMULATE, FUNCTION, GRAD_FN, LEAF, NEXT, NOGRAD, NONLEAF, SAVED, SUMMARY, VARIABLE,
-    breadth_first, build_graph, format_value, pick_tensors,
+    ACCUMULATE,
+    FUNCTION,
+    GRAD_FN,
+    LEAF,
+    NEXT,
+    NOGRAD,
+    NONLEAF,
+    SAVED,
+    SUMMARY,
+    VARIABLE,
+    breadth_first,
+    build_graph,
+    format_value,
+    pick_tensors,
 )
 
 from . import examples

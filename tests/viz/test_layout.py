@@ -17,7 +17,8 @@ def overlapping_pairs(layout) -> list:
     pairs = []
     for boxes in rows.values():
         boxes.sort(key=lambda b: b.x)
-        pairs += [(p, q) for p, q in zip(boxes, boxes[1:]) if p.x + p.w / 2 > q.x - q.w / 2]
+        neighbours = zip(boxes, boxes[1:], strict=False)
+        pairs += [(p, q) for p, q in neighbours if p.x + p.w / 2 > q.x - q.w / 2]
     return pairs
 
 

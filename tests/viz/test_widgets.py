@@ -11,8 +11,15 @@ import pytest
 
 import autogradkit as agk
 from autogradkit.viz import (
-    BackpropStepper, FunctionPlotter, ProgressBar, TrainingExplorer, dataset,
-    function_and_derivative, progress, train_by_hand, train_with_autograd,
+    BackpropStepper,
+    FunctionPlotter,
+    ProgressBar,
+    TrainingExplorer,
+    dataset,
+    function_and_derivative,
+    progress,
+    train_by_hand,
+    train_with_autograd,
 )
 from autogradkit.viz.training import max_difference
 
@@ -43,8 +50,9 @@ def test_stepper_view_highlights_the_running_node():
     stepper.go(3)
     svg = ET.fromstring(stepper.view.value)
     running = stepper.graph.id_of(v["c"].grad_fn)
-    group = next(g for g in svg.iter("{http://www.w3.org/2000/svg}g") if g.get("id") == f"agk-{running}")
-    assert group.find("{http://www.w3.org/2000/svg}rect").get("stroke-width") == "3.0"
+    ns = "{http://www.w3.org/2000/svg}"
+    group = next(g for g in svg.iter(f"{ns}g") if g.get("id") == f"agk-{running}")
+    assert group.find(f"{ns}rect").get("stroke-width") == "3.0"
     assert "grad: 5." in stepper.view.value  # d.grad was written at step 2
     assert "grad: 4." not in stepper.view.value  # a and b not yet
 
@@ -162,7 +170,8 @@ def test_plotter_redraws_when_the_function_changes():
 # ----- progress -----------------------------------------------------------------------------
 def test_text_progress_bar_in_a_terminal():
     out = io.StringIO()
-    assert list(progress(range(200), description="epochs", file=out, notebook=False)) == list(range(200))
+    items = list(progress(range(200), description="epochs", file=out, notebook=False))
+    assert items == list(range(200))
     frames = out.getvalue().split("\r")
     assert frames[-1] == "epochs [##############################] 200/200\n"
     assert len(frames) < 110  # redrawn once per percent, not once per item
@@ -198,7 +207,8 @@ def test_viz_imports_without_loading_matplotlib_or_ipywidgets():
         "import sys, autogradkit as agk; agk.viz; "
         "print(sorted(m for m in ('matplotlib', 'ipywidgets') if m in sys.modules))"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    args = [sys.executable, "-c", code]
+    result = subprocess.run(args, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 
 
@@ -209,3 +219,10 @@ def test_stepper_accepts_a_two_layer_graph_from_tensors_only():
     loss = (x @ lin1).tanh().matmul(lin2).sum()
     stepper = BackpropStepper(loss)  # names from the caller
     assert "lin1" in stepper.view.value and "lin2" in stepper.view.value
+
+
+def test_autograd_training_without_nn_and_optim_uses_a_manual_update(monkeypatch):
+    monkeypatch.setitem(sys.modules, "autogradkit.nn", None)  # as if nn did not exist yet
+    rows, how = train_with_autograd(*dataset(4))
+    assert how == "autograd, manual update"
+    assert max_difference(rows, train_by_hand(*dataset(4))) < 1e-5
