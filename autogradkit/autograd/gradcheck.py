@@ -88,11 +88,9 @@ def _fail(message: str, raise_exception: bool) -> bool:
 
 
 def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-              raise_exception: bool = True, nondet_tol: float = 0.0,
-              check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
-              check_batched_grad: bool = False, check_batched_forward_grad: bool = False,
-              check_forward_ad: bool = False, check_backward_ad: bool = True,
-              fast_mode: bool = False, masked=None) -> bool:
+              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad=True,
+              check_grad_dtypes=False, check_batched_grad=False, check_batched_forward_grad=False,
+              check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None) -> bool:
     """Check ``func``'s backward against finite differences at ``inputs``.
 
     Pass float64 inputs that require grad. Returns True, or raises ``GradcheckError`` with

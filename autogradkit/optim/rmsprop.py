@@ -19,9 +19,8 @@ def rmsprop_update(p: np.ndarray, g: np.ndarray, square_avg: np.ndarray, *, lr: 
         g = -g if maximize else g
         g = g + weight_decay * p
         square_avg = alpha * square_avg + (1 - alpha) * g * g
-        avg = sqrt(square_avg - grad_avg**2)  (centered: grad_avg = running mean of g)
-        avg = sqrt(square_avg)                (otherwise)
-        avg = avg + eps
+        avg = sqrt(square_avg - grad_avg**2) + eps   (centered: grad_avg = running mean of g)
+        avg = sqrt(square_avg) + eps                 (otherwise)
         if momentum:  buf = momentum * buf + g / avg;  p = p - lr * buf
         else:         p = p - lr * g / avg
 
