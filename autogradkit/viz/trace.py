@@ -176,7 +176,8 @@ def trace_backward(root, gradient=None, *, restore_grads: bool = True) -> Trace:
         gradient: as for ``backward``; needed when ``root`` is not a scalar.
         restore_grads: put every leaf's ``.grad`` back as it was before (default), so that
             tracing changes nothing. ``False`` keeps the accumulated gradients, exactly as
-            calling ``backward`` would. Tensor hooks you registered still run (and print).
+            calling ``backward`` would. Either way, hooks you registered run (and print),
+            and a non-leaf that called ``retain_grad()`` gets this gradient added too.
 
     Example:
         >>> import autogradkit as agk
@@ -189,7 +190,7 @@ def trace_backward(root, gradient=None, *, restore_grads: bool = True) -> Trace:
         (array(12., dtype=float32), True)
     """
     nodes = walk(root.grad_fn) if root.grad_fn is not None else []
-    leaves = [n.variable for n in nodes if hasattr(n, "variable")]
+    leaves = [n.variable for n in nodes if hasattr(n, "variable")] or [root]
     before = [(leaf, leaf.grad, _copy(leaf.grad)) for leaf in leaves]
     had_grad = {id(leaf): grad is not None for leaf, grad, _ in before}
     trace, handles = Trace(root), []

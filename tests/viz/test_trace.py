@@ -143,3 +143,10 @@ def test_describe_tells_each_step_in_words():
     assert trace.describe(2, graph) == (
         "Step 2 of 5: AccumulateGrad received 5. and wrote d.grad, which is now 5."
     )
+
+
+def test_a_leaf_output_has_no_steps_and_keeps_its_grad():
+    x = agk.tensor(2.0, requires_grad=True)
+    trace = trace_backward(x)
+    assert trace.steps == [] and x.grad is None
+    assert trace.describe(0) == "Nothing to run: this tensor has no backward graph."
