@@ -60,13 +60,17 @@ class Graph:
     edges: list[GraphEdge]
     hidden: int = 0
     _ids: dict = field(default_factory=dict, repr=False)
+    _boxes: dict = field(default_factory=dict, repr=False)
 
     def id_of(self, obj) -> str | None:
         """The id of the box that shows this Node or Tensor, or None if it is not drawn."""
         return self._ids.get(id(obj))
 
     def node(self, node_id: str) -> GraphNode:
-        return next(n for n in self.nodes if n.id == node_id)
+        """The box with this id."""
+        if len(self._boxes) != len(self.nodes):
+            self._boxes = {n.id: n for n in self.nodes}
+        return self._boxes[node_id]
 
     def count(self) -> Counter:
         """How many boxes of each label: ``{'MulBackward0': 2, 'AccumulateGrad': 3, ...}``."""
@@ -316,7 +320,7 @@ def _link_node(b: _Builder, node, summary: str | None) -> None:
 
 def _add_named(b: _Builder, root) -> None:
     """Named intermediate tensors beside their node; named no-grad tensors a node saved."""
-    for _, (_, t) in b.names.items():
+    for _, t in b.names.values():
         fn = t.grad_fn
         if t is root or id(t) in b.ids or fn is None or id(fn) not in b.ids:
             continue
