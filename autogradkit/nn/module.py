@@ -551,7 +551,21 @@ class Module:
 
         PyTorch keeps it for old code; its ``grad_input`` is the gradient of that last
         node's inputs, which changes with the order of operations in ``forward``. Prefer
-        ``register_full_backward_hook`` or a tensor hook.
+        ``register_full_backward_hook`` or a tensor hook. It warns (FutureWarning) at
+        forward when that last node does not take exactly the module's inputs.
+
+        Example:
+            >>> import autogradkit as agk, warnings
+            >>> lin = agk.nn.Linear(4, 1)
+            >>> _ = lin.weight.data.fill_(8.0), lin.bias.data.fill_(2.0)
+            >>> h = lin.register_backward_hook(lambda m, grad_input, grad_output: print(grad_input))
+            >>> with warnings.catch_warnings():
+            ...     warnings.simplefilter("ignore")
+            ...     y = lin(agk.tensor([1., 2., 3., 4.], requires_grad=True))
+            >>> y.grad_fn.name()  # a vector input ends in a view of the (1, 1) addmm result
+            'ViewBackward0'
+            >>> y.backward()  # so grad_input is that view's single input, not x's gradient
+            (tensor([[1.]]),)
         """
         if self._is_full_backward_hook is True:
             raise RuntimeError(_BOTH_KINDS)
