@@ -1,0 +1,98 @@
+"""The course round trip, through the grading engineer's own entry point (``cli.main``):
+
+- a fresh ``release`` of ``notebooks/source`` equals the committed ``notebooks/release``;
+- grading the instructor notebooks (the solutions) gives full marks;
+- grading the fresh student versions (nothing answered) gives zero, without any crash.
+
+Every notebook is executed three times in all (release, grade solution, grade blank), on
+two kernels at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from autogradkit.grading import cli
+
+from .conftest import ASSIGNMENTS, COURSE, read, release_path, source_path
+
+pytestmark = [pytest.mark.notebook, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def fresh_course(tmp_path_factory):
+    """A copy of the course with a release made now, from the committed sources."""
+    root = tmp_path_factory.mktemp("course")
+    shutil.copytree(COURSE / "source", root / "source")
+    assert cli.main(["release", "--course", str(root)]) == 0
+    return root
+
+
+@pytest.fixture(scope="module")
+def gradebook(fresh_course):
+    """{(assignment, student): row} for the students "solutions" and "blank"."""
+    submitted = fresh_course / "submitted"
+    rows = {}
+    for name in ASSIGNMENTS:
+        fresh = fresh_course / "release" / name / f"{name}.ipynb"
+        for student, notebook in (("solutions", source_path(name)), ("blank", fresh)):
+            folder = submitted / student / name
+            folder.mkdir(parents=True)
+            shutil.copy(notebook, folder / notebook.name)
+        report = fresh_course / f"report-{name}.json"
+        argv = ["grade", str(submitted), "--assignment", name, "--course", str(fresh_course),
+                "-j", "2", "--report", str(report), "--no-progress"]
+        assert cli.main(argv) == 0
+        for row in json.loads(report.read_text(encoding="utf-8"))["rows"]:
+            rows[name, row["student"]] = row
+    return rows
+
+
+def _points(name: str) -> float:
+    return sum(c.metadata["nbgrader"]["points"] for c in read(source_path(name)).cells
+               if c.metadata.get("nbgrader", {}).get("grade"))
+
+
+def test_release_writes_exactly_the_committed_files(fresh_course):
+    fresh = sorted(p.relative_to(fresh_course / "release")
+                   for p in (fresh_course / "release").rglob("*") if p.is_file())
+    committed = sorted(p.relative_to(COURSE / "release")
+                       for p in (COURSE / "release").rglob("*") if p.is_file())
+    assert fresh == committed
+
+
+def _comparable(path) -> dict:
+    """The notebook as JSON, with the outputs of NBVAL_IGNORE_OUTPUT cells (timings) blanked:
+    nbval does not compare them either, and they differ on every run by design."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "code" and "# NBVAL_IGNORE_OUTPUT" in source.splitlines():
+            cell["outputs"] = []
+    return nb
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_release_copy_equals_a_fresh_release(fresh_course, name):
+    fresh = fresh_course / "release" / name / f"{name}.ipynb"
+    assert _comparable(fresh) == _comparable(release_path(name)), (
+        "notebooks/release is stale: run `python -m autogradkit release --course notebooks`")
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_solutions_get_full_marks(gradebook, name):
+    row = gradebook[name, "solutions"]
+    assert row["status"] == "ok", row["issues"]
+    assert row["max_score"] == _points(name)
+    assert row["score"] == row["max_score"], row["tests"]
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_unanswered_student_version_gets_zero_without_crashing(gradebook, name):
+    row = gradebook[name, "blank"]
+    assert row["status"] == "ok", row["issues"]
+    assert row["score"] == 0 and row["max_score"] == _points(name)
+    assert {test["status"] for test in row["tests"].values()} == {"failed"}
