@@ -13,10 +13,16 @@ import numpy as np
 
 
 def _t(value):
+    """Tensors stay, Python and NumPy numbers become Python numbers, arrays become Tensors.
+
+    (A NumPy scalar must not stay one: ``np.float64(2) * t`` would come straight back here.)
+    """
     from .tensor import Tensor
 
-    if isinstance(value, Tensor) or isinstance(value, (int, float, bool)):
+    if isinstance(value, Tensor):
         return value
+    if isinstance(value, (int, float, bool, np.generic)):
+        return value.item() if isinstance(value, np.generic) else value
     return Tensor._wrap(np.asarray(value))
 
 

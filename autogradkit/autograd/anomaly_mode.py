@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import traceback
 import warnings
+from pathlib import Path
 
 _mode = {"enabled": False, "check_nan": True}  # the anomaly-mode flags, like grad mode's
 
@@ -51,9 +52,13 @@ class detect_anomaly(set_detect_anomaly):
         return self
 
 
+_PACKAGE = str(Path(__file__).resolve().parent.parent)
+
+
 def record_forward(node) -> None:
-    """Keep the traceback of the forward call that made ``node``."""
-    node.metadata["traceback_"] = traceback.format_stack()[:-3]
+    """Keep the traceback of the forward call that made ``node`` (your frames, not ours)."""
+    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE)]
+    node.metadata["traceback_"] = traceback.format_list(frames)
 
 
 def forward_traceback_warning(node) -> None:

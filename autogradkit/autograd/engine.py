@@ -67,7 +67,10 @@ def _send(node, grad_inputs, pending, dependencies, needed, ready) -> None:
         if child is None or (needed is not None and child not in needed):
             continue
         if g is not None:
-            _add_into(pending, child, nr, _fit(g, node._input_meta[i], node, i))
+            meta = node._input_meta[i]
+            if g.shape != meta[0] or g.dtype != meta[1]:
+                g = _fit(g, meta, node, i)
+            _add_into(pending, child, nr, g)
         left = dependencies[child] - 1
         dependencies[child] = left
         if left == 0:
@@ -92,9 +95,7 @@ def _fit(g, meta, node, index):
 
 
 def _add_into(pending: dict, node, nr: int, g) -> None:
-    slots = pending.get(node)
-    if slots is None:
-        slots = pending[node] = [None] * node._num_outputs
+    slots = pending.get(node) or pending.setdefault(node, [None] * node._num_outputs)
     slots[nr] = g if slots[nr] is None else slots[nr] + g
 
 

@@ -15,6 +15,7 @@ import autogradkit.tensor as _tensor
 
 from .. import _dtype, _shape
 from . import anomaly_mode, grad_mode
+from ..utils.hooks import next_id
 from .graph import (
     Node, _as_tensors, run_node_post_hooks, run_node_pre_hooks, run_tensor_hooks,
 )
@@ -56,6 +57,9 @@ class BackwardNode(Node):
     _function: type  # the Function subclass this node runs backward for
     # set per node only when used (edges are set by Function.apply after forward ran)
     _saved = _saved_meta = _to_save = _outputs_meta = None
+
+    def __init__(self):
+        self._priority = -next_id()  # later nodes run first among ready ones
 
     def save_for_backward(self, *values) -> None:
         """Keep arrays (or Tensors, in a custom Function) for backward."""
@@ -211,17 +215,16 @@ class Function:
         arrays, needs = _unpack_inputs(inputs, tensor_cls, cls.promotes)
         if cls.broadcasts and arrays[0].shape != arrays[1].shape:
             _shape.broadcast_shape(arrays[0].shape, arrays[1].shape)
-        if not (grad_mode._enabled and True in needs):
-            scratch = _Scratch()
-            scratch.needs_input_grad = needs
-            return _wrap_outputs(cls, _forward(cls, scratch, arrays, static), inputs, None)
-        overload = cls.overload_for(inputs, static) if cls._overload_varies else cls.overload
-        node_cls = cls._node_classes.get(overload) or cls.node_class(overload)
-        ctx = node_cls()
+        record = grad_mode._enabled and True in needs
+        ctx = cls._new_node(inputs, static) if record else _Scratch()
         ctx.needs_input_grad = needs
-        if anomaly_mode._mode["enabled"]:
-            anomaly_mode.record_forward(ctx)
-        out = _forward(cls, ctx, arrays, static)
+        if cls.quiet_floating_errors:
+            with np.errstate(all="ignore"):
+                out = cls.forward(ctx, *arrays, **static)
+        else:
+            out = cls.forward(ctx, *arrays, **static)
+        if not record:
+            return _wrap_outputs(cls, out, inputs, None)
         _link(ctx, inputs, needs)
         if type(out) is np.ndarray and not cls.is_view:  # the common case, kept short
             result = tensor_cls._wrap(out, ctx)
@@ -231,25 +234,34 @@ class Function:
             _keep_saved(ctx, inputs, arrays, out, result, tensor_cls)
         return result
 
+    @classmethod
+    def _new_node(cls, inputs, static) -> BackwardNode:
+        overload = cls.overload_for(inputs, static) if cls._overload_varies else cls.overload
+        node = (cls._node_classes.get(overload) or cls.node_class(overload))()
+        if anomaly_mode._mode["enabled"]:
+            anomaly_mode.record_forward(node)
+        return node
+
 
 _NO_EDGE = (None, 0)
 
 
-def _forward(cls, ctx, arrays, static):
-    if cls.quiet_floating_errors:
-        with np.errstate(all="ignore"):
-            return cls.forward(ctx, *arrays, **static)
-    return cls.forward(ctx, *arrays, **static)
-
-
 def _unpack_inputs(inputs, tensor_cls, promotes: bool):
     """The arrays behind the inputs (cast to one dtype if the op promotes) and which need grad."""
-    arrays = [x._data if isinstance(x, tensor_cls) else x for x in inputs]
-    needs = tuple([isinstance(x, tensor_cls) and x._requires_grad for x in inputs])
+    arrays, needs = [], []
+    for x in inputs:
+        if isinstance(x, tensor_cls):
+            arrays.append(x._data)
+            needs.append(x._requires_grad)
+        else:
+            arrays.append(x)
+            needs.append(False)
+    needs = tuple(needs)
     if promotes and len(arrays) > 1:
-        first = arrays[0]
-        if not all(type(a) is np.ndarray and a.dtype == first.dtype for a in arrays):
-            arrays = _promote(inputs, arrays, tensor_cls)
+        dtype = arrays[0].dtype if type(arrays[0]) is np.ndarray else None
+        for a in arrays:
+            if type(a) is not np.ndarray or a.dtype != dtype:
+                return _promote(inputs, arrays, tensor_cls), needs
     return arrays, needs
 
 
@@ -279,6 +291,8 @@ def _link(ctx: BackwardNode, inputs, needs) -> None:
 
 def _wrap_outputs(cls, out, inputs, ctx):
     tensor_cls = _tensor.Tensor
+    if type(out) is np.ndarray and not cls.is_view:
+        return tensor_cls._wrap(out, ctx)
     if isinstance(out, tuple):
         non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
         if ctx is not None:
@@ -360,8 +374,8 @@ _ANOMALY_HINT = (
 
 
 def _zeros_like_output(node, index):
-    shape, dt = node._outputs_meta[index]
-    return np.zeros(shape, dt)
+    meta = node._outputs_meta[index]
+    return None if meta is None else np.zeros(meta[0], meta[1])  # None for a number output
 
 
 def _run_output_hooks(node, grads):
@@ -404,15 +418,17 @@ def _apply_custom(cls, inputs, static):
     with grad_mode.no_grad():
         out = cls.forward(ctx, *inputs, **static)
     outputs = out if isinstance(out, tuple) else (out,)
-    for o in outputs:
-        if not isinstance(o, tensor_cls):
-            raise TypeError(f"{cls.__name__}.forward must return Tensors, got {type(o).__name__}")
     if not record:
         return out
     _link(ctx, inputs, needs)
-    ctx._outputs_meta = tuple((o.shape, o._data.dtype) for o in outputs)
+    ctx._outputs_meta = tuple(
+        (o.shape, o._data.dtype) if isinstance(o, tensor_cls) else None for o in outputs
+    )
     ctx._num_outputs = len(outputs)
-    results = tuple(_attach_output(ctx, i, o, inputs) for i, o in enumerate(outputs))
+    results = tuple(
+        _attach_output(ctx, i, o, inputs) if isinstance(o, tensor_cls) else o  # numbers pass
+        for i, o in enumerate(outputs)
+    )
     if ctx._to_save is not None:
         ctx._saved, ctx._to_save = ctx._to_save, None
         ctx._saved_meta = tuple(
@@ -426,6 +442,10 @@ def _attach_output(ctx, index: int, out, inputs):
     """Make ``out`` the node's output ``index``, honouring mark_dirty/mark_non_differentiable."""
     dirty = id(out) in ctx.__dict__.get("_dirty", ())
     differentiable = id(out) not in ctx.__dict__.get("_non_differentiable", ())
+    if dirty and out._requires_grad and out._grad_fn is None:
+        raise RuntimeError(
+            "a leaf Variable that requires grad has been used in an in-place operation."
+        )
     if dirty:
         out._version_counter.value += 1
     elif any(out is x for x in inputs):

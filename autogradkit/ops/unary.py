@@ -170,4 +170,4 @@ class Clamp(Function):
             inside = inside & (x >= ctx.min)
         if ctx.max is not None:
             inside = inside & (x <= ctx.max)
-        return g * inside
+        return np.where(inside, g, 0)  # a plain 0, not -0., where the gradient is blocked

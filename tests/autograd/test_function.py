@@ -186,8 +186,6 @@ def test_mark_dirty_returns_the_same_tensor_with_a_new_node():
     assert z.grad.tolist() == [2.0, 2.0]
 
 
-@pytest.mark.xfail(strict=True, reason="core: mark_dirty on a leaf is not rejected yet "
-                   "(.notes/core_requests.md)")
 def test_mark_dirty_on_a_leaf_that_requires_grad_is_an_error():
     class Double(Function):
         @staticmethod
@@ -351,8 +349,6 @@ def test_second_derivative_through_a_custom_function():
     np.testing.assert_allclose(gg.numpy(), [2.0])
 
 
-@pytest.mark.xfail(strict=True, reason="core: forward may not return non-Tensors yet "
-                   "(.notes/core_requests.md)")
 def test_forward_may_return_a_python_number():
     class Count(Function):
         @staticmethod
