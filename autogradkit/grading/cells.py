@@ -11,8 +11,17 @@ import re
 
 SCHEMA_VERSION = 3
 ALLOWED_KEYS = frozenset(
-    {"schema_version", "grade", "locked", "solution", "task", "grade_id", "points", "checksum",
-     "cell_type"}
+    {
+        "schema_version",
+        "grade",
+        "locked",
+        "solution",
+        "task",
+        "grade_id",
+        "points",
+        "checksum",
+        "cell_type",
+    }
 )
 REQUIRED_KEYS = ("schema_version", "grade", "locked", "solution")
 GRADE_ID = re.compile(r"^[a-zA-Z0-9_\-]*$")
@@ -77,8 +86,14 @@ def compute_checksum(cell: dict) -> str:
         32
     """
     m = hashlib.md5()
-    for part in (text(cell.get("source")), cell["cell_type"], str(is_grade(cell)),
-                 str(is_solution(cell)), str(is_locked(cell)), meta(cell)["grade_id"]):
+    for part in (
+        text(cell.get("source")),
+        cell["cell_type"],
+        str(is_grade(cell)),
+        str(is_solution(cell)),
+        str(is_locked(cell)),
+        meta(cell)["grade_id"],
+    ):
         m.update(part.encode("utf-8"))
     if is_grade(cell):
         m.update(str(float(meta(cell)["points"])).encode("utf-8"))

@@ -173,7 +173,12 @@ def _gradient_problem(name: str, tensor, expected, atol: float, rtol: float) -> 
 
 
 def check_gradients(
-    task: str, tensor_or_tensors, expected_grads, *, atol: float = 1e-6, rtol: float = 1e-4,
+    task: str,
+    tensor_or_tensors,
+    expected_grads,
+    *,
+    atol: float = 1e-6,
+    rtol: float = 1e-4,
     hint: str = "",
 ) -> bool:
     """Check ``.grad`` of one tensor, a list of tensors, or a ``{name: tensor}`` dict.
@@ -200,7 +205,10 @@ def check_gradients(
 
 
 def check_raises(
-    task: str, fn: Callable[[], object], exc_type: type[BaseException], match: str | None = None,
+    task: str,
+    fn: Callable[[], object],
+    exc_type: type[BaseException],
+    match: str | None = None,
     hint: str = "",
 ) -> bool:
     """Check that calling ``fn()`` raises ``exc_type`` (message matching the regex ``match``).

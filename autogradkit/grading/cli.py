@@ -28,8 +28,12 @@ def build_parser() -> argparse.ArgumentParser:
     grd.add_argument("--assignment", required=True)
     grd.add_argument("-j", "--jobs", type=int, default=default_jobs(), help="parallel kernels")
     grd.add_argument("--total-timeout", type=float, help="seconds per submission (10x --timeout)")
-    grd.add_argument("--max-output", type=int, default=GradingConfig.max_output_chars,
-                     help="output characters kept per cell")
+    grd.add_argument(
+        "--max-output",
+        type=int,
+        default=GradingConfig.max_output_chars,
+        help="output characters kept per cell",
+    )
     grd.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
     grd.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     for sub, timeout in ((rel, 120.0), (val, 30.0), (grd, 30.0)):
@@ -37,10 +41,18 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--timeout", type=float, default=timeout, help="seconds per cell")
         sub.add_argument("--report", type=Path, help="also write the JSON report here")
         if sub is not rel:
-            sub.add_argument("--memory-limit", type=int, default=GradingConfig.memory_limit_mb,
-                             help="MiB of address space per kernel (0: no limit)")
-            sub.add_argument("--interrupt-grace", type=float, default=GradingConfig.interrupt_grace,
-                             help="seconds between the interrupt and the kill of a slow cell")
+            sub.add_argument(
+                "--memory-limit",
+                type=int,
+                default=GradingConfig.memory_limit_mb,
+                help="MiB of address space per kernel (0: no limit)",
+            )
+            sub.add_argument(
+                "--interrupt-grace",
+                type=float,
+                default=GradingConfig.interrupt_grace,
+                help="seconds between the interrupt and the kill of a slow cell",
+            )
     return parser
 
 
@@ -70,8 +82,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .release import release_assignments
     from .validate import validate_notebook
 
-    run = {"release": release_assignments, "validate": validate_notebook,
-           "grade": grade_assignment}[cfg.command]
+    run = {
+        "release": release_assignments,
+        "validate": validate_notebook,
+        "grade": grade_assignment,
+    }[cfg.command]
     try:
         report = run(cfg)
     except (FileNotFoundError, ValueError) as error:

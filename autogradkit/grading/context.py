@@ -44,6 +44,8 @@ class Context:
         results: one ``CellResult`` per graded cell, by grade_id.
         hidden: the hidden-test code that was injected (feedback must never show it).
         done: names of the steps that have run, in order.
+        cpu: a semaphore of "computing" slots (one per core) held while this submission runs;
+            a slow cell gives its slot up so that a loop does not hold a core's worth of work.
     """
 
     cfg: GradingConfig
@@ -57,6 +59,7 @@ class Context:
     results: dict[str, CellResult] = field(default_factory=dict)
     hidden: list[str] = field(default_factory=list)
     done: list[str] = field(default_factory=list)
+    cpu: Any = None
 
     def fail(self, status: str, issue: str) -> None:
         """Record an issue; the first abnormal status wins (a timeout stays a timeout)."""

@@ -20,9 +20,16 @@ import sys
 import threading
 
 PRELOAD = (
-    "numpy", "autogradkit", "autogradkit.nn", "autogradkit.optim", "autogradkit.grading.checks",
-    "autogradkit.grading.exercises", "ipykernel.kernelapp", "ipykernel.ipkernel",
-    "ipykernel.zmqshell", "ipykernel.debugger",
+    "numpy",
+    "autogradkit",
+    "autogradkit.nn",
+    "autogradkit.optim",
+    "autogradkit.grading.checks",
+    "autogradkit.grading.exercises",
+    "ipykernel.kernelapp",
+    "ipykernel.ipkernel",
+    "ipykernel.zmqshell",
+    "ipykernel.debugger",
 )
 
 
@@ -58,11 +65,16 @@ def become_kernel(connection_file: str, memory_limit_mb: int, parent: int) -> No
         sys.argv = ["ipykernel_launcher"]
         from ipykernel.kernelapp import IPKernelApp
 
-        IPKernelApp.launch_instance(argv=[
-            # plain tracebacks: the default "Context" mode costs ~0.15 s per error
-            "-f", connection_file, "--HistoryManager.enabled=False", "--InteractiveShell.xmode=Plain",
-            f"--IPKernelApp.parent_handle={parent}",
-        ])
+        IPKernelApp.launch_instance(
+            argv=[
+                # plain tracebacks: the default "Context" mode costs ~0.15 s per error
+                "-f",
+                connection_file,
+                "--HistoryManager.enabled=False",
+                "--InteractiveShell.xmode=Plain",
+                f"--IPKernelApp.parent_handle={parent}",
+            ]
+        )
     finally:
         os._exit(0)
 

@@ -7,6 +7,7 @@ row: re-running after a few late submissions only grades those.
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -39,10 +40,18 @@ def grade_assignment(cfg: GradingConfig) -> dict:
     meta = {"assignment": assignment.name, "timeout": cfg.timeout, "grader": GRADER_VERSION}
     json_path, csv_path = report.write_gradebook(rows, folder, meta)
     statuses = sorted({r["status"] for r in rows})
-    print(f"graded {len(todo)} of {len(rows)} submissions ({len(rows) - len(todo)} unchanged); "
-          f"statuses: {', '.join(statuses) or 'none'}; gradebook: {csv_path}")
-    return {"command": "grade", "gradebook": str(json_path), "graded": len(todo),
-            "reused": len(rows) - len(todo), "rows": rows, "exit_code": 0}
+    print(
+        f"graded {len(todo)} of {len(rows)} submissions ({len(rows) - len(todo)} unchanged); "
+        f"statuses: {', '.join(statuses) or 'none'}; gradebook: {csv_path}"
+    )
+    return {
+        "command": "grade",
+        "gradebook": str(json_path),
+        "graded": len(todo),
+        "reused": len(rows) - len(todo),
+        "rows": rows,
+        "exit_code": 0,
+    }
 
 
 def _grade_all(todo: list, assignment, cfg: GradingConfig) -> list[dict]:
@@ -50,9 +59,11 @@ def _grade_all(todo: list, assignment, cfg: GradingConfig) -> list[dict]:
     if not todo:
         return []
     bar, rows = Progress(len(todo), cfg.progress), []
+    cpu = threading.Semaphore(cfg.jobs)  # cfg.jobs submissions compute at a time...
     with KernelPool(min(cfg.jobs, len(todo)), cfg.memory_limit_mb) as pool:
-        with ThreadPoolExecutor(cfg.jobs, thread_name_prefix="grade") as workers:
-            futures = [workers.submit(grade_one, sub, assignment, cfg, pool) for sub in todo]
+        # ...and as many more may sit in a slow cell (a loop waiting for its timeout)
+        with ThreadPoolExecutor(2 * cfg.jobs, thread_name_prefix="grade") as workers:
+            futures = [workers.submit(grade_one, sub, assignment, cfg, pool, cpu) for sub in todo]
             for future in as_completed(futures):
                 rows.append(future.result())
                 bar.update(rows[-1]["status"])
@@ -65,20 +76,31 @@ def _digest(sub, assignment, cfg: GradingConfig) -> str:
     return course.digest(sub.path, assignment.digests.get(sub.notebook, ""), limits, GRADER_VERSION)
 
 
-def grade_one(sub, assignment, cfg: GradingConfig, pool: KernelPool) -> dict:
+def grade_one(sub, assignment, cfg: GradingConfig, pool: KernelPool, cpu=None) -> dict:
     """Grade one submission; never raises: any failure becomes the row's status."""
-    started = time.monotonic()
     workdir = Path(cfg.course) / "autograded" / sub.student / assignment.name
-    ctx = Context(cfg, sub.path or Path(sub.notebook), workdir, kernels=pool)
+    ctx = Context(cfg, sub.path or Path(sub.notebook), workdir, kernels=pool, cpu=cpu)
+    if cpu is not None:
+        cpu.acquire()
+    started = time.monotonic()
     try:
         _run(sub, assignment, ctx)
     except Exception as error:  # a grader bug on one submission must not stop the class
         ctx.fail("error", f"the grader failed: {type(error).__name__}: {error}")
+    finally:
+        if cpu is not None:
+            cpu.release()
     source = assignment.sources.get(sub.notebook, {"cells": []})
     total = sum(cells.points(c) for c in source["cells"] if cells.is_grade(c))
-    row = report.make_row(ctx, student=sub.student, assignment=assignment.name,
-                          notebook=sub.notebook, seconds=time.monotonic() - started,
-                          digest=_digest(sub, assignment, cfg), max_score=total)
+    row = report.make_row(
+        ctx,
+        student=sub.student,
+        assignment=assignment.name,
+        notebook=sub.notebook,
+        seconds=time.monotonic() - started,
+        digest=_digest(sub, assignment, cfg),
+        max_score=total,
+    )
     name = f"{sub.notebook or Path(sub.path).stem}.html"
     page = Path(cfg.course) / "feedback" / sub.student / assignment.name / name
     page.parent.mkdir(parents=True, exist_ok=True)

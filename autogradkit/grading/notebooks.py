@@ -37,7 +37,9 @@ def read_notebook(path: str | Path) -> dict:
     except UnicodeDecodeError:
         raise UnreadableNotebook("not a UTF-8 text file") from None
     except json.JSONDecodeError as error:
-        raise UnreadableNotebook(f"not valid JSON (line {error.lineno}, column {error.colno})") from None
+        raise UnreadableNotebook(
+            f"not valid JSON (line {error.lineno}, column {error.colno})"
+        ) from None
     except OSError as error:
         raise UnreadableNotebook(f"cannot be read ({error.strerror})") from None
     return normalise(nb)

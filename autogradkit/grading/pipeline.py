@@ -9,8 +9,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .steps import (
-    CheckLockedCells, ClearOutputs, ClearSolutions, CollectResults, Execute, InjectHiddenTests,
-    LockCells, NormaliseOutputs, RecomputeOutputs, RestoreLockedCells, Score, StripHiddenTests,
+    CheckLockedCells,
+    ClearOutputs,
+    ClearSolutions,
+    CollectResults,
+    Execute,
+    InjectHiddenTests,
+    LockCells,
+    NormaliseOutputs,
+    RecomputeOutputs,
+    RestoreLockedCells,
+    Score,
+    StripHiddenTests,
     TagRaisingCells,
 )
 
@@ -57,23 +67,41 @@ def student_version() -> Pipeline:
 
 def release() -> Pipeline:
     """Instructor notebook -> released notebook with the student version's own outputs."""
-    return Pipeline([
-        ClearSolutions(), StripHiddenTests(), LockCells(), ClearOutputs(), RecomputeOutputs(),
-        TagRaisingCells(), NormaliseOutputs(),
-    ])
+    return Pipeline(
+        [
+            ClearSolutions(),
+            StripHiddenTests(),
+            LockCells(),
+            ClearOutputs(),
+            RecomputeOutputs(),
+            TagRaisingCells(),
+            NormaliseOutputs(),
+        ]
+    )
 
 
 def grade() -> Pipeline:
     """Submission -> graded notebook: tests restored and completed, run, scored."""
-    return Pipeline([
-        RestoreLockedCells(), InjectHiddenTests(), ClearOutputs(),
-        Execute(requires=("inject_hidden_tests", "clear_outputs")), CollectResults(), Score(),
-    ])
+    return Pipeline(
+        [
+            RestoreLockedCells(),
+            InjectHiddenTests(),
+            ClearOutputs(),
+            Execute(requires=("inject_hidden_tests", "clear_outputs")),
+            CollectResults(),
+            Score(),
+        ]
+    )
 
 
 def validate() -> Pipeline:
     """A student's notebook as it is: which tests pass, which locked cells changed."""
-    return Pipeline([
-        CheckLockedCells(), ClearOutputs(), Execute(requires=("clear_outputs",)),
-        CollectResults(), Score(),
-    ])
+    return Pipeline(
+        [
+            CheckLockedCells(),
+            ClearOutputs(),
+            Execute(requires=("clear_outputs",)),
+            CollectResults(),
+            Score(),
+        ]
+    )

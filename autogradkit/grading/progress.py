@@ -35,7 +35,8 @@ class Progress:
         filled = self.width * done // max(self.total, 1)
         parts = " ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
         elapsed = time.monotonic() - self.started
-        return f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total} {parts} {elapsed:.0f} s"
+        bar = "#" * filled + "." * (self.width - filled)
+        return f"[{bar}] {done}/{self.total} {parts} {elapsed:.0f} s"
 
     def close(self) -> None:
         if self.enabled:

@@ -18,7 +18,7 @@ STATUS_TEXT = {
     "ok": "Every cell ran.",
     "timeout": "A cell ran for too long and was stopped; see the notes.",
     "kernel_died": "Your notebook stopped its Python kernel (a crash, os._exit() or too much "
-                   "memory); see the notes.",
+    "memory); see the notes.",
     "unreadable": "Your file could not be read as a notebook.",
     "missing": "This notebook was not handed in.",
     "unmatched": "The file name does not say which notebook of the assignment this is.",
@@ -27,18 +27,36 @@ STATUS_TEXT = {
 HIDDEN = "[hidden test]"
 
 
-def make_row(ctx: Context, *, student: str, assignment: str, notebook: str, seconds: float,
-             digest: str, max_score: float) -> dict:
+def make_row(
+    ctx: Context,
+    *,
+    student: str,
+    assignment: str,
+    notebook: str,
+    seconds: float,
+    digest: str,
+    max_score: float,
+) -> dict:
     """One gradebook row; ``max_score`` is used when no test ran (unreadable, missing)."""
     return {
-        "student": student, "assignment": assignment, "notebook": notebook,
-        "status": ctx.status, "score": round(ctx.score, 4),
+        "student": student,
+        "assignment": assignment,
+        "notebook": notebook,
+        "status": ctx.status,
+        "score": round(ctx.score, 4),
         "max_score": round(ctx.max_score or max_score, 4),
-        "tests": {gid: {"points": r.points, "max_points": r.max_points, "status": r.status}
-                  for gid, r in ctx.results.items()},
-        "issues": list(ctx.issues), "seconds": round(seconds, 3), "digest": digest,
+        "tests": {
+            gid: {"points": r.points, "max_points": r.max_points, "status": r.status}
+            for gid, r in ctx.results.items()
+        },
+        "issues": list(ctx.issues),
+        "seconds": round(seconds, 3),
+        "digest": digest,
         "submission": str(ctx.path),
     }
+
+
+FIRST_COLUMNS = ("student", "assignment", "notebook", "status", "score", "max_score")
 
 
 def write_gradebook(rows: list[dict], folder: Path, meta: dict) -> tuple[Path, Path]:
@@ -46,22 +64,28 @@ def write_gradebook(rows: list[dict], folder: Path, meta: dict) -> tuple[Path, P
     folder.mkdir(parents=True, exist_ok=True)
     rows = sorted(rows, key=lambda r: (r["student"], r["notebook"]))
     json_path, csv_path = folder / "gradebook.json", folder / "gradebook.csv"
-    json_path.write_text(json.dumps({**meta, "rows": rows}, indent=1, ensure_ascii=False) + "\n",
-                         encoding="utf-8")
-    notebooks = sorted({r["notebook"] for r in rows})
-    tests = sorted({(r["notebook"], gid) for r in rows for gid in r["tests"]})
-    column = {key: key[1] if len(notebooks) == 1 else f"{key[0]}/{key[1]}" for key in tests}
-    header = ["student", "assignment", "notebook", "status", "score", "max_score",
-              *column.values(), "issues", "seconds"]
-    with csv_path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        for r in rows:
-            points = [r["tests"].get(key[1], {}).get("points", "") if key[0] == r["notebook"] else ""
-                      for key in tests]
-            writer.writerow([r["student"], r["assignment"], r["notebook"], r["status"], r["score"],
-                             r["max_score"], *points, "; ".join(r["issues"]), r["seconds"]])
+    body = json.dumps({**meta, "rows": rows}, indent=1, ensure_ascii=False)
+    json_path.write_text(body + "\n", encoding="utf-8")
+    _write_csv(rows, csv_path)
     return json_path, csv_path
+
+
+def _write_csv(rows: list[dict], path: Path) -> None:
+    """One row per submission; test columns are ``grade_id`` (``notebook/grade_id`` when the
+    assignment has several notebooks); a test that does not apply to a row stays empty."""
+    several = len({r["notebook"] for r in rows}) > 1
+    tests = sorted({(r["notebook"], gid) for r in rows for gid in r["tests"]})
+    names = [f"{nb}/{gid}" if several else gid for nb, gid in tests]
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow([*FIRST_COLUMNS, *names, "issues", "seconds"])
+        for r in rows:
+            points = [
+                r["tests"].get(gid, {}).get("points", "") if nb == r["notebook"] else ""
+                for nb, gid in tests
+            ]
+            first = [r[key] for key in FIRST_COLUMNS]
+            writer.writerow([*first, *points, "; ".join(r["issues"]), r["seconds"]])
 
 
 def read_gradebook(folder: Path) -> list[dict]:
@@ -96,16 +120,23 @@ def feedback_html(row: dict, ctx: Context) -> str:
     title = f"{row['assignment']} / {row['notebook']}: feedback for {row['student']}"
     items = [f"<li>{e(scrub(issue, ctx.hidden))}</li>" for issue in ctx.issues]
     rows = [_test_row(gid, r, ctx.hidden) for gid, r in ctx.results.items()]
-    return "\n".join([
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{e(title)}</title>", f"<style>{_CSS}</style></head><body>",
-        f"<h1>{e(title)}</h1>",
-        f'<p class="score">Score: {row["score"]:g} / {row["max_score"]:g}</p>',
-        f'<p class="status {e(row["status"])}">{e(STATUS_TEXT[row["status"]])}</p>',
-        f"<ul>{''.join(items)}</ul>" if items else "",
-        "<table><tr><th>Test</th><th>Points</th><th>Result</th></tr>", *rows, "</table>",
-        "</body></html>", "",
-    ])
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            f"<title>{e(title)}</title>",
+            f"<style>{_CSS}</style></head><body>",
+            f"<h1>{e(title)}</h1>",
+            f'<p class="score">Score: {row["score"]:g} / {row["max_score"]:g}</p>',
+            f'<p class="status {e(row["status"])}">{e(STATUS_TEXT[row["status"]])}</p>',
+            f"<ul>{''.join(items)}</ul>" if items else "",
+            "<table><tr><th>Test</th><th>Points</th><th>Result</th></tr>",
+            *rows,
+            "</table>",
+            "</body></html>",
+            "",
+        ]
+    )
 
 
 def _test_row(gid: str, result, hidden: list[str]) -> str:
@@ -116,8 +147,10 @@ def _test_row(gid: str, result, hidden: list[str]) -> str:
     elif result.status == "not_run":
         detail = ["not run (see the notes above)"]
     cells = "<br>".join(e(scrub(line, hidden)) for line in detail if line) or e(result.status)
-    return (f'<tr class="{e(result.status)}"><td>{e(gid)}</td>'
-            f"<td>{result.points:g} / {result.max_points:g}</td><td>{cells}</td></tr>")
+    return (
+        f'<tr class="{e(result.status)}"><td>{e(gid)}</td>'
+        f"<td>{result.points:g} / {result.max_points:g}</td><td>{cells}</td></tr>"
+    )
 
 
 _CSS = (

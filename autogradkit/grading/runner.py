@@ -8,10 +8,12 @@ but errors and results are always kept: scoring needs them.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .kernels import Kernel, KernelDied
 
+SLOW_AFTER = 2.0  # seconds; a cell running longer yields the CPU to the other submissions
 TRUNCATED = "\n[output truncated by the grader: more than {limit} characters]\n"
 
 
@@ -54,7 +56,9 @@ class Outputs:
         self.items, self.used, self._clear_next = [], 0, False
 
     def _append(self, out: dict) -> None:
-        size = len(str(out.get("text", ""))) + sum(len(str(v)) for v in out.get("data", {}).values())
+        size = len(str(out.get("text", ""))) + sum(
+            len(str(v)) for v in out.get("data", {}).values()
+        )
         essential = out["output_type"] in ("error", "execute_result")
         if not essential and self.used + size > self.max_chars:
             room = self.max_chars - self.used
@@ -67,7 +71,12 @@ class Outputs:
             return
         self.used += size
         last = self.items[-1] if self.items else None
-        if out["output_type"] == "stream" and last and last.get("name") == out["name"] and not self.cut:
+        if (
+            out["output_type"] == "stream"
+            and last
+            and last.get("name") == out["name"]
+            and not self.cut
+        ):
             last["text"] += out["text"]
         else:
             self.items.append(out)
@@ -83,22 +92,43 @@ def _output(kind: str, content: dict, count: int | None) -> dict:
     if kind == "error":
         keep = ("ename", "evalue", "traceback")
         return {"output_type": "error", **{k: content.get(k) for k in keep}}
-    out = {"output_type": kind, "data": content.get("data", {}),
-           "metadata": content.get("metadata", {})}
+    out = {
+        "output_type": kind,
+        "data": content.get("data", {}),
+        "metadata": content.get("metadata", {}),
+    }
     if kind == "execute_result":
         out["execution_count"] = content.get("execution_count", count)
     return out
 
 
-def run_cell(kernel: Kernel, code: str, *, timeout: float, grace: float, max_chars: int) -> CellRun:
-    """Execute ``code``; interrupt after ``timeout`` s, kill ``grace`` s later if still busy."""
+def run_cell(
+    kernel: Kernel,
+    code: str,
+    *,
+    timeout: float,
+    grace: float,
+    max_chars: int,
+    on_slow: Callable[[], None] | None = None,
+) -> CellRun:
+    """Execute ``code``; interrupt after ``timeout`` s, kill ``grace`` s later if still busy.
+
+    After ``SLOW_AFTER`` s the kernel's priority is lowered and ``on_slow()`` is called.
+    """
     msg_id = kernel.client.execute(code, store_history=True, allow_stdin=False, stop_on_error=False)
     outputs, interrupted = Outputs(max_chars), False
     deadline = time.monotonic() + timeout
+    slow_at = time.monotonic() + SLOW_AFTER if timeout > SLOW_AFTER else deadline
     while True:
-        event = kernel.wait(deadline - time.monotonic())
+        event = kernel.wait(min(deadline, slow_at) - time.monotonic())
         if event == "died":
             return CellRun("died", outputs.items, outputs.count)
+        if event == "timeout" and time.monotonic() < deadline:
+            kernel.lower_priority()  # a slow cell (maybe a loop) must not slow the others
+            slow_at = deadline
+            if on_slow is not None:
+                on_slow()
+            continue
         if event == "timeout" and interrupted:
             kernel.close()
             return CellRun("killed", outputs.items, outputs.count)

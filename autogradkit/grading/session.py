@@ -17,10 +17,16 @@ from .runner import CellRun, run_cell
 MAX_RESTARTS = 1
 MESSAGES = {
     "interrupted": ("timeout", "CellTimeoutError", "ran longer than {t:g} s and was interrupted"),
-    "killed": ("timeout", "CellTimeoutError",
-               "ran longer than {t:g} s and ignored the interrupt, so its kernel was stopped"),
-    "died": ("kernel_died", "DeadKernelError",
-             "stopped its kernel (a crash, os._exit() or running out of memory)"),
+    "killed": (
+        "timeout",
+        "CellTimeoutError",
+        "ran longer than {t:g} s and ignored the interrupt, so its kernel was stopped",
+    ),
+    "died": (
+        "kernel_died",
+        "DeadKernelError",
+        "stopped its kernel (a crash, os._exit() or running out of memory)",
+    ),
 }
 
 
@@ -42,8 +48,11 @@ class Session:
             label = cells.grade_id(cell) or f"cell {position}"
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
-                self.ctx.fail("timeout", f"{label} and later cells were not run: the "
-                              f"submission used up its {self.cfg.total_timeout:g} s")
+                self.ctx.fail(
+                    "timeout",
+                    f"{label} and later cells were not run: the "
+                    f"submission used up its {self.cfg.total_timeout:g} s",
+                )
                 return
             if not self._kernel_ready(ran, label):
                 return
@@ -56,15 +65,37 @@ class Session:
                 self._report(cell, result, label, limit)
 
     def _run(self, code: str, limit: float) -> CellRun:
-        return run_cell(self.kernel, code, timeout=limit, grace=self.cfg.interrupt_grace,
-                        max_chars=self.cfg.max_output_chars)
+        yielded = []
+
+        def give_up_cpu() -> None:  # a slow cell lets another submission compute meanwhile
+            if self.ctx.cpu is not None:
+                self.ctx.cpu.release()
+                yielded.append(True)
+
+        result = run_cell(
+            self.kernel,
+            code,
+            timeout=limit,
+            grace=self.cfg.interrupt_grace,
+            max_chars=self.cfg.max_output_chars,
+            on_slow=give_up_cpu,
+        )
+        if yielded:
+            self.ctx.cpu.acquire()
+        return result
 
     def _report(self, cell: dict, result: CellRun, label: str, limit: float) -> None:
         status, ename, text = MESSAGES[result.status]
         evalue = f"this cell {text.format(t=limit)}"
         cell["outputs"] = [o for o in cell["outputs"] if o.get("ename") != "KeyboardInterrupt"]
-        cell["outputs"].append({"output_type": "error", "ename": ename, "evalue": evalue,
-                                "traceback": [f"{ename}: {evalue}"]})
+        cell["outputs"].append(
+            {
+                "output_type": "error",
+                "ename": ename,
+                "evalue": evalue,
+                "traceback": [f"{ename}: {evalue}"],
+            }
+        )
         self.ctx.fail(status, f"{label}: {evalue}")
         if result.status != "interrupted":
             self.close()
@@ -82,8 +113,10 @@ class Session:
         except (RuntimeError, TimeoutError, KernelDied) as error:
             self.ctx.fail("error", f"{label} and later cells were not run: {error}")
             return False
-        replay_ok = all(self._run(c["source"], self.cfg.timeout).status in ("ok", "error")
-                        for c in ran[: len(ran) if self.started else 0])
+        replay_ok = all(
+            self._run(c["source"], self.cfg.timeout).status in ("ok", "error")
+            for c in ran[: len(ran) if self.started else 0]
+        )
         self.started = True
         if not replay_ok:
             self.ctx.issues.append(f"{label} and later cells were not run (replay failed)")

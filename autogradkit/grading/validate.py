@@ -34,8 +34,12 @@ def validate_notebook(cfg: GradingConfig) -> dict:
     print(f"{ctx.score:g} / {ctx.max_score:g} points; status {ctx.status}")
     passed = all(r.status in ("passed", "manual") for r in ctx.results.values())
     return {
-        "command": "validate", "notebook": str(path), "status": ctx.status,
-        "score": ctx.score, "max_score": ctx.max_score, "issues": ctx.issues,
+        "command": "validate",
+        "notebook": str(path),
+        "status": ctx.status,
+        "score": ctx.score,
+        "max_score": ctx.max_score,
+        "issues": ctx.issues,
         "tests": {g: vars(r) for g, r in ctx.results.items()},
         "exit_code": 0 if passed and not ctx.issues and ctx.status == "ok" else 1,
     }

@@ -20,8 +20,13 @@ HIDDEN_MARK = "square_sum hidden"  # text that appears only in the hidden tests
 
 
 def _meta(grade_id: str, *, grade=False, solution=False, locked=False, points=None) -> dict:
-    meta = {"schema_version": 3, "grade": grade, "solution": solution, "locked": locked,
-            "grade_id": grade_id}
+    meta = {
+        "schema_version": 3,
+        "grade": grade,
+        "solution": solution,
+        "locked": locked,
+        "grade_id": grade_id,
+    }
     if points is not None:
         meta["points"] = points
     return {"nbgrader": meta}
@@ -83,18 +88,29 @@ TESTS = {
 
 def source_notebook() -> nbformat.NotebookNode:
     """The instructor's version: setup, three answers with solutions, three test cells."""
-    nb = new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                               "language": "python"}})
-    intro = new_markdown_cell("# Squares\nThree small exercises.", metadata=_meta("intro", locked=True))
+    nb = new_notebook(
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        }
+    )
+    intro = new_markdown_cell(
+        "# Squares\nThree small exercises.", metadata=_meta("intro", locked=True)
+    )
     intro.id = "intro"
     nb.cells = [
         intro,
-        _code("import numpy as np\nimport autogradkit as agk\n"
-              "from autogradkit.grading.checks import check_close", grade_id="setup", locked=True),
+        _code(
+            "import numpy as np\nimport autogradkit as agk\n"
+            "from autogradkit.grading.checks import check_close",
+            grade_id="setup",
+            locked=True,
+        ),
     ]
     for answer, test in zip(ANSWERS, TESTS, strict=True):
-        nb.cells += [_code(_solution(answer), grade_id=answer, solution=True),
-                     _code(TESTS[test], grade_id=test, grade=True, locked=True, points=POINTS[test])]
+        nb.cells += [
+            _code(_solution(answer), grade_id=answer, solution=True),
+            _code(TESTS[test], grade_id=test, grade=True, locked=True, points=POINTS[test]),
+        ]
     return nb
 
 
@@ -157,15 +173,20 @@ def tampered_test(nb):
 
 def deleted_test(nb):
     nb = correct(nb)
-    nb["cells"] = [c for c in nb["cells"]
-                   if c["metadata"].get("nbgrader", {}).get("grade_id") != "test_gradient"]
+    nb["cells"] = [
+        c
+        for c in nb["cells"]
+        if c["metadata"].get("nbgrader", {}).get("grade_id") != "test_gradient"
+    ]
     return nb
 
 
 def swallows_interrupt(nb):
     nb = correct(nb)
-    loop = ("while True:\n    try:\n        sum(range(10**6))\n"
-            "    except KeyboardInterrupt:\n        pass")
+    loop = (
+        "while True:\n    try:\n        sum(range(10**6))\n"
+        "    except KeyboardInterrupt:\n        pass"
+    )
     return _answer(nb, "answer_gradient", loop)
 
 
@@ -175,9 +196,14 @@ def kernel_dies(nb):
 
 
 SUBMISSIONS = {
-    "correct": correct, "wrong": wrong, "unanswered": unanswered,
-    "infinite_loop": infinite_loop, "raising": raising, "tampered_test": tampered_test,
-    "deleted_test": deleted_test, "swallows_interrupt": swallows_interrupt,
+    "correct": correct,
+    "wrong": wrong,
+    "unanswered": unanswered,
+    "infinite_loop": infinite_loop,
+    "raising": raising,
+    "tampered_test": tampered_test,
+    "deleted_test": deleted_test,
+    "swallows_interrupt": swallows_interrupt,
     "kernel_dies": kernel_dies,
 }
 EXPECTED = {  # kind -> (status, points per test)
@@ -188,17 +214,20 @@ EXPECTED = {  # kind -> (status, points per test)
     "raising": ("ok", {"test_square_sum": 2.0, "test_gradient": 0.0, "test_mse": 5.0}),
     "tampered_test": ("ok", {"test_square_sum": 0.0, "test_gradient": 0.0, "test_mse": 0.0}),
     "deleted_test": ("ok", {"test_square_sum": 2.0, "test_gradient": 3.0, "test_mse": 5.0}),
-    "swallows_interrupt": ("timeout", {"test_square_sum": 2.0, "test_gradient": 0.0,
-                                       "test_mse": 5.0}),
-    "kernel_dies": ("kernel_died", {"test_square_sum": 2.0, "test_gradient": 3.0,
-                                    "test_mse": 0.0}),
+    "swallows_interrupt": (
+        "timeout",
+        {"test_square_sum": 2.0, "test_gradient": 0.0, "test_mse": 5.0},
+    ),
+    "kernel_dies": ("kernel_died", {"test_square_sum": 2.0, "test_gradient": 3.0, "test_mse": 0.0}),
     "corrupt": ("unreadable", {}),
 }
 
 
 def write_submission(folder: Path, student: str, kind: str, flat: bool = False) -> Path:
     """One submission in nbgrader's ``<student>/hw1/squares.ipynb`` layout (or flat)."""
-    path = folder / f"{student}.ipynb" if flat else folder / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    path = (
+        folder / f"{student}.ipynb" if flat else folder / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     if kind == "corrupt":
         path.write_text('{"cells": [ this is not json')

@@ -21,16 +21,23 @@ def pool():
 @pytest.fixture
 def cfg() -> GradingConfig:
     """Short limits, so the loop and crash cases take seconds."""
-    return GradingConfig(command="grade", timeout=3.0, interrupt_grace=1.0, jobs=2,
-                         memory_limit_mb=1024)
+    return GradingConfig(
+        command="grade", timeout=3.0, interrupt_grace=1.0, jobs=2, memory_limit_mb=1024
+    )
 
 
 @pytest.fixture
 def ctx(tmp_path, cfg, pool) -> Context:
     """A context for the squares notebook: instructor and student versions, kernels."""
     source = builders.source_notebook()
-    return Context(cfg, tmp_path / "squares.ipynb", tmp_path, source=source,
-                   student=builders.student_version(), kernels=pool)
+    return Context(
+        cfg,
+        tmp_path / "squares.ipynb",
+        tmp_path,
+        source=source,
+        student=builders.student_version(),
+        kernels=pool,
+    )
 
 
 @pytest.fixture

@@ -24,4 +24,6 @@ def test_edited_test_and_locked_cells_are_reported(ctx):
     probe = SimpleNamespace(issues=[])
     CheckLockedCells()(nb, probe)
     assert [issue.split(" was")[0] for issue in probe.issues] == [
-        "locked cell setup", "test cell test_gradient"]
+        "locked cell setup",
+        "test cell test_gradient",
+    ]

@@ -7,7 +7,11 @@ import pytest
 
 import autogradkit as agk
 from autogradkit.grading.checks import (
-    check_close, check_gradients, check_raises, check_shapes, check_true,
+    check_close,
+    check_gradients,
+    check_raises,
+    check_shapes,
+    check_true,
 )
 
 
@@ -24,10 +28,12 @@ def test_check_close_failure_prints_and_raises_without_expected_value(capsys):
 
 
 def test_check_close_names_shape_sign_nan_and_type():
-    cases = [([1.0, 2.0], [1.0], "expected shape (1,), got (2,)"),
-             ([-2.0], [2.0], "the sign is wrong"),
-             ([np.nan], [1.0], "the result contains NaN"),
-             ("text", [1.0], "not str")]
+    cases = [
+        ([1.0, 2.0], [1.0], "expected shape (1,), got (2,)"),
+        ([-2.0], [2.0], "the sign is wrong"),
+        ([np.nan], [1.0], "the result contains NaN"),
+        ("text", [1.0], "not str"),
+    ]
     for actual, expected, message in cases:
         with pytest.raises(AssertionError, match=message.replace("(", r"\(").replace(")", r"\)")):
             check_close("t", actual, expected)

@@ -18,8 +18,10 @@ def test_region_is_replaced_and_indent_kept():
 
 
 def test_answer_cell_without_markers_is_replaced_whole():
-    nb = notebook(code("x = 42", grade_id="a", solution=True),
-                  markdown("It is 42.", grade_id="m", grade=True, solution=True, points=1))
+    nb = notebook(
+        code("x = 42", grade_id="a", solution=True),
+        markdown("It is 42.", grade_id="m", grade=True, solution=True, points=1),
+    )
     nb = ClearSolutions()(nb, None)
     assert nb.cells[0].source == "# YOUR CODE HERE\nraise NotImplementedError()"
     assert nb.cells[1].source == "YOUR ANSWER HERE"

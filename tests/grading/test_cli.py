@@ -34,8 +34,9 @@ def graded(tmp_path_factory):
     for kind in KINDS:
         builders.write_submission(course / "submitted", kind, kind)
     before = _hashes(course / "submitted")
-    code = main(["grade", str(course / "submitted"), "--assignment", "hw1",
-                 "--course", str(course), *FAST])
+    code = main(
+        ["grade", str(course / "submitted"), "--assignment", "hw1", "--course", str(course), *FAST]
+    )
     return course, code, before
 
 
@@ -71,8 +72,11 @@ def test_feedback_never_shows_hidden_test_source(graded):
     course = graded[0]
     pages = sorted((course / "feedback").rglob("*.html"))
     assert len(pages) == len(KINDS)
-    hidden = [line for code in builders.TESTS.values() for line in
-              code.split("### BEGIN HIDDEN TESTS\n")[1].split("\n### END")[0].splitlines()]
+    hidden = [
+        line
+        for code in builders.TESTS.values()
+        for line in code.split("### BEGIN HIDDEN TESTS\n")[1].split("\n### END")[0].splitlines()
+    ]
     for page in pages:
         text = page.read_text()
         assert "check_close(" not in text and "BEGIN HIDDEN" not in text
@@ -83,14 +87,31 @@ def test_feedback_never_shows_hidden_test_source(graded):
 
 def test_csv_has_one_column_per_test(graded):
     lines = (graded[0] / "grades" / "hw1" / "gradebook.csv").read_text().splitlines()
-    assert lines[0].split(",")[:9] == ["student", "assignment", "notebook", "status", "score",
-                                       "max_score", "test_gradient", "test_mse", "test_square_sum"]
+    assert lines[0].split(",")[:9] == [
+        "student",
+        "assignment",
+        "notebook",
+        "status",
+        "score",
+        "max_score",
+        "test_gradient",
+        "test_mse",
+        "test_square_sum",
+    ]
     assert len(lines) == 1 + len(KINDS)
 
 
 def test_regrading_only_grades_new_or_changed_submissions(graded, capsys):
     course = graded[0]
-    args = ["grade", str(course / "submitted"), "--assignment", "hw1", "--course", str(course), *FAST]
+    args = [
+        "grade",
+        str(course / "submitted"),
+        "--assignment",
+        "hw1",
+        "--course",
+        str(course),
+        *FAST,
+    ]
     assert main(args) == 0
     assert "graded 0 of 10" in capsys.readouterr().out
     builders.write_submission(course / "submitted", "wrong", "correct")
@@ -130,7 +151,8 @@ def test_validate_reports_tests_and_changed_locked_cells(course, tmp_path, capsy
     out = capsys.readouterr().out
     assert "warning: test cell test_square_sum was changed" in out
     assert json.loads(report.read_text())["issues"] == [
-        "test cell test_square_sum was changed; it will be restored from the original when graded"]
+        "test cell test_square_sum was changed; it will be restored from the original when graded"
+    ]
 
 
 def test_bad_command_lines_and_missing_assignments(tmp_path, capsys):

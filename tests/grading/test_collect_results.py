@@ -20,16 +20,24 @@ def _collect(*cells):
 def test_failed_check_keeps_lines_and_error_but_no_traceback():
     cell = code("check()", grade_id="t", grade=True, locked=True, points=2)
     cell.execution_count = 3
-    cell.outputs = [new_output("stream", name="stdout", text="✓ a\nnoise\n✗ b: hint\n"),
-                    new_output("error", ename="AssertionError", evalue="b: hint",
-                               traceback=["secret_test_code()"])]
+    cell.outputs = [
+        new_output("stream", name="stdout", text="✓ a\nnoise\n✗ b: hint\n"),
+        new_output(
+            "error", ename="AssertionError", evalue="b: hint", traceback=["secret_test_code()"]
+        ),
+    ]
     result = _collect(cell)["t"]
     assert (result.status, result.lines, result.error) == (
-        "failed", ["✓ a", "✗ b: hint"], "AssertionError: b: hint")
+        "failed",
+        ["✓ a", "✗ b: hint"],
+        "AssertionError: b: hint",
+    )
 
 
 def test_cell_that_never_ran_is_not_run_and_manual_answers_are_manual():
-    results = _collect(code("check()", grade_id="t", grade=True, locked=True, points=1),
-                       markdown("essay", grade_id="m", grade=True, solution=True, points=4))
+    results = _collect(
+        code("check()", grade_id="t", grade=True, locked=True, points=1),
+        markdown("essay", grade_id="m", grade=True, solution=True, points=4),
+    )
     assert results["t"].status == "not_run" and results["m"].status == "manual"
     assert results["m"].max_points == 4.0

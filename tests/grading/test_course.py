@@ -12,7 +12,9 @@ def test_nbgrader_layout_lists_missing_notebooks_too(course):
     (course / "submitted" / "bob" / "hw1").mkdir(parents=True)
     subs = find_submissions(course / "submitted", load_assignment(course, "hw1"))
     assert [(s.student, s.notebook, s.path is not None) for s in subs] == [
-        ("ann", "squares", True), ("bob", "squares", False)]
+        ("ann", "squares", True),
+        ("bob", "squares", False),
+    ]
 
 
 def test_student_version_is_derived_from_the_source(course):

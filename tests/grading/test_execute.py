@@ -50,7 +50,10 @@ def test_endless_loop_is_interrupted_and_later_cells_still_run(ctx):
 
 
 def test_loop_that_swallows_interrupts_is_killed_and_state_replayed(ctx):
-    loop = "while True:\n    try:\n        sum(range(10**5))\n    except KeyboardInterrupt:\n        pass"
+    loop = (
+        "while True:\n    try:\n        sum(range(10**5))\n"
+        "    except KeyboardInterrupt:\n        pass"
+    )
     nb, seconds = _run(ctx, "x = 41", loop, "print(x + 1)")
     assert ctx.status == "timeout" and "ignored the interrupt" in ctx.issues[0]
     assert _text(nb["cells"][2]) == "42\n" and seconds < 3 + 1 + 3
@@ -74,16 +77,20 @@ def test_memory_blow_up_hits_the_cap_not_the_machine(ctx):
 
 
 def test_huge_output_is_truncated(ctx):
-    nb, _ = _run(ctx, "print('x' * 10**6)\nfor i in range(5000):\n    print(i)",
-                 max_output_chars=10_000)
-    stdout, stderr = (_text({"outputs": [o for o in nb["cells"][0]["outputs"] if o["name"] == n]})
-                      for n in ("stdout", "stderr"))
+    nb, _ = _run(
+        ctx, "print('x' * 10**6)\nfor i in range(5000):\n    print(i)", max_output_chars=10_000
+    )
+    stdout, stderr = (
+        _text({"outputs": [o for o in nb["cells"][0]["outputs"] if o["name"] == n]})
+        for n in ("stdout", "stderr")
+    )
     assert stdout == "x" * 10_000 and "[output truncated by the grader" in stderr
     assert ctx.status == "ok"
 
 
 def test_total_time_limit_stops_the_rest(ctx):
-    nb, seconds = _run(ctx, "import time\ntime.sleep(1.2)", "time.sleep(1.2)", "print('late')",
-                       total_timeout=2.0)
+    nb, seconds = _run(
+        ctx, "import time\ntime.sleep(1.2)", "time.sleep(1.2)", "print('late')", total_timeout=2.0
+    )
     assert ctx.status == "timeout" and nb["cells"][2]["execution_count"] is None
     assert seconds < 3.5

@@ -9,8 +9,11 @@ from .helpers import code, markdown, notebook
 
 
 def test_test_cells_are_read_only_and_answers_undeletable():
-    nb = notebook(code("check()", grade_id="t", grade=True, locked=True, points=2),
-                  code("x = 1", grade_id="a", solution=True), code("free = 1"))
+    nb = notebook(
+        code("check()", grade_id="t", grade=True, locked=True, points=2),
+        code("x = 1", grade_id="a", solution=True),
+        code("free = 1"),
+    )
     test, answer, free = LockCells()(nb, None).cells
     assert (test.metadata.editable, test.metadata.deletable) == (False, False)
     assert "editable" not in answer.metadata and answer.metadata.deletable is False

@@ -35,8 +35,9 @@ from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 from nbgrader.utils import compute_checksum
 nb = nbformat.reads(sys.stdin.read(), as_version=4)
 MetadataValidatorV3().validate_nb(nb)
-bad = [c.metadata.nbgrader["grade_id"] for c in nb.cells if "checksum" in c.metadata.get("nbgrader", {})
-       and compute_checksum(c) != c.metadata.nbgrader["checksum"]]
+graded = [c for c in nb.cells if "checksum" in c.metadata.get("nbgrader", {})]
+bad = [c.metadata.nbgrader["grade_id"] for c in graded
+       if compute_checksum(c) != c.metadata.nbgrader["checksum"]]
 print(json.dumps(bad))
 """
 
@@ -45,16 +46,19 @@ def test_released_metadata_follows_every_rule():
     assert cells.metadata_problems(builders.student_version()) == []
 
 
-@pytest.mark.parametrize(("meta_cell", "problem"), [
-    (code("x", grade_id="a b", solution=True), "grade_id must be a non-empty string"),
-    (code("x", grade_id="t", grade=True, locked=True), "a grade cell needs points >= 0"),
-    (code("x", grade_id="t", grade=True, locked=True, points=-1), "points >= 0"),
-    (markdown("x", grade_id="m", solution=True), "both grade and solution, or neither"),
-    (code("x", grade_id="k", task=True), "task cells must be markdown"),
-    (code("x", grade_id="c", locked=True, checksum="abc"), "checksum must be 32"),
-    (code("x", grade_id="c", locked=True, colour="red"), "unknown key 'colour'"),
-    (code("x", grade_id="c", locked="yes"), "'locked' must be true or false"),
-])
+@pytest.mark.parametrize(
+    ("meta_cell", "problem"),
+    [
+        (code("x", grade_id="a b", solution=True), "grade_id must be a non-empty string"),
+        (code("x", grade_id="t", grade=True, locked=True), "a grade cell needs points >= 0"),
+        (code("x", grade_id="t", grade=True, locked=True, points=-1), "points >= 0"),
+        (markdown("x", grade_id="m", solution=True), "both grade and solution, or neither"),
+        (code("x", grade_id="k", task=True), "task cells must be markdown"),
+        (code("x", grade_id="c", locked=True, checksum="abc"), "checksum must be 32"),
+        (code("x", grade_id="c", locked=True, colour="red"), "unknown key 'colour'"),
+        (code("x", grade_id="c", locked="yes"), "'locked' must be true or false"),
+    ],
+)
 def test_each_broken_rule_is_named(meta_cell, problem):
     assert any(problem in p for p in cells.metadata_problems(notebook(meta_cell)))
 
@@ -83,7 +87,8 @@ def test_nbgraders_own_validator_accepts_our_release():
     if python is None:
         pytest.skip("nbgrader is not installed (set NBGRADER_PYTHON to a Python that has it)")
     released = json.dumps(builders.student_version())
-    done = subprocess.run([python, "-c", NBGRADER_CHECK], input=released, text=True,
-                          capture_output=True, timeout=120)
+    done = subprocess.run(
+        [python, "-c", NBGRADER_CHECK], input=released, text=True, capture_output=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []  # every checksum equals nbgrader's

@@ -10,10 +10,18 @@ from autogradkit.grading.steps import ClearOutputs, Execute, InjectHiddenTests
 
 def test_every_command_pipeline_is_valid_and_ordered():
     assert pipeline.grade().names == (
-        "restore_locked_cells", "inject_hidden_tests", "clear_outputs", "execute",
-        "collect_results", "score")
+        "restore_locked_cells",
+        "inject_hidden_tests",
+        "clear_outputs",
+        "execute",
+        "collect_results",
+        "score",
+    )
     assert pipeline.release().names[-3:] == (
-        "recompute_outputs", "tag_raising_cells", "normalise_outputs")
+        "recompute_outputs",
+        "tag_raising_cells",
+        "normalise_outputs",
+    )
     assert pipeline.validate().names[0] == "check_locked_cells"
 
 

@@ -11,8 +11,11 @@ from .helpers import code, notebook
 
 def test_outputs_come_from_running_in_the_notebook_folder(tmp_path):
     (tmp_path / "kit_helper.py").write_text("VALUE = 7\n")
-    nb = notebook(code("from kit_helper import VALUE\nprint(VALUE * 6)"),
-                  code("raise NotImplementedError()"), code("print('still runs')"))
+    nb = notebook(
+        code("from kit_helper import VALUE\nprint(VALUE * 6)"),
+        code("raise NotImplementedError()"),
+        code("print('still runs')"),
+    )
     ctx = Context(GradingConfig(command="release", timeout=60), tmp_path / "n.ipynb", tmp_path)
     nb = RecomputeOutputs()(nb, ctx)
     first, second, third = nb.cells

@@ -23,7 +23,9 @@ def test_edited_test_cell_is_restored_and_reported(ctx):
 
 def test_deleted_test_cell_returns_in_its_place(ctx):
     nb = copy.deepcopy(ctx.student)
-    nb["cells"] = [c for c in nb["cells"] if c["metadata"]["nbgrader"]["grade_id"] != "test_gradient"]
+    nb["cells"] = [
+        c for c in nb["cells"] if c["metadata"]["nbgrader"]["grade_id"] != "test_gradient"
+    ]
     nb = RestoreLockedCells()(nb, ctx)
     assert _ids(nb) == _ids(ctx.student)
     assert ctx.issues == ["test cell test_gradient was deleted; it was restored"]

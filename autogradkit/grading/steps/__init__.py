@@ -21,7 +21,17 @@ from .strip_hidden_tests import StripHiddenTests
 from .tag_raising_cells import TagRaisingCells
 
 __all__ = [
-    "CheckLockedCells", "ClearOutputs", "ClearSolutions", "CollectResults", "Execute",
-    "InjectHiddenTests", "LockCells", "NormaliseOutputs", "RecomputeOutputs",
-    "RestoreLockedCells", "Score", "StripHiddenTests", "TagRaisingCells",
+    "CheckLockedCells",
+    "ClearOutputs",
+    "ClearSolutions",
+    "CollectResults",
+    "Execute",
+    "InjectHiddenTests",
+    "LockCells",
+    "NormaliseOutputs",
+    "RecomputeOutputs",
+    "RestoreLockedCells",
+    "Score",
+    "StripHiddenTests",
+    "TagRaisingCells",
 ]

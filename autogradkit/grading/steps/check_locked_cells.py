@@ -30,9 +30,10 @@ class CheckLockedCells:
             stored = cells.meta(cell).get("checksum")
             if not stored or not cells.is_locked(cell):
                 continue
-            if cells.compute_checksum(cell) != stored or cells.meta(cell).get(
-                "cell_type", cell["cell_type"]
-            ) != cell["cell_type"]:
+            if (
+                cells.compute_checksum(cell) != stored
+                or cells.meta(cell).get("cell_type", cell["cell_type"]) != cell["cell_type"]
+            ):
                 kind = "test cell" if cells.is_test(cell) else "locked cell"
                 ctx.issues.append(
                     f"{kind} {cells.grade_id(cell)} was changed; it will be restored from the "

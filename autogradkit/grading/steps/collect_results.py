@@ -21,8 +21,9 @@ class CollectResults:
         ...     {"output_type": "stream", "name": "stdout", "text": "✓ sum\\nchatter\\n"}]}
         >>> ctx = SimpleNamespace(results={})
         >>> _ = CollectResults()({"cells": [cell]}, ctx)
-        >>> ctx.results["t1"]
-        CellResult(grade_id='t1', max_points=2.0, points=0.0, status='passed', lines=['✓ sum'], error='')
+        >>> result = ctx.results["t1"]
+        >>> result.status, result.lines, result.error
+        ('passed', ['✓ sum'], '')
     """
 
     name = "collect_results"

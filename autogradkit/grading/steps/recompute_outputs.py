@@ -13,7 +13,8 @@ class RecomputeOutputs:
     The kernel runs in the notebook's folder (so helper modules import) from this Python
     environment, errors do not stop the run (an unanswered exercise raises, and so do the
     checks after it), and widget state is stored so sliders render in the released file.
-    Timing metadata is not recorded, so releasing twice gives the same bytes.
+    Timing metadata is not recorded and each stream's chunks are merged (how a kernel splits
+    printed text into messages varies between runs), so releasing twice gives the same bytes.
     """
 
     name = "recompute_outputs"
@@ -28,10 +29,22 @@ class RecomputeOutputs:
         km = KernelManager(kernel_name="python3")
         # the current environment's kernel, whatever kernelspecs are installed (nbval's
         # --nbval-current-env does the same, so stored outputs match what CI sees)
-        km.kernel_spec.argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        km.kernel_spec.argv = [
+            sys.executable,
+            "-m",
+            "ipykernel_launcher",
+            "-f",
+            "{connection_file}",
+        ]
         client = NotebookClient(
-            nb, km=km, timeout=int(ctx.cfg.timeout), allow_errors=True, store_widget_state=True,
-            record_timing=False, resources={"metadata": {"path": str(ctx.workdir)}},
+            nb,
+            km=km,
+            timeout=int(ctx.cfg.timeout),
+            allow_errors=True,
+            store_widget_state=True,
+            record_timing=False,
+            coalesce_streams=True,  # how prints are chunked varies by run
+            resources={"metadata": {"path": str(ctx.workdir)}},
         )
         try:
             client.execute(env=kernel_env())

@@ -44,7 +44,10 @@ class RestoreLockedCells:
     def _restore(self, cell: dict, released: dict, ctx) -> dict:
         gid = cells.grade_id(released)
         if cells.is_locked(released):
-            if cells.text(cell.get("source")) != released["source"] or cell["cell_type"] != released["cell_type"]:
+            if (
+                cells.text(cell.get("source")) != released["source"]
+                or cell["cell_type"] != released["cell_type"]
+            ):
                 kind = "test cell" if cells.is_test(released) else "locked cell"
                 ctx.issues.append(f"{kind} {gid} was changed; the original was restored")
             return copy.deepcopy(released)

@@ -14,8 +14,9 @@ class StripHiddenTests:
     grading time, so that is reported as an authoring error.
 
     Example:
-        >>> nb = {"cells": [{"cell_type": "code", "metadata": {"nbgrader": {"grade": True}},
-        ...     "source": "check(f(1))\\n### BEGIN HIDDEN TESTS\\ncheck(f(2))\\n### END HIDDEN TESTS"}]}
+        >>> src = "check(f(1))\\n### BEGIN HIDDEN TESTS\\ncheck(f(2))\\n### END HIDDEN TESTS"
+        >>> nb = {"cells": [{"cell_type": "code", "source": src,
+        ...     "metadata": {"nbgrader": {"grade": True}}}]}
         >>> StripHiddenTests()(nb, None)["cells"][0]["source"]
         'check(f(1))'
     """

@@ -1,0 +1,68 @@
+"""Text that differs between two runs of the same notebook, made the same (for ``release``).
+
+Each function keeps what the output means and replaces only what is accidental: memory
+addresses (renumbered in order of appearance, so one object keeps one address), kernel
+process ids in warning paths, machine-specific folders and random widget ids. Every result
+still matches the project's nbval sanitize rules (``tests/nbval_sanitize.cfg``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sysconfig
+import uuid
+from pathlib import Path
+
+ADDRESS = re.compile(r"\b0x[0-9a-f]{9,16}\b")  # 9+ digits: an address, not a constant like 0xff
+KERNEL_TMP = re.compile(r"(ipykernel_)\d+(/)")
+
+
+def renumber_addresses(text: str, seen: dict[str, str]) -> str:
+    """Replace each memory address by ``0x7f00000000NN``, the same one for the same address.
+
+    Example:
+        >>> a, b = "<A at 0x7f3a9c1d2e50>", "<B at 0x7f3a9c1d2f10>"
+        >>> renumber_addresses(f"{a} {b} {a}", {})
+        '<A at 0x7f0000000010> <B at 0x7f0000000020> <A at 0x7f0000000010>'
+    """
+
+    def stable(match: re.Match) -> str:
+        return seen.setdefault(match.group(0), f"0x{0x7F0000000000 + 0x10 * (len(seen) + 1):x}")
+
+    return ADDRESS.sub(stable, text)
+
+
+def kernel_paths(text: str) -> str:
+    """``/tmp/ipykernel_12345/678.py`` -> ``/tmp/ipykernel_0/678.py`` (678 hashes the code).
+
+    Example:
+        >>> kernel_paths("/tmp/ipykernel_4312/1862252472.py:3: UserWarning")
+        '/tmp/ipykernel_0/1862252472.py:3: UserWarning'
+    """
+    return KERNEL_TMP.sub(r"\g<1>0\g<2>", text)
+
+
+def strip_paths(line: str, workdir: Path) -> str:
+    """Remove this checkout's, the notebook folder's and site-packages' prefixes."""
+    checkout = Path(__file__).resolve().parents[2]
+    for prefix in (sysconfig.get_paths()["purelib"], str(workdir.resolve()), str(checkout)):
+        line = line.replace(prefix + "/", "")
+    return line
+
+
+def stable_widget_ids(nb, name: str, state: dict):
+    """Rename widget model ids (random UUIDs) after ``name`` and their order of creation."""
+    body = json.dumps(nb)
+    for index, model_id in enumerate(list(state)):
+        body = body.replace(model_id, uuid.uuid5(uuid.NAMESPACE_URL, f"{name}/{index}").hex)
+    return _rebuild(json.loads(body), type(nb))
+
+
+def _rebuild(value, node_type):
+    """Turn plain dicts back into the notebook's node type (nbformat's NotebookNode)."""
+    if isinstance(value, dict):
+        return node_type({k: _rebuild(v, node_type) for k, v in value.items()})
+    if isinstance(value, list):
+        return [_rebuild(v, node_type) for v in value]
+    return value
