@@ -41,10 +41,7 @@ _LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place
 class _VersionCounter:
     """How many times a tensor's memory was changed in place (shared by views and detach)."""
 
-    __slots__ = ("value",)
-
-    def __init__(self):
-        self.value = 0
+    value = 0  # read from the class until the first in-place change (cheap to create)
 
 
 class device:
@@ -182,6 +179,17 @@ class Tensor:
             if value.dtype is not self.dtype:
                 raise RuntimeError("assigned grad has data of a different type")
         self._grad = value
+
+    @property
+    def grad_dtype(self):
+        """The dtype ``.grad`` is kept in (this tensor's dtype unless you set another, or None)."""
+        return self.__dict__.get("_grad_dtype", self.dtype)
+
+    @grad_dtype.setter
+    def grad_dtype(self, value) -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        self.__dict__["_grad_dtype"] = value
 
     @property
     def retains_grad(self) -> bool:
@@ -519,9 +527,15 @@ class Tensor:
     def masked_fill(self, mask, value) -> Tensor:
         return where(mask, value, self)
 
-    __add__ = __radd__ = add
+    def __add__(self, other) -> Tensor:
+        return ew.Add.apply(self, other)
+
+    def __mul__(self, other) -> Tensor:
+        return ew.Mul.apply(self, other)
+
+    __radd__ = __add__
+    __rmul__ = __mul__
     __sub__ = sub
-    __mul__ = __rmul__ = mul
     __truediv__ = div
     __pow__ = pow
     __neg__ = neg

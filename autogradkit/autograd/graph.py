@@ -117,7 +117,8 @@ class AccumulateGrad(Node):
         if isinstance(g, Tensor):  # create_graph=True: keep the graph of the gradient
             leaf._grad = _copy_with_graph(g) if leaf._grad is None else leaf._grad + g
         elif leaf._grad is None:
-            leaf._grad = Tensor._wrap(np.array(g, dtype=leaf._data.dtype))  # own copy
+            dtype = leaf.grad_dtype
+            leaf._grad = Tensor._wrap(np.array(g, dtype=None if dtype is None else dtype.numpy))
         elif leaf._grad.requires_grad:
             leaf._grad = leaf._grad.detach() + Tensor._wrap(g)
         else:

@@ -580,4 +580,10 @@ SNIPPETS = {
         print(y, 1 / x, x.log(), x.sqrt(), (x * 100).exp())
         y.sum().backward()
         print(x.grad)""",
+    "grad_dtype": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        print(x.grad_dtype)
+        x.grad_dtype = torch.float64
+        (x * 2).sum().backward()
+        print(x.grad, x.grad_dtype)""",
 }
