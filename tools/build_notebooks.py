@@ -534,7 +534,11 @@ print(f"loss = {loss}, local gradients: {dloss_ds_0}, {ds_dyhat_0}, {dyhat_dw_0}
 
 The chain rule says that the gradient through a chain is the product of the links:
 
-$$\frac{d\,\mathrm{loss}}{dw} = \frac{d\,\mathrm{loss}}{ds}\cdot\frac{ds}{d\hat y}\cdot\frac{d\hat y}{dw} = 2s \cdot 1 \cdot x = (-8)(1)(2) = -16$$
+$$
+\frac{d\,\mathrm{loss}}{dw}
+= \frac{d\,\mathrm{loss}}{ds}\cdot\frac{ds}{d\hat y}\cdot\frac{d\hat y}{dw}
+= 2s \cdot 1 \cdot x = (-8)(1)(2) = -16
+$$
 
 **Backpropagation** computes this product starting from the loss end. Each operation receives
 "the gradient of the loss with respect to my output" from the operation after it, multiplies it
@@ -1165,7 +1169,11 @@ For a function from `n` inputs to `m` outputs, the **Jacobian** `J` is the `m ×
 partial derivatives, `J[i, j] = ∂yᵢ/∂xⱼ`. `y.backward(v)` never builds `J`. It computes the
 **vector-Jacobian product** `vᵀJ`, a vector shaped like `x`:
 
-$$x.\mathrm{grad} = v^\top J = \Big(\sum_i v_i \frac{\partial y_i}{\partial x_0},\ \dots,\ \sum_i v_i \frac{\partial y_i}{\partial x_{n-1}}\Big)$$
+$$
+x.\mathrm{grad} = v^\top J
+= \Big(\sum_i v_i \frac{\partial y_i}{\partial x_0},\ \dots,\
+  \sum_i v_i \frac{\partial y_i}{\partial x_{n-1}}\Big)
+$$
 
 This is all training needs. If a scalar loss `L` is computed from `y`, then `v = ∂L/∂y` and the
 chain rule gives `∂L/∂x = vᵀJ`. Each node of the graph only has to know how to multiply an
@@ -1553,7 +1561,8 @@ correct = agk.tensor([[1., 2.], [4., 5.]]).T @ agk.ones(2, 2)   # xᵀ · ones, 
 silent = gradient_after_change("data")
 
 fig, axes = plt.subplots(1, 2, figsize=(6.5, 3.0), layout="constrained")
-for ax, grad, title in [(axes[0], correct, "correct w.grad"), (axes[1], silent, "w.grad via .data")]:
+panels = [(axes[0], correct, "correct w.grad"), (axes[1], silent, "w.grad via .data")]
+for ax, grad, title in panels:
     ax.imshow(grad.numpy(), cmap="Blues", vmin=0, vmax=8)
     for (i, j), value in np.ndenumerate(grad.numpy()):
         ax.text(j, i, f"{value:g}", ha="center", va="center", fontsize=14,
@@ -1581,7 +1590,7 @@ import re
 
 
 def version_lab():
-    """Buttons change x in place after d = x @ w was recorded; the panel reports what backward does."""
+    """Buttons change x in place after d = x @ w was recorded; a panel says what backward does."""
     state = {}
     panel = widgets.Output(layout={"border": "1px solid #ccc", "padding": "4px"})
 
@@ -1823,7 +1832,8 @@ keeps its state elsewhere (in PyTorch, in C++), while `dir()` offers hundreds of
 fresh = agk.tensor(2.0, requires_grad=True)
 print("vars:", vars(fresh))
 print("names in dir():", len(dir(fresh)) > 100)
-print("names with 'grad' in them:", [n for n in dir(fresh) if "grad" in n and not n.startswith("_")])
+with_grad = [n for n in dir(fresh) if "grad" in n and not n.startswith("_")]
+print("names with 'grad' in them:", with_grad)
 
 %% md topics=T37
 The interesting one is `grad_fn`. On `c = a + b` it is an object of class `AddBackward0`: the
@@ -2035,7 +2045,8 @@ A wrong backward gives wrong gradients without any error, so check it numericall
 for enough precision) and returns `True` when they agree:
 
 %% code topics=T41
-print(agk.autograd.gradcheck(Square.apply, (agk.tensor([0.5, -1.5], dtype=agk.float64, requires_grad=True),)))
+x64 = agk.tensor([0.5, -1.5], dtype=agk.float64, requires_grad=True)
+print(agk.autograd.gradcheck(Square.apply, (x64,)))
 
 %% md topics=T41
 A picture makes the same check. Run `Square` forward and backward on many points at once and
@@ -2258,7 +2269,8 @@ Reading `c.grad` below prints a warning in red; section 7 explains it.
 %% code topics=T14
 for name, t in [("a", a), ("b", b), ("c", c)]:
     node = type(t.grad_fn).__name__ if t.grad_fn is not None else None
-    print(f"{name}: grad={t.grad}  grad_fn={node}  is_leaf={t.is_leaf}  requires_grad={t.requires_grad}")
+    print(f"{name}: grad={t.grad}  grad_fn={node}  is_leaf={t.is_leaf}  "
+          f"requires_grad={t.requires_grad}")
 
 %% md topics=T15
 ## 5. `c.backward()`, one step at a time
@@ -2803,7 +2815,7 @@ y.register_hook(lambda grad: grad * 10)   # hook B
 y.sum().backward()
 ```
 
-Predict the tensor hook A prints, and the final `x.grad`. Write both as lists of numbers.
+Predict the tensor that hook A prints, and the final `x.grad`. Write both as lists of numbers.
 
 %% solution id=nb06_ex1_predict_hooks
 # Set printed_by_a and final_x_grad (lists of three numbers).
@@ -2862,7 +2874,8 @@ weights, because they are exactly what training changes, so they are tracked by 
 %% code topics=T51
 layer = nn.Linear(4, 1)
 for name, param in layer.named_parameters():
-    print(f"{name:6} shape={tuple(param.shape)}  requires_grad={param.requires_grad}  is_leaf={param.is_leaf}")
+    print(f"{name:6} shape={tuple(param.shape)}  requires_grad={param.requires_grad}  "
+          f"is_leaf={param.is_leaf}")
 
 %% md topics=T47
 ## 6. Module hooks
@@ -2982,8 +2995,9 @@ forward pass says the same thing.
 %% md topics=T49
 ## 8. Why was `input.grad` `None`?
 
-`input` was not the tensor we created. `.to(agk.float32)` made a *copy* (note its `grad_fn`),
-and a copy produced by an operation is not a leaf, so it keeps no `.grad`. The tensor hook saw
+`input` was not the tensor we created. `.to(agk.float32)` made a *copy* (with the `grad_fn`
+`ToCopyBackward0`, as the next cell shows), and a copy produced by an operation is not a leaf,
+so it keeps no `.grad`. The tensor hook saw
 the gradient because hooks fire on any tensor. The leaf that did receive a gradient is the
 original tensor, which we never kept a name for.
 
@@ -3199,7 +3213,8 @@ y = agk.tensor(labels)
 print("X:", X.shape, X.dtype, "| y:", y.shape, y.dtype, "| class counts:", np.bincount(labels))
 
 fig, ax = plt.subplots(figsize=(5.5, 3.8))
-ax.scatter(points[:, 0], points[:, 1], c=labels, cmap="coolwarm", s=15, edgecolors="k", linewidths=0.3)
+ax.scatter(points[:, 0], points[:, 1], c=labels, cmap="coolwarm", s=15, edgecolors="k",
+           linewidths=0.3)
 ax.set_title("Two moons: 200 points, 2 classes")
 ax.set_xlabel("x₀")
 ax.set_ylabel("x₁")
@@ -3298,7 +3313,8 @@ def watch_gradients(model, norms):
     for index, layer in enumerate(model):
         if isinstance(layer, nn.Linear):
             def forward_hook(module, inputs, output, name=f"layer {index}"):
-                output.register_hook(lambda grad: norms.setdefault(name, []).append(grad.norm().item()))
+                record = norms.setdefault(name, [])
+                output.register_hook(lambda grad: record.append(grad.norm().item()))
             handles.append(layer.register_forward_hook(forward_hook))
     return handles
 
@@ -3537,7 +3553,8 @@ def main(argv: list[str] | None = None) -> int:
         nb = build(notebook)
         seconds = 0.0 if args.no_execute else execute(nb, notebook.path.parent)
         write(nb, notebook.path)
-        print(f"{notebook.path.relative_to(ROOT)}: {len(nb.cells)} cells, executed in {seconds:.1f} s")
+        where = notebook.path.relative_to(ROOT)
+        print(f"{where}: {len(nb.cells)} cells, executed in {seconds:.1f} s")
     return 0
 
 

@@ -30,14 +30,20 @@ def check_predicted_levels(level_1, level_2, level_3) -> None:
     hints = ("what did the last operation, +, receive as inputs?",
              "which operation produced the input of exp?",
              "q does not require grad")
-    for number, (got, expected, hint) in enumerate(zip((level_1, level_2, level_3), want, hints), 1):
+    levels = zip((level_1, level_2, level_3), want, hints, strict=True)
+    for number, (got, expected, hint) in enumerate(levels, 1):
         check_true(f"level {number}", list(got) == expected, hint=hint)
 
 
 def check_predicted_levels_are_lists(level_1, level_2, level_3) -> None:
     """Exercise 1, hidden: lists of class-name strings (or None)."""
-    ok = all(isinstance(level, (list, tuple)) and all(n is None or isinstance(n, str) for n in level)
-             for level in (level_1, level_2, level_3))
+
+    def names_only(level) -> bool:
+        if not isinstance(level, (list, tuple)):
+            return False
+        return all(n is None or isinstance(n, str) for n in level)
+
+    ok = all(names_only(level) for level in (level_1, level_2, level_3))
     check_true("lists of names", ok, hint="write lists such as ['XBackward0', None]")
 
 
@@ -79,7 +85,8 @@ def check_cube(cube) -> None:
     check_true("the node is CubeBackward", type(y.grad_fn).__name__ == "CubeBackward",
                hint="call it through Cube.apply(x)")
     (y * tensor([1.0, 0.5, 2.0])).sum().backward()
-    check_gradients("Cube backward", {"x": x}, {"x": 3 * np.array([1.0, 4.0, 0.25]) * [1.0, 0.5, 2.0]},
+    expected = 3 * np.array([1.0, 4.0, 0.25]) * np.array([1.0, 0.5, 2.0])
+    check_gradients("Cube backward", {"x": x}, {"x": expected},
                     hint="grad_output times the derivative of x³")
 
 

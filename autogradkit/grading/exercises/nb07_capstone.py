@@ -65,7 +65,8 @@ def check_accuracy(accuracy) -> None:
     labels = tensor([1, 1, 0, 1, 0, 0, 1, 1])
     result = accuracy(_Fixed(), x, labels)
     require("accuracy", isinstance(result, float), hint="return a Python float (.item())")
-    check_close("accuracy", result, 5 / 8, hint="compare argmax(dim=1) with the labels, then average")
+    check_close("accuracy", result, 5 / 8,
+                hint="compare argmax(dim=1) with the labels, then average")
 
 
 def check_accuracy_no_graph(accuracy) -> None:
