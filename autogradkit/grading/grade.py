@@ -123,5 +123,7 @@ def _run(sub, assignment, ctx: Context) -> None:
     ctx.workdir.mkdir(parents=True, exist_ok=True)
     course.copy_files(sub.folder, ctx.workdir)
     course.copy_files(assignment.folder, ctx.workdir)  # the instructor's helper files win
+    graded = ctx.workdir / f"{sub.notebook}.ipynb"
+    graded.unlink(missing_ok=True)  # an earlier graded copy holds the hidden tests
     nb = GRADE(nb, ctx)
-    write_notebook(nb, ctx.workdir / f"{sub.notebook}.ipynb")
+    write_notebook(nb, graded)

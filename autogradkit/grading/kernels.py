@@ -266,7 +266,8 @@ class KernelPool:
             item.close()
         from .runner import run_silent
 
-        run_silent(item, f"import os as _o; _o.chdir({str(workdir)!r}); del _o")
+        folder = str(Path(workdir).resolve())  # the kernel's own cwd is elsewhere
+        run_silent(item, f"import os as _o; _o.chdir({folder!r}); del _o")
         return item
 
     def close(self) -> None:

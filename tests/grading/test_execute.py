@@ -94,3 +94,11 @@ def test_total_time_limit_stops_the_rest(ctx):
     )
     assert ctx.status == "timeout" and nb["cells"][2]["execution_count"] is None
     assert seconds < 3.5
+
+
+def test_relative_notebook_folder_is_resolved(ctx, monkeypatch):
+    (ctx.workdir / "data.txt").write_text("found")
+    monkeypatch.chdir(ctx.workdir.parent)
+    ctx.workdir = type(ctx.workdir)(ctx.workdir.name)  # relative to the grader's cwd
+    nb, _ = _run(ctx, "print(open('data.txt').read())")
+    assert _text(nb["cells"][0]) == "found\n"
