@@ -32,7 +32,7 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
     ready = [(n._priority, id(n), n) for n in dict.fromkeys(nodes) if not dependencies.get(n)]
     heapq.heapify(ready)
     captured: dict = {}
-    with grad_mode.set_grad_enabled(create_graph), np.errstate(all="ignore"):
+    with grad_mode.set_grad_enabled(create_graph):
         while ready:
             node = heapq.heappop(ready)[2]
             grad_outputs = pending.pop(node, None)

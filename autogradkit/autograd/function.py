@@ -104,7 +104,10 @@ class BackwardNode(Node):
             grads = [_zeros_like_output(self, i) if g is None else g for i, g in enumerate(grads)]
         if self._pre_hooks:
             grads = run_node_pre_hooks(self._pre_hooks, grads)
-        if fn._builtin:
+        if fn.quiet_floating_errors:
+            with np.errstate(all="ignore"):
+                result = fn.backward(self, *grads)
+        elif fn._builtin:
             result = fn.backward(self, *grads)
         else:
             result = _call_custom_backward(self, grads)

@@ -68,8 +68,6 @@ class Rsub(Function):
 class Mul(Function):
     """out = x * y;  dx = g * y,  dy = g * x"""
 
-    quiet_floating_errors = True
-
     broadcasts = True
 
     @staticmethod

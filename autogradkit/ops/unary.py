@@ -117,7 +117,7 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
-        return np.where(out > 0, g, 0)  # not g * mask: that gives -0. for negative g
+        return g * (out > 0) + 0.0  # + 0.0 turns the -0. of blocked negative g into 0.
 
 
 class Sqrt(Function):
@@ -170,4 +170,4 @@ class Clamp(Function):
             inside = inside & (x >= ctx.min)
         if ctx.max is not None:
             inside = inside & (x <= ctx.max)
-        return np.where(inside, g, 0)  # a plain 0, not -0., where the gradient is blocked
+        return g * inside + 0.0  # + 0.0: blocked gradients are 0., not -0. (as torch prints)
