@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }[cfg.command]
     try:
         report = run(cfg)
-    except (FileNotFoundError, ValueError) as error:
+    except (OSError, ValueError, RuntimeError) as error:  # e.g. no such assignment, a bad cell
         print(f"autogradkit {cfg.command}: error: {error}", file=sys.stderr)
         return 1
     if cfg.report is not None:

@@ -257,7 +257,10 @@ class KernelPool:
     def acquire(self, workdir: str | Path) -> Kernel:
         """A booted kernel whose working directory is ``workdir``."""
         while True:
-            item = self._ready.get(timeout=self.startup_timeout + 5)
+            try:
+                item = self._ready.get(timeout=self.startup_timeout + 5)
+            except queue.Empty:
+                raise TimeoutError(f"no kernel started within {self.startup_timeout:g} s") from None
             self._wanted.release()
             if isinstance(item, Exception):
                 raise RuntimeError(f"no kernel could be started: {item}")

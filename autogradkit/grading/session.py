@@ -104,20 +104,20 @@ class Session:
         """A live kernel holding the state of ``ran``, or False (reported) if there is none."""
         if self.kernel is not None:
             return True
-        if self.started and self.restarts_left == 0:
-            self.ctx.issues.append(f"{label} and later cells were not run (no kernel left)")
-            return False
-        self.restarts_left -= self.started
+        replay = ran if self.started else []  # a restart must rebuild the lost state
+        if self.started:
+            if self.restarts_left == 0:
+                self.ctx.issues.append(f"{label} and later cells were not run (no kernel left)")
+                return False
+            self.restarts_left -= 1
         try:
             self.kernel = self.ctx.kernels.acquire(self.ctx.workdir)
         except (RuntimeError, TimeoutError, KernelDied) as error:
             self.ctx.fail("error", f"{label} and later cells were not run: {error}")
             return False
-        replay_ok = all(
-            self._run(c["source"], self.cfg.timeout).status in ("ok", "error")
-            for c in ran[: len(ran) if self.started else 0]
-        )
         self.started = True
+        limit = max(0.0, self.deadline - time.monotonic())
+        replay_ok = all(self._run(c["source"], limit).status in ("ok", "error") for c in replay)
         if not replay_ok:
             self.ctx.issues.append(f"{label} and later cells were not run (replay failed)")
             self.close()
