@@ -7,6 +7,8 @@ graph to the engine in ``engine.py``.
 
 from __future__ import annotations
 
+import autogradkit.tensor as _tensor  # Tensor, at call time (tensor.py imports this module)
+
 import warnings
 
 import numpy as np
@@ -46,19 +48,15 @@ def Variable(data, requires_grad: bool = False):  # noqa: N802  (PyTorch's histo
 
 
 def _as_tuple(x) -> tuple:
-    from ..tensor import Tensor
-
     if x is None:
         return ()
-    if isinstance(x, Tensor):
+    if isinstance(x, _tensor.Tensor):
         return (x,)
     return tuple(x)
 
 
 def _make_grads(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> list:
     """One gradient per output: given ones are checked, missing ones are ones for scalars."""
-    from ..tensor import Tensor
-
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
@@ -66,16 +64,16 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> list
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             g = np.ones(out._data.shape, out._data.dtype)
         else:
-            if not isinstance(g, Tensor):
-                g = Tensor._wrap(np.asarray(g, dtype=out._data.dtype))
+            if not isinstance(g, _tensor.Tensor):
+                g = _tensor.Tensor._wrap(np.asarray(g, dtype=out._data.dtype))
             if g.shape != out.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
                     f"output[{i}] has a shape of {out.shape!r}."
                 )
             g = g if create_graph else g._data
-        if create_graph and not isinstance(g, Tensor):
-            g = Tensor._wrap(g)
+        if create_graph and not isinstance(g, _tensor.Tensor):
+            g = _tensor.Tensor._wrap(g)
         grads.append(g)
     return grads
 
@@ -129,9 +127,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 def _wrap_grad(g):
-    from ..tensor import Tensor
-
-    return g if isinstance(g, Tensor) else Tensor._wrap(np.array(g))
+    return g if isinstance(g, _tensor.Tensor) else _tensor.Tensor._wrap(np.array(g))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -38,20 +38,22 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
             grad_outputs = pending.pop(node, None)
             if targets is not None and grad_outputs is not None:
                 _capture(node, grad_outputs, targets, captured)
-            if grad_outputs is None or not _should_run(node, needed, targets):
+            skip = needed is not None and not _should_run(node, needed, targets)
+            if grad_outputs is None or skip:
                 grad_inputs = (None,) * len(node.next_functions)
             else:
-                grad_inputs = _run_node(node, grad_outputs)
+                if anomaly_mode._mode["enabled"]:
+                    grad_inputs = _run_node_with_anomaly_checks(node, grad_outputs)
+                else:
+                    grad_inputs = node._backward(grad_outputs)
                 if not retain_graph:
                     node._release_saved()
             _send(node, grad_inputs, pending, dependencies, needed, ready)
     return captured
 
 
-def _run_node(node, grad_outputs):
-    if not anomaly_mode._mode["enabled"]:
-        return node._backward(grad_outputs)
-    try:  # anomaly mode: say where the failing node was made, and stop at NaN
+def _run_node_with_anomaly_checks(node, grad_outputs):
+    try:  # say where the failing node was made, and stop at NaN
         grad_inputs = node._backward(grad_outputs)
         if anomaly_mode._mode["check_nan"]:
             anomaly_mode.check_nan(node, grad_inputs)
@@ -132,8 +134,6 @@ def _nodes_leading_to(roots, target_nodes) -> set:
 def _should_run(node, needed, targets) -> bool:
     """With targets, an AccumulateGrad runs only if its target says so (backward(inputs=)
     but not autograd.grad), any other node only when a needed node lies below it."""
-    if needed is None:
-        return True
     if not node.next_functions:
         return targets.get((node, 0), False)
     return any(child in needed for child, _ in node.next_functions if child is not None)

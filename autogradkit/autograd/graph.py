@@ -7,6 +7,8 @@ an ``AccumulateGrad`` node writes into ``.grad``.
 
 from __future__ import annotations
 
+import autogradkit.tensor as _tensor  # Tensor, at call time (tensor.py imports this module)
+
 import numpy as np
 
 from ..utils.hooks import HookDict, add_hook, next_id
@@ -78,11 +80,9 @@ class Node:
 
     def __call__(self, *grad_outputs):
         """Run this node's backward on Tensors, as calling a PyTorch node does."""
-        from ..tensor import Tensor
-
-        grads = [g._data if isinstance(g, Tensor) else g for g in grad_outputs]
+        grads = [g._data if isinstance(g, _tensor.Tensor) else g for g in grad_outputs]
         return tuple(
-            None if g is None else Tensor._wrap(np.asarray(g)) for g in self._backward(grads)
+            None if g is None else _tensor.Tensor._wrap(np.asarray(g)) for g in self._backward(grads)
         )
 
     def _backward(self, grad_outputs: list) -> tuple:
@@ -107,20 +107,18 @@ class AccumulateGrad(Node):
         return "autogradkit::autograd::AccumulateGrad"
 
     def _backward(self, grad_outputs: list) -> tuple:
-        from ..tensor import Tensor
-
         leaf, g = self.variable, grad_outputs[0]
         if leaf._hooks:  # the leaf's own hooks first, then this node's pre-hooks
             g = run_tensor_hooks(leaf._hooks, g)
         if self._pre_hooks:
             (g,) = run_node_pre_hooks(self._pre_hooks, [g])
-        if isinstance(g, Tensor):  # create_graph=True: keep the graph of the gradient
+        if isinstance(g, _tensor.Tensor):  # create_graph=True: keep the graph of the gradient
             leaf._grad = _copy_with_graph(g) if leaf._grad is None else leaf._grad + g
         elif leaf._grad is None:
             dtype = leaf.grad_dtype
-            leaf._grad = Tensor._wrap(np.array(g, dtype=None if dtype is None else dtype.numpy))
+            leaf._grad = _tensor.Tensor._wrap(np.array(g, dtype=None if dtype is None else dtype.numpy))
         elif leaf._grad.requires_grad:
-            leaf._grad = leaf._grad.detach() + Tensor._wrap(g)
+            leaf._grad = leaf._grad.detach() + _tensor.Tensor._wrap(g)
         else:
             leaf._grad._data += g  # accumulate in place, as PyTorch does
         if leaf._post_accumulate_hooks:
@@ -139,9 +137,7 @@ def _copy_with_graph(g):
 
 def run_tensor_hooks(hooks: dict, g):
     """Call a tensor's hooks in order; each may return a replacement gradient."""
-    from ..tensor import Tensor
-
-    as_tensor = g if isinstance(g, Tensor) else Tensor._wrap(g)
+    as_tensor = g if isinstance(g, _tensor.Tensor) else _tensor.Tensor._wrap(g)
     for hook in tuple(hooks.values()):
         result = hook(as_tensor)
         if result is None:
@@ -155,23 +151,19 @@ def run_tensor_hooks(hooks: dict, g):
                 f"{as_tensor.dtype._tensor_type} got autogradkit.{result.dtype._tensor_type})"
             )
         as_tensor = result
-    return as_tensor if isinstance(g, Tensor) else as_tensor._data
+    return as_tensor if isinstance(g, _tensor.Tensor) else as_tensor._data
 
 
 def _as_tensors(values):
-    from ..tensor import Tensor
-
     return tuple(
-        v if v is None or isinstance(v, Tensor) else Tensor._wrap(np.asarray(v)) for v in values
+        v if v is None or isinstance(v, _tensor.Tensor) else _tensor.Tensor._wrap(np.asarray(v)) for v in values
     )
 
 
 def _as_arrays(values, like):
-    from ..tensor import Tensor
-
-    if any(isinstance(v, Tensor) and v._requires_grad for v in like if v is not None):
+    if any(isinstance(v, _tensor.Tensor) and v._requires_grad for v in like if v is not None):
         return list(values)  # create_graph: keep Tensors
-    return [v._data if isinstance(v, Tensor) else v for v in values]
+    return [v._data if isinstance(v, _tensor.Tensor) else v for v in values]
 
 
 def run_node_pre_hooks(hooks, grads):
