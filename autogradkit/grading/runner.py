@@ -136,14 +136,21 @@ def run_cell(
             kernel.interrupt()
             interrupted, deadline = True, time.monotonic() + grace
             continue
-        for msg in kernel.drain():
-            if msg["parent_header"].get("msg_id") != msg_id:
-                continue
-            kind, content = msg["msg_type"], msg["content"]
-            if kind == "status" and content["execution_state"] == "idle":
-                status = "interrupted" if interrupted else "error" if outputs.has_error else "ok"
-                return CellRun(status, outputs.items, outputs.count)
-            outputs.add(kind, content)
+        if _collect(kernel, msg_id, outputs):
+            status = "interrupted" if interrupted else "error" if outputs.has_error else "ok"
+            return CellRun(status, outputs.items, outputs.count)
+
+
+def _collect(kernel: Kernel, msg_id: str, outputs: Outputs) -> bool:
+    """Add the arrived messages of request ``msg_id`` to ``outputs``; True once it is done."""
+    for msg in kernel.drain():
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind, content = msg["msg_type"], msg["content"]
+        if kind == "status" and content["execution_state"] == "idle":
+            return True
+        outputs.add(kind, content)
+    return False
 
 
 def run_silent(kernel: Kernel, code: str, timeout: float = 30.0) -> None:
