@@ -132,19 +132,30 @@ def execute(nb, folder: Path, timeout: int = 120) -> float:
 
 
 def stabilise(nb, path: Path):
-    """Renumber memory addresses, drop kernel pids and name widget ids after the notebook, with
-    the release command's own helpers, so that rebuilding an unchanged notebook changes no
-    byte (apart from timings, whose cells nbval ignores)."""
+    """Make a rebuild of an unchanged notebook change no byte (timings aside, which nbval
+    ignores): merge split stream chunks, renumber memory addresses, drop kernel pids and
+    machine paths, and name widget ids after the notebook, with the release command's helpers."""
     from autogradkit.grading import stable
 
     addresses: dict[str, str] = {}
     for cell in nb.cells:
+        merged = []
         for out in cell.get("outputs", []):
             if out.get("output_type") == "stream":
                 out["text"] = stable.kernel_paths(stable.renumber_addresses(out["text"], addresses))
+                if merged and merged[-1].get("output_type") == "stream" \
+                        and merged[-1]["name"] == out["name"]:
+                    merged[-1]["text"] += out["text"]
+                    continue
+            elif out.get("output_type") == "error":
+                lines = out["traceback"]
+                out["traceback"] = [stable.strip_paths(line, path.parent) for line in lines]
             for mime, value in out.get("data", {}).items():
                 if mime.startswith("text/") and isinstance(value, str):
                     out["data"][mime] = stable.renumber_addresses(value, addresses)
+            merged.append(out)
+        if cell.cell_type == "code":
+            cell["outputs"] = merged
     state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
     if state.get("state"):
         nb = stable.stable_widget_ids(nb, path.name, state["state"])
