@@ -48,10 +48,9 @@ def test_every_registered_op_has_a_spec():
     assert set(REGISTRY) - covered == set()
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.ref is not None], ids=lambda s: s.name)
 def test_forward_matches_numpy(spec):
-    if spec.ref is None:
-        pytest.skip(f"{spec.op} has no standalone NumPy meaning (checked by gradcheck)")
+    """(IndexPut, CopySlices and Copy have no NumPy one-liner: gradcheck covers them.)"""
     arrays = _inputs(spec, np.random.default_rng(1))
     out = spec.fn(agk, *[agk.tensor(a, dtype=agk.float64) for a in arrays])
     np.testing.assert_allclose(out.numpy(), spec.ref(*arrays), rtol=1e-12, atol=1e-12)
@@ -95,12 +94,13 @@ def test_second_order_gradients_match_differences_of_first_order(spec):
     out = spec.fn(agk, *leaves)
     upstream = agk.tensor(rng.normal(size=out.shape))
     firsts = agk.autograd.grad(out, leaves, upstream, create_graph=True, allow_unused=True)
-    pairs = [(leaf, g) for leaf, g in zip(leaves, firsts) if g is not None and g.requires_grad]
-    if not pairs:
-        pytest.skip(f"{spec.name} is linear: its second derivative is zero")
+    pairs = [(leaf, g) for leaf, g in zip(leaves, firsts) if g is not None]
     direction = [rng.normal(size=g.shape) for _, g in pairs]
-    scalar = sum((g * agk.tensor(d)).sum() for (_, g), d in zip(pairs, direction))
-    seconds = agk.autograd.grad(scalar, leaves, allow_unused=True, materialize_grads=True)
+    if any(g.requires_grad for _, g in pairs):
+        scalar = sum((g * agk.tensor(d)).sum() for (_, g), d in zip(pairs, direction))
+        seconds = agk.autograd.grad(scalar, leaves, allow_unused=True, materialize_grads=True)
+    else:  # no graph of the gradient: the op is (piecewise) linear, so check it really is
+        seconds = [agk.zeros_like(leaf) for leaf in leaves]
 
     positions = [next(k for k, leaf in enumerate(leaves) if leaf is p) for p, _ in pairs]
 
