@@ -1090,11 +1090,16 @@ In PyTorch before version 0.4 (2018) a plain tensor could not take part in autog
 wrapped it in an `autograd.Variable`, which carried `.grad` and `.grad_fn`. Since 0.4 the two
 are merged: every `Tensor` can record history, and `requires_grad` switches it on. You will
 still meet `Variable(...)` in old code and in some error messages ("a leaf *Variable* that
-requires grad..."): read it as "tensor".
+requires grad..."): read it as "tensor". `Variable` still exists so that old code runs, but it
+simply hands back a plain tensor:
 
 %% code topics=T26
-t = agk.tensor([1., 2.], requires_grad=True)
-print(isinstance(t, agk.Tensor), t.requires_grad, t.grad, t.grad_fn)
+from autogradkit.autograd import Variable   # kept only so that old code still runs
+
+v = Variable(agk.tensor([1., 2.]), requires_grad=True)
+print(type(v), v)
+t = agk.tensor([1., 2.], requires_grad=True)   # today's way to say the same
+print(type(t), t)
 
 %% md topics=T27
 ## 6. The graph is built while your code runs
