@@ -91,10 +91,12 @@ class Tensor:
         tensor(3.)
     """
 
-    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_version_counter", "__dict__", "__weakref__")
-    # rarely set, so they live on the class until a tensor needs its own (fast to create)
-    _output_nr = 0
-    _grad = _base = _hooks = _post_accumulate_hooks = _accumulator_ref = None
+    # slots, not a __dict__ entry: vars(t) stays {} as in PyTorch (the articles look at it)
+    __slots__ = (
+        "_data", "_requires_grad", "_grad_fn", "_version_counter", "_output_nr", "_grad",
+        "_base", "_hooks", "_post_accumulate_hooks", "_accumulator_ref", "__dict__",
+        "__weakref__",
+    )
     __array_priority__ = 1000  # NumPy defers to Tensor in mixed expressions
 
     def __init__(self, data=(), *, dtype=None, requires_grad=False):
@@ -105,23 +107,18 @@ class Tensor:
             self.requires_grad_()
 
     def _init(self, data, grad_fn, output_nr, requires_grad) -> None:
-        self._data = data
-        self._grad_fn = grad_fn
-        if output_nr:
-            self._output_nr = output_nr
+        self._data, self._grad_fn, self._output_nr = data, grad_fn, output_nr
         self._requires_grad = requires_grad
         self._version_counter = _VersionCounter()
+        self._grad = self._base = self._hooks = None
+        self._post_accumulate_hooks = self._accumulator_ref = None
 
     @classmethod
     def _wrap(cls, data, grad_fn=None, output_nr=0) -> Tensor:
         """Wrap an array without copying (internal; ``grad_fn`` set means requires grad)."""
         t = object.__new__(cls)
-        t._data = data if type(data) is np.ndarray else np.asarray(data)
-        t._grad_fn = grad_fn
-        if output_nr:
-            t._output_nr = output_nr
-        t._requires_grad = grad_fn is not None
-        t._version_counter = _VersionCounter()
+        t._init(data if type(data) is np.ndarray else np.asarray(data), grad_fn, output_nr,
+                grad_fn is not None)
         return t
 
     # ----- autograd attributes -------------------------------------------------------------
@@ -263,8 +260,7 @@ class Tensor:
                 "called on these gradients. To fix this error, please refer to the Optimizer."
                 "zero_grad() function in torch/optim/optimizer.py as the solution."
             )
-        self._grad_fn, self._requires_grad = None, False
-        self.__dict__.pop("_output_nr", None)
+        self._grad_fn, self._requires_grad, self._output_nr = None, False, 0
         return self
 
     @property

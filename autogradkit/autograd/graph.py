@@ -116,11 +116,10 @@ class AccumulateGrad(Node):
             leaf._grad = _copy_with_graph(g) if leaf._grad is None else leaf._grad + g
         elif leaf._grad is None:
             dtype = leaf.grad_dtype
-            leaf._grad = _tensor.Tensor._wrap(np.array(g, dtype=None if dtype is None else dtype.numpy))
-        elif leaf._grad.requires_grad:
-            leaf._grad = leaf._grad.detach() + _tensor.Tensor._wrap(g)
-        else:
-            leaf._grad._data += g  # accumulate in place, as PyTorch does
+            leaf._grad = _tensor.Tensor._wrap(np.array(g, None if dtype is None else dtype.numpy))
+        else:  # in place, as PyTorch does: the same .grad tensor, one version later
+            leaf._grad._data += g
+            leaf._grad._version_counter.value += 1
         if leaf._post_accumulate_hooks:
             for hook in tuple(leaf._post_accumulate_hooks.values()):
                 hook(leaf)

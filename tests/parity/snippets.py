@@ -587,4 +587,19 @@ SNIPPETS = {
         x.grad_dtype = torch.float64
         (x * 2).sum().backward()
         print(x.grad, x.grad_dtype)""",
+    "vars_of_tensors": """
+        a = torch.tensor(2., requires_grad=True); b = a * 3; b.backward()
+        print(vars(a), vars(b), vars(a.detach()), vars(a.data), a.grad)""",
+    "create_graph_then_plain_backward": """
+        import warnings
+        warnings.simplefilter("ignore")
+        x = torch.tensor(2., requires_grad=True)
+        (x ** 3).backward(create_graph=True)
+        print(x.grad)
+        (x ** 2).backward()
+        print(x.grad)""",
+    "grad_accumulates_in_place": """
+        x = torch.tensor(2., requires_grad=True)
+        (x * 2).backward(); g = x.grad; print(g._version)
+        (x * 2).backward(); print(g is x.grad, g._version, x.grad)""",
 }
