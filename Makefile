@@ -25,8 +25,11 @@ $(STAMP_TEST): pyproject.toml | $(PY)
 	$(PIP) install --quiet -e '.[test,lab]'
 	touch $@
 
+# JupyterLab refuses to run as root unless told to (containers and CI machines run as root)
+LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP_LAB)
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS)
 
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 test: test-unit test-notebooks
