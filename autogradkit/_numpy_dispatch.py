@@ -63,6 +63,18 @@ def _where(condition, x, y):
     return where(condition, x, y)
 
 
+def _cat(tensors, axis):
+    from ._functions import cat
+
+    return cat(tensors, axis)
+
+
+def _stack(tensors, axis):
+    from ._functions import stack
+
+    return stack(tensors, axis)
+
+
 def _like(value):
     def make(a, dtype=None, **kwargs):
         from .tensor import Tensor
@@ -114,6 +126,8 @@ _FUNCTIONS = {
     np.expand_dims: _expand_dims,
     np.squeeze: _squeeze,
     np.where: _where,
+    np.concatenate: lambda arrays, axis=0, **kw: _cat([_t(a) for a in arrays], axis),
+    np.stack: lambda arrays, axis=0, **kw: _stack([_t(a) for a in arrays], axis),
     np.ndim: lambda a: a.ndim,
     np.shape: lambda a: tuple(a.shape),
     np.zeros_like: _like(0),

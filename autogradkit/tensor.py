@@ -772,6 +772,24 @@ class Tensor:
     def mT(self) -> Tensor:
         return self.transpose(-2, -1)
 
+    def split(self, split_size_or_sections, dim: int = 0) -> tuple:
+        """Pieces of ``split_size`` along ``dim`` (the last may be shorter), or of the given sizes."""
+        d = normalize_dim(dim, self.ndim)
+        if isinstance(split_size_or_sections, (list, tuple)):
+            return movement.SplitWithSizes.apply(self, sizes=tuple(split_size_or_sections), dim=d)
+        size, length = split_size_or_sections, self._data.shape[d]
+        sizes = [size] * (length // size) + ([length % size] if length % size else [])
+        return movement.Split.apply(self, sizes=tuple(sizes), dim=d)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple:
+        """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller)."""
+        length = self._data.shape[normalize_dim(dim, self.ndim)]
+        return self.split(max(1, -(-length // chunks)), dim)
+
+    def unbind(self, dim: int = 0) -> tuple:
+        """Every slice along ``dim``, that dim removed."""
+        return movement.Unbind.apply(self, dim=normalize_dim(dim, self.ndim))
+
     def __getitem__(self, index) -> Tensor:
         from ._indexing import getitem
 

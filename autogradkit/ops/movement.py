@@ -261,3 +261,35 @@ class Stack(Function):
     def backward(ctx, g):
         lead = (slice(None),) * ctx.dim
         return tuple(g[lead + (i,)] for i in range(ctx.count))
+
+
+class Split(Function):
+    """outs = x cut into pieces of ``size`` along dim;  dx = the pieces' gradients joined
+    (a piece that got no gradient contributes zeros)"""
+
+    @staticmethod
+    def forward(ctx, x, *, sizes, dim):
+        ctx.dim = dim
+        return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=dim))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return np.concatenate(grads, axis=ctx.dim)
+
+
+class SplitWithSizes(Split):
+    """``split([sizes])``: the same cut, which PyTorch records under its own name"""
+
+
+class Unbind(Function):
+    """outs = x[i] for each i along dim;  dx = the outputs' gradients stacked back"""
+
+    @staticmethod
+    def forward(ctx, x, *, dim):
+        ctx.dim = dim
+        return tuple(np.moveaxis(x, dim, 0))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return np.stack(grads, axis=ctx.dim)
+

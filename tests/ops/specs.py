@@ -114,6 +114,12 @@ SPECS = [
            rtol=0.1),  # the float32 copy makes differences with eps=1e-6 coarse
     OpSpec("Cat", lambda t, x, y: t.cat([x, y], 1), lambda x, y: np.concatenate([x, y], 1), ((2, 3), (2, 1))),
     OpSpec("Stack", lambda t, x, y: t.stack([x, y], 1), lambda x, y: np.stack([x, y], 1), ((2, 3), (2, 3))),
+    OpSpec("Split", lambda t, x: t.cat([p * (i + 1) for i, p in enumerate(x.split(2))]),
+           lambda x: np.concatenate([x[:2], 2 * x[2:4], 3 * x[4:]]), ((5, 2),)),
+    OpSpec("SplitWithSizes", lambda t, x: x.split([1, 2], 1)[1] * 3, lambda x: 3 * x[:, 1:],
+           ((2, 3),)),  # the unused first piece gets a zero gradient
+    OpSpec("Unbind", lambda t, x: t.stack([r * (i + 1) for i, r in enumerate(x.unbind(1))]),
+           lambda x: np.stack([x[:, 0], 2 * x[:, 1]]), ((3, 2),)),
     OpSpec("Mm", lambda t, x, y: x @ y, np.matmul, ((2, 3), (3, 4))),
     OpSpec("Addmm", lambda t, b, x, w: t.addmm(b, x, w) if t.__name__ == "torch" else _addmm(b, x, w),
            lambda b, x, w: b + x @ w, ((4,), (2, 3), (3, 4))),

@@ -602,4 +602,14 @@ SNIPPETS = {
         x = torch.tensor(2., requires_grad=True)
         (x * 2).backward(); g = x.grad; print(g._version)
         (x * 2).backward(); print(g is x.grad, g._version, x.grad)""",
+    "split_chunk_unbind": """
+        m = torch.arange(6.).reshape(3, 2).requires_grad_()
+        a, b = m.split(2)
+        print(a, b, a.grad_fn.name(), b.grad_fn is a.grad_fn, a.output_nr, b.output_nr)
+        u = m.unbind(1)
+        print(u, u[0].grad_fn.name(), u[1].output_nr)
+        c = m.chunk(3)
+        print(len(c), c[2].grad_fn.name(), m.split([1, 2]))
+        (a.sum() * 2 + u[1].sum()).backward()
+        print(m.grad)""",
 }
