@@ -56,4 +56,8 @@ def getitem(x, index):
                     f"index {position} is out of bounds for dimension {dim} with size {size}"
                 )
             out = movement.Select.apply(out, index=(slice(None),) * dim + (position, Ellipsis))
-    return out if out is not x else movement.View.apply(x, shape=x.shape)
+    if out is x:
+        return movement.View.apply(x, shape=x.shape)
+    if x._base is None and out._base is x:  # one indexing step: in-place ops can write back
+        out._view_index = index
+    return out

@@ -94,8 +94,8 @@ class Tensor:
     # slots, not a __dict__ entry: vars(t) stays {} as in PyTorch (the articles look at it)
     __slots__ = (
         "_data", "_requires_grad", "_grad_fn", "_version_counter", "_output_nr", "_grad",
-        "_base", "_hooks", "_post_accumulate_hooks", "_accumulator_ref", "__dict__",
-        "__weakref__",
+        "_base", "_view_index", "_hooks", "_post_accumulate_hooks", "_accumulator_ref",
+        "__dict__", "__weakref__",
     )
     __array_priority__ = 1000  # NumPy defers to Tensor in mixed expressions
 
@@ -110,7 +110,7 @@ class Tensor:
         self._data, self._grad_fn, self._output_nr = data, grad_fn, output_nr
         self._requires_grad = requires_grad
         self._version_counter = _VersionCounter()
-        self._grad = self._base = self._hooks = None
+        self._grad = self._base = self._view_index = self._hooks = None
         self._post_accumulate_hooks = self._accumulator_ref = None
 
     @classmethod
@@ -809,11 +809,8 @@ class Tensor:
         self._check_inplace()
         others = [a for a in args if isinstance(a, Tensor)]
         records = grad_mode._enabled and (self._requires_grad or any(o._requires_grad for o in others))
-        if records and self._base is not None and self._base._requires_grad:
-            raise RuntimeError(
-                "autogradkit does not support in-place operations on a view of a tensor that "
-                "requires grad; use an out-of-place operation (y = y + 1) instead."
-            )
+        if records and self._base is not None:
+            return self._inplace_on_view(compute, args, kwargs)
         old = self
         if records:
             old = Tensor._wrap(self._data.copy(), self._grad_fn, self._output_nr)
@@ -830,6 +827,25 @@ class Tensor:
         self._version_counter.value += 1
         if records:
             self._grad_fn, self._output_nr, self._requires_grad = result._grad_fn, 0, True
+        return self
+
+    def _inplace_on_view(self, compute, args, kwargs) -> Tensor:
+        """``y[0].mul_(3)``: write the result into the base through ``y[0] = ...`` (so the base
+        records CopySlices), then view the updated base again (AsStridedBackward0), as PyTorch."""
+        base, index = self._base, self._view_index
+        if index is None:
+            raise RuntimeError(
+                "autogradkit supports in-place operations on a view of a tensor that requires grad "
+                "only for views made by one indexing step (y[0], y[:, 1:]); use an out-of-place "
+                "operation (v = v * 2) instead."
+            )
+        base._check_inplace("a view of a leaf Variable")
+        old = Tensor._wrap(self._data.copy(), self._grad_fn, self._output_nr)
+        old._requires_grad = self._requires_grad
+        result = compute(old, *args, **kwargs)
+        base[index] = result  # CopySlices on the base; the shared version counter moves once
+        view = movement.AsStrided.apply(base, index=index)
+        self._grad_fn, self._output_nr, self._requires_grad = view._grad_fn, 0, True
         return self
 
     def add_(self, other, *, alpha=1) -> Tensor:

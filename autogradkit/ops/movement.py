@@ -160,6 +160,12 @@ class Slice(Index):
     is_view = True
 
 
+class AsStrided(Index):
+    """out = x[index], a view re-made after an in-place op on it;  dx = zeros with g there"""
+
+    is_view = True
+
+
 class IndexPut(Function):
     """out = zeros(shape) with x added at index (repeats add up);  dx = g[index]"""
 
@@ -264,8 +270,7 @@ class Stack(Function):
 
 
 class Split(Function):
-    """outs = x cut into pieces of ``size`` along dim;  dx = the pieces' gradients joined
-    (a piece that got no gradient contributes zeros)"""
+    """outs = x cut into pieces along dim;  dx = the pieces' gradients (or zeros) joined"""
 
     @staticmethod
     def forward(ctx, x, *, sizes, dim):

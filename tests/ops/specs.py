@@ -53,6 +53,13 @@ def _softmax_ref(x, axis):
     return e / e.sum(axis, keepdims=True)
 
 
+def _inplace_on_view(lib, x):
+    y = x * 1
+    v = y[1]
+    v.mul_(3)  # y records CopySlices, v becomes an AsStrided view of the new y
+    return v * v
+
+
 def _fill(lib, x):
     return (x * 1).fill_(2.0)
 
@@ -107,6 +114,7 @@ SPECS = [
     OpSpec("Select", lambda t, x: x[1], lambda x: x[1], ((4, 3),)),
     OpSpec("Slice", lambda t, x: x[:, 1::2], lambda x: x[:, 1::2], ((4, 5),)),
     OpSpec("IndexPut", _index_put, None, ((3, 3),), torch=False),
+    OpSpec("AsStrided", _inplace_on_view, lambda x: (3 * x[1]) ** 2, ((3, 2),), torch=False),
     OpSpec("CopySlices", _setitem, None, ((3, 2), (2,))),
     OpSpec("Copy", _copy, None, ((3, 2), (2,))),
     OpSpec("Clone", lambda t, x: x.clone(), np.copy, ((3,),)),

@@ -612,4 +612,26 @@ SNIPPETS = {
         print(len(c), c[2].grad_fn.name(), m.split([1, 2]))
         (a.sum() * 2 + u[1].sum()).backward()
         print(m.grad)""",
+    "inplace_on_view": """
+        x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        y = x * 2
+        v = y[0]
+        v.mul_(3)
+        print(y, y.grad_fn.name(), v.grad_fn.name(), y._version, v._version, v._base is y)
+        y.sum().backward(); print(x.grad)""",
+    "inplace_plus_equals_on_index": """
+        x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        y = x * 2
+        y[0] += 1
+        print(y, y.grad_fn.name(), [f.name() for f, _ in y.grad_fn.next_functions], y._version)
+        (y * y).sum().backward(); print(x.grad)""",
+    "inplace_on_view_with_tensor_operand": """
+        x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        w = torch.tensor([10., 20.], requires_grad=True)
+        y = x * 1
+        y[:, 1].add_(w)
+        (y * y).sum().backward(); print(y, x.grad, w.grad)""",
+    "inplace_on_view_of_leaf": """
+        x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        x[0].mul_(2)""",
 }
