@@ -500,7 +500,7 @@ class Tensor:
 
     def clamp(self, min=None, max=None) -> Tensor:  # noqa: A002
         if min is None and max is None:
-            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None".replace("torch", "autogradkit"))
+            raise RuntimeError("autogradkit.clamp: At least one of 'min' or 'max' must not be None")
         return unary.Clamp.apply(self, min=min, max=max)
 
     clip = clamp

@@ -229,10 +229,7 @@ class Function:
         if not record:
             return _wrap_outputs(cls, out, inputs, None)
         _link(ctx, inputs, needs)
-        if type(out) is np.ndarray and not cls.is_view:  # the common case, kept short
-            result = tensor_cls._wrap(out, ctx)
-        else:
-            result = _wrap_outputs(cls, out, inputs, ctx)
+        result = _wrap_outputs(cls, out, inputs, ctx)
         if ctx._to_save is not None:
             _keep_saved(ctx, inputs, arrays, out, result, tensor_cls)
         return result
@@ -294,7 +291,7 @@ def _link(ctx: BackwardNode, inputs, needs) -> None:
 
 def _wrap_outputs(cls, out, inputs, ctx):
     tensor_cls = _tensor.Tensor
-    if type(out) is np.ndarray and not cls.is_view:
+    if type(out) is np.ndarray and not cls.is_view:  # the common case, kept short
         return tensor_cls._wrap(out, ctx)
     if isinstance(out, tuple):
         non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
