@@ -211,27 +211,37 @@ class Function:
 
     @classmethod
     def apply(cls, *inputs, **static):
-        """Run forward; record a node when grad mode is on and an input requires grad."""
+        """Run forward; record a node when grad mode is on and an input requires grad.
+
+        The steps, as PyTorch takes them: take the arrays out of the inputs (cast to one
+        dtype), run ``forward``, and only when recording link a new node to the nodes that
+        made the inputs, wrap the output with it and keep what forward saved.
+        """
         if not cls._builtin:
             return _apply_custom(cls, inputs, static)
         tensor_cls = _tensor.Tensor
-        arrays, needs = _unpack_inputs(inputs, tensor_cls, cls.promotes)
-        if cls.broadcasts and arrays[0].shape != arrays[1].shape:
-            _shape.broadcast_shape(arrays[0].shape, arrays[1].shape)
-        record = grad_mode._enabled and True in needs
-        ctx = cls._new_node(inputs, static) if record else _Scratch()
-        ctx.needs_input_grad = needs
-        if cls.quiet_floating_errors:
-            with np.errstate(all="ignore"):
-                out = cls.forward(ctx, *arrays, **static)
-        else:
-            out = cls.forward(ctx, *arrays, **static)
-        if not record:
-            return _wrap_outputs(cls, out, inputs, None)
-        _link(ctx, inputs, needs)
-        result = _wrap_outputs(cls, out, inputs, ctx)
-        if ctx._to_save is not None:
-            _keep_saved(ctx, inputs, arrays, out, result, tensor_cls)
+        arrays, needs = [], []
+        for x in inputs:  # a plain loop: the cheapest way through two or three inputs
+            if isinstance(x, tensor_cls):
+                arrays.append(x._data)
+                needs.append(x._requires_grad)
+            else:
+                arrays.append(x)
+                needs.append(False)
+        if cls.promotes and len(arrays) > 1:
+            arrays = _common_dtype(inputs, arrays, tensor_cls)
+        needs = tuple(needs)
+        if not (grad_mode._enabled and True in needs):
+            ctx = _Scratch()
+            ctx.needs_input_grad = needs
+            return _wrap_outputs(cls, _forward(cls, ctx, arrays, static), inputs, None)
+        node = cls._new_node(inputs, static)
+        node.needs_input_grad = needs
+        out = _forward(cls, node, arrays, static)
+        _link(node, inputs, needs)
+        result = _wrap_outputs(cls, out, inputs, node)
+        if node._to_save is not None:
+            _keep_saved(node, inputs, arrays, out, result, tensor_cls)
         return result
 
     @classmethod
@@ -246,23 +256,30 @@ class Function:
 _NO_EDGE = (None, 0)
 
 
-def _unpack_inputs(inputs, tensor_cls, promotes: bool):
-    """The arrays behind the inputs (cast to one dtype if the op promotes) and which need grad."""
-    arrays, needs = [], []
-    for x in inputs:
-        if isinstance(x, tensor_cls):
-            arrays.append(x._data)
-            needs.append(x._requires_grad)
-        else:
-            arrays.append(x)
-            needs.append(False)
-    needs = tuple(needs)
-    if promotes and len(arrays) > 1:
-        dtype = arrays[0].dtype if type(arrays[0]) is np.ndarray else None
+def _common_dtype(inputs, arrays, tensor_cls):
+    """The arrays as they are when they share a dtype, else cast by PyTorch's promotion."""
+    first = arrays[0]
+    if type(first) is np.ndarray:
         for a in arrays:
-            if type(a) is not np.ndarray or a.dtype != dtype:
-                return _promote(inputs, arrays, tensor_cls), needs
-    return arrays, needs
+            if type(a) is not np.ndarray or a.dtype is not first.dtype:
+                break
+        else:
+            return arrays
+    return _promote(inputs, arrays, tensor_cls)
+
+
+def _forward(cls, ctx, arrays, static):
+    """``cls.forward`` on arrays, quiet on floating errors where PyTorch is, and with
+    PyTorch's words when two shapes do not broadcast."""
+    try:
+        if cls.quiet_floating_errors:
+            with np.errstate(all="ignore"):
+                return cls.forward(ctx, *arrays, **static)
+        return cls.forward(ctx, *arrays, **static)
+    except ValueError:
+        if cls.broadcasts:
+            _shape.broadcast_shape(np.shape(arrays[0]), np.shape(arrays[1]))
+        raise
 
 
 def _promote(inputs, arrays, tensor_cls):
@@ -277,16 +294,18 @@ def _promote(inputs, arrays, tensor_cls):
     ]
 
 
-def _link(ctx: BackwardNode, inputs, needs) -> None:
+def _link(node: BackwardNode, inputs, needs) -> None:
     """Point the node at the nodes that made its inputs, and note each input's shape."""
-    ctx.next_functions = tuple([
-        ((x._grad_fn, x._output_nr) if x._grad_fn is not None else (x._accumulator(), 0))
-        if need else _NO_EDGE
-        for x, need in zip(inputs, needs)
-    ])
-    ctx._input_meta = tuple([
-        (x._data.shape, x._data.dtype) if need else None for x, need in zip(inputs, needs)
-    ])
+    edges, metas = [], []  # a plain loop: the cheapest way through two or three inputs
+    for x, need in zip(inputs, needs):
+        if need:
+            made_by = x._grad_fn
+            edges.append((made_by, x._output_nr) if made_by is not None else (x._accumulator(), 0))
+            metas.append((x._data.shape, x._data.dtype))
+        else:
+            edges.append(_NO_EDGE)
+            metas.append(None)
+    node.next_functions, node._input_meta = tuple(edges), tuple(metas)
 
 
 def _wrap_outputs(cls, out, inputs, ctx):
