@@ -114,9 +114,11 @@ class AccumulateGrad(Node):
             (g,) = run_node_pre_hooks(self._pre_hooks, [g])
         if isinstance(g, _tensor.Tensor):  # create_graph=True: keep the graph of the gradient
             leaf._grad = _copy_with_graph(g) if leaf._grad is None else leaf._grad + g
-        elif leaf._grad is None:
+        elif leaf._grad is None:  # a new array laid out like the leaf's (PyTorch's contract)
             dtype = leaf.grad_dtype
-            leaf._grad = _tensor.Tensor._wrap(np.array(g, None if dtype is None else dtype.numpy))
+            grad = np.empty_like(leaf._data, np.asarray(g).dtype if dtype is None else dtype.numpy)
+            np.copyto(grad, g, casting="unsafe")
+            leaf._grad = _tensor.Tensor._wrap(grad)
         else:  # in place, as PyTorch does: the same .grad tensor, one version later
             leaf._grad._data += g
             leaf._grad._version_counter.value += 1

@@ -97,18 +97,25 @@ class NllLoss(Function):
     @staticmethod
     def forward(ctx, x, *, target, weight=None, reduction="mean", ignore_index=-100):
         class_dim = 0 if x.ndim == 1 else 1
-        picked = np.expand_dims(np.where(target == ignore_index, 0, target), class_dim)
-        w = np.ones(x.shape[class_dim], x.dtype) if weight is None else weight.astype(x.dtype)
-        w_target = np.where(target == ignore_index, 0, w[np.squeeze(picked, class_dim)])
-        losses = -np.squeeze(np.take_along_axis(x, picked, class_dim), class_dim) * w_target
+        by_class = x if x.ndim <= 2 else np.moveaxis(x, 1, -1)  # classes last
+        rows = by_class.reshape(-1, by_class.shape[-1])  # one row per sample
+        kept = target.reshape(-1) != ignore_index
+        picked = np.where(kept, target.reshape(-1), 0)
+        w = kept.astype(x.dtype) if weight is None else np.where(kept, weight[picked], 0)
+        w = w.astype(x.dtype, copy=False)
+        sample = np.arange(picked.size)
+        losses = -rows[sample, picked] * w
         # the gradient as a constant mask: -w[t] at each picked class, 0 elsewhere
-        ctx.mask = np.zeros(x.shape, x.dtype)
-        np.put_along_axis(ctx.mask, picked, np.expand_dims(-w_target, class_dim), class_dim)
-        ctx.class_dim, ctx.reduction, ctx.total = class_dim, reduction, np.sum(w_target)
+        mask = np.zeros(rows.shape, x.dtype)
+        mask[sample, picked] = -w
+        mask = mask.reshape(by_class.shape)
+        ctx.mask = mask if x.ndim <= 2 else np.moveaxis(mask, -1, 1)
+        ctx.class_dim, ctx.reduction, ctx.total = class_dim, reduction, w.sum()
         if reduction == "mean":
-            with np.errstate(invalid="ignore"):  # every target ignored: nan, as in PyTorch
-                return np.asarray(np.sum(losses) / ctx.total, x.dtype)
-        return np.asarray(_reduce(losses, reduction), x.dtype)
+            if ctx.total == 0:  # every target ignored: nan, as in PyTorch
+                return np.full((), np.nan, x.dtype)
+            return np.asarray(losses.sum() / ctx.total, x.dtype)
+        return np.asarray(_reduce(losses.reshape(target.shape), reduction), x.dtype)
 
     @staticmethod
     def backward(ctx, g):

@@ -36,20 +36,23 @@ def sgd_update(p: np.ndarray, g: np.ndarray, buf: np.ndarray | None, *, lr: floa
             buf = np.array(g)  # the first step starts the buffer at the gradient
         else:
             buf *= momentum
-            buf[...] = fused_add(buf, g, 1 - dampening)
+            fused_add(buf, g, 1 - dampening, out=buf)
         g = fused_add(g, buf, momentum) if nesterov else buf
-    p[...] = fused_add(p, g, -lr)
+    fused_add(p, g, -lr, out=p)
     return buf
 
 
-def fused_add(a: np.ndarray, b: np.ndarray, alpha: float) -> np.ndarray:
+def fused_add(a: np.ndarray, b: np.ndarray, alpha: float, out=None) -> np.ndarray:
     """``a + alpha * b`` rounded once, as PyTorch's ``a.add(b, alpha=alpha)`` does.
 
     PyTorch fuses the multiply and the add (one rounding, with ``alpha`` in ``a``'s dtype);
     computing in float64 gives the same float32 result, so training prints the same digits.
+    With ``out`` the result is written there (``out=a`` updates ``a`` in place).
     """
-    alpha = np.float64(a.dtype.type(alpha))
-    return (a.astype(np.float64) + alpha * b).astype(a.dtype)
+    scaled = np.multiply(b, np.float64(a.dtype.type(alpha)), dtype=np.float64)  # exact
+    if out is None:
+        return (a + scaled).astype(a.dtype)
+    return np.add(a, scaled, out=out, casting="unsafe")  # rounded once, into out
 
 
 class SGD(Optimizer):
