@@ -15,6 +15,16 @@ def _check_same_dtype(x, y) -> None:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a} != {b}")
 
 
+def _is_column_major(mat2) -> bool:
+    return not mat2.flags.c_contiguous and mat2.flags.f_contiguous
+
+
+def _mat2_grad(x, g, column_major: bool):
+    """``x.T @ g``, laid out as mat2 was: for ``weight.t()`` (column-major) PyTorch computes
+    ``(g.T @ x).T``, so that the weight's own gradient comes out row-major."""
+    return np.transpose(np.transpose(g) @ x) if column_major else np.transpose(x) @ g
+
+
 class Mm(Function):
     """out = x @ y (matrices);  dx = g @ y.T,  dy = x.T @ g"""
 
@@ -31,13 +41,14 @@ class Mm(Function):
         # save only what the needed gradients read: dx needs y, dy needs x
         ctx.save_for_backward(x if ctx.needs_input_grad[1] else None,
                               y if ctx.needs_input_grad[0] else None)
+        ctx.column_major = _is_column_major(y)
         return x @ y
 
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
         return (g @ np.transpose(y) if ctx.needs_input_grad[0] else None,
-                np.transpose(x) @ g if ctx.needs_input_grad[1] else None)
+                _mat2_grad(x, g, ctx.column_major) if ctx.needs_input_grad[1] else None)
 
 
 class Addmm(Function):
@@ -57,6 +68,7 @@ class Addmm(Function):
             )
         ctx.save_for_backward(x if ctx.needs_input_grad[2] else None,
                               w if ctx.needs_input_grad[1] else None)
+        ctx.column_major = _is_column_major(w)
         return b + x @ w
 
     @staticmethod
@@ -64,7 +76,7 @@ class Addmm(Function):
         x, w = ctx.saved_tensors
         return (g,
                 g @ np.transpose(w) if ctx.needs_input_grad[1] else None,
-                np.transpose(x) @ g if ctx.needs_input_grad[2] else None)
+                _mat2_grad(x, g, ctx.column_major) if ctx.needs_input_grad[2] else None)
 
 
 class Mv(Function):
