@@ -29,12 +29,13 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
     pending: dict = {}
     for (node, nr), g in zip(roots, grads):
         _add_into(pending, node, nr, g)
-    ready = [(n._priority, id(n), n) for n in dict.fromkeys(nodes) if not dependencies.get(n)]
+    ready = [(n._priority, n) for n in dict.fromkeys(nodes) if not dependencies.get(n)]
     heapq.heapify(ready)
     captured: dict = {}
+    anomaly = anomaly_mode._mode["enabled"]
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
-            node = heapq.heappop(ready)[2]
+            node = heapq.heappop(ready)[1]
             grad_outputs = pending.pop(node, None)
             if targets is not None and grad_outputs is not None:
                 _capture(node, grad_outputs, targets, captured)
@@ -42,11 +43,9 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
             if grad_outputs is None or skip:
                 grad_inputs = (None,) * len(node.next_functions)
             else:
-                if anomaly_mode._mode["enabled"]:
-                    grad_inputs = _run_node_with_anomaly_checks(node, grad_outputs)
-                else:
-                    grad_inputs = node._backward(grad_outputs)
-                if not retain_graph:
+                grad_inputs = (_run_node_with_anomaly_checks(node, grad_outputs) if anomaly
+                               else node._backward(grad_outputs))
+                if not retain_graph and node._saved:
                     node._release_saved()
             _send(node, grad_inputs, pending, dependencies, needed, ready)
     return captured
@@ -65,18 +64,19 @@ def _run_node_with_anomaly_checks(node, grad_outputs):
 
 def _send(node, grad_inputs, pending, dependencies, needed, ready) -> None:
     """Pass each input's gradient to the node that made that input."""
-    for i, ((child, nr), g) in enumerate(zip(node.next_functions, grad_inputs)):
+    metas = node._input_meta
+    for i, (child, nr) in enumerate(node.next_functions):
         if child is None or (needed is not None and child not in needed):
             continue
+        g = grad_inputs[i]
         if g is not None:
-            meta = node._input_meta[i]
+            meta = metas[i]
             if g.shape != meta[0] or g.dtype != meta[1]:
                 g = _fit(g, meta, node, i)
             _add_into(pending, child, nr, g)
-        left = dependencies[child] - 1
-        dependencies[child] = left
-        if left == 0:
-            heapq.heappush(ready, (child._priority, id(child), child))
+        dependencies[child] -= 1
+        if dependencies[child] == 0:  # priorities are unique: the heap never compares nodes
+            heapq.heappush(ready, (child._priority, child))
 
 
 def _fit(g, meta, node, index):

@@ -53,13 +53,15 @@ class _Scratch:
 class BackwardNode(Node):
     """The node of a ``Function`` and the ``ctx`` its forward and backward share."""
 
-    __slots__ = ("needs_input_grad",)
+    # slots, not the node's __dict__: what forward saves costs no dict (ops' own notes such
+    # as ``ctx.dim`` go to the __dict__); edges are set by Function.apply after forward ran
+    __slots__ = ("needs_input_grad", "_to_save", "_saved", "_saved_meta")
     _function: type  # the Function subclass this node runs backward for
-    # set per node only when used (edges are set by Function.apply after forward ran)
-    _saved = _saved_meta = _to_save = _outputs_meta = None
+    _outputs_meta = None  # set only for ops with several outputs
 
     def __init__(self):
         self._priority = -next_id()  # later nodes run first among ready ones
+        self._to_save = self._saved = None
 
     def save_for_backward(self, *values) -> None:
         """Keep arrays (or Tensors, in a custom Function) for backward."""
@@ -214,7 +216,7 @@ class Function:
         """Run forward; record a node when grad mode is on and an input requires grad.
 
         The steps, as PyTorch takes them: take the arrays out of the inputs (cast to one
-        dtype), run ``forward``, and only when recording link a new node to the nodes that
+        dtype), run ``forward``, and only when recording link the node to the nodes that
         made the inputs, wrap the output with it and keep what forward saved.
         """
         if not cls._builtin:
@@ -228,20 +230,22 @@ class Function:
             else:
                 arrays.append(x)
                 needs.append(False)
-        if cls.promotes and len(arrays) > 1:
-            arrays = _common_dtype(inputs, arrays, tensor_cls)
+        if cls.promotes and len(arrays) > 1 and not _share_a_dtype(arrays):
+            arrays = _promote(inputs, arrays, tensor_cls)
         needs = tuple(needs)
-        if not (grad_mode._enabled and True in needs):
-            ctx = _Scratch()
-            ctx.needs_input_grad = needs
-            return _wrap_outputs(cls, _forward(cls, ctx, arrays, static), inputs, None)
-        node = cls._new_node(inputs, static)
-        node.needs_input_grad = needs
-        out = _forward(cls, node, arrays, static)
-        _link(node, inputs, needs)
-        result = _wrap_outputs(cls, out, inputs, node)
-        if node._to_save is not None:
-            _keep_saved(node, inputs, arrays, out, result, tensor_cls)
+        record = grad_mode._enabled and True in needs
+        ctx = cls._new_node(inputs, static) if record else _Scratch()
+        ctx.needs_input_grad = needs
+        out = _forward(cls, ctx, arrays, static)
+        if not record:
+            return _wrap_outputs(cls, out, inputs, None)
+        _link(ctx, inputs, needs)
+        if type(out) is np.ndarray and not cls.is_view:  # the common case, kept short
+            result = tensor_cls._wrap(out, ctx)
+        else:
+            result = _wrap_outputs(cls, out, inputs, ctx)
+        if ctx._to_save is not None:
+            _keep_saved(ctx, inputs, arrays, out, result, tensor_cls)
         return result
 
     @classmethod
@@ -256,16 +260,13 @@ class Function:
 _NO_EDGE = (None, 0)
 
 
-def _common_dtype(inputs, arrays, tensor_cls):
-    """The arrays as they are when they share a dtype, else cast by PyTorch's promotion."""
-    first = arrays[0]
-    if type(first) is np.ndarray:
-        for a in arrays:
-            if type(a) is not np.ndarray or a.dtype is not first.dtype:
-                break
-        else:
-            return arrays
-    return _promote(inputs, arrays, tensor_cls)
+def _share_a_dtype(arrays) -> bool:
+    """True when every input is an array of one dtype: nothing to promote."""
+    dtype = getattr(arrays[0], "dtype", None)
+    for a in arrays:
+        if type(a) is not np.ndarray or a.dtype is not dtype:
+            return False
+    return True
 
 
 def _forward(cls, ctx, arrays, static):
@@ -296,11 +297,11 @@ def _promote(inputs, arrays, tensor_cls):
 
 def _link(node: BackwardNode, inputs, needs) -> None:
     """Point the node at the nodes that made its inputs, and note each input's shape."""
-    edges, metas = [], []  # a plain loop: the cheapest way through two or three inputs
-    for x, need in zip(inputs, needs):
-        if need:
-            made_by = x._grad_fn
-            edges.append((made_by, x._output_nr) if made_by is not None else (x._accumulator(), 0))
+    edges, metas = [], []  # plain loops: the cheapest way through two or three inputs
+    for i, x in enumerate(inputs):
+        if needs[i]:
+            made_by = x._grad_fn  # None for a leaf: its AccumulateGrad node
+            edges.append((x._accumulator(), 0) if made_by is None else (made_by, x._output_nr))
             metas.append((x._data.shape, x._data.dtype))
         else:
             edges.append(_NO_EDGE)
@@ -330,9 +331,8 @@ def _wrap_outputs(cls, out, inputs, ctx):
 
 
 def _keep_saved(ctx, inputs, arrays, out, result, tensor_cls) -> None:
-    """Store saved arrays with the version of the tensor each came from."""
-    outputs = out if isinstance(out, tuple) else (out,)
-    results = result if isinstance(result, tuple) else (result,)
+    """Store saved arrays with the version of the tensor each came from (an input's first)."""
+    outputs, results = (out, result) if isinstance(out, tuple) else ((out,), (result,))
     meta = []
     for value in ctx._to_save:
         entry = None

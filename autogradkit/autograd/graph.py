@@ -34,6 +34,7 @@ class Node:
     __slots__ = ("next_functions", "_input_meta", "_priority", "__dict__", "__weakref__")
     # rarely set, so they live on the class until a node needs its own (fast to create)
     _metadata = _pre_hooks = _post_hooks = _tensor_hooks = _retained = None
+    _saved = None  # what backward will read (a BackwardNode keeps it in a slot)
     _num_outputs = 1
 
     def __init__(self, next_functions=(), input_meta=()):
