@@ -93,3 +93,17 @@ def test_second_derivative_of_cube_through_create_graph():
     (g,) = agk.autograd.grad(x**3, x, create_graph=True)
     (gg,) = agk.autograd.grad(g, x)
     assert g.item() == 12.0 and gg.item() == 12.0
+
+
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_a_weight_used_through_t_gets_a_row_major_grad(with_bias):
+    """PyTorch computes the grad of a column-major mat2 as (g.T @ x).T, and a new .grad is
+    laid out like its leaf: the weight's gradient is contiguous, with the right values."""
+    x = np.arange(8.0).reshape(4, 2)
+    w = agk.tensor([[1.0, -1.0], [0.5, 2.0], [3.0, 0.0]], requires_grad=True)
+    b = agk.zeros(3, requires_grad=True) if with_bias else None
+    out = agk.nn.functional.linear(agk.tensor(x, dtype=agk.float32), w, b)
+    assert out.grad_fn.name() == ("AddmmBackward0" if with_bias else "MmBackward0")
+    (out * agk.tensor([[1.0, 2.0, 3.0]])).sum().backward()
+    assert w.grad.is_contiguous()
+    np.testing.assert_allclose(w.grad.numpy(), np.outer([1.0, 2.0, 3.0], x.sum(0)))

@@ -98,6 +98,36 @@ def test_cross_entropy_class_weights_and_ignore_index():
     assert none.numpy()[2] == 0.0
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_over_spatial_dims_with_weights_and_ignored_targets(reduction):
+    """(N, C, d1, d2) input: classes along dim 1, one target per position (NllLoss2D)."""
+    x = RNG.normal(size=(2, 3, 2, 4))
+    target = RNG.integers(0, 3, size=(2, 2, 4))
+    target[0, 1, 2] = target[1, 0, 0] = -100
+    w = np.array([0.5, 2.0, 1.0])
+    loss = F.nll_loss(_t(x, grad=True), agk.tensor(target), weight=_t(w), reduction=reduction)
+    keep = target != -100
+    safe = np.where(keep, target, 0)
+    picked = np.take_along_axis(x, safe[:, None], 1)[:, 0]  # x[n, t[n, i, j], i, j]
+    w_t = np.where(keep, w[safe], 0.0)
+    losses = -picked * w_t
+    expected = losses.sum() / w_t.sum() if reduction == "mean" else _reduce(losses, reduction)
+    np.testing.assert_allclose(loss.detach().numpy(), expected, rtol=1e-12)
+    assert loss.grad_fn.name() == "NllLoss2DBackward0"
+    assert agk.autograd.gradcheck(
+        lambda t: F.nll_loss(t, agk.tensor(target), weight=_t(w), reduction=reduction),
+        (_t(x, grad=True),),
+    )
+
+
+def test_nll_loss_of_one_sample_takes_classes_along_dim_0():
+    x = _t(RNG.normal(size=(4,)), grad=True)
+    loss = F.nll_loss(x, agk.tensor(2))
+    np.testing.assert_allclose(loss.item(), -x.detach().numpy()[2])
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, -1.0, 0.0])
+
+
 def test_cross_entropy_all_ignored_is_nan():
     loss = F.cross_entropy(_t(LOGITS), agk.tensor([5, 5, 5, 5]), ignore_index=5)
     assert np.isnan(loss.item())
