@@ -34,3 +34,12 @@ def test_deep_mlp_forward_matches_numpy():
     weights, x = wl.deep_weights(layers=3), wl.w5_inputs(batch=8)
     root, _ = wl.w5_library(agk, weights, x)
     np.testing.assert_allclose(root.item(), wl.w5_numpy(weights, x), rtol=1e-5)
+
+
+@pytest.mark.parametrize("workload", ["W2 forward", "W2 forward+backward", "W3 step"])
+@pytest.mark.parametrize("lib", ["autogradkit", "numpy"])
+def test_every_workload_that_instructions_py_counts_runs(workload, lib):
+    import instructions
+
+    assert workload in instructions.UNITS
+    instructions.child(workload, lib, 3)  # the process valgrind would watch: must not raise
