@@ -240,10 +240,7 @@ class Function:
         if not record:
             return _wrap_outputs(cls, out, inputs, None)
         _link(ctx, inputs, needs)
-        if type(out) is np.ndarray and not cls.is_view:  # the common case, kept short
-            result = tensor_cls._wrap(out, ctx)
-        else:
-            result = _wrap_outputs(cls, out, inputs, ctx)
+        result = _wrap_outputs(cls, out, inputs, ctx)
         if ctx._to_save is not None:
             _keep_saved(ctx, inputs, arrays, out, result, tensor_cls)
         return result
