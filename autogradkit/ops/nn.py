@@ -105,6 +105,8 @@ class NllLoss(Function):
         w = w.astype(x.dtype, copy=False)
         sample = np.arange(picked.size)
         losses = -rows[sample, picked] * w
+        if not kept.all():
+            losses[~kept] = 0  # an ignored target gives exactly 0 (not -0.), as in PyTorch
         # the gradient as a constant mask: -w[t] at each picked class, 0 elsewhere
         mask = np.zeros(rows.shape, x.dtype)
         mask[sample, picked] = -w

@@ -634,4 +634,10 @@ SNIPPETS = {
     "inplace_on_view_of_leaf": """
         x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
         x[0].mul_(2)""",
+    "nll_loss_ignored_target_is_zero": """
+        F = torch.nn.functional
+        x = torch.tensor([[0.5, 1.0], [2.0, 3.0]], requires_grad=True)
+        print(F.nll_loss(x, torch.tensor([1, -100]), reduction="none"))
+        print(F.nll_loss(x, torch.tensor([-100, -100]), reduction="sum"))
+        print(F.nll_loss(x, torch.tensor([1, -100]), weight=torch.tensor([1., 0.]), reduction="none"))""",
 }
