@@ -69,7 +69,8 @@ def main() -> int:
         libs = ("autogradkit", "torch", "numpy")
     except ImportError:
         libs = ("autogradkit", "numpy")
-    print(f"{'workload':22} " + " ".join(f"{lib:>14}" for lib in libs) + "   (instructions per unit)")
+    header = " ".join(f"{lib:>14}" for lib in libs)
+    print(f"{'workload':22} {header}   (instructions per unit)")
     for workload, (unit, short, long) in UNITS.items():
         cells = []
         for lib in libs:
