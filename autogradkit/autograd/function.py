@@ -92,8 +92,8 @@ class BackwardNode(Node):
         return tuple(_unpack(value, meta, self) for value, meta in zip(saved, self._saved_meta))
 
     def _release_saved(self) -> None:
-        if self._saved:
-            self._saved = _FREED
+        """Free what forward saved (the engine calls this only on a node that saved some)."""
+        self._saved = _FREED
 
     def _backward(self, grad_outputs: list) -> tuple:
         fn = self._function

@@ -89,9 +89,6 @@ class Node:
     def _backward(self, grad_outputs: list) -> tuple:
         raise NotImplementedError
 
-    def _release_saved(self) -> None:
-        """Free what backward saved (nothing, for a node that saved nothing)."""
-
 
 class AccumulateGrad(Node):
     """The node at a leaf: adds the incoming gradient into ``variable.grad``."""

@@ -99,10 +99,10 @@ class NllLoss(Function):
         class_dim = 0 if x.ndim == 1 else 1
         by_class = x if x.ndim <= 2 else np.moveaxis(x, 1, -1)  # classes last
         rows = by_class.reshape(-1, by_class.shape[-1])  # one row per sample
-        kept = target.reshape(-1) != ignore_index
-        picked = np.where(kept, target.reshape(-1), 0)
-        w = kept.astype(x.dtype) if weight is None else np.where(kept, weight[picked], 0)
-        w = w.astype(x.dtype, copy=False)
+        targets = target.reshape(-1)
+        kept = targets != ignore_index
+        picked = np.where(kept, targets, 0)
+        w = (kept if weight is None else np.where(kept, weight[picked], 0)).astype(x.dtype)
         sample = np.arange(picked.size)
         losses = -rows[sample, picked] * w
         if not kept.all():
