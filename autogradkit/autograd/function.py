@@ -222,25 +222,33 @@ class Function:
         if not cls._builtin:
             return _apply_custom(cls, inputs, static)
         tensor_cls = _tensor.Tensor
-        arrays, needs = [], []
+        arrays, needs, dtype = [], [], False  # dtype: the one dtype of all inputs, else None
         for x in inputs:  # a plain loop: the cheapest way through two or three inputs
             if isinstance(x, tensor_cls):
-                arrays.append(x._data)
+                a = x._data
+                arrays.append(a)
                 needs.append(x._requires_grad)
+                if dtype is not a.dtype:
+                    dtype = a.dtype if dtype is False else None
             else:
                 arrays.append(x)
                 needs.append(False)
-        if cls.promotes and len(arrays) > 1 and not _share_a_dtype(arrays):
+                dtype = None
+        if dtype is None and cls.promotes and len(arrays) > 1:
             arrays = _promote(inputs, arrays, tensor_cls)
         needs = tuple(needs)
-        record = grad_mode._enabled and True in needs
-        ctx = cls._new_node(inputs, static) if record else _Scratch()
+        if not (grad_mode._enabled and True in needs):
+            ctx = _Scratch()
+            ctx.needs_input_grad = needs
+            return _wrap_outputs(cls, _forward(cls, ctx, arrays, static), inputs, None)
+        ctx = cls._new_node(inputs, static)
         ctx.needs_input_grad = needs
         out = _forward(cls, ctx, arrays, static)
-        if not record:
-            return _wrap_outputs(cls, out, inputs, None)
         _link(ctx, inputs, needs)
-        result = _wrap_outputs(cls, out, inputs, ctx)
+        if type(out) is np.ndarray and not cls.is_view:  # the common case, kept short
+            result = tensor_cls._wrap(out, ctx)
+        else:
+            result = _wrap_outputs(cls, out, inputs, ctx)
         if ctx._to_save is not None:
             _keep_saved(ctx, inputs, arrays, out, result, tensor_cls)
         return result
@@ -255,15 +263,6 @@ class Function:
 
 
 _NO_EDGE = (None, 0)
-
-
-def _share_a_dtype(arrays) -> bool:
-    """True when every input is an array of one dtype: nothing to promote."""
-    dtype = getattr(arrays[0], "dtype", None)
-    for a in arrays:
-        if type(a) is not np.ndarray or a.dtype is not dtype:
-            return False
-    return True
 
 
 def _forward(cls, ctx, arrays, static):
