@@ -117,7 +117,9 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
-        return g * (out > 0) + 0.0  # + 0.0 turns the -0. of blocked negative g into 0.
+        grad = g * (out > 0)
+        grad += 0.0  # turns the -0. of blocked negative g into 0. (in place: no new array)
+        return grad
 
 
 class Sqrt(Function):
