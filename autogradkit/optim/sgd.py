@@ -49,10 +49,13 @@ def fused_add(a: np.ndarray, b: np.ndarray, alpha: float, out=None) -> np.ndarra
     computing in float64 gives the same float32 result, so training prints the same digits.
     With ``out`` the result is written there (``out=a`` updates ``a`` in place).
     """
-    scaled = np.multiply(b, np.float64(a.dtype.type(alpha)), dtype=np.float64)  # exact
+    scaled = b.astype(np.float64)  # in place from here: one float64 buffer, no temporaries
+    scaled *= np.float64(a.dtype.type(alpha))  # exact for float32: the product fits in 53 bits
+    scaled += a
     if out is None:
-        return (a + scaled).astype(a.dtype)
-    return np.add(a, scaled, out=out, casting="unsafe")  # rounded once, into out
+        return scaled.astype(a.dtype)
+    np.copyto(out, scaled, casting="unsafe")  # rounded once, into out
+    return out
 
 
 class SGD(Optimizer):
