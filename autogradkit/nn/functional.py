@@ -165,9 +165,10 @@ def _check_nll(input: Tensor, target: Tensor, ignore_index: int) -> None:
         )
     n_classes = input.shape[0 if input.dim() == 1 else 1]
     t = target._data
-    bad = t[((t < 0) | (t >= n_classes)) & (t != ignore_index)]
-    if bad.size:
-        raise IndexError(f"Target {bad.flat[0]} is out of bounds.")
+    if t.size and (t.min() < 0 or t.max() >= n_classes):  # only then look for the culprit
+        bad = t[((t < 0) | (t >= n_classes)) & (t != ignore_index)]
+        if bad.size:
+            raise IndexError(f"Target {bad.flat[0]} is out of bounds.")
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002

@@ -101,18 +101,21 @@ class NllLoss(Function):
         rows = by_class.reshape(-1, by_class.shape[-1])  # one row per sample
         targets = target.reshape(-1)
         kept = targets != ignore_index
-        picked = np.where(kept, targets, 0)
-        w = (kept if weight is None else np.where(kept, weight[picked], 0)).astype(x.dtype)
-        sample = np.arange(picked.size)
-        losses = -rows[sample, picked] * w
-        if not kept.all():
+        sample = np.arange(targets.size)
+        if weight is None and kept.all():  # the common case: every sample counts once
+            picked, w = targets, x.dtype.type(1)
+            losses, total = -rows[sample, picked], x.dtype.type(targets.size)
+        else:
+            picked = np.where(kept, targets, 0)
+            w = (kept if weight is None else np.where(kept, weight[picked], 0)).astype(x.dtype)
+            losses, total = -rows[sample, picked] * w, w.sum()
             losses[~kept] = 0  # an ignored target gives exactly 0 (not -0.), as in PyTorch
         # the gradient as a constant mask: -w[t] at each picked class, 0 elsewhere
         mask = np.zeros(rows.shape, x.dtype)
         mask[sample, picked] = -w
         mask = mask.reshape(by_class.shape)
         ctx.mask = mask if x.ndim <= 2 else np.moveaxis(mask, -1, 1)
-        ctx.class_dim, ctx.reduction, ctx.total = class_dim, reduction, w.sum()
+        ctx.class_dim, ctx.reduction, ctx.total = class_dim, reduction, total
         if reduction == "mean":
             if ctx.total == 0:  # every target ignored: nan, as in PyTorch
                 return np.full((), np.nan, x.dtype)
