@@ -13,16 +13,31 @@ import time  # noqa: E402
 import tracemalloc  # noqa: E402
 
 
-def median_time(fn, repeats: int = 5) -> float:
-    """Median wall time of ``fn()`` in seconds (after one warm-up call)."""
-    fn()
-    times = []
+def interleaved(contenders: dict, repeats: int, warm_up: bool = True) -> dict:
+    """Per contender, the medians of what its function returns (a tuple of seconds).
+
+    Each runs once to warm up (unless ``warm_up`` is False), then the contenders take
+    turns, round after round. A shared machine that slows down for a while then slows every
+    contender alike, so the ratios between them hold even when the times themselves swing.
+    """
+    for fn in contenders.values() if warm_up else ():
+        fn()
+    runs: dict = {name: [] for name in contenders}
     for _ in range(repeats):
-        gc.collect()
+        for name, fn in contenders.items():
+            gc.collect()
+            runs[name].append(fn())
+    return {name: tuple(statistics.median(column) for column in zip(*results))
+            for name, results in runs.items()}
+
+
+def wall(fn):
+    """``fn`` timed: a function returning ``(seconds,)``, for ``interleaved``."""
+    def timed():
         start = time.perf_counter()
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        return (time.perf_counter() - start,)
+    return timed
 
 
 def peak_bytes(fn) -> tuple[int, object]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _timing import load_torch, median_time, peak_bytes  # noqa: E402  (sets BLAS threads first)
+from _timing import interleaved, load_torch, peak_bytes, wall  # noqa: E402  (sets BLAS threads first)
 
 import numpy as np  # noqa: E402
 
@@ -34,34 +34,45 @@ def ratio(a, b):
     return None if a is None or b is None else a / b
 
 
+def _contenders(torch, ours, theirs, floor) -> dict:
+    """The three contenders of a workload (torch only when installed)."""
+    found = {"autogradkit": ours, "floor": floor}
+    if torch:
+        found["torch"] = theirs
+    return found
+
+
 def bench_w1(torch, quick):
     epochs = 20 if quick else 100
-    ours = median_time(lambda: wl.w1_library(agk, epochs)) / epochs * 1e6
-    theirs = median_time(lambda: wl.w1_library(torch, epochs)) / epochs * 1e6 if torch else None
-    floor = median_time(lambda: wl.w1_numpy(epochs)) / epochs * 1e6
+    times = interleaved(_contenders(torch, wall(lambda: wl.w1_library(agk, epochs)),
+                                    wall(lambda: wl.w1_library(torch, epochs)),
+                                    wall(lambda: wl.w1_numpy(epochs))), 5)
+    ours, floor = times["autogradkit"][0] / epochs * 1e6, times["floor"][0] / epochs * 1e6
+    theirs = times["torch"][0] / epochs * 1e6 if torch else None
     r = ratio(ours, theirs)
     record("W1 one-weight loop", "us/epoch", ours, theirs, floor, "<= 1.0x torch", r is None or r <= 1.0)
 
 
 def bench_w2(torch, quick):
     n = 200 if quick else 1000
-    def per_op(fn):
-        runs = [fn(n) for _ in range(5 if quick else 15)]
-        return [float(np.median([r[k] for r in runs])) / n * 1e6 for k in (0, 1)]
-    ours = per_op(lambda k: wl.chain_library(agk, k))
-    theirs = per_op(lambda k: wl.chain_library(torch, k)) if torch else (None, None)
-    floor = per_op(wl.chain_numpy)
+    times = interleaved(_contenders(torch, lambda: wl.chain_library(agk, n),
+                                    lambda: wl.chain_library(torch, n),
+                                    lambda: wl.chain_numpy(n)), 5 if quick else 15)
+    ours, floor = times["autogradkit"], times["floor"]
+    theirs = times["torch"] if torch else (None, None)
     for k, label in enumerate(("forward", "backward")):
-        r = ratio(ours[k], theirs[k])
-        record(f"W2 per-op {label}", "us/op", ours[k], theirs[k], floor[k], "<= 1.0x torch",
-               r is None or r <= 1.0)
+        per_op = [None if t[k] is None else t[k] / n * 1e6 for t in (ours, theirs, floor)]
+        r = ratio(per_op[0], per_op[1])
+        record(f"W2 per-op {label}", "us/op", *per_op, "<= 1.0x torch", r is None or r <= 1.0)
 
 
 def bench_w3(torch, quick):
     steps = 20 if quick else 200
-    ours = steps / median_time(lambda: wl.w3_library(agk, steps), 3)
-    theirs = steps / median_time(lambda: wl.w3_library(torch, steps), 3) if torch else None
-    floor = steps / median_time(lambda: wl.w3_numpy(steps), 3)
+    times = interleaved(_contenders(torch, wall(lambda: wl.w3_library(agk, steps)),
+                                    wall(lambda: wl.w3_library(torch, steps)),
+                                    wall(lambda: wl.w3_numpy(steps))), 3 if quick else 5)
+    ours, floor = steps / times["autogradkit"][0], steps / times["floor"][0]
+    theirs = steps / times["torch"][0] if torch else None
     peak, _ = peak_bytes(lambda: wl.w3_library(agk, 2))
     met = (theirs is None or ours >= theirs) and floor / ours <= 1.3
     record("W3 MLP training", "steps/s", ours, theirs, floor, ">= torch, floor <= 1.3x", met)
@@ -71,14 +82,16 @@ def bench_w3(torch, quick):
 def bench_w4(torch, quick):
     sizes = (1_000, 10_000) if quick else (1_000, 10_000, 100_000, 1_000_000)
     wl.chain_library(agk, 1_000)  # warm up caches and lazy imports before timing
+    if torch:
+        wl.chain_library(torch, 1_000)
     per_op = {}
     for n in sizes:
-        runs = [wl.chain_library(agk, n) for _ in range(max(1, 10_000 // n))]
-        per_op[n] = float(np.median([f + b for f, b in runs])) / n * 1e6
-        theirs = None
+        contenders = {"autogradkit": lambda: wl.chain_library(agk, n)}
         if torch and n <= 100_000:
-            tf, tb = wl.chain_library(torch, n)
-            theirs = (tf + tb) / n * 1e6
+            contenders["torch"] = lambda: wl.chain_library(torch, n)
+        times = interleaved(contenders, max(1, 10_000 // n), warm_up=False)
+        per_op[n] = sum(times["autogradkit"]) / n * 1e6
+        theirs = sum(times["torch"]) / n * 1e6 if "torch" in times else None
         gc.collect()
         r = ratio(per_op[n], theirs)
         record(f"W4 chain of {n:,}", "us/op", per_op[n], theirs, None,
