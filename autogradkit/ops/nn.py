@@ -12,8 +12,9 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, x, *, dim):
-        shifted = x - np.max(x, axis=dim, keepdims=True)  # exp cannot overflow
-        out = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+        # forward gets arrays: their methods skip NumPy's Python-level np.max/np.sum wrappers
+        shifted = x - x.max(axis=dim, keepdims=True)  # exp cannot overflow
+        out = shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
         ctx.dim = dim
         ctx.save_for_backward(out)
         return out
@@ -29,8 +30,8 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, x, *, dim):
-        e = np.exp(x - np.max(x, axis=dim, keepdims=True))
-        out = e / np.sum(e, axis=dim, keepdims=True)
+        e = np.exp(x - x.max(axis=dim, keepdims=True))
+        out = e / e.sum(axis=dim, keepdims=True)
         ctx.dim = dim
         ctx.save_for_backward(out)
         return out
