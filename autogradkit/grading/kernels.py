@@ -249,10 +249,23 @@ class KernelPool:
             self._wanted.acquire()
             if self._closed.is_set():
                 return
+            self._ready.put(self._boot())
+
+    def _boot(self, attempts: int = 3):
+        """A started kernel, or the error that stopped the last attempt.
+
+        A kernel that dies while starting is replaced, up to ``attempts`` times in all: its
+        randomly chosen port can be taken between being picked and being bound, by another
+        kernel booting at the same moment. That is bad luck, not the submission's fault.
+        """
+        for _ in range(attempts):
             try:
-                self._ready.put(Kernel.start(self._server, self._folder, self.startup_timeout))
+                return Kernel.start(self._server, self._folder, self.startup_timeout)
+            except KernelDied as error:  # a fresh connection file gets fresh ports
+                died = error
             except Exception as error:  # handed to the submission that asks next
-                self._ready.put(error)
+                return error
+        return died
 
     def acquire(self, workdir: str | Path) -> Kernel:
         """A booted kernel whose working directory is ``workdir``."""

@@ -6,6 +6,7 @@ import dataclasses
 import time
 
 from autogradkit.grading.context import Context
+from autogradkit.grading.kernels import Kernel, KernelDied
 from autogradkit.grading.steps import Execute
 
 from .helpers import code, notebook
@@ -64,6 +65,35 @@ def test_kernel_death_is_noticed_at_once(ctx):
     assert ctx.status == "kernel_died" and _error(nb["cells"][1]) == "DeadKernelError"
     # noticed at once: well before the 3 s cell timeout could have fired (slack for a busy CI)
     assert _text(nb["cells"][2]) == "1\n" and seconds < 2.5
+
+
+def test_a_kernel_that_dies_while_starting_is_replaced(pool, monkeypatch):
+    real_start, calls = Kernel.start, []
+
+    def dies_once(*args):  # as when another kernel took its port in the meantime
+        calls.append(args)
+        if len(calls) == 1:
+            raise KernelDied("kernel 1 died while starting")
+        return real_start(*args)
+
+    monkeypatch.setattr(Kernel, "start", dies_once)
+    kernel = pool._boot()
+    try:
+        assert isinstance(kernel, Kernel) and kernel.alive() and len(calls) == 2
+    finally:
+        kernel.close()
+
+
+def test_a_kernel_that_keeps_dying_is_reported_after_three_attempts(pool, monkeypatch):
+    calls = []
+
+    def always_dies(*args):
+        calls.append(args)
+        raise KernelDied(f"kernel {len(calls)} died while starting")
+
+    monkeypatch.setattr(Kernel, "start", always_dies)
+    error = pool._boot()
+    assert isinstance(error, KernelDied) and str(error) == "kernel 3 died while starting"
 
 
 def test_segfault_is_a_dead_kernel(ctx):
