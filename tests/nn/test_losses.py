@@ -120,6 +120,25 @@ def test_nll_loss_over_spatial_dims_with_weights_and_ignored_targets(reduction):
     )
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", [agk.float32, agk.float64])
+def test_nll_loss_without_weights_matches_the_weighted_path_exactly(reduction, dtype):
+    """No weight and no ignored target takes a shortcut; weights of one take the general
+    path. Values and gradients must agree to the last bit."""
+    x = RNG.normal(size=(6, 5))
+    target = agk.tensor(RNG.integers(0, 5, size=6))
+    results = []
+    for weight in (None, agk.ones(5, dtype=dtype)):
+        inp = agk.tensor(x, dtype=dtype, requires_grad=True)
+        loss = F.nll_loss(inp, target, weight=weight, reduction=reduction)
+        loss.backward(agk.ones_like(loss))
+        results.append((loss.detach().numpy(), inp.grad.numpy()))
+    (fast_loss, fast_grad), (general_loss, general_grad) = results
+    assert fast_loss.dtype == general_loss.dtype == dtype.numpy
+    np.testing.assert_array_equal(fast_loss, general_loss)
+    np.testing.assert_array_equal(fast_grad, general_grad)
+
+
 def test_nll_loss_of_one_sample_takes_classes_along_dim_0():
     x = _t(RNG.normal(size=(4,)), grad=True)
     loss = F.nll_loss(x, agk.tensor(2))
