@@ -237,20 +237,19 @@ class Function:
         if dtype is None and cls.promotes and len(arrays) > 1:
             arrays = _promote(inputs, arrays, tensor_cls)
         needs = tuple(needs)
-        if not (grad_mode._enabled and True in needs):
-            ctx = _Scratch()
-            ctx.needs_input_grad = needs
-            return _wrap_outputs(cls, _forward(cls, ctx, arrays, static), inputs, None)
-        ctx = cls._new_node(inputs, static)
+        record = grad_mode._enabled and True in needs
+        ctx = cls._new_node(inputs, static) if record else _Scratch()
         ctx.needs_input_grad = needs
         out = _forward(cls, ctx, arrays, static)
-        _link(ctx, inputs, needs)
-        if type(out) is np.ndarray and not cls.is_view:  # the common case, kept short
-            result = tensor_cls._wrap(out, ctx)
+        node = ctx if record else None  # what the output's grad_fn will be
+        if node is not None:
+            _link(node, inputs, needs)
+        if type(out) is np.ndarray and not cls.is_view:  # the common case: one plain output
+            result = tensor_cls._wrap(out, node)
         else:
-            result = _wrap_outputs(cls, out, inputs, ctx)
-        if ctx._to_save is not None:
-            _keep_saved(ctx, inputs, arrays, out, result, tensor_cls)
+            result = _wrap_outputs(cls, out, inputs, node)
+        if node is not None and node._to_save is not None:
+            _keep_saved(node, inputs, arrays, out, result, tensor_cls)
         return result
 
     @classmethod
@@ -306,9 +305,8 @@ def _link(node: BackwardNode, inputs, needs) -> None:
 
 
 def _wrap_outputs(cls, out, inputs, ctx):
+    """Several outputs, or a view: Tensors that know their node (``apply`` wraps the rest)."""
     tensor_cls = _tensor.Tensor
-    if type(out) is np.ndarray and not cls.is_view:  # the common case, kept short
-        return tensor_cls._wrap(out, ctx)
     if isinstance(out, tuple):
         non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
         if ctx is not None:
