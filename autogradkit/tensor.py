@@ -496,7 +496,7 @@ class Tensor:
         return unary.Abs.apply(self)
 
     def sign(self) -> Tensor:
-        return Tensor._wrap(np.sign(self._data))
+        return unary.Sign.apply(self)
 
     def clamp(self, min=None, max=None) -> Tensor:  # noqa: A002
         if min is None and max is None:

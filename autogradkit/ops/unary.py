@@ -139,6 +139,18 @@ class Sqrt(Function):
         return g / (2 * out)
 
 
+class Sign(Function):
+    """out = sign x (-1, 0 or 1);  dx = 0 (a step: flat wherever it has a slope)"""
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.sign(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.zeros_like(g)  # exact zeros (not 0 * g: no -0. or nan), as PyTorch's
+
+
 class Abs(Function):
     """out = |x|;  dx = g * sign(x)  (abs'(0) = 0)"""
 
