@@ -158,9 +158,9 @@ class Pow(Function):
         gx = gy = None
         if ctx.needs_input_grad[0]:
             if np.ndim(y) == 0 and not ctx.needs_input_grad[1]:  # a number exponent
-                gx = 0 * g if y == 0 else g * (y * x ** (y - 1))
+                gx = np.zeros_like(g) if y == 0 else g * (y * x ** (y - 1))
             else:  # d/dx x**0 is 0, even at x = 0
-                gx = np.where(y == 0, 0 * g, g * (y * x ** (y - 1)))
+                gx = np.where(y == 0, np.zeros_like(g), g * (y * x ** (y - 1)))
         if ctx.needs_input_grad[1]:
             gy = g * out * np.log(np.where(x > 0, x, 1))  # 0 where log is undefined
         return gx, gy
@@ -212,7 +212,7 @@ class Where(Function):
 
     @staticmethod
     def backward(ctx, g):
-        zero = 0 * g
+        zero = np.zeros_like(g)  # exact zeros (0 * g would give -0. for a negative g)
         return np.where(ctx.condition, g, zero), np.where(ctx.condition, zero, g)
 
 
@@ -225,7 +225,7 @@ class Zero(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return 0 * g
+        return np.zeros_like(g)
 
 
 class Fill(Function):
@@ -239,4 +239,4 @@ class Fill(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return 0 * g
+        return np.zeros_like(g)

@@ -213,7 +213,7 @@ class Copy(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return 0 * g, g  # the old value of x was overwritten: it gets a zero gradient
+        return np.zeros_like(g), g  # x's old value was overwritten: a zero gradient
 
 
 class Clone(Function):

@@ -148,7 +148,7 @@ class Sign(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return np.zeros_like(g)  # exact zeros (not 0 * g: no -0. or nan), as PyTorch's
+        return np.zeros_like(g)  # exact zeros (0 * g would give -0. or nan), as PyTorch
 
 
 class Abs(Function):

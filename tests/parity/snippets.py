@@ -640,4 +640,15 @@ SNIPPETS = {
         print(F.nll_loss(x, torch.tensor([1, -100]), reduction="none"))
         print(F.nll_loss(x, torch.tensor([-100, -100]), reduction="sum"))
         print(F.nll_loss(x, torch.tensor([1, -100]), weight=torch.tensor([1., 0.]), reduction="none"))""",
+    "zero_gradients_are_0_not_minus_0": """
+        x = torch.tensor([1., -2.], requires_grad=True)
+        v = torch.tensor([5., 6.], requires_grad=True)
+        y = x * 1; y.zero_(); (y * -1).sum().backward(); print(x.grad)
+        x.grad = None; y = x * 1; y.fill_(3.); (y * -1).sum().backward(); print(x.grad)
+        x.grad = None; y = x * 1; y.copy_(v); (y * -1).sum().backward(); print(x.grad, v.grad)
+        x.grad = None; (x ** 0 * -1).sum().backward(); print(x.grad)
+        x.grad = None; (x ** torch.tensor([0., 3.]) * -1).sum().backward(); print(x.grad)
+        x.grad = None; v.grad = None
+        (torch.where(x > 0, x, v) * -1).sum().backward(); print(x.grad, v.grad)
+        x.grad = None; s = x.sign(); print(s); (s * -1).sum().backward(); print(x.grad)""",
 }
