@@ -166,6 +166,14 @@ class Pow(Function):
         return gx, gy
 
 
+def _split_by_winner(g, x_wins, tie):
+    """Gradients of max/min of two: all to the winner, half each on a tie, exact zeros to
+    the loser (as PyTorch's masked_fill; ``g * 0`` would give -0. for a negative g)."""
+    zero = np.zeros_like(g)
+    return (np.where(x_wins, g, np.where(tie, g / 2, zero)),
+            np.where(x_wins, zero, np.where(tie, g / 2, g)))
+
+
 class Maximum(Function):
     """out = max(x, y);  ties split the gradient equally, as in PyTorch"""
 
@@ -179,8 +187,7 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        share = (x > y) + (x == y) * 0.5
-        return g * share, g * (1 - share)
+        return _split_by_winner(g, x > y, x == y)
 
 
 class Minimum(Function):
@@ -196,8 +203,7 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        share = (x < y) + (x == y) * 0.5
-        return g * share, g * (1 - share)
+        return _split_by_winner(g, x < y, x == y)
 
 
 class Where(Function):

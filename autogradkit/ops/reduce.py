@@ -127,11 +127,12 @@ class Max(Function):
     def backward(ctx, g, g_indices=None):
         if ctx.dim is None:
             x, out = ctx.saved_tensors
-            ties = x == out
-            return g * ties / np.sum(ties)  # ties share the gradient equally
+            ties = x == out  # ties share the gradient equally, the rest get exact zeros
+            return np.where(ties, g / np.sum(ties), np.zeros_like(x))
         if not ctx.keepdim:
             g = np.expand_dims(g, ctx.axis)
-        return g * ctx.chosen  # only the first index of each max gets the gradient
+        # only the first index of each max gets the gradient (zeros, not g * 0: no -0.)
+        return np.where(ctx.chosen, g, np.zeros_like(g))
 
 
 class Min(Max):

@@ -650,5 +650,13 @@ SNIPPETS = {
         x.grad = None; (x ** torch.tensor([0., 3.]) * -1).sum().backward(); print(x.grad)
         x.grad = None; v.grad = None
         (torch.where(x > 0, x, v) * -1).sum().backward(); print(x.grad, v.grad)
-        x.grad = None; s = x.sign(); print(s); (s * -1).sum().backward(); print(x.grad)""",
+        x.grad = None; s = x.sign(); print(s); (s * -1).sum().backward(); print(x.grad)
+        x.grad = None; v.grad = None
+        (torch.maximum(x, v) * -1).sum().backward(); print(x.grad, v.grad)
+        x.grad = None; v.grad = None
+        (torch.minimum(x, v) * -1).sum().backward(); print(x.grad, v.grad)
+        m = torch.tensor([[1., 3.], [2., 3.]], requires_grad=True)
+        (m.max() * -1).backward(); print(m.grad)
+        m.grad = None; (m.max(0)[0] * -1).sum().backward(); print(m.grad)
+        m.grad = None; (m.min(1).values * -1).sum().backward(); print(m.grad)""",
 }
