@@ -237,11 +237,11 @@ class Function:
         if dtype is None and cls.promotes and len(arrays) > 1:
             arrays = _promote(inputs, arrays, tensor_cls)
         needs = tuple(needs)
-        record = grad_mode._enabled and True in needs
-        ctx = cls._new_node(inputs, static) if record else _Scratch()
+        # the node is the output's grad_fn and forward's ctx; unrecorded ops get a scratch ctx
+        node = cls._new_node(inputs, static) if grad_mode._enabled and True in needs else None
+        ctx = _Scratch() if node is None else node
         ctx.needs_input_grad = needs
         out = _forward(cls, ctx, arrays, static)
-        node = ctx if record else None  # what the output's grad_fn will be
         if node is not None:
             _link(node, inputs, needs)
         if type(out) is np.ndarray and not cls.is_view:  # the common case: one plain output

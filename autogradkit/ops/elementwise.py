@@ -169,9 +169,9 @@ class Pow(Function):
 def _split_by_winner(g, x_wins, tie):
     """Gradients of max/min of two: all to the winner, half each on a tie, exact zeros to
     the loser (as PyTorch's masked_fill; ``g * 0`` would give -0. for a negative g)."""
-    zero = np.zeros_like(g)
-    return (np.where(x_wins, g, np.where(tie, g / 2, zero)),
-            np.where(x_wins, zero, np.where(tie, g / 2, g)))
+    zero, half = np.zeros_like(g), g / 2
+    return (np.where(x_wins, g, np.where(tie, half, zero)),
+            np.where(x_wins, zero, np.where(tie, half, g)))
 
 
 class Maximum(Function):
