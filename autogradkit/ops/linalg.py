@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _shape
 from ..autograd.function import Function
 
 _TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long", "int32": "int"}
@@ -69,7 +70,11 @@ class Addmm(Function):
         ctx.save_for_backward(x if ctx.needs_input_grad[2] else None,
                               w if ctx.needs_input_grad[1] else None)
         ctx.column_major = _is_column_major(w)
-        return b + x @ w
+        out = x @ w
+        if b.dtype != out.dtype or not _shape.is_expandable_to(b.shape, out.shape):
+            return b + out  # promotes, broadcasts past x @ w, or fails: NumPy's own way
+        out += b  # the same sum as b + x @ w, without a second (n, p) array
+        return out
 
     @staticmethod
     def backward(ctx, g):

@@ -49,9 +49,9 @@ def fused_add(a: np.ndarray, b: np.ndarray, alpha: float, out=None) -> np.ndarra
     computing in float64 gives the same float32 result, so training prints the same digits.
     With ``out`` the result is written there (``out=a`` updates ``a`` in place).
     """
-    scaled = b.astype(np.float64)  # in place from here: one float64 buffer, no temporaries
-    scaled *= np.float64(a.dtype.type(alpha))  # exact for float32: the product fits in 53 bits
-    scaled += a
+    # one float64 buffer, made by the multiply (b is cast on the fly) and then added into
+    scaled = np.multiply(b, np.float64(a.dtype.type(alpha)), dtype=np.float64)
+    scaled += a  # exact product for float32 (it fits in 53 bits), one rounding below
     if out is None:
         return scaled.astype(a.dtype)
     np.copyto(out, scaled, casting="unsafe")  # rounded once, into out
