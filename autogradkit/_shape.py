@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _dtype
+
 
 class Size(tuple):
     """A tensor's shape: a tuple that prints as ``autogradkit.Size([2, 3])``."""
@@ -43,6 +45,24 @@ def is_expandable_to(shape: tuple, target: tuple) -> bool:
     if len(shape) > len(target):
         return False
     return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))
+
+
+def check_expandable(shape: tuple, target: tuple, dtype) -> None:
+    """PyTorch's error when an array of ``shape`` cannot be expanded to ``target``."""
+    lead = len(target) - len(shape)
+    if lead < 0:
+        raise RuntimeError(
+            f"expand(autogradkit.{_dtype.from_numpy(dtype)._tensor_type}{{{list(shape)}}}, "
+            f"size={list(target)}): the number of sizes provided ({len(target)}) must be "
+            f"greater or equal to the number of dimensions in the tensor ({len(shape)})"
+        )
+    for dim, size in enumerate(shape, start=lead):
+        if size != target[dim] and size != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[dim]}) must match the existing size "
+                f"({size}) at non-singleton dimension {dim}.  Target sizes: {list(target)}.  "
+                f"Tensor sizes: {list(shape)}"
+            )
 
 
 def unbroadcast(g, shape: tuple):

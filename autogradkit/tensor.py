@@ -13,7 +13,7 @@ import weakref
 import numpy as np
 
 from . import _dtype
-from ._shape import Size, normalize_dim
+from ._shape import Size, check_expandable, normalize_dim
 from ._tensor_str import tensor_repr
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad
@@ -742,6 +742,7 @@ class Tensor:
         shape = tuple(
             self._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes)
         )
+        check_expandable(self._data.shape, shape, self._data.dtype)  # PyTorch's words
         return movement.Expand.apply(self, shape=shape)
 
     def expand_as(self, other: Tensor) -> Tensor:

@@ -67,12 +67,14 @@ class Addmm(Function):
                 f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
                 f"{w.shape[0]}x{w.shape[1]})"
             )
+        if b.dtype != w.dtype:
+            a, c = (_TYPE_NAMES.get(str(d), str(d)).capitalize() for d in (b.dtype, w.dtype))
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {a} and {c}")
+        _shape.check_expandable(b.shape, (x.shape[0], w.shape[1]), b.dtype)
         ctx.save_for_backward(x if ctx.needs_input_grad[2] else None,
                               w if ctx.needs_input_grad[1] else None)
         ctx.column_major = _is_column_major(w)
         out = x @ w
-        if b.dtype != out.dtype or not _shape.is_expandable_to(b.shape, out.shape):
-            return b + out  # promotes, broadcasts past x @ w, or fails: NumPy's own way
         out += b  # the same sum as b + x @ w, without a second (n, p) array
         return out
 

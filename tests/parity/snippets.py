@@ -659,4 +659,20 @@ SNIPPETS = {
         (m.max() * -1).backward(); print(m.grad)
         m.grad = None; (m.max(0)[0] * -1).sum().backward(); print(m.grad)
         m.grad = None; (m.min(1).values * -1).sum().backward(); print(m.grad)""",
+    "linear_bias_and_expand_errors": """
+        F = torch.nn.functional
+        x = torch.tensor([[1., 2.], [3., 4.]])
+        w = torch.tensor([[1., 0.5], [2., 1.], [0., 1.]], requires_grad=True)
+        for b in (torch.ones(3), torch.ones(2, 1), torch.tensor(2.), torch.ones(2, 3),
+                  torch.ones(3, dtype=torch.float64), torch.ones(2, 2, 3), torch.ones(4),
+                  torch.ones(5, 3)):
+            try:
+                print(F.linear(x, w, b))
+            except RuntimeError as error:
+                print(error)
+        for shape, sizes in (((4,), (2, 3)), ((2, 2, 3), (2, 3)), ((3,), (2, 2)), ((3, 1), (2, 3, 4))):
+            try:
+                print(torch.ones(*shape, dtype=torch.int64).expand(*sizes).shape)
+            except RuntimeError as error:
+                print(error)""",
 }
