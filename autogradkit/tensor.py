@@ -668,7 +668,8 @@ class Tensor:
         if a == 2 and b == 2:
             return self.mm(other)
         if a == 1 and b == 2:
-            return self.unsqueeze(0).mm(other).squeeze(0)
+            rows = self.unsqueeze(0).mm(other)  # PyTorch squeezes its own result in place
+            return movement.Squeeze.apply(rows, dims=0, in_place=True)
         if b == 2:  # fold the batch into rows: one mm, as PyTorch does
             rows = self.reshape(-1, self.shape[-1]).mm(other)
             return rows.view(*self.shape[:-1], other.shape[-1])
@@ -729,8 +730,9 @@ class Tensor:
     def squeeze(self, dim=None) -> Tensor:
         if dim is None:
             return movement.Squeeze.apply(self)
-        dims = (dim,) if isinstance(dim, builtins.int) else tuple(dim)
-        return movement.Squeeze.apply(self, dims=tuple(normalize_dim(d, self.ndim) for d in dims))
+        if isinstance(dim, builtins.int):  # squeeze(dim) and squeeze(dims) are two overloads
+            return movement.Squeeze.apply(self, dims=normalize_dim(dim, self.ndim))
+        return movement.Squeeze.apply(self, dims=tuple(normalize_dim(d, self.ndim) for d in dim))
 
     def unsqueeze(self, dim: int) -> Tensor:
         return movement.Unsqueeze.apply(self, dim=normalize_dim(dim, self.ndim + 1))

@@ -106,13 +106,15 @@ class Squeeze(Function):
 
     @classmethod
     def overload_for(cls, inputs, static):
-        return 0 if static.get("dims") is None else 1
+        dims = static.get("dims")  # squeeze() 0, squeeze(dim) 1, squeeze(dims) 2
+        overload = 0 if dims is None else 1 if isinstance(dims, int) else 2
+        return overload + 3 if static.get("in_place") else overload  # squeeze_, as in matmul
 
     @staticmethod
-    def forward(ctx, x, *, dims=None):
+    def forward(ctx, x, *, dims=None, in_place=False):
         ctx.shape = x.shape
         if dims is not None:
-            dims = tuple(d for d in dims if x.shape[d] == 1)
+            dims = tuple(d for d in np.atleast_1d(dims) if x.shape[d] == 1)
         return np.squeeze(x, axis=dims)
 
     @staticmethod
@@ -171,8 +173,7 @@ class IndexPut(Function):
 
     @staticmethod
     def forward(ctx, x, *, shape, index):
-        ctx.index = index
-        out = np.zeros(shape, x.dtype)
+        ctx.index, out = index, np.zeros(shape, x.dtype)
         np.add.at(out, index, x)
         return out
 
@@ -191,8 +192,7 @@ class CopySlices(Function):
     def forward(ctx, x, value, *, index):
         out = np.array(x)
         out[index] = value
-        ctx.index = index
-        ctx.keep = np.ones(x.shape, x.dtype)
+        ctx.index, ctx.keep = index, np.ones(x.shape, x.dtype)
         ctx.keep[index] = 0
         return out
 

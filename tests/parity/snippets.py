@@ -675,4 +675,13 @@ SNIPPETS = {
                 print(torch.ones(*shape, dtype=torch.int64).expand(*sizes).shape)
             except RuntimeError as error:
                 print(error)""",
+    "squeeze_overloads_and_vector_matrix_product": """
+        x = torch.ones(1, 3, 1, requires_grad=True) * 1
+        for y in (x.squeeze(), x.squeeze(0), x.squeeze(-1), x.squeeze((0,)), x.squeeze([0, 2])):
+            print(y.shape, y.grad_fn.name())
+        v = torch.tensor([1., 2., 3.], requires_grad=True)
+        m = torch.tensor([[1., 2.], [3., 4.], [5., 6.]], requires_grad=True)
+        out = v @ m
+        print(out, out.grad_fn.next_functions)
+        (out * torch.tensor([1., -2.])).sum().backward(); print(v.grad, m.grad)""",
 }
