@@ -102,6 +102,7 @@ _UFUNCS = {
     np.equal: _binary(operator.eq),
     np.not_equal: _binary(operator.ne),
     np.bitwise_and: _binary(operator.and_),
+    np.bitwise_or: _binary(operator.or_),
     np.maximum: lambda a, b: _t(a).maximum(_t(b)),
     np.minimum: lambda a, b: _t(a).minimum(_t(b)),
     np.negative: lambda a: -_t(a),
@@ -114,6 +115,7 @@ _UFUNCS = {
     np.sqrt: lambda a: _t(a).sqrt(),
     np.absolute: lambda a: _t(a).abs(),
     np.sign: lambda a: _t(a).sign(),
+    np.isnan: lambda a: _t(a).isnan(),
 }
 
 _FUNCTIONS = {

@@ -580,10 +580,10 @@ class Tensor:
             return Tensor._wrap(np.asarray(np.argmin(self._data)))
         return Tensor._wrap(_keep(np.argmin(self._data, axis=dim), dim, keepdim))
 
-    def norm(self, p=2, dim=None, keepdim=False) -> Tensor:
-        if p == 2:
-            return (self * self).sum(dim, keepdim).sqrt()
-        return (self.abs() ** p).sum(dim, keepdim) ** (1 / p)
+    def norm(self, p="fro", dim=None, keepdim=False) -> Tensor:
+        """The vector p-norm over ``dim`` (all elements by default); "fro" is p = 2."""
+        p = 2.0 if p == "fro" else float(p)
+        return reduce.LinalgVectorNorm.apply(self, p=p, dim=dim, keepdim=keepdim)
 
     def logsumexp(self, dim, keepdim=False) -> Tensor:
         top = Tensor._wrap(np.max(self._data, axis=dim, keepdims=True))

@@ -95,6 +95,50 @@ class Std(Function):
         return scale * centered
 
 
+class LinalgVectorNorm(Function):
+    """out = (sum |x|^p)^(1/p) over dim (p = inf: max |x|; p = 0: how many x != 0);
+    dx = g x / out for p = 2, g sign(x) |x|^(p-1) / out^(p-1) for other p (0 where out = 0)"""
+
+    quiet_floating_errors = True  # x / out at out = 0 is replaced by 0, as in PyTorch
+
+    @staticmethod
+    def forward(ctx, x, *, p, dim=None, keepdim=False):
+        if x.dtype.kind != "f":
+            raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
+                               f"as input. Got {_type_name(x.dtype)}")
+        ctx.p, ctx.axes, ctx.keepdim = p, normalize_dims(dim, x.ndim), keepdim
+        if p == 2:  # the usual case: sqrt of the sum of squares
+            out = np.sqrt(np.sum(x * x, axis=ctx.axes, keepdims=keepdim))
+        elif np.isinf(p):
+            out = (np.max if p > 0 else np.min)(np.abs(x), axis=ctx.axes, keepdims=keepdim)
+        elif p == 0:
+            out = np.sum(x != 0, axis=ctx.axes, keepdims=keepdim)
+        else:
+            out = np.sum(np.abs(x) ** p, axis=ctx.axes, keepdims=keepdim) ** (1 / p)
+        out = np.asarray(out, x.dtype)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        if ctx.axes is not None and not ctx.keepdim:  # line the norm up with x's dims again
+            g, out = np.expand_dims(g, ctx.axes), np.expand_dims(out, ctx.axes)
+        p = ctx.p
+        if p == 0:
+            return None  # a count is flat: no gradient at all (x.grad stays None, as in PyTorch)
+        if p == 1:
+            return np.sign(x) * g
+        if p == 2:
+            return g * np.where(out == 0, 0, x / out)
+        if np.isinf(p):  # like max: the largest |x| (and any nan) share the gradient
+            peak = (np.abs(x) == out) | np.isnan(x)
+            return np.sign(x) * (g / np.sum(peak, axis=ctx.axes, keepdims=True) * peak)
+        if p < 1:
+            return np.where(x == 0, 0, np.sign(x) * np.abs(x) ** (p - 1)) * g * out ** (1 - p)
+        return np.sign(x) * np.abs(x) ** (p - 1) * np.where(out == 0, 0, g / out ** (p - 1))
+
+
 class Max(Function):
     """out = max(x) (ties share the gradient equally) or max(x, dim) (first index gets it)"""
 

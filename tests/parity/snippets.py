@@ -684,4 +684,17 @@ SNIPPETS = {
         out = v @ m
         print(out, out.grad_fn.next_functions)
         (out * torch.tensor([1., -2.])).sum().backward(); print(v.grad, m.grad)""",
+    "norm_is_one_node_with_pytorch_gradients": """
+        x = torch.tensor([[3., -4., 0.], [0., 0., 0.], [-2., 2., 1.]], requires_grad=True)
+        for kw in ({}, {"p": "fro"}, {"dim": 1}, {"p": 1, "dim": 0, "keepdim": True},
+                   {"p": float("inf"), "dim": 1}, {"p": float("-inf")}, {"p": 0, "dim": 1},
+                   {"p": 3, "dim": 1}, {"p": 0.5, "dim": 1}):
+            x.grad = None
+            n = x.norm(**kw)
+            print(kw, n, n.grad_fn.name())
+            (n * -torch.ones_like(n)).sum().backward(); print(x.grad)
+        try:
+            torch.tensor([3, 4]).norm()
+        except RuntimeError as error:
+            print(error)""",
 }
