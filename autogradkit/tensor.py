@@ -498,6 +498,9 @@ class Tensor:
     def sign(self) -> Tensor:
         return unary.Sign.apply(self)
 
+    def sgn(self) -> Tensor:
+        return unary.Sgn.apply(self)
+
     def clamp(self, min=None, max=None) -> Tensor:  # noqa: A002
         if min is None and max is None:
             raise RuntimeError("autogradkit.clamp: At least one of 'min' or 'max' must not be None")

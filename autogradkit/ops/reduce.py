@@ -6,6 +6,7 @@ import numpy as np
 
 from .._shape import normalize_dims
 from ..autograd.function import Function
+from .unary import Sgn
 
 
 def _expand_back(g, shape: tuple, axes, keepdim: bool):
@@ -128,15 +129,15 @@ class LinalgVectorNorm(Function):
         if p == 0:
             return None  # a count is flat: no gradient at all (x.grad stays None, as in PyTorch)
         if p == 1:
-            return np.sign(x) * g
+            return Sgn.call(x) * g
         if p == 2:
             return g * np.where(out == 0, 0, x / out)
         if np.isinf(p):  # like max: the largest |x| (and any nan) share the gradient
             peak = (np.abs(x) == out) | np.isnan(x)
-            return np.sign(x) * (g / np.sum(peak, axis=ctx.axes, keepdims=True) * peak)
+            return Sgn.call(x) * (g / np.sum(peak, axis=ctx.axes, keepdims=True) * peak)
         if p < 1:
-            return np.where(x == 0, 0, np.sign(x) * np.abs(x) ** (p - 1)) * g * out ** (1 - p)
-        return np.sign(x) * np.abs(x) ** (p - 1) * np.where(out == 0, 0, g / out ** (p - 1))
+            return np.where(x == 0, 0, Sgn.call(x) * np.abs(x) ** (p - 1)) * g * out ** (1 - p)
+        return Sgn.call(x) * np.abs(x) ** (p - 1) * np.where(out == 0, 0, g / out ** (p - 1))
 
 
 class Max(Function):

@@ -151,6 +151,10 @@ class Sign(Function):
         return np.zeros_like(g)  # exact zeros (0 * g would give -0. or nan), as PyTorch
 
 
+class Sgn(Sign):
+    """out = sgn x (for real x the same as sign);  dx = 0. PyTorch's abs backward records it"""
+
+
 class Abs(Function):
     """out = |x|;  dx = g * sign(x)  (abs'(0) = 0)"""
 
@@ -162,7 +166,7 @@ class Abs(Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * np.sign(x)
+        return g * Sgn.call(x)  # on Tensors (create_graph) this records SgnBackward0
 
 
 class Clamp(Function):

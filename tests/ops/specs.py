@@ -89,6 +89,7 @@ SPECS = [
     OpSpec("Sqrt", lambda t, x: x.sqrt(), np.sqrt, ((4,),), 0.5, 3.0),
     OpSpec("Abs", lambda t, x: x.abs(), np.abs, ((6,),)),
     OpSpec("Sign", lambda t, x: x.sign(), np.sign, ((6,),)),
+    OpSpec("Sgn", lambda t, x: x.sgn(), np.sign, ((6,),)),
     OpSpec("Clamp", lambda t, x: x.clamp(-0.5, 0.7), lambda x: np.clip(x, -0.5, 0.7), ((8,),)),
     OpSpec("Maximum", lambda t, x, y: t.maximum(x, y), np.maximum, ((3, 2), (3, 2))),
     OpSpec("Minimum", lambda t, x, y: t.minimum(x, y), np.minimum, ((3, 2), (2,))),

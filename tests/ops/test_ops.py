@@ -81,7 +81,8 @@ def test_gradients_and_node_name_match_pytorch(spec):
     out.backward(agk.tensor(upstream))
     expected.backward(torch.tensor(upstream))
     for a, b in zip(ours, theirs):
-        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-10, atol=1e-12)
+        # force: torch hands back a lazy ZeroTensor for some flat gradients (sgn)
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(force=True), rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("spec", [s for s in SPECS if s.ref is not None], ids=lambda s: s.name)

@@ -670,7 +670,8 @@ SNIPPETS = {
                 print(F.linear(x, w, b))
             except RuntimeError as error:
                 print(error)
-        for shape, sizes in (((4,), (2, 3)), ((2, 2, 3), (2, 3)), ((3,), (2, 2)), ((3, 1), (2, 3, 4))):
+        cases = (((4,), (2, 3)), ((2, 2, 3), (2, 3)), ((3,), (2, 2)), ((3, 1), (2, 3, 4)))
+        for shape, sizes in cases:
             try:
                 print(torch.ones(*shape, dtype=torch.int64).expand(*sizes).shape)
             except RuntimeError as error:
@@ -697,4 +698,11 @@ SNIPPETS = {
             torch.tensor([3, 4]).norm()
         except RuntimeError as error:
             print(error)""",
+    "abs_backward_records_sgn": """
+        x = torch.tensor([-1.5, 0., 2.], requires_grad=True)
+        y = (x.abs() * torch.tensor([1., -2., 3.])).sum()
+        (g,) = torch.autograd.grad(y, x, create_graph=True)
+        print(g, g.grad_fn.next_functions)
+        print(x.sgn(), x.sgn().grad_fn)
+        (g.sum() + x.sgn().sum()).backward(); print(x.grad)""",
 }
