@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ops import movement
+from .ops import indexing, movement
 
 
 def _as_numpy(item):
@@ -35,7 +35,7 @@ def normalize_index(x, index) -> tuple:
 def getitem(x, index):
     index = normalize_index(x, index)
     if any(_is_advanced(i) for i in index):
-        return movement.Index.apply(x, index=index)
+        return indexing.Index.apply(x, index=index)
     specified = sum(1 for i in index if i is not None and i is not Ellipsis)
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
@@ -47,7 +47,7 @@ def getitem(x, index):
             out, dim = out.unsqueeze(dim), dim + 1
         elif isinstance(item, slice):
             if item != slice(None) and item.indices(out.shape[dim]) != (0, out.shape[dim], 1):
-                out = movement.Slice.apply(out, index=(slice(None),) * dim + (item, Ellipsis))
+                out = indexing.Slice.apply(out, index=(slice(None),) * dim + (item, Ellipsis))
             dim += 1
         else:
             size, position = out.shape[dim], int(item)
@@ -55,7 +55,7 @@ def getitem(x, index):
                 raise IndexError(
                     f"index {position} is out of bounds for dimension {dim} with size {size}"
                 )
-            out = movement.Select.apply(out, index=(slice(None),) * dim + (position, Ellipsis))
+            out = indexing.Select.apply(out, index=(slice(None),) * dim + (position, Ellipsis))
     if out is x:
         return movement.View.apply(x, shape=x.shape)
     if x._base is None and out._base is x:  # one indexing step: in-place ops can write back

@@ -13,12 +13,12 @@ import weakref
 import numpy as np
 
 from . import _dtype
-from ._shape import Size, check_expandable, normalize_dim
+from ._shape import Size, broadcast_shape, check_expandable, normalize_dim
 from ._tensor_str import tensor_repr
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad
 from .ops import elementwise as ew
-from .ops import linalg, movement, reduce, unary
+from .ops import indexing, linalg, movement, reduce, unary
 from .ops import nn as nn_ops
 from .utils.hooks import HookDict, add_hook
 
@@ -62,6 +62,24 @@ class device:
         return str(other) == "cpu"
 
     __hash__ = object.__hash__
+
+
+def _should_fold(x: Tensor, y: Tensor) -> bool:
+    """PyTorch's rule for a product of 3+ dims with 1 or 2 dims: fold the larger operand into
+    rows (one mm or mv) when the smaller one needs grad, or when folding copies nothing."""
+    x_larger = x.ndim >= y.ndim
+    big = x._data if x_larger else np.swapaxes(y._data, -1, -2)
+    small = y if x_larger else x
+    if big.ndim < 3 or small.ndim > 2:
+        return False
+    if small.requires_grad:
+        return True
+    if x.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    strides = big.strides  # bytes, not elements: the same test either way
+    return all(strides[i] == strides[i + 1] * big.shape[i + 1] for i in range(big.ndim - 2))
 
 
 def _check_device(where) -> str:
@@ -658,7 +676,8 @@ class Tensor:
         return linalg.Dot.apply(self, other)
 
     def matmul(self, other: Tensor) -> Tensor:
-        """``@``: dot, mv, mm or a batched product, picked by the inputs' dims, as in PyTorch."""
+        """``@``: dot, mv, mm or a batched product, picked as PyTorch's matmul picks them (so
+        the graph shows the same nodes: see ``_should_fold``)."""
         a, b = self.ndim, other.ndim
         if a == 0 or b == 0:
             raise RuntimeError(
@@ -668,20 +687,47 @@ class Tensor:
             return self.dot(other)
         if a == 2 and b == 1:
             return self.mv(other)
-        if a == 2 and b == 2:
-            return self.mm(other)
         if a == 1 and b == 2:
             rows = self.unsqueeze(0).mm(other)  # PyTorch squeezes its own result in place
             return movement.Squeeze.apply(rows, dims=0, in_place=True)
-        if b == 2:  # fold the batch into rows: one mm, as PyTorch does
-            rows = self.reshape(-1, self.shape[-1]).mm(other)
-            return rows.view(*self.shape[:-1], other.shape[-1])
-        x = self.unsqueeze(0) if a == 1 else self
-        y = other.unsqueeze(-1) if b == 1 else other
+        if a == 2 and b == 2:
+            return self.mm(other)
+        if _should_fold(self, other):
+            return self._matmul_folded(other)
+        return self._matmul_batched(other)
+
+    def _matmul_folded(self, other: Tensor) -> Tensor:
+        """The larger operand's leading dims folded into rows: one mm (or mv), unfolded after."""
+        transpose = other.ndim > self.ndim  # then fold other.mT and transpose the result back
+        big = other.mT if transpose else self
+        small = (self.t() if self.ndim == 2 else self) if transpose else other
+        rows = big.reshape(int(np.prod(big.shape[:-1], dtype=np.int64)), big.shape[-1])
+        if small.ndim == 1:
+            return movement.UnsafeView.apply(rows.mv(small), shape=tuple(big.shape[:-1]))
+        out = movement.UnsafeView.apply(rows.mm(small), shape=(*big.shape[:-1], small.shape[1]))
+        return out.mT.contiguous() if transpose else out
+
+    def _matmul_batched(self, other: Tensor) -> Tensor:
+        """Both operands expanded to one broadcast batch of matrices, then one bmm."""
+        a, b = self.ndim, other.ndim
+        n, m1 = (self.shape[-2] if a > 1 else 1), self.shape[-1]
+        m2, p = (other.shape[-2], other.shape[-1]) if b > 1 else (other.shape[0], 1)
+        batch1, batch2 = tuple(self.shape[:-2]), tuple(other.shape[:-2])
+        if a == 3 and b == 3 and batch1[0] != batch2[0]:  # a batch of one that needs grad
+            if batch1[0] == 1 and self.requires_grad:
+                return self.squeeze(0).matmul(other)
+            if batch2[0] == 1 and other.requires_grad:
+                return self.matmul(other.squeeze(0))
+        batch = broadcast_shape(batch1, batch2)
+        count = int(np.prod(batch, dtype=np.int64))
+        x = self.expand(*batch, n, m1).reshape(count, n, m1)
+        if b == 1:
+            y = other.expand(*batch, m2).reshape(count, m2).unsqueeze(2)
+        else:
+            y = other.expand(*batch, m2, p).reshape(count, m2, p)
         out = linalg.Bmm.apply(x, y)
-        out = movement.UnsafeView.apply(out, shape=out.shape)  # PyTorch unfolds its batch here
-        out = out.squeeze(-2) if a == 1 else out
-        return out.squeeze(-1) if b == 1 else out
+        shape = batch + ((n,) if a > 1 else ()) + ((p,) if b > 1 else ())
+        return movement.UnsafeView.apply(out.squeeze(-1) if b == 1 else out, shape=shape)
 
     __matmul__ = matmul
 
@@ -701,9 +747,11 @@ class Tensor:
         shape = self._infer_shape(shape)
         try:
             np.reshape(self._data, shape, copy=False)
-        except ValueError:
-            return movement.UnsafeView.apply(self, shape=shape)
-        return movement.View.apply(self, shape=shape)
+        except ValueError:  # not as a view: a contiguous copy, viewed (as PyTorch records it)
+            return movement.UnsafeView.apply(self.clone(), shape=shape)
+        if self.is_contiguous():
+            return movement.View.apply(self, shape=shape)
+        return movement.ReshapeAlias.apply(self, shape=shape)  # a view of strided memory
 
     def reshape_as(self, other: Tensor) -> Tensor:
         return self.reshape(other.shape)
@@ -850,7 +898,7 @@ class Tensor:
         old._requires_grad = self._requires_grad
         result = compute(old, *args, **kwargs)
         base[index] = result  # CopySlices on the base; the shared version counter moves once
-        view = movement.AsStrided.apply(base, index=index)
+        view = indexing.AsStrided.apply(base, index=index)
         self._grad_fn, self._output_nr, self._requires_grad = view._grad_fn, 0, True
         return self
 
@@ -923,7 +971,7 @@ class Tensor:
 
         index = normalize_index(self, index)
         self._check_inplace("a view of a leaf Variable")  # x[i] = v writes through a view
-        self._inplace(lambda t, v: movement.CopySlices.apply(t, v, index=index), _as_tensor(value, self))
+        self._inplace(lambda t, v: indexing.CopySlices.apply(t, v, index=index), _as_tensor(value, self))
 
     # ----- NumPy interoperability (so op backward code also runs on Tensors) ------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

@@ -5,6 +5,6 @@ that every op has a spec, a gradient check and a PyTorch comparison.
 """
 
 from ..autograd.function import REGISTRY
-from . import elementwise, linalg, movement, nn, reduce, unary  # noqa: F401  (fills REGISTRY)
+from . import elementwise, indexing, linalg, movement, nn, reduce, unary  # noqa: F401  (fills REGISTRY)
 
 __all__ = ["REGISTRY"]

@@ -43,7 +43,7 @@ def _copy(lib, x, v):
 
 
 def _index_put(lib, x):
-    from autogradkit.ops.movement import IndexPut
+    from autogradkit.ops.indexing import IndexPut
 
     return IndexPut.apply(x, shape=(4, 3), index=(np.array([0, 2, 0]),))
 
@@ -117,6 +117,8 @@ SPECS = [
     OpSpec("Min", lambda t, x: x.min(0, keepdim=True)[0], lambda x: x.min(0, keepdims=True), ((2, 3),)),
     OpSpec("View", lambda t, x: x.view(3, 2), lambda x: x.reshape(3, 2), ((2, 3),)),
     OpSpec("UnsafeView", lambda t, x: x.T.reshape(6), lambda x: x.T.reshape(6), ((2, 3),)),
+    OpSpec("ReshapeAlias", lambda t, x: x.t().reshape(1, 3, 2), lambda x: x.T.reshape(1, 3, 2),
+           ((2, 3),)),
     OpSpec("Permute", lambda t, x: x.permute(2, 0, 1), lambda x: x.transpose(2, 0, 1), ((2, 3, 4),)),
     OpSpec("Transpose", lambda t, x: x.transpose(0, 2), lambda x: x.swapaxes(0, 2), ((2, 3, 4),)),
     OpSpec("T", lambda t, x: x.t(), np.transpose, ((2, 3),)),

@@ -705,4 +705,28 @@ SNIPPETS = {
         print(g, g.grad_fn.next_functions)
         print(x.sgn(), x.sgn().grad_fn)
         (g.sum() + x.sgn().sum()).backward(); print(x.grad)""",
+    "matmul_records_pytorchs_graph_for_every_rank": """
+        def names(node):
+            if node is None:
+                return "-"
+            children = ", ".join(names(child) for child, _ in node.next_functions)
+            return node.name() + (f"({children})" if children else "")
+        cases = (((2, 3, 4), (4, 5), True, True), ((2, 3, 4), (4, 5), True, False),
+                 ((2, 3, 4), (4,), True, True), ((3,), (2, 3, 4), True, True),
+                 ((3,), (2, 3, 4), False, True), ((2, 3), (4, 3, 5), True, True),
+                 ((4, 2, 3), (4, 3, 5), True, True), ((1, 2, 3), (4, 3, 5), True, True),
+                 ((4, 2, 3), (3,), True, False), ((2, 1, 2, 3), (4, 3, 2), True, True))
+        for a, b, needs_a, needs_b in cases:
+            # small integers: every sum is exact, whatever order BLAS adds in
+            x = torch.tensor([i % 5 - 2. for i in range(torch.zeros(a).numel())]).reshape(a)
+            y = torch.tensor([i % 3 - 1. for i in range(torch.zeros(b).numel())]).reshape(b)
+            x.requires_grad_(needs_a)
+            y.requires_grad_(needs_b)
+            out = x @ y
+            print(a, b, out.shape, names(out.grad_fn))
+            upstream = torch.tensor([i % 4 - 1.5 for i in range(out.numel())]).reshape(out.shape)
+            (out * upstream).sum().backward()
+            print(out.sum(), x.grad, y.grad)
+        z = torch.ones(2, 3, requires_grad=True)
+        print(names(z.t().reshape(-1).grad_fn), names(z.t().reshape(3, 2).grad_fn))""",
 }
