@@ -27,16 +27,17 @@ def broadcast_shape(*shapes: tuple) -> tuple:
     ndim = max(len(s) for s in shapes)
     out = []
     for i in range(-ndim, 0):
-        sizes = [s[i] for s in shapes if len(s) >= -i]
-        size = max(sizes)
-        for k, s in enumerate(sizes):
-            if s != size and s != 1:
-                a, b = sizes[0], s
+        size = 1
+        for s in (shape[i] for shape in shapes if len(shape) >= -i):
+            # pairwise, as PyTorch's infer_size: a is the size so far, b the next one
+            if s != size and size != 1 and s != 1:
                 raise RuntimeError(
-                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
+                    f"The size of tensor a ({size}) must match the size of tensor b ({s}) "
                     f"at non-singleton dimension {ndim + i}"
                 )
-        out.append(size if all(s != 0 for s in sizes) else 0)
+            if s != 1:
+                size = s
+        out.append(size)
     return tuple(out)
 
 

@@ -16,6 +16,11 @@ def _check_same_dtype(x, y) -> None:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a} != {b}")
 
 
+def _title(dtype) -> str:
+    """A dtype as PyTorch's C++ errors name it: Float, Double, Long."""
+    return _TYPE_NAMES.get(str(dtype), str(dtype)).capitalize()
+
+
 def _is_column_major(mat2) -> bool:
     return not mat2.flags.c_contiguous and mat2.flags.f_contiguous
 
@@ -60,16 +65,16 @@ class Addmm(Function):
     @staticmethod
     def forward(ctx, b, x, w):
         if x.dtype != w.dtype:  # addmm words this differently from mm
-            a, c = (_TYPE_NAMES.get(str(d), str(d)).capitalize() for d in (x.dtype, w.dtype))
-            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {a} and {c}")
+            raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
+                               f"{_title(x.dtype)} and {_title(w.dtype)}")
         if x.shape[1] != w.shape[0]:  # nn.Linear's shape error, worded as mm's
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
                 f"{w.shape[0]}x{w.shape[1]})"
             )
         if b.dtype != w.dtype:
-            a, c = (_TYPE_NAMES.get(str(d), str(d)).capitalize() for d in (b.dtype, w.dtype))
-            raise RuntimeError(f"self and mat2 must have the same dtype, but got {a} and {c}")
+            raise RuntimeError("self and mat2 must have the same dtype, but got "
+                               f"{_title(b.dtype)} and {_title(w.dtype)}")
         _shape.check_expandable(b.shape, (x.shape[0], w.shape[1]), b.dtype)
         ctx.save_for_backward(x if ctx.needs_input_grad[2] else None,
                               w if ctx.needs_input_grad[1] else None)
@@ -93,7 +98,12 @@ class Mv(Function):
 
     @staticmethod
     def forward(ctx, m, v):
-        _check_same_dtype(m, v)
+        if m.dtype != v.dtype:  # PyTorch's mv runs as addmv, and says so
+            raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                               f"{_title(v.dtype)}, {_title(m.dtype)}, and {_title(v.dtype)}")
+        if m.shape[1] != v.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({m.shape[0]}), mat "
+                               f"({m.shape[0]}x{m.shape[1]}), vec ({v.shape[0]})")
         ctx.save_for_backward(m if ctx.needs_input_grad[1] else None,
                               v if ctx.needs_input_grad[0] else None)
         return m @ v
@@ -112,7 +122,15 @@ class Dot(Function):
 
     @staticmethod
     def forward(ctx, x, y):
-        _check_same_dtype(x, y)
+        if x.dtype != y.dtype:
+            raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                               f"{_title(x.dtype)} and {_title(y.dtype)}")
+        if x.size != y.size:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{x.size}] and src [{y.size}] to "
+                f"have the same number of elements, but got {x.size} and {y.size} elements "
+                "respectively"
+            )
         ctx.save_for_backward(x, y)
         return np.dot(x, y)
 
@@ -123,13 +141,21 @@ class Dot(Function):
 
 
 class Bmm(Function):
-    """out = x @ y over batches (batch dims broadcast);  dx = g @ y^T,  dy = x^T @ g"""
+    """out = x[i] @ y[i] for each i of one batch dim;  dx = g @ y^T,  dy = x^T @ g"""
 
     promotes = False
 
     @staticmethod
     def forward(ctx, x, y):
-        _check_same_dtype(x, y)
+        if x.dtype != y.dtype:
+            raise RuntimeError(
+                f"expected scalar type {_title(x.dtype)} but found {_title(y.dtype)}"
+            )
+        if y.shape[:2] != (x.shape[0], x.shape[2]):
+            raise RuntimeError(
+                "Expected size for first two dimensions of batch2 tensor to be: "
+                f"[{x.shape[0]}, {x.shape[2]}] but got: [{y.shape[0]}, {y.shape[1]}]."
+            )
         ctx.save_for_backward(x, y)
         return np.matmul(x, y)
 

@@ -729,4 +729,25 @@ SNIPPETS = {
             print(out.sum(), x.grad, y.grad)
         z = torch.ones(2, 3, requires_grad=True)
         print(names(z.t().reshape(-1).grad_fn), names(z.t().reshape(3, 2).grad_fn))""",
+    "shape_and_dtype_errors_of_products_and_broadcasts": """
+        cases = (((2, 3, 4), (5, 6), False, None), ((2, 3, 4), (5,), False, None),
+                 ((2, 3, 4), (5, 4, 2), False, None), ((4, 2, 3), (4, 5, 2), True, None),
+                 ((3,), (2, 4, 5), True, None), ((3,), (4,), False, None),
+                 ((2, 3), (4,), False, None), ((3,), (4, 2), False, None),
+                 ((2, 3), (3,), False, "b"), ((3,), (3,), False, "b"),
+                 ((2, 3, 4), (2, 4, 2), False, "b"), ((2, 3, 4), (4,), False, "a"),
+                 ((4,), (2, 4, 2), False, "b"), ((2, 3), (3,), False, "a"))
+        for a, b, needs_grad, double in cases:
+            x = torch.ones(*a, dtype=torch.float64 if double == "a" else torch.float32)
+            y = torch.ones(*b, dtype=torch.float64 if double == "b" else torch.float32)
+            try:
+                print((x.requires_grad_(needs_grad) @ y).shape)
+            except RuntimeError as error:
+                print(error)
+        for a, b in (((2,), (3,)), ((3,), (2,)), ((2, 3), (4, 3)), ((4, 1, 3), (2, 2)),
+                     ((0,), (1,)), ((1,), (0,)), ((0,), (2,)), ((3, 1), (1, 0))):
+            try:
+                print((torch.ones(*a) + torch.ones(*b)).shape)
+            except RuntimeError as error:
+                print(error)""",
 }
