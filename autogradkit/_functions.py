@@ -8,9 +8,9 @@ from .ops import movement
 from .tensor import Tensor, where
 
 _SAME_AS_METHOD = (
-    "add sub mul div pow neg reciprocal square exp log sin cos tanh sigmoid relu sqrt abs sign "
-    "clamp clip clamp_min clamp_max maximum minimum sum mean var std max min argmax argmin norm "
-    "logsumexp softmax log_softmax allclose equal eq ne lt le gt ge isnan mm mv dot matmul "
+    "add sub mul div pow neg reciprocal square exp log sin cos tanh sigmoid relu sqrt abs sign sgn "
+    "clamp clip clamp_min clamp_max maximum minimum sum mean prod var std max min argmax argmin "
+    "norm logsumexp softmax log_softmax allclose equal eq ne lt le gt ge isnan mm mv dot matmul "
     "reshape flatten squeeze unsqueeze permute transpose t clone detach numel masked_fill split "
     "chunk unbind"
 ).split()

@@ -57,6 +57,10 @@ def _mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
     return _t(a).mean(axis, keepdims)
 
 
+def _prod(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    return _t(a).prod(axis, keepdims)
+
+
 def _where(condition, x, y):
     from .tensor import where
 
@@ -121,6 +125,8 @@ _UFUNCS = {
 _FUNCTIONS = {
     np.sum: _sum,
     np.mean: _mean,
+    np.prod: _prod,
+    np.any: lambda a, *args, **kwargs: _t(a).any(),
     np.reshape: _reshape,
     np.broadcast_to: lambda a, shape, **kw: _t(a).expand(shape),
     np.transpose: _transpose,

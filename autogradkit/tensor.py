@@ -542,7 +542,8 @@ class Tensor:
         return where(condition, self, other)
 
     def masked_fill(self, mask, value) -> Tensor:
-        return where(mask, value, self)
+        mask = np.asarray(_array(mask), dtype=bool)
+        return ew.MaskedFill.apply(self, value, mask=mask)
 
     def __add__(self, other) -> Tensor:
         return ew.Add.apply(self, other)
@@ -607,9 +608,10 @@ class Tensor:
         return reduce.LinalgVectorNorm.apply(self, p=p, dim=dim, keepdim=keepdim)
 
     def logsumexp(self, dim, keepdim=False) -> Tensor:
-        top = Tensor._wrap(np.max(self._data, axis=dim, keepdims=True))
-        out = (self - top).exp().sum(dim, keepdim=True).log() + top
-        return out if keepdim else out.squeeze(dim)
+        return reduce.Logsumexp.apply(self, dim=dim, keepdim=keepdim)
+
+    def prod(self, dim=None, keepdim=False) -> Tensor:
+        return reduce.Prod.apply(self, dim=dim, keepdim=keepdim)
 
     def softmax(self, dim) -> Tensor:
         return nn_ops.Softmax.apply(self, dim=normalize_dim(dim, self.ndim))

@@ -222,6 +222,28 @@ class Where(Function):
         return np.where(ctx.condition, g, zero), np.where(ctx.condition, zero, g)
 
 
+class MaskedFill(Function):
+    """out = value where mask else x (in x's dtype);  dx = g where not mask,
+    dvalue = sum of g where mask"""
+
+    promotes = False
+
+    @classmethod
+    def overload_for(cls, inputs, static):
+        return 0 if _is_scalar(inputs[1]) else 1  # masked_fill.Scalar vs masked_fill.Tensor
+
+    @staticmethod
+    def forward(ctx, x, value, *, mask):
+        ctx.mask = mask
+        return np.where(mask, np.asarray(value, x.dtype), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        zero = np.zeros_like(g)  # exact zeros, as PyTorch's masked_fill(mask, 0)
+        gvalue = np.sum(np.where(ctx.mask, g, zero)) if ctx.needs_input_grad[1] else None
+        return np.where(ctx.mask, zero, g), gvalue
+
+
 class Zero(Function):
     """out = zeros like x (``zero_``);  dx = 0"""
 

@@ -33,7 +33,8 @@ class ReshapeAlias(View):
 
 
 class UnsafeView(View):
-    """out = x reshaped, not tracked as a view (reshape's copy, matmul's result);  dx = g reshaped"""
+    """out = x reshaped, not tracked as a view (reshape's copy, matmul's result);
+    dx = g reshaped back"""
 
     is_view = False
 

@@ -57,6 +57,67 @@ class Mean(Function):
         return _expand_back(g / ctx.count, ctx.shape, ctx.axes, ctx.keepdim)
 
 
+class Prod(Function):
+    """out = product of x (over dim);  dx = g * out / x, or where the slice holds a zero,
+    g times the product of the others (PyTorch's prod_backward)"""
+
+    @classmethod
+    def overload_for(cls, inputs, static):
+        return 0 if static.get("dim") is None else 1  # prod() vs prod(dim)
+
+    @staticmethod
+    def forward(ctx, x, *, dim=None, keepdim=False):
+        ctx.axes, ctx.keepdim = normalize_dims(dim, x.ndim), keepdim
+        dtype = np.int64 if x.dtype.kind in "biu" else None  # ints multiply as int64
+        out = np.asarray(np.prod(x, axis=ctx.axes, keepdims=keepdim, dtype=dtype))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        if ctx.axes is not None and not ctx.keepdim:
+            g, out = np.expand_dims(g, ctx.axes), np.expand_dims(out, ctx.axes)
+        if not np.any(x == 0):
+            return g * (out / x)
+        if ctx.axes is None and isinstance(x, np.ndarray) and np.count_nonzero(x == 0) > 1:
+            return np.zeros_like(x)  # PyTorch's shortcut when no graph of this is wanted
+        if ctx.axes is None:  # over everything: the same as over one axis of x flattened
+            return g * np.reshape(_product_of_others(np.reshape(x, (-1,)), 0), np.shape(x))
+        return g * _product_of_others(x, ctx.axes[0])
+
+
+def _product_of_others(x, axis: int):
+    """For each entry, the product of the other entries of its slice along ``axis`` (works
+    with zeros, unlike out / x): the slice repeated once per entry, that entry set to 1."""
+    n = np.shape(x)[axis]
+    own = np.eye(n, dtype=bool).reshape((n, n) + (1,) * (np.ndim(x) - axis - 1))
+    return np.prod(np.where(own, 1, np.expand_dims(x, axis)), axis=axis + 1)
+
+
+class Logsumexp(Function):
+    """out = log(sum(exp(x), dim));  dx = g * exp(x - out)"""
+
+    quiet_floating_errors = True  # log(0) = -inf for a slice of -inf, as in PyTorch
+
+    @staticmethod
+    def forward(ctx, x, *, dim, keepdim=False):
+        ctx.axes, ctx.keepdim = normalize_dims(dim, x.ndim), keepdim
+        top = x.max(axis=ctx.axes, keepdims=True)  # shifted first: exp cannot overflow
+        top = np.where(np.abs(top) == np.inf, 0, top)  # an infinite max shifts nothing
+        out = np.log(np.exp(x - top).sum(axis=ctx.axes, keepdims=True)) + top
+        out = out if keepdim else np.squeeze(out, axis=ctx.axes)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        if not ctx.keepdim:
+            g, out = np.expand_dims(g, ctx.axes), np.expand_dims(out, ctx.axes)
+        return g * np.exp(x - out)
+
+
 class Var(Function):
     """out = sum((x - mean)**2) / (n - correction);  dx = g * 2 (x - mean) / (n - correction)"""
 

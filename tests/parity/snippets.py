@@ -750,4 +750,25 @@ SNIPPETS = {
                 print((torch.ones(*a) + torch.ones(*b)).shape)
             except RuntimeError as error:
                 print(error)""",
+    "prod_logsumexp_masked_fill_are_single_nodes": """
+        for values in ([[2., -3., 4.], [1., 5., -2.]], [[2., 0., 4.], [1., 5., -2.]],
+                       [[0., 0., 4.], [1., 5., -2.]], [[0., 3., 4.], [0., 5., -2.]]):
+            for kw in ({}, {"dim": 1}, {"dim": 0, "keepdim": True}):
+                x = torch.tensor(values, requires_grad=True)
+                out = x.prod(**kw)
+                (out * torch.full_like(out, -1.5)).sum().backward()
+                print(kw, out, x.grad)
+        print(torch.tensor([2, 3, 4]).prod(), torch.prod(torch.tensor([[1., 2.], [3., 4.]]), 1))
+        x = torch.tensor([[1., -2., 3.], [float("-inf"), float("-inf"), float("-inf")]],
+                         requires_grad=True)
+        out = x.logsumexp(1)
+        print(out)
+        torch.logsumexp(x[:1], (0, 1), keepdim=True).backward(); print(x.grad)
+        x = torch.tensor([[1., -2., 3.], [0.5, 4., -1.]], requires_grad=True)
+        value = torch.tensor(7., requires_grad=True)
+        for fill in (0., value):
+            out = x.masked_fill(x > 0.8, fill)
+            (out * torch.tensor([[-1., 2., 3.], [4., -5., 6.]])).sum().backward()
+            print(out, x.grad, value.grad)
+        print(torch.tensor([1, 2, 3]).masked_fill(torch.tensor([True, False, True]), 0))""",
 }
