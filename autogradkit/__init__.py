@@ -14,6 +14,7 @@ from ._shape import Size
 from ._tensor_str import set_printoptions
 from .tensor import Tensor, device, where
 from . import autograd  # noqa: E402
+from . import cuda  # noqa: E402
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled,

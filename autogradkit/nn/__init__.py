@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import functional, init
+from . import functional, init, utils
 from .activation import Dropout, Flatten, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .container import ModuleDict, ModuleList, Sequential
 from .linear import Identity, Linear
@@ -14,5 +14,5 @@ __all__ = [
     "Module", "Parameter", "Linear", "Identity", "ReLU", "LeakyReLU", "Sigmoid", "Tanh",
     "Softmax", "LogSoftmax", "Flatten", "Dropout", "Sequential", "ModuleList", "ModuleDict",
     "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
-    "functional", "init",
+    "functional", "init", "utils",
 ]

@@ -771,4 +771,21 @@ SNIPPETS = {
             (out * torch.tensor([[-1., 2., 3.], [4., -5., 6.]])).sum().backward()
             print(out, x.grad, value.grad)
         print(torch.tensor([1, 2, 3]).masked_fill(torch.tensor([True, False, True]), 0))""",
+    "clip_grad_norm_and_value_and_cuda_check": """
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        layer = torch.nn.Linear(3, 2).to(device)
+        with torch.no_grad():
+            layer.weight.copy_(torch.tensor([[1., -2., 3.], [0.5, 4., -1.]]))
+            layer.bias.fill_(0.5)
+        (layer(torch.tensor([[1., 2., 3.]])) ** 2).sum().backward()
+        print(torch.nn.utils.clip_grad_norm_(layer.parameters(), 1.0), layer.weight.grad)
+        print(torch.nn.utils.clip_grad_norm_(layer.parameters(), 10.0, norm_type="inf"))
+        print(torch.nn.utils.clip_grad_norm_(layer.parameters(), 0.5, norm_type=1), layer.bias.grad)
+        print(torch.nn.utils.clip_grad_norm_([], 1.0), torch.cuda.device_count())
+        print(torch.nn.utils.clip_grad_value_(layer.parameters(), 0.1), layer.weight.grad)
+        x = torch.ones(2, requires_grad=True)
+        x.grad = torch.tensor([3., 4.])
+        print(torch.nn.utils.clip_grad_norm_(x, 1.0), x.grad)
+        x.grad[0] = float("nan")
+        torch.nn.utils.clip_grad_norm_(x, 1.0, error_if_nonfinite=True)""",
 }
