@@ -23,22 +23,26 @@ class Size(tuple):
 
 
 def broadcast_shape(*shapes: tuple) -> tuple:
-    """The broadcast of several shapes, with PyTorch's error when they do not fit."""
-    ndim = max(len(s) for s in shapes)
-    out = []
-    for i in range(-ndim, 0):
-        size = 1
-        for s in (shape[i] for shape in shapes if len(shape) >= -i):
-            # pairwise, as PyTorch's infer_size: a is the size so far, b the next one
-            if s != size and size != 1 and s != 1:
+    """The broadcast of several shapes, with PyTorch's error when they do not fit.
+
+    As PyTorch's ``infer_size``: the shapes are joined pairwise, each pair from the last dim
+    back, so the error names the last dim that does not fit (a: the shape so far, b: the next).
+    """
+    out = tuple(shapes[0])
+    for shape in shapes[1:]:
+        ndim = max(len(out), len(shape))
+        joined = []
+        for dim in range(ndim - 1, -1, -1):
+            a = out[dim - ndim + len(out)] if dim >= ndim - len(out) else 1
+            b = shape[dim - ndim + len(shape)] if dim >= ndim - len(shape) else 1
+            if a != b and a != 1 and b != 1:
                 raise RuntimeError(
-                    f"The size of tensor a ({size}) must match the size of tensor b ({s}) "
-                    f"at non-singleton dimension {ndim + i}"
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
+                    f"at non-singleton dimension {dim}"
                 )
-            if s != 1:
-                size = s
-        out.append(size)
-    return tuple(out)
+            joined.append(b if a == 1 else a)
+        out = tuple(reversed(joined))
+    return out
 
 
 def is_expandable_to(shape: tuple, target: tuple) -> bool:

@@ -340,7 +340,7 @@ class Tensor:
         return self._data.flags.c_contiguous
 
     def contiguous(self) -> Tensor:
-        return self if self.is_contiguous() else self.clone()
+        return self if self.is_contiguous() else movement.Clone.apply(self, contiguous=True)
 
     def item(self):
         """The value of a one-element tensor as a Python number."""
@@ -750,7 +750,8 @@ class Tensor:
         try:
             np.reshape(self._data, shape, copy=False)
         except ValueError:  # not as a view: a contiguous copy, viewed (as PyTorch records it)
-            return movement.UnsafeView.apply(self.clone(), shape=shape)
+            copy = movement.Clone.apply(self, contiguous=True)
+            return movement.UnsafeView.apply(copy, shape=shape)
         if self.is_contiguous():
             return movement.View.apply(self, shape=shape)
         return movement.ReshapeAlias.apply(self, shape=shape)  # a view of strided memory
@@ -804,6 +805,8 @@ class Tensor:
         return self.expand(other.shape)
 
     def permute(self, *dims) -> Tensor:
+        if not dims:
+            raise TypeError('permute() missing 1 required positional arguments: "dims"')
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
         return movement.Permute.apply(self, dims=tuple(normalize_dim(d, self.ndim) for d in dims))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._shape import broadcast_shape
 from ..autograd.function import Function
 
 
@@ -214,7 +215,11 @@ class Where(Function):
     @staticmethod
     def forward(ctx, x, y, *, condition):
         ctx.condition = condition
-        return np.where(condition, x, y)
+        try:
+            return np.where(condition, x, y)
+        except ValueError:  # the shapes do not fit: say so in PyTorch's words
+            broadcast_shape(condition.shape, np.shape(x), np.shape(y))
+            raise
 
     @staticmethod
     def backward(ctx, g):

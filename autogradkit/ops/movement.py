@@ -156,11 +156,13 @@ class Copy(Function):
 
 
 class Clone(Function):
-    """out = a copy of x;  dx = g"""
+    """out = a copy of x (row-major with ``contiguous``, else laid out like x);  dx = g"""
 
     @staticmethod
-    def forward(ctx, x):
-        return np.array(x)
+    def forward(ctx, x, *, contiguous=False):
+        # PyTorch's clone keeps the order of x's dims in memory, unless x was expanded
+        keep = not contiguous and all(st or n == 1 for st, n in zip(x.strides, x.shape))
+        return np.array(x, order="K" if keep else "C")
 
     @staticmethod
     def backward(ctx, g):
@@ -236,4 +238,3 @@ class Unbind(Function):
     @staticmethod
     def backward(ctx, *grads):
         return np.stack(grads, axis=ctx.dim)
-

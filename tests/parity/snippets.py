@@ -788,4 +788,22 @@ SNIPPETS = {
         print(torch.nn.utils.clip_grad_norm_(x, 1.0), x.grad)
         x.grad[0] = float("nan")
         torch.nn.utils.clip_grad_norm_(x, 1.0, error_if_nonfinite=True)""",
+    "broadcast_errors_name_the_last_misfit_and_contiguous_copies": """
+        for a, b in (((3, 2), (2, 3)), ((2, 3, 4), (5, 3, 1)), ((2, 1, 3), (3, 3))):
+            try:
+                torch.ones(*a) + torch.ones(*b)
+            except RuntimeError as error:
+                print(error)
+        try:
+            torch.where(torch.ones(2, 3) > 0, torch.ones(4, 3), torch.ones(5, 1, 1))
+        except RuntimeError as error:
+            print(error)
+        x = torch.ones(2, 3, requires_grad=True)
+        y = torch.ones(2, 3, 4)
+        c = x.t().contiguous()
+        print(c.is_contiguous(), c.grad_fn, c.reshape(-1).grad_fn, x.t().clone().is_contiguous())
+        print(x[:, ::2].clone().is_contiguous(), x.expand(2, 2, 3).clone().is_contiguous())
+        print(y.permute(2, 0, 1).clone().permute(1, 2, 0).is_contiguous())
+        print(y[:, :, ::2].permute(2, 0, 1).clone().permute(1, 2, 0).is_contiguous())
+        x.permute()""",
 }
