@@ -32,6 +32,18 @@ def normalize_index(x, index) -> tuple:
     return tuple(_as_numpy(i) for i in index)
 
 
+def selects_everything(x, index: tuple) -> bool:
+    """True for ``x[:]``, ``x[...]``, ``x[0:, :]``: indexes that PyTorch answers with x itself."""
+    if not all(i is Ellipsis or isinstance(i, slice) for i in index) or index.count(Ellipsis) > 1:
+        return False
+    slices = [i for i in index if i is not Ellipsis]
+    if len(slices) > x.ndim:
+        return False
+    split = index.index(Ellipsis) if Ellipsis in index else len(index)
+    dims = list(range(split)) + list(range(x.ndim - (len(index) - split - 1), x.ndim))
+    return all(s.indices(x.shape[d]) == (0, x.shape[d], 1) for s, d in zip(slices, dims))
+
+
 def getitem(x, index):
     index = normalize_index(x, index)
     if any(_is_advanced(i) for i in index):

@@ -938,7 +938,7 @@ class Tensor:
         return self._inplace(ew.Zero.apply)
 
     def fill_(self, value) -> Tensor:
-        return self._inplace(lambda t: ew.Fill.apply(t, value=_array(value)))
+        return self._inplace(ew.Fill.apply, value)
 
     def copy_(self, src) -> Tensor:
         return self._inplace(lambda t, s: movement.Copy.apply(t, s), _as_tensor(src, self))
@@ -972,11 +972,21 @@ class Tensor:
         return self.div_(other)
 
     def __setitem__(self, index, value) -> None:
-        from ._indexing import normalize_index
+        from ._indexing import _is_advanced, normalize_index, selects_everything
 
         index = normalize_index(self, index)
+        value = _as_tensor(value, self)
+        if any(_is_advanced(i) for i in index):  # index_put_ on the tensor itself
+            self._inplace(lambda t, v: indexing.IndexPut.apply(t, v, index=index), value)
+            return
+        if selects_everything(self, index):  # x[:] = v writes into x itself, as in PyTorch
+            if value.ndim == 0:
+                self.fill_(value)
+            else:
+                self.copy_(value)
+            return
         self._check_inplace("a view of a leaf Variable")  # x[i] = v writes through a view
-        self._inplace(lambda t, v: indexing.CopySlices.apply(t, v, index=index), _as_tensor(value, self))
+        self._inplace(lambda t, v: indexing.CopySlices.apply(t, v, index=index), value)
 
     # ----- NumPy interoperability (so op backward code also runs on Tensors) ------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

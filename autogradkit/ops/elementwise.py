@@ -262,14 +262,21 @@ class Zero(Function):
 
 
 class Fill(Function):
-    """out = x filled with a number (``fill_``);  dx = 0"""
+    """out = x filled with value (``fill_``);  dx = 0,  dvalue = sum(g) (a 0-d tensor value)"""
 
-    overload = 2  # fill_(Scalar) records FillBackward2 in PyTorch
+    promotes = False  # the value takes x's dtype
+
+    @classmethod
+    def overload_for(cls, inputs, static):
+        return 2 if _is_scalar(inputs[1]) else 3  # fill_.Scalar vs fill_.Tensor
 
     @staticmethod
-    def forward(ctx, x, *, value):
+    def forward(ctx, x, value):
+        if np.ndim(value) != 0:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {np.ndim(value)} dimensions.")
         return np.full_like(x, value)
 
     @staticmethod
     def backward(ctx, g):
-        return np.zeros_like(g)
+        return np.zeros_like(g), np.sum(g) if ctx.needs_input_grad[1] else None

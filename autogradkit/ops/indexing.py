@@ -12,12 +12,13 @@ class Index(Function):
 
     @staticmethod
     def forward(ctx, x, *, index):
-        ctx.shape, ctx.index = x.shape, index
+        ctx.shape, ctx.dtype, ctx.index = x.shape, x.dtype, index
         return x[index]
 
     @staticmethod
     def backward(ctx, g):
-        return IndexPut.call(g, shape=ctx.shape, index=ctx.index)
+        zeros = np.zeros(ctx.shape, ctx.dtype)
+        return IndexPut.call(zeros, g, index=ctx.index, accumulate=True)
 
 
 class Select(Index):
@@ -39,17 +40,23 @@ class AsStrided(Index):
 
 
 class IndexPut(Function):
-    """out = zeros(shape) with x added at index (repeats add up);  dx = g[index]"""
+    """out = x with values written at index (added there with ``accumulate``, so repeats add
+    up);  dx = g (0 at index unless accumulating),  dvalues = g[index]"""
 
     @staticmethod
-    def forward(ctx, x, *, shape, index):
-        ctx.index, out = index, np.zeros(shape, x.dtype)
-        np.add.at(out, index, x)
+    def forward(ctx, x, values, *, index, accumulate=False):
+        ctx.index, ctx.accumulate = index, accumulate
+        out = np.array(x)
+        if accumulate:
+            np.add.at(out, index, values)
+        else:
+            out[index] = values  # with repeated indices the last write wins, as in PyTorch
         return out
 
     @staticmethod
     def backward(ctx, g):
-        return Index.call(g, index=ctx.index)
+        gx = g if ctx.accumulate else IndexPut.call(g, 0, index=ctx.index)
+        return gx, Index.call(g, index=ctx.index)
 
 
 class CopySlices(Function):
@@ -62,10 +69,10 @@ class CopySlices(Function):
     def forward(ctx, x, value, *, index):
         out = np.array(x)
         out[index] = value
-        ctx.index, ctx.keep = index, np.ones(x.shape, x.dtype)
-        ctx.keep[index] = 0
+        ctx.index, ctx.keep = index, np.ones(x.shape, bool)
+        ctx.keep[index] = False
         return out
 
     @staticmethod
-    def backward(ctx, g):
-        return g * ctx.keep, g[ctx.index]
+    def backward(ctx, g):  # exact zeros where x was overwritten (g * 0 would give -0.)
+        return np.where(ctx.keep, g, np.zeros_like(g)), g[ctx.index]

@@ -45,7 +45,14 @@ def _copy(lib, x, v):
 def _index_put(lib, x):
     from autogradkit.ops.indexing import IndexPut
 
-    return IndexPut.apply(x, shape=(4, 3), index=(np.array([0, 2, 0]),))
+    zeros = np.zeros((4, 3))
+    return IndexPut.apply(zeros, x, index=(np.array([0, 2, 0]),), accumulate=True)
+
+
+def _setitem_advanced(lib, x, v):
+    y = x * 1
+    y[lib.tensor([True, False, True])] = v
+    return y
 
 
 def _softmax_ref(x, axis):
@@ -141,6 +148,7 @@ SPECS = [
     OpSpec("Select", lambda t, x: x[1], lambda x: x[1], ((4, 3),)),
     OpSpec("Slice", lambda t, x: x[:, 1::2], lambda x: x[:, 1::2], ((4, 5),)),
     OpSpec("IndexPut", _index_put, None, ((3, 3),), torch=False),
+    OpSpec("IndexPut", _setitem_advanced, None, ((3, 2), (2,)), id="IndexPut_setitem"),
     OpSpec("AsStrided", _inplace_on_view, lambda x: (3 * x[1]) ** 2, ((3, 2),), torch=False),
     OpSpec("CopySlices", _setitem, None, ((3, 2), (2,))),
     OpSpec("Copy", _copy, None, ((3, 2), (2,))),

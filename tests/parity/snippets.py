@@ -806,4 +806,30 @@ SNIPPETS = {
         print(y.permute(2, 0, 1).clone().permute(1, 2, 0).is_contiguous())
         print(y[:, :, ::2].permute(2, 0, 1).clone().permute(1, 2, 0).is_contiguous())
         x.permute()""",
+    "setitem_records_index_put_fill_copy_or_copyslices": """
+        x = torch.ones(3, requires_grad=True)
+        w = torch.tensor([7., 8.], requires_grad=True)
+        s = torch.tensor(2., requires_grad=True)
+        for index in ((slice(None),), ..., [0], x > 0, torch.tensor([0, 1]), 0):
+            try:
+                x[index] = 1.
+            except RuntimeError as error:
+                print(error)
+        y = x * 2
+        y[torch.tensor([True, False, True])] = w
+        print(y, y.grad_fn.next_functions, y._version)
+        (y * torch.tensor([1., -2., 3.])).sum().backward(); print(x.grad, w.grad)
+        x.grad = w.grad = None
+        y = x * 2; y[[2, 2]] = w * 1; (y * -1).sum().backward(); print(x.grad, w.grad)
+        x.grad = None
+        y = x * 2; y.fill_(s); print(y.grad_fn); (y * torch.tensor([1., -2., 4.])).sum().backward()
+        print(x.grad, s.grad)
+        for index, value in ((..., torch.tensor([1., 2., 3.])), (slice(None), torch.tensor(4.)),
+                             (slice(0, None), 1.), ((..., slice(None)), x), (slice(0, 2), 1.)):
+            y = x * 2; y[index] = value; print(y.grad_fn.name())
+        m = torch.ones(2, 3) * x
+        for index in ((slice(None), slice(None)), (..., slice(0, 3)), (0, slice(None))):
+            y = m * 1; y[index] = 1.; print(y.grad_fn.name())
+        x.grad = None; y = x * 2; y[0] = 5.; (y * -1).sum().backward(); print(x.grad)
+        y.fill_(torch.ones(2))""",
 }
