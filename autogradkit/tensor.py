@@ -16,6 +16,7 @@ from . import _dtype
 from ._shape import Size, broadcast_shape, check_expandable, normalize_dim
 from ._tensor_str import tensor_repr
 from .autograd import grad_mode
+from .autograd.function import CopySlices
 from .autograd.graph import AccumulateGrad
 from .ops import elementwise as ew
 from .ops import indexing, linalg, movement, reduce, unary
@@ -889,8 +890,9 @@ class Tensor:
         return self
 
     def _inplace_on_view(self, compute, args, kwargs) -> Tensor:
-        """``y[0].mul_(3)``: write the result into the base through ``y[0] = ...`` (so the base
-        records CopySlices), then view the updated base again (AsStridedBackward0), as PyTorch."""
+        """``y[0].mul_(3)``, as PyTorch records it: the op runs on a stand-in for the view's
+        old value, one CopySlices node on the base holds the op's node, and the view is made
+        again from the new base (AsStridedBackward0)."""
         base, index = self._base, self._view_index
         if index is None:
             raise RuntimeError(
@@ -899,10 +901,13 @@ class Tensor:
                 "operation (v = v * 2) instead."
             )
         base._check_inplace("a view of a leaf Variable")
-        old = Tensor._wrap(self._data.copy(), self._grad_fn, self._output_nr)
-        old._requires_grad = self._requires_grad
-        result = compute(old, *args, **kwargs)
-        base[index] = result  # CopySlices on the base; the shared version counter moves once
+        stand_in = Tensor._wrap(self._data.copy())
+        stand_in._requires_grad = True  # the op's first input: CopySlices routes its gradient
+        result = compute(stand_in, *args, **kwargs)
+        node = CopySlices(base, index, result._grad_fn)
+        base._data[index] = result._data
+        base._version_counter.value += 1  # shared with the view: it moves once for both
+        base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
         view = indexing.AsStrided.apply(base, index=index)
         self._grad_fn, self._output_nr, self._requires_grad = view._grad_fn, 0, True
         return self
@@ -972,7 +977,7 @@ class Tensor:
         return self.div_(other)
 
     def __setitem__(self, index, value) -> None:
-        from ._indexing import _is_advanced, normalize_index, selects_everything
+        from ._indexing import _is_advanced, getitem, normalize_index, selects_everything
 
         index = normalize_index(self, index)
         value = _as_tensor(value, self)
@@ -985,8 +990,7 @@ class Tensor:
             else:
                 self.copy_(value)
             return
-        self._check_inplace("a view of a leaf Variable")  # x[i] = v writes through a view
-        self._inplace(lambda t, v: indexing.CopySlices.apply(t, v, index=index), value)
+        getitem(self, index).copy_(value)  # x[i] = v copies into the view x[i], as in PyTorch
 
     # ----- NumPy interoperability (so op backward code also runs on Tensors) ------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

@@ -1,4 +1,5 @@
-"""Indexing: reading ``x[index]`` (copies and views) and writing ``x[index] = value``."""
+"""Indexing: reading ``x[index]`` (copies and views) and writing ``x[index] = values``
+(``CopySlices``, the node of writes through a view, is in ``autograd.function``)."""
 
 from __future__ import annotations
 
@@ -57,22 +58,3 @@ class IndexPut(Function):
     def backward(ctx, g):
         gx = g if ctx.accumulate else IndexPut.call(g, 0, index=ctx.index)
         return gx, Index.call(g, index=ctx.index)
-
-
-class CopySlices(Function):
-    """out = x with x[index] = value (what ``x[index] = value`` records);
-    dx = g outside index,  dvalue = g[index]"""
-
-    node_name = "CopySlices"  # PyTorch's name for this node has no "Backward"
-
-    @staticmethod
-    def forward(ctx, x, value, *, index):
-        out = np.array(x)
-        out[index] = value
-        ctx.index, ctx.keep = index, np.ones(x.shape, bool)
-        ctx.keep[index] = False
-        return out
-
-    @staticmethod
-    def backward(ctx, g):  # exact zeros where x was overwritten (g * 0 would give -0.)
-        return np.where(ctx.keep, g, np.zeros_like(g)), g[ctx.index]

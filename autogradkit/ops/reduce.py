@@ -138,7 +138,9 @@ class Var(Function):
 
 
 class Std(Function):
-    """out = sqrt(var(x));  dx = g * (x - mean) / ((n - correction) * out)"""
+    """out = sqrt(var(x));  dx = g * (x - mean) / ((n - correction) * out)  (0 where out = 0)"""
+
+    quiet_floating_errors = True  # g / 0 where all values are equal: replaced by 0 below
 
     @staticmethod
     def forward(ctx, x, *, dim=None, correction=1, keepdim=False):
@@ -153,7 +155,8 @@ class Std(Function):
     def backward(ctx, g):
         x, out = ctx.saved_tensors
         centered = x - np.mean(x, axis=ctx.axes, keepdims=True)
-        scale = _expand_back(g / (out * ctx.divisor), ctx.shape, ctx.axes, ctx.keepdim)
+        scale = np.where(out == 0, 0, g / (out * ctx.divisor))  # as PyTorch's std_backward
+        scale = _expand_back(scale, ctx.shape, ctx.axes, ctx.keepdim)
         return scale * centered
 
 

@@ -150,7 +150,7 @@ SPECS = [
     OpSpec("IndexPut", _index_put, None, ((3, 3),), torch=False),
     OpSpec("IndexPut", _setitem_advanced, None, ((3, 2), (2,)), id="IndexPut_setitem"),
     OpSpec("AsStrided", _inplace_on_view, lambda x: (3 * x[1]) ** 2, ((3, 2),), torch=False),
-    OpSpec("CopySlices", _setitem, None, ((3, 2), (2,))),
+    OpSpec("Copy", _setitem, None, ((3, 2), (2,)), id="CopySlices_setitem"),
     OpSpec("Copy", _copy, None, ((3, 2), (2,))),
     OpSpec("Clone", lambda t, x: x.clone(), np.copy, ((3,),)),
     OpSpec("ToCopy", lambda t, x: x.float() * 2, lambda x: x.astype(np.float32) * 2, ((3,),),

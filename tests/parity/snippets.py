@@ -832,4 +832,27 @@ SNIPPETS = {
             y = m * 1; y[index] = 1.; print(y.grad_fn.name())
         x.grad = None; y = x * 2; y[0] = 5.; (y * -1).sum().backward(); print(x.grad)
         y.fill_(torch.ones(2))""",
+    "inplace_on_views_record_one_copyslices_holding_the_op": """
+        def edges(t):
+            return [None if n is None else n.name() for n, _ in t.grad_fn.next_functions]
+        x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        w = torch.tensor([5., 6.], requires_grad=True)
+        y = x * 1; v = y[0]; v.mul_(3)
+        print(y.grad_fn.name(), edges(y), v.grad_fn.name(), edges(v), y._version, v._version)
+        (y * torch.tensor([[1., -2.], [3., 4.]])).sum().backward(); print(x.grad)
+        x.grad = None
+        y = x * 1; y[:, 1].add_(w); print(edges(y)); (y * y).sum().backward(); print(x.grad, w.grad)
+        for step in ("y[0] += w", "y[0] *= w", "y[0].exp_()", "y[0].zero_()", "y[1] = w"):
+            y = x * 1
+            exec(step)
+            print(step, edges(y))
+        x.grad = w.grad = None
+        y = x * 1; y[1] = w; (y * -1).sum().backward(); print(x.grad, w.grad)
+        z = torch.zeros(2, 2); z[0] = w; print(z.grad_fn.name(), edges(z), z.is_leaf)
+        x.grad = None
+        y = x * 1; y[0].mul_(3); y.sum().backward(retain_graph=True); y.sum().backward(); print(x.grad)
+        y = torch.tensor([2., 2., 2.], requires_grad=True)
+        m = torch.tensor([[1., 1.], [1., 3.]], requires_grad=True)
+        y.std().backward(); (m.std(1) * torch.tensor([-1., 2.])).sum().backward(); print(y.grad, m.grad)
+        y = x * 1; y[0].mul_(w); y.sum().backward(); y.sum().backward()""",
 }
