@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._shape import normalize_dims
@@ -37,6 +39,8 @@ class Sum(Function):
 class Mean(Function):
     """out = mean(x, dim);  dx = g / n broadcast back (n: elements averaged)"""
 
+    quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
+
     @classmethod
     def overload_for(cls, inputs, static):
         return 0 if static.get("dim") is None else 1
@@ -49,8 +53,8 @@ class Mean(Function):
                 f"point or complex dtype. Got: {_type_name(x.dtype)}"
             )
         ctx.shape, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
-        ctx.count = x.size // _kept_size(x.shape, ctx.axes)
-        return np.mean(x, axis=ctx.axes, keepdims=keepdim)
+        ctx.count = _reduced_size(x.shape, ctx.axes)
+        return _mean(x, ctx.axes, keepdim, ctx.count)
 
     @staticmethod
     def backward(ctx, g):
@@ -121,20 +125,22 @@ class Logsumexp(Function):
 class Var(Function):
     """out = sum((x - mean)**2) / (n - correction);  dx = g * 2 (x - mean) / (n - correction)"""
 
+    quiet_floating_errors = True  # no degrees of freedom left: nan, as in PyTorch
+
     @staticmethod
     def forward(ctx, x, *, dim=None, correction=1, keepdim=False):
-        ctx.shape, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
-        ctx.divisor = x.size // _kept_size(x.shape, ctx.axes) - correction
+        centered = _centered(ctx, x, dim, correction, keepdim, "var")
         ctx.save_for_backward(x)
-        centered = x - np.mean(x, axis=ctx.axes, keepdims=True)
-        return np.sum(centered * centered, axis=ctx.axes, keepdims=keepdim) / x.dtype.type(ctx.divisor)
+        squares = np.sum(centered * centered, axis=ctx.axes, keepdims=keepdim)
+        return squares / x.dtype.type(ctx.divisor)
 
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         # recomputed from x (not saved) so that create_graph sees how it depends on x
-        centered = x - np.mean(x, axis=ctx.axes, keepdims=True)
-        return _expand_back(g, ctx.shape, ctx.axes, ctx.keepdim) * centered * (2 / ctx.divisor)
+        centered = x - _mean(x, ctx.axes, True, ctx.count)
+        scale = 2 / ctx.divisor if ctx.divisor else float("inf")
+        return _expand_back(g, ctx.shape, ctx.axes, ctx.keepdim) * centered * scale
 
 
 class Std(Function):
@@ -144,17 +150,16 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, x, *, dim=None, correction=1, keepdim=False):
-        ctx.shape, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
-        ctx.divisor = x.size // _kept_size(x.shape, ctx.axes) - correction
-        centered = x - np.mean(x, axis=ctx.axes, keepdims=True)
-        out = np.sqrt(np.sum(centered * centered, axis=ctx.axes, keepdims=keepdim) / x.dtype.type(ctx.divisor))
+        centered = _centered(ctx, x, dim, correction, keepdim, "std")
+        squares = np.sum(centered * centered, axis=ctx.axes, keepdims=keepdim)
+        out = np.sqrt(squares / x.dtype.type(ctx.divisor))
         ctx.save_for_backward(x, out)
         return out
 
     @staticmethod
     def backward(ctx, g):
         x, out = ctx.saved_tensors
-        centered = x - np.mean(x, axis=ctx.axes, keepdims=True)
+        centered = x - _mean(x, ctx.axes, True, ctx.count)
         scale = np.where(out == 0, 0, g / (out * ctx.divisor))  # as PyTorch's std_backward
         scale = _expand_back(scale, ctx.shape, ctx.axes, ctx.keepdim)
         return scale * centered
@@ -251,11 +256,33 @@ class Min(Max):
     arg = staticmethod(np.argmin)
 
 
-def _kept_size(shape: tuple, axes) -> int:
-    """How many outputs a reduction over ``axes`` leaves."""
-    if axes is None:
-        return 1
-    return int(np.prod([s for i, s in enumerate(shape) if i not in axes], dtype=int))
+def _reduced_size(shape: tuple, axes) -> int:
+    """How many elements a reduction over ``axes`` folds into each output: the input's size
+    over the output's, as PyTorch counts it (0 for an empty input)."""
+    kept = [] if axes is None else [s for i, s in enumerate(shape) if i not in axes]
+    return int(np.prod(shape, dtype=np.int64)) // max(int(np.prod(kept, dtype=np.int64)), 1)
+
+
+def _mean(x, axes, keepdims: bool, count: int):
+    """``np.mean``; the mean of nothing is nan, without NumPy's "Mean of empty slice"."""
+    if count == 0:
+        return np.sum(x, axis=axes, keepdims=keepdims) * float("nan")
+    return np.mean(x, axis=axes, keepdims=keepdims)
+
+
+def _centered(ctx, x, dim, correction, keepdim: bool, name: str):
+    """x minus its mean, for var and std, with their state on ctx and PyTorch's warning when
+    ``correction`` leaves no degrees of freedom."""
+    ctx.shape, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
+    ctx.count = _reduced_size(x.shape, ctx.axes)
+    ctx.divisor = max(0, ctx.count - correction)
+    if ctx.divisor == 0:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
+            "the reduction factor (input numel divided by output numel).", UserWarning,
+            stacklevel=5,
+        )
+    return x - _mean(x, ctx.axes, True, ctx.count)
 
 
 def _type_name(np_dtype) -> str:

@@ -855,4 +855,14 @@ SNIPPETS = {
         m = torch.tensor([[1., 1.], [1., 3.]], requires_grad=True)
         y.std().backward(); (m.std(1) * torch.tensor([-1., 2.])).sum().backward(); print(y.grad, m.grad)
         y = x * 1; y[0].mul_(w); y.sum().backward(); y.sum().backward()""",
+    "mean_var_std_of_nothing_and_without_degrees_of_freedom": """
+        print(torch.zeros(0, 3).mean(1), torch.zeros(3, 0).mean(1), torch.zeros(0).mean())
+        print(torch.zeros(0, 3).var(1), torch.zeros(3, 0).var(1), torch.zeros(0, 3).std(1))
+        print(torch.tensor([2.]).var(), torch.ones(3, 1).std(1), torch.ones(2, 3).var(1, correction=3))
+        x = torch.tensor([3.], requires_grad=True)
+        x.var().backward(); print(x.grad)
+        x = torch.tensor([[3.], [1.]], requires_grad=True)
+        x.std(1).sum().backward(); print(x.grad)
+        x = torch.tensor([[3., 4.], [1., 1.]], requires_grad=True)
+        x.var(1, correction=2).sum().backward(); print(x.grad)""",
 }
