@@ -304,19 +304,36 @@ def _link(node: BackwardNode, inputs, needs) -> None:
     node.next_functions, node._input_meta = tuple(edges), tuple(metas)
 
 
-class CopySlices(Node):
+class _WriteThroughView:
+    """What a CopySlices node runs backward (it is no op of its own, so no ``Function``)."""
+
+    _builtin, quiet_floating_errors = True, False
+
+    @staticmethod
+    def backward(node, g):
+        from ..ops.indexing import IndexPut
+
+        grads = node._fn._backward([g[node._index]])  # the op's gradients for the view's region
+        into_view = 0 if grads[0] is None else grads[0]
+        return (IndexPut.call(g, into_view, index=node._index),) + tuple(grads[1:])
+
+
+class CopySlices(BackwardNode):
     """The node of an in-place op on a view (``y[0].mul_(3)``, ``y[0] = v``), set on the base.
 
-    It holds the op's own node (``fn``) and, as in PyTorch, stands in for it: its first edge
-    leads to the base's old value, the others to the op's other inputs.
+    It holds the op's own node and, as in PyTorch, stands in for it: its first edge
+    leads to the base's old value, the others to the op's other inputs. Hooks on it, and on
+    the base, run as on any node.
     """
 
-    __slots__ = ("fn", "index")
+    __slots__ = ("_fn", "_index")
     __module__ = "builtins"
+    _function = _WriteThroughView
 
     def __init__(self, base, index, fn):
         super().__init__()
-        self.fn, self.index = fn, index
+        self._fn, self._index = fn, index
+        self._saved = fn._saved  # what backward needs is what the op saved
         _link(self, (base,), (base._requires_grad,))  # the first edge: the base's old value
         self.next_functions += fn.next_functions[1:]
         self._input_meta += fn._input_meta[1:]
@@ -324,20 +341,9 @@ class CopySlices(Node):
     def name(self) -> str:
         return "autogradkit::autograd::CopySlices"
 
-    @property
-    def _saved(self):
-        return self.fn._saved
-
     def _release_saved(self) -> None:
-        self.fn._release_saved()
-
-    def _backward(self, grad_outputs: list) -> tuple:
-        from ..ops.indexing import IndexPut
-
-        (g,) = grad_outputs
-        grads = self.fn._backward([g[self.index]])  # the op's gradients for the view's region
-        into_view = 0 if grads[0] is None else grads[0]
-        return (IndexPut.call(g, into_view, index=self.index),) + tuple(grads[1:])
+        self._fn._release_saved()
+        self._saved = _FREED
 
 
 def _wrap_outputs(cls, out, inputs, ctx):

@@ -854,6 +854,12 @@ SNIPPETS = {
         y = torch.tensor([2., 2., 2.], requires_grad=True)
         m = torch.tensor([[1., 1.], [1., 3.]], requires_grad=True)
         y.std().backward(); (m.std(1) * torch.tensor([-1., 2.])).sum().backward(); print(y.grad, m.grad)
+        seen = []
+        y = x * 1; y[1] = w; y.retain_grad()
+        y.register_hook(lambda g: seen.append(g))
+        y.grad_fn.register_prehook(lambda grads: seen.append("pre"))
+        y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: seen.append(len(grad_inputs)))
+        (y * 2).sum().backward(); print(y.grad, seen, sorted(n for n in dir(y.grad_fn) if n[0] != "_"))
         y = x * 1; y[0].mul_(w); y.sum().backward(); y.sum().backward()""",
     "mean_var_std_of_nothing_and_without_degrees_of_freedom": """
         print(torch.zeros(0, 3).mean(1), torch.zeros(3, 0).mean(1), torch.zeros(0).mean())
