@@ -75,12 +75,15 @@ class Addmm(Function):
         if b.dtype != w.dtype:
             raise RuntimeError("self and mat2 must have the same dtype, but got "
                                f"{_title(b.dtype)} and {_title(w.dtype)}")
-        _shape.check_expandable(b.shape, (x.shape[0], w.shape[1]), b.dtype)
         ctx.save_for_backward(x if ctx.needs_input_grad[2] else None,
                               w if ctx.needs_input_grad[1] else None)
         ctx.column_major = _is_column_major(w)
         out = x @ w
-        out += b  # the same sum as b + x @ w, without a second (n, p) array
+        try:
+            out += b  # the same sum as b + x @ w, without a second (n, p) array
+        except ValueError:  # the bias does not fit: say so in PyTorch's words
+            _shape.check_expandable(b.shape, out.shape, b.dtype)
+            raise
         return out
 
     @staticmethod

@@ -82,9 +82,10 @@ class Prod(Function):
         x, out = ctx.saved_tensors
         if ctx.axes is not None and not ctx.keepdim:
             g, out = np.expand_dims(g, ctx.axes), np.expand_dims(out, ctx.axes)
-        if not np.any(x == 0):
+        zeros = x == 0
+        if not np.any(zeros):
             return g * (out / x)
-        if ctx.axes is None and isinstance(x, np.ndarray) and np.count_nonzero(x == 0) > 1:
+        if ctx.axes is None and isinstance(x, np.ndarray) and np.count_nonzero(zeros) > 1:
             return np.zeros_like(x)  # PyTorch's shortcut when no graph of this is wanted
         if ctx.axes is None:  # over everything: the same as over one axis of x flattened
             return g * np.reshape(_product_of_others(np.reshape(x, (-1,)), 0), np.shape(x))
