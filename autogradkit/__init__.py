@@ -5,28 +5,62 @@
 
 from __future__ import annotations
 
-from . import _dtype
-from ._dtype import (  # noqa: F401
-    bool, double, dtype, float, float16, float32, float64, half, int, int8, int16, int32,
-    int64, long, short, uint8,
+from . import _dtype, autograd, cuda
+from ._dtype import (
+    bool,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    short,
+    uint8,
 )
+from ._functions import *  # noqa: F403
+from ._functions import __all__ as _function_names
 from ._shape import Size
 from ._tensor_str import set_printoptions
-from .tensor import Tensor, device, where
-from . import autograd  # noqa: E402
-from . import cuda  # noqa: E402
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
 )
 from .creation import (
-    arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, normal,
-    ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor, zeros,
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    normal,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    tensor,
+    zeros,
     zeros_like,
 )
 from .random import manual_seed, seed
-from ._functions import *  # noqa: F401,F403,E402
-from ._functions import __all__ as _function_names
+from .tensor import Tensor, device, where
 
 __version__ = "0.1.0"
 

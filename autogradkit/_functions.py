@@ -47,7 +47,8 @@ def cat(tensors, dim: int = 0) -> Tensor:
             k = next(k for k in range(t.ndim) if k != d and t.shape[k] != tensors[0].shape[k])
             raise RuntimeError(
                 f"Sizes of tensors must match except in dimension {d}. Expected size "
-                f"{tensors[0].shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
+                f"{tensors[0].shape[k]} but got size {t.shape[k]} for tensor number {i} "
+                "in the list."
             )
     return movement.Cat.apply(*tensors, dim=d)
 
@@ -69,5 +70,15 @@ def is_floating_point(input) -> bool:  # noqa: A002
     return input.is_floating_point()
 
 
-__all__ = [*_SAME_AS_METHOD, "true_divide", "rsub", "cat", "concat", "concatenate", "stack",
-           "is_tensor", "is_floating_point", "where"]
+__all__ = [
+    *_SAME_AS_METHOD,
+    "true_divide",
+    "rsub",
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+    "is_tensor",
+    "is_floating_point",
+    "where",
+]

@@ -109,7 +109,9 @@ def _nested_str(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatte
     e, n = PRINT_OPTS.edgeitems, values.shape[0]
     if summarize and n > 2 * e:
         rows = [_nested_str(values[i], indent + 1, summarize, fmt) for i in range(e)]
-        rows += ["..."] + [_nested_str(values[i], indent + 1, summarize, fmt) for i in range(n - e, n)]
+        rows += ["..."] + [
+            _nested_str(values[i], indent + 1, summarize, fmt) for i in range(n - e, n)
+        ]
     else:
         rows = [_nested_str(values[i], indent + 1, summarize, fmt) for i in range(n)]
     return "[" + ("," + "\n" * (values.ndim - 1) + " " * (indent + 1)).join(rows) + "]"

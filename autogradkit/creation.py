@@ -22,7 +22,9 @@ def _make(array: np.ndarray, requires_grad: bool) -> Tensor:
     t = Tensor._wrap(array)
     if requires_grad:
         if array.dtype.kind != "f":
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
         t._requires_grad = True
     return t
 
@@ -123,7 +125,10 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         start, end = 0, start
     values = [start, end, step]
     if dtype is None:
-        floats = any(isinstance(v, builtins.float) or (isinstance(v, Tensor) and v.is_floating_point()) for v in values)
+        floats = any(
+            isinstance(v, builtins.float) or (isinstance(v, Tensor) and v.is_floating_point())
+            for v in values
+        )
         dtype = _dtype.DEFAULT_FLOAT if floats else _dtype.int64
     start, end, step = (v.item() if isinstance(v, Tensor) else v for v in values)
     return _make(np.arange(start, end, step).astype(_dtype.to_numpy(dtype)), requires_grad)

@@ -112,9 +112,19 @@ class Tensor:
 
     # slots, not a __dict__ entry: vars(t) stays {} as in PyTorch (the articles look at it)
     __slots__ = (
-        "_data", "_requires_grad", "_grad_fn", "_version_counter", "_output_nr", "_grad",
-        "_base", "_view_index", "_hooks", "_post_accumulate_hooks", "_accumulator_ref",
-        "__dict__", "__weakref__",
+        "_data",
+        "_requires_grad",
+        "_grad_fn",
+        "_version_counter",
+        "_output_nr",
+        "_grad",
+        "_base",
+        "_view_index",
+        "_hooks",
+        "_post_accumulate_hooks",
+        "_accumulator_ref",
+        "__dict__",
+        "__weakref__",
     )
     __array_priority__ = 1000  # NumPy defers to Tensor in mixed expressions
 
@@ -136,8 +146,12 @@ class Tensor:
     def _wrap(cls, data, grad_fn=None, output_nr=0) -> Tensor:
         """Wrap an array without copying (internal; ``grad_fn`` set means requires grad)."""
         t = object.__new__(cls)
-        t._init(data if type(data) is np.ndarray else np.asarray(data), grad_fn, output_nr,
-                grad_fn is not None)
+        t._init(
+            data if type(data) is np.ndarray else np.asarray(data),
+            grad_fn,
+            output_nr,
+            grad_fn is not None,
+        )
         return t
 
     # ----- autograd attributes -------------------------------------------------------------
@@ -189,7 +203,10 @@ class Tensor:
     def grad(self, value) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+                raise TypeError(
+                    "assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
             if value.shape != self.shape:
                 raise RuntimeError("assigned grad has data of a different size")
             if value.dtype is not self.dtype:
@@ -439,7 +456,9 @@ class Tensor:
         if self._requires_grad:
             warnings.warn(
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
-                "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=2,
+                "behavior.\nConsider using tensor.detach() first.",
+                UserWarning,
+                stacklevel=2,
             )
         return builtins.float(self.item())
 
@@ -579,7 +598,7 @@ class Tensor:
         return reduce.Std.apply(self, dim=dim, correction=correction, keepdim=keepdim)
 
     def max(self, dim=None, keepdim=False):
-        """``max()`` is a tensor; ``max(dim)`` is ``(values, indices)``; ``max(other)`` is elementwise."""
+        """``max()``: a tensor; ``max(dim)``: ``(values, indices)``; ``max(other)``: elementwise."""
         if isinstance(dim, Tensor):
             return self.maximum(dim)
         if dim is None:
@@ -770,7 +789,9 @@ class Tensor:
         if shape.count(-1) == 1 and known and self._data.size % known == 0:
             shape = tuple(self._data.size // known if s == -1 else s for s in shape)
         if np.prod(shape, dtype=np.int64) != self._data.size or shape.count(-1):
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {self._data.size}")
+            raise RuntimeError(
+                f"shape '{list(shape)}' is invalid for input of size {self._data.size}"
+            )
         return shape
 
     def flatten(self, start_dim=0, end_dim=-1) -> Tensor:
@@ -796,9 +817,7 @@ class Tensor:
         if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
             sizes = tuple(sizes[0])
         lead = len(sizes) - self.ndim
-        shape = tuple(
-            self._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes)
-        )
+        shape = tuple(self._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
         check_expandable(self._data.shape, shape, self._data.dtype)  # PyTorch's words
         return movement.Expand.apply(self, shape=shape)
 
@@ -818,7 +837,9 @@ class Tensor:
 
     def t(self) -> Tensor:
         if self.ndim > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+            raise RuntimeError(
+                f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
+            )
         return movement.T.apply(self)
 
     @property
@@ -833,7 +854,7 @@ class Tensor:
         return self.transpose(-2, -1)
 
     def split(self, split_size_or_sections, dim: int = 0) -> tuple:
-        """Pieces of ``split_size`` along ``dim`` (the last may be shorter), or of the given sizes."""
+        """Pieces of ``split_size`` along ``dim`` (the last may be shorter), or of given sizes."""
         d = normalize_dim(dim, self.ndim)
         if isinstance(split_size_or_sections, (list, tuple)):
             return movement.SplitWithSizes.apply(self, sizes=tuple(split_size_or_sections), dim=d)
@@ -868,7 +889,9 @@ class Tensor:
         """
         self._check_inplace()
         others = [a for a in args if isinstance(a, Tensor)]
-        records = grad_mode._enabled and (self._requires_grad or any(o._requires_grad for o in others))
+        records = grad_mode._enabled and (
+            self._requires_grad or any(o._requires_grad for o in others)
+        )
         if records and self._base is not None:
             return self._inplace_on_view(compute, args, kwargs)
         old = self
@@ -878,7 +901,9 @@ class Tensor:
         with grad_mode.set_grad_enabled(records):
             result = compute(old, *args, **kwargs)
         new = result._data
-        if new.dtype != self._data.dtype and not np.can_cast(new.dtype, self._data.dtype, "same_kind"):
+        if new.dtype != self._data.dtype and not np.can_cast(
+            new.dtype, self._data.dtype, "same_kind"
+        ):
             raise RuntimeError(
                 f"result type {_type_word(new.dtype)} can't be cast to the desired output type "
                 f"{_type_word(self._data.dtype)}"
@@ -1034,7 +1059,9 @@ def _array(value):
 def _as_tensor(value, like: Tensor) -> Tensor:
     if isinstance(value, Tensor):
         return value
-    return Tensor._wrap(np.asarray(value, dtype=like._data.dtype if not isinstance(value, np.ndarray) else None))
+    return Tensor._wrap(
+        np.asarray(value, dtype=like._data.dtype if not isinstance(value, np.ndarray) else None)
+    )
 
 
 Tensor.__module__ = "autogradkit"  # type(t) prints <class 'autogradkit.Tensor'>, like torch's

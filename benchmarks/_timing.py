@@ -27,16 +27,20 @@ def interleaved(contenders: dict, repeats: int, warm_up: bool = True) -> dict:
         for name, fn in contenders.items():
             gc.collect()
             runs[name].append(fn())
-    return {name: tuple(statistics.median(column) for column in zip(*results))
-            for name, results in runs.items()}
+    return {
+        name: tuple(statistics.median(column) for column in zip(*results))
+        for name, results in runs.items()
+    }
 
 
 def wall(fn):
     """``fn`` timed: a function returning ``(seconds,)``, for ``interleaved``."""
+
     def timed():
         start = time.perf_counter()
         fn()
         return (time.perf_counter() - start,)
+
     return timed
 
 

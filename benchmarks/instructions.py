@@ -17,8 +17,11 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-UNITS = {"W2 forward": ("op", 2_000, 12_000), "W2 forward+backward": ("op", 2_000, 12_000),
-         "W3 step": ("step", 10, 30)}
+UNITS = {
+    "W2 forward": ("op", 2_000, 12_000),
+    "W2 forward+backward": ("op", 2_000, 12_000),
+    "W3 step": ("step", 10, 30),
+}
 
 
 def child(workload: str, lib_name: str, n: int) -> None:
@@ -49,9 +52,20 @@ def child(workload: str, lib_name: str, n: int) -> None:
 
 def count(workload: str, lib_name: str, n: int) -> int:
     with subprocess.Popen(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-         __file__, "--child", workload, lib_name, str(n)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            __file__,
+            "--child",
+            workload,
+            lib_name,
+            str(n),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     ) as proc:
         _, err = proc.communicate()
     found = re.search(r"Collected : (\d+)", err)
@@ -66,6 +80,7 @@ def main() -> int:
         return 0
     try:
         import torch  # noqa: F401
+
         libs = ("autogradkit", "torch", "numpy")
     except ImportError:
         libs = ("autogradkit", "numpy")

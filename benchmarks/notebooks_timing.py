@@ -15,8 +15,12 @@ def time_notebooks(limit=None):
     paths = sorted((ROOT / "notebooks" / "source").glob("*/*.ipynb"))[:limit]
     for path in paths:
         nb = nbformat.read(path, as_version=4)
-        client = NotebookClient(nb, kernel_name="python3", allow_errors=True,
-                                resources={"metadata": {"path": str(path.parent)}})
+        client = NotebookClient(
+            nb,
+            kernel_name="python3",
+            allow_errors=True,
+            resources={"metadata": {"path": str(path.parent)}},
+        )
         start = time.perf_counter()
         client.execute()
         yield str(path.relative_to(ROOT)), time.perf_counter() - start

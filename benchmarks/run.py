@@ -1,4 +1,4 @@
-"""autogradkit benchmarks: ``make bench`` (or ``python benchmarks/run.py [--quick] [--only W1,W3]``).
+"""autogradkit benchmarks: ``make bench``, or ``python benchmarks/run.py [--quick] [--only W1,W3]``.
 
 Each workload runs in one process side by side: autogradkit, PyTorch (when installed) and
 a hand-written NumPy version with no graph (the floor). Medians of repeats, single-threaded
@@ -16,12 +16,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np  # noqa: E402
+import workloads as wl  # noqa: E402
 from _timing import interleaved, load_torch, peak_bytes, wall  # noqa: E402  (sets BLAS threads first)
 
-import numpy as np  # noqa: E402
-
 import autogradkit as agk  # noqa: E402
-import workloads as wl  # noqa: E402
 
 ROWS: list[tuple] = []  # (workload, metric, autogradkit, torch, floor, target text, met)
 
@@ -44,20 +43,40 @@ def _contenders(torch, ours, theirs, floor) -> dict:
 
 def bench_w1(torch, quick):
     epochs = 20 if quick else 100
-    times = interleaved(_contenders(torch, wall(lambda: wl.w1_library(agk, epochs)),
-                                    wall(lambda: wl.w1_library(torch, epochs)),
-                                    wall(lambda: wl.w1_numpy(epochs))), 5)
+    times = interleaved(
+        _contenders(
+            torch,
+            wall(lambda: wl.w1_library(agk, epochs)),
+            wall(lambda: wl.w1_library(torch, epochs)),
+            wall(lambda: wl.w1_numpy(epochs)),
+        ),
+        5,
+    )
     ours, floor = times["autogradkit"][0] / epochs * 1e6, times["floor"][0] / epochs * 1e6
     theirs = times["torch"][0] / epochs * 1e6 if torch else None
     r = ratio(ours, theirs)
-    record("W1 one-weight loop", "us/epoch", ours, theirs, floor, "<= 1.0x torch", r is None or r <= 1.0)
+    record(
+        "W1 one-weight loop",
+        "us/epoch",
+        ours,
+        theirs,
+        floor,
+        "<= 1.0x torch",
+        r is None or r <= 1.0,
+    )
 
 
 def bench_w2(torch, quick):
     n = 200 if quick else 1000
-    times = interleaved(_contenders(torch, lambda: wl.chain_library(agk, n),
-                                    lambda: wl.chain_library(torch, n),
-                                    lambda: wl.chain_numpy(n)), 5 if quick else 15)
+    times = interleaved(
+        _contenders(
+            torch,
+            lambda: wl.chain_library(agk, n),
+            lambda: wl.chain_library(torch, n),
+            lambda: wl.chain_numpy(n),
+        ),
+        5 if quick else 15,
+    )
     ours, floor = times["autogradkit"], times["floor"]
     theirs = times["torch"] if torch else (None, None)
     for k, label in enumerate(("forward", "backward")):
@@ -68,9 +87,15 @@ def bench_w2(torch, quick):
 
 def bench_w3(torch, quick):
     steps = 20 if quick else 200
-    times = interleaved(_contenders(torch, wall(lambda: wl.w3_library(agk, steps)),
-                                    wall(lambda: wl.w3_library(torch, steps)),
-                                    wall(lambda: wl.w3_numpy(steps))), 3 if quick else 5)
+    times = interleaved(
+        _contenders(
+            torch,
+            wall(lambda: wl.w3_library(agk, steps)),
+            wall(lambda: wl.w3_library(torch, steps)),
+            wall(lambda: wl.w3_numpy(steps)),
+        ),
+        3 if quick else 5,
+    )
     ours, floor = steps / times["autogradkit"][0], steps / times["floor"][0]
     theirs = steps / times["torch"][0] if torch else None
     peak, _ = peak_bytes(lambda: wl.w3_library(agk, 2))
@@ -86,16 +111,23 @@ def bench_w4(torch, quick):
         wl.chain_library(torch, 1_000)
     per_op = {}
     for n in sizes:
-        contenders = {"autogradkit": lambda: wl.chain_library(agk, n)}
+        contenders = {"autogradkit": lambda n=n: wl.chain_library(agk, n)}
         if torch and n <= 100_000:
-            contenders["torch"] = lambda: wl.chain_library(torch, n)
+            contenders["torch"] = lambda n=n: wl.chain_library(torch, n)
         times = interleaved(contenders, max(1, 10_000 // n), warm_up=False)
         per_op[n] = sum(times["autogradkit"]) / n * 1e6
         theirs = sum(times["torch"]) / n * 1e6 if "torch" in times else None
         gc.collect()
         r = ratio(per_op[n], theirs)
-        record(f"W4 chain of {n:,}", "us/op", per_op[n], theirs, None,
-               "<= 1.0x torch, no RecursionError", r is None or r <= 1.0)
+        record(
+            f"W4 chain of {n:,}",
+            "us/op",
+            per_op[n],
+            theirs,
+            None,
+            "<= 1.0x torch, no RecursionError",
+            r is None or r <= 1.0,
+        )
     flat = per_op[sizes[-1]] / per_op[sizes[0]]
     record("W4 scaling", f"{sizes[-1]:,} vs {sizes[0]:,}", flat, None, None, "<= 1.5x", flat <= 1.5)
 
@@ -116,10 +148,24 @@ def bench_w5(torch, quick):
     gc.collect()
     alive = sum(ref() is not None for ref in saved)
     mb = 2**20
-    record("W5 forward, no_grad", "MB peak", nograd_peak / mb, None, floor_peak / mb,
-           "<= 1.2x floor", nograd_peak <= 1.2 * floor_peak)
-    record("W5 forward, with grad", "MB peak", grad_peak / mb, None, floor_peak / mb,
-           "(saved tensors)", True)
+    record(
+        "W5 forward, no_grad",
+        "MB peak",
+        nograd_peak / mb,
+        None,
+        floor_peak / mb,
+        "<= 1.2x floor",
+        nograd_peak <= 1.2 * floor_peak,
+    )
+    record(
+        "W5 forward, with grad",
+        "MB peak",
+        grad_peak / mb,
+        None,
+        floor_peak / mb,
+        "(saved tensors)",
+        True,
+    )
     record("W5 saved arrays alive after backward", "count", alive, None, None, "0", alive == 0)
 
 
@@ -156,7 +202,10 @@ def bench_w7(quick):
 
 
 def print_table():
-    header = f"{'workload':38} {'metric':14} {'autogradkit':>12} {'torch':>10} {'floor':>10} {'vs torch':>9} {'vs floor':>9}  target"
+    header = (
+        f"{'workload':38} {'metric':14} {'autogradkit':>12} {'torch':>10} {'floor':>10} "
+        f"{'vs torch':>9} {'vs floor':>9}  target"
+    )
     print(header)
     print("-" * len(header))
     for name, metric, ours, theirs, floor, target, met in ROWS:
@@ -166,8 +215,10 @@ def print_table():
         cells += [f"{r:9.2f}" if r is not None else f"{'-':>9}" for r in (r1, r2)]
         print(f"{name:38} {metric:14} {' '.join(cells)}  {target} {'ok' if met else 'MISSED'}")
     missed = [name for name, *_, met in ROWS if not met]
-    print(f"\nsummary: {len(ROWS) - len(missed)}/{len(ROWS)} targets met"
-          + (f"; missed: {', '.join(missed)}" if missed else ""))
+    print(
+        f"\nsummary: {len(ROWS) - len(missed)}/{len(ROWS)} targets met"
+        + (f"; missed: {', '.join(missed)}" if missed else "")
+    )
 
 
 def main(argv=None) -> int:
@@ -179,8 +230,13 @@ def main(argv=None) -> int:
     if torch is None:
         print("torch is not installed: the torch column stays empty")
     chosen = set(args.only.split(","))
-    for name, bench in (("W1", bench_w1), ("W2", bench_w2), ("W3", bench_w3), ("W4", bench_w4),
-                        ("W5", bench_w5)):
+    for name, bench in (
+        ("W1", bench_w1),
+        ("W2", bench_w2),
+        ("W3", bench_w3),
+        ("W4", bench_w4),
+        ("W5", bench_w5),
+    ):
         if name in chosen:
             bench(torch, args.quick)
     if "W6" in chosen:

@@ -116,8 +116,10 @@ def w3_numpy(steps: int = 200):
 # ----- W5: memory of a deep MLP forward ------------------------------------------------------
 def deep_weights(layers: int = 20, width: int = 512, seed: int = 0):
     rng = np.random.default_rng(seed)
-    return [(rng.standard_normal((width, width)) / np.sqrt(width)).astype(np.float32)
-            for _ in range(layers)]
+    return [
+        (rng.standard_normal((width, width)) / np.sqrt(width)).astype(np.float32)
+        for _ in range(layers)
+    ]
 
 
 def w5_inputs(batch: int = 256):

@@ -18,8 +18,11 @@ def test_code_stays_within_the_style_budgets(capsys):
 def test_the_package_never_imports_torch():
     root = Path(__file__).resolve().parent.parent / "autogradkit"
     offenders = [
-        str(p) for p in root.rglob("*.py")
-        if any(line.strip().startswith(("import torch", "from torch"))
-               for line in p.read_text().splitlines())
+        str(p)
+        for p in root.rglob("*.py")
+        if any(
+            line.strip().startswith(("import torch", "from torch"))
+            for line in p.read_text().splitlines()
+        )
     ]
     assert offenders == []

@@ -30,8 +30,13 @@ from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--disable-dev-shm-usage",
 ]
 PREFERRED_PORT = 8899
@@ -72,15 +77,22 @@ def free_port(preferred: int = PREFERRED_PORT) -> int:
 def write_settings(home: Path, disabled: list[str]) -> dict[str, str]:
     """Config, settings, workspace and runtime dirs of our own: no news, no announcements,
     no autosave, every cell rendered (windowingMode none)."""
-    dirs = {k: home / k.lower() for k in (
-        "JUPYTER_CONFIG_DIR", "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR",
-        "JUPYTER_RUNTIME_DIR")}
+    dirs = {
+        k: home / k.lower()
+        for k in (
+            "JUPYTER_CONFIG_DIR",
+            "JUPYTERLAB_SETTINGS_DIR",
+            "JUPYTERLAB_WORKSPACES_DIR",
+            "JUPYTER_RUNTIME_DIR",
+        )
+    }
     for d in dirs.values():
         d.mkdir(parents=True)
     off = {name: True for name in ["@jupyterlab/apputils-extension:announcements", *disabled]}
     (dirs["JUPYTER_CONFIG_DIR"] / "labconfig").mkdir()
     (dirs["JUPYTER_CONFIG_DIR"] / "labconfig" / "page_config.json").write_text(
-        json.dumps({"disabledExtensions": off}))
+        json.dumps({"disabledExtensions": off})
+    )
     settings = dirs["JUPYTERLAB_SETTINGS_DIR"]
     for plugin, values in {
         "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
@@ -97,9 +109,17 @@ def start_server(root: Path, port: int, home: Path, disabled: list[str], log) ->
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}  # see jupyter.md pitfall 2
     env.update(write_settings(home, disabled))
     cmd = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-        "--allow-root", "--ServerApp.token=", "--ServerApp.password=",
-        f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        f"--port={port}",
+        "--ip=127.0.0.1",
+        "--allow-root",
+        "--ServerApp.token=",
+        "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.expose_app_in_browser=True",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
     return subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
@@ -175,7 +195,10 @@ WIDGETS_JS = """() => {
 
 def open_lab(p, port: int, name: str, profile: str, report: dict):
     context = p.chromium.launch_persistent_context(
-        profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+        profile,
+        executable_path=CHROMIUM,
+        headless=True,
+        args=CHROMIUM_ARGS,
         viewport={"width": 1400, "height": 1000},
     )
     page = context.pages[0] if context.pages else context.new_page()
@@ -183,8 +206,11 @@ def open_lab(p, port: int, name: str, profile: str, report: dict):
     page.on("pageerror", lambda e: report["page_errors"].append(str(e)))
     page.on("dialog", lambda d: (report["dialogs"].append(d.message), d.accept()))
     page.goto(f"http://127.0.0.1:{port}/lab/tree/{name}?reset", wait_until="domcontentloaded")
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget "
-                           "&& window.jupyterapp.shell.currentWidget.context", timeout=60_000)
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget "
+        "&& window.jupyterapp.shell.currentWidget.context",
+        timeout=60_000,
+    )
     return context, page
 
 
@@ -215,9 +241,12 @@ def wait_idle(page, timeout: float) -> dict:
 
 
 def run_all(page, timeout: float) -> dict:
-    page.wait_for_function("() => { const w = window.jupyterapp.shell.currentWidget; "
-                           "return w.sessionContext && w.sessionContext.session && "
-                           "w.sessionContext.session.kernel; }", timeout=60_000)
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp.shell.currentWidget; "
+        "return w.sessionContext && w.sessionContext.session && "
+        "w.sessionContext.session.kernel; }",
+        timeout=60_000,
+    )
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
     page.locator("#jp-MainMenu .lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").first.click()
@@ -234,9 +263,11 @@ def click_buttons(page, texts: list[str], timeout: float) -> None:
 def screenshot(page, path: Path) -> None:
     """Grow the viewport to the notebook's height (JupyterLab scrolls inside a panel, so a
     full-page screenshot would not help), capped at 8000 px."""
-    height = page.evaluate("() => { const cells = document.querySelectorAll('.jp-Cell');"
-                           " const last = cells[cells.length - 1];"
-                           " return last ? last.getBoundingClientRect().bottom : 1000; }")
+    height = page.evaluate(
+        "() => { const cells = document.querySelectorAll('.jp-Cell');"
+        " const last = cells[cells.length - 1];"
+        " return last ? last.getBoundingClientRect().bottom : 1000; }"
+    )
     page.set_viewport_size({"width": 1400, "height": int(min(max(height + 140, 600), 8000))})
     page.wait_for_timeout(300)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -307,8 +338,14 @@ def prepare(args: argparse.Namespace, home: Path) -> tuple[Path, str]:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    report = {"notebook": str(args.notebook), "ok": False, "console_errors": [], "page_errors": [],
-              "dialogs": [], "fail_on_console_error": args.fail_on_console_error}
+    report = {
+        "notebook": str(args.notebook),
+        "ok": False,
+        "console_errors": [],
+        "page_errors": [],
+        "dialogs": [],
+        "fail_on_console_error": args.fail_on_console_error,
+    }
     home = Path(tempfile.mkdtemp(prefix="browser_check_"))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the cleanup below
     started = time.monotonic()
@@ -330,8 +367,10 @@ def main(argv: list[str]) -> int:
 def format_report(report: dict) -> str:
     lines = [f"{'OK' if report['ok'] else 'FAIL'} {report['notebook']} in {report['seconds']} s"]
     if "cells" in report:
-        lines.append(f"cells run {report['cells_ran']}/{report['cells']}, widgets rendered "
-                     f"{report['widgets_rendered']}/{report['widgets_expected']}")
+        lines.append(
+            f"cells run {report['cells_ran']}/{report['cells']}, widgets rendered "
+            f"{report['widgets_rendered']}/{report['widgets_expected']}"
+        )
     lines += [f"problem: {p}" for p in report.get("problems", [])]
     lines += [f"console error: {e}" for e in report["console_errors"]]
     lines += [f"page error: {e}" for e in report["page_errors"]]

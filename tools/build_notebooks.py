@@ -65,12 +65,24 @@ def _options(rest: str) -> dict[str, str]:
 
 def _nbgrader(kind: str, options: dict[str, str]) -> dict | None:
     if kind == "solution":
-        return {"grade": False, "grade_id": options["id"], "locked": False,
-                "schema_version": 3, "solution": True, "task": False}
+        return {
+            "grade": False,
+            "grade_id": options["id"],
+            "locked": False,
+            "schema_version": 3,
+            "solution": True,
+            "task": False,
+        }
     if kind == "test":
-        return {"grade": True, "grade_id": options["id"], "locked": True,
-                "points": int(options["points"]), "schema_version": 3, "solution": False,
-                "task": False}
+        return {
+            "grade": True,
+            "grade_id": options["id"],
+            "locked": True,
+            "points": int(options["points"]),
+            "schema_version": 3,
+            "solution": False,
+            "task": False,
+        }
     return None
 
 
@@ -124,7 +136,11 @@ def execute(nb, folder: Path, timeout: int = 120) -> float:
     folder.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     client = NotebookClient(
-        nb, timeout=timeout, kernel_name="python3", store_widget_state=True, record_timing=False,
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        store_widget_state=True,
+        record_timing=False,
         resources={"metadata": {"path": str(folder)}},
     )
     client.execute()
@@ -143,8 +159,11 @@ def stabilise(nb, path: Path):
         for out in cell.get("outputs", []):
             if out.get("output_type") == "stream":
                 out["text"] = stable.kernel_paths(stable.renumber_addresses(out["text"], addresses))
-                if merged and merged[-1].get("output_type") == "stream" \
-                        and merged[-1]["name"] == out["name"]:
+                if (
+                    merged
+                    and merged[-1].get("output_type") == "stream"
+                    and merged[-1]["name"] == out["name"]
+                ):
                     merged[-1]["text"] += out["text"]
                     continue
             elif out.get("output_type") == "error":
@@ -176,7 +195,9 @@ def write(nb, path: Path) -> None:
 # ------------------------------------------------------------------------------------------------
 # The notebooks. Each text is a list of cells; see the module docstring for the format.
 
-NB00 = Notebook("00_start_here", r'''
+NB00 = Notebook(
+    "00_start_here",
+    r"""
 %% md
 # 00 · Start here
 
@@ -382,10 +403,13 @@ and you get back a feedback file with the points for each exercise.
 - Restart, run all, save, and hand in the `.ipynb` file.
 
 **Next:** notebook 01 trains a one-weight model by hand.
-''')
+""",
+)
 
 
-NB01 = Notebook("01_backprop_by_hand", r'''
+NB01 = Notebook(
+    "01_backprop_by_hand",
+    r'''
 %% md
 # 01 · Backpropagation by hand
 
@@ -854,10 +878,13 @@ ex.check_prediction_types(w_after_one_step, converges)
   fast `w` gets to 2. Too large a learning rate makes training diverge.
 
 **Next:** notebook 02 hands steps 2 and 3 to autograd and looks at what it records.
-''')
+''',
+)
 
 
-NB03 = Notebook("03_nonscalar_leaves_jacobians", r'''
+NB03 = Notebook(
+    "03_nonscalar_leaves_jacobians",
+    r"""
 %% md
 # 03 · `backward()` on non-scalars, leaves and Jacobians
 
@@ -1341,9 +1368,12 @@ FunctionPlotter()
 
 **Next:** notebook 04 shows what happens when you change a tensor *in place* after autograd has
 saved it.
-''')
+""",
+)
 
-NB04 = Notebook("04_inplace_data_detach", r'''
+NB04 = Notebook(
+    "04_inplace_data_detach",
+    r'''
 %% md
 # 04 · In-place operations, `.data` and `.detach()`
 
@@ -1743,9 +1773,12 @@ ex.check_sgd_step_trains(sgd_step)
 
 **Next:** notebook 05 opens up `grad_fn` and follows the references from an output back to the
 leaves.
-''')
+''',
+)
 
-NB05 = Notebook("05_inside_grad_fn", r'''
+NB05 = Notebook(
+    "05_inside_grad_fn",
+    r'''
 %% md
 # 05 · Inside `grad_fn`
 
@@ -2174,9 +2207,12 @@ ex.check_add_mul_numbers(a_grad, b_grad, d_grad)
 
 **Next:** notebook 06 hooks into the backward pass to watch, and change, the gradients as they
 flow.
-''')
+''',
+)
 
-NB02 = Notebook("02_autograd_does_it", r'''
+NB02 = Notebook(
+    "02_autograd_does_it",
+    r"""
 %% md
 # 02 · What autograd does for you
 
@@ -2666,9 +2702,12 @@ ex.check_tracked_keys(tracked)
   `no_grad()`.
 
 **Next:** notebook 03 calls `backward()` on outputs that are not a single number.
-''')
+""",
+)
 
-NB06 = Notebook("06_hooks", r'''
+NB06 = Notebook(
+    "06_hooks",
+    r'''
 %% md
 # 06 · Hooks: watching (and changing) gradients
 
@@ -3187,9 +3226,12 @@ ex.check_linear_by_hand_shapes(weight_grad_by_hand)
 
 **Next:** notebook 07 puts everything together: train a small network, watch its graph and its
 gradients, and compare optimizers.
-''')
+''',
+)
 
-NB07 = Notebook("07_capstone", r'''
+NB07 = Notebook(
+    "07_capstone",
+    r'''
 %% md
 # 07 · Capstone: train a small network and look inside
 
@@ -3573,7 +3615,8 @@ boundary_explorer(snapshots)
 
 Congratulations: you have followed a gradient from a single weight all the way to a trained
 network, and you know what every line of the training loop does.
-''')
+''',
+)
 
 
 NOTEBOOKS = [NB00, NB01, NB02, NB03, NB04, NB05, NB06, NB07]

@@ -24,12 +24,17 @@ def code_lines(path: Path) -> int:
     docstring_lines = set()
     for node in ast.walk(ast.parse(source)):
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
-                and isinstance(getattr(body[0], "value", None), ast.Constant) \
-                and isinstance(body[0].value.value, str):
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(getattr(body[0], "value", None), ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             docstring_lines.update(range(body[0].lineno, body[0].end_lineno + 1))
     return sum(
-        1 for number, line in enumerate(source.splitlines(), 1)
+        1
+        for number, line in enumerate(source.splitlines(), 1)
         if line.strip() and not line.strip().startswith("#") and number not in docstring_lines
     )
 

@@ -7,23 +7,40 @@ graph to the engine in ``engine.py``.
 
 from __future__ import annotations
 
-import autogradkit.tensor as _tensor  # Tensor, at call time (tensor.py imports this module)
-
 import warnings
 
 import numpy as np
 
+import autogradkit.tensor as _tensor  # Tensor, at call time (tensor.py imports this module)
+
 from . import engine, graph
 from .anomaly_mode import (
-    detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly,
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
 )
 from .function import Function
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
-    "Variable", "Function", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-    "is_anomaly_check_nan_enabled", "backward", "grad", "graph", "no_grad", "enable_grad", "set_grad_enabled",
-    "is_grad_enabled", "inference_mode", "gradcheck", "gradgradcheck", "functional",
+    "Variable",
+    "Function",
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+    "backward",
+    "grad",
+    "graph",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "inference_mode",
+    "gradcheck",
+    "gradgradcheck",
+    "functional",
 ]
 
 
@@ -130,8 +147,16 @@ def _wrap_grad(g):
     return g if isinstance(g, _tensor.Tensor) else _tensor.Tensor._wrap(np.array(g))
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    allow_unused=None,
+    is_grads_batched=False,
+    materialize_grads=False,
+):
     """Return the gradients of ``outputs`` with respect to ``inputs`` (``.grad`` untouched).
 
     Example:

@@ -42,7 +42,9 @@ class detect_anomaly(set_detect_anomaly):
     def __init__(self, check_nan: bool = True):
         warnings.warn(
             "Anomaly Detection has been enabled. This mode will increase the runtime and should "
-            "only be enabled for debugging.", UserWarning, stacklevel=2,
+            "only be enabled for debugging.",
+            UserWarning,
+            stacklevel=2,
         )
         self._check_nan = check_nan
         self._previous = dict(_mode)
@@ -65,7 +67,9 @@ def forward_traceback_warning(node) -> None:
     lines = "".join(node.metadata.get("traceback_", []))
     warnings.warn(
         f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
-        f"{lines}", UserWarning, stacklevel=2,
+        f"{lines}",
+        UserWarning,
+        stacklevel=2,
     )
 
 

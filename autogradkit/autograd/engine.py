@@ -16,6 +16,7 @@ from .. import _dtype, _shape
 from . import anomaly_mode, grad_mode
 from .graph import run_tensor_hooks
 
+
 def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=None) -> dict:
     """Run the graph from ``roots`` (``(node, output_nr)`` pairs) seeded with ``grads``.
 
@@ -43,8 +44,11 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
             if grad_outputs is None or skip:
                 grad_inputs = (None,) * len(node.next_functions)
             else:
-                grad_inputs = (_run_node_with_anomaly_checks(node, grad_outputs) if anomaly
-                               else node._backward(grad_outputs))
+                grad_inputs = (
+                    _run_node_with_anomaly_checks(node, grad_outputs)
+                    if anomaly
+                    else node._backward(grad_outputs)
+                )
                 if not retain_graph and node._saved:
                     node._release_saved()
             _send(node, grad_inputs, pending, dependencies, needed, ready)

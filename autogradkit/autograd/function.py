@@ -14,10 +14,14 @@ import numpy as np
 import autogradkit.tensor as _tensor
 
 from .. import _dtype, _shape
-from . import anomaly_mode, grad_mode
 from ..utils.hooks import next_id
+from . import anomaly_mode, grad_mode
 from .graph import (
-    Node, _as_tensors, run_node_post_hooks, run_node_pre_hooks, run_tensor_hooks,
+    Node,
+    _as_tensors,
+    run_node_post_hooks,
+    run_node_pre_hooks,
+    run_tensor_hooks,
 )
 
 REGISTRY: dict[str, type] = {}  # every built-in op class, filled at import by __init_subclass__
@@ -100,8 +104,10 @@ class BackwardNode(Node):
         grads = grad_outputs
         if self._tensor_hooks or self._retained:
             grads = _run_output_hooks(self, grads)
-        if self._outputs_meta and any(g is None for g in grads) and self.__dict__.get(
-            "_materialize_grads", True
+        if (
+            self._outputs_meta
+            and any(g is None for g in grads)
+            and self.__dict__.get("_materialize_grads", True)
         ):
             grads = [_zeros_like_output(self, i) if g is None else g for i, g in enumerate(grads)]
         if self._pre_hooks:
@@ -171,11 +177,16 @@ class Function:
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
-        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
 
     @classmethod
     def overload_for(cls, inputs: tuple, static: dict) -> int:
@@ -194,8 +205,12 @@ class Function:
             else:
                 name = f"{cls.__name__}Backward"
             module = "builtins" if cls._builtin else __name__  # reprs as PyTorch's do
-            attrs = {"_function": cls, "__slots__": (), "__module__": module,
-                     "_custom": not cls._builtin}
+            attrs = {
+                "_function": cls,
+                "__slots__": (),
+                "__module__": module,
+                "_custom": not cls._builtin,
+            }
             if cls.node_name:
                 attrs["name"] = lambda self: f"autogradkit::autograd::{type(self).__name__}"
             node_cls = cls._node_classes[overload] = type(name, (BackwardNode,), attrs)
@@ -359,7 +374,11 @@ def _wrap_outputs(cls, out, inputs, ctx):
             for i, o in enumerate(out)
         )
     result = tensor_cls._wrap(out, ctx)
-    if cls.is_view and isinstance(inputs[0], tensor_cls) and np.may_share_memory(out, inputs[0]._data):
+    if (
+        cls.is_view
+        and isinstance(inputs[0], tensor_cls)
+        and np.may_share_memory(out, inputs[0]._data)
+    ):
         base = inputs[0]
         result._version_counter = base._version_counter
         result._base = base if base._base is None else base._base
@@ -488,7 +507,9 @@ def _apply_custom(cls, inputs, static):
         ctx._saved, ctx._to_save = ctx._to_save, None
         ctx._saved_meta = tuple(
             (s, s._version_counter, s._version_counter.value, False)
-            if isinstance(s, tensor_cls) else None for s in ctx._saved
+            if isinstance(s, tensor_cls)
+            else None
+            for s in ctx._saved
         )
     return results if isinstance(out, tuple) else results[0]
 

@@ -87,12 +87,21 @@ def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=N
     from . import grad
 
     grad_outputs = (None,) * len(outputs) if grad_outputs is None else grad_outputs
-    pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=True)
-             if o is not None and o.requires_grad]
+    pairs = [
+        (o, g)
+        for o, g in zip(outputs, grad_outputs, strict=True)
+        if o is not None and o.requires_grad
+    ]
     if not pairs:
         return (None,) * len(inputs)
-    return grad([o for o, _ in pairs], inputs, [g for _, g in pairs], allow_unused=True,
-                create_graph=create_graph, retain_graph=retain_graph)
+    return grad(
+        [o for o, _ in pairs],
+        inputs,
+        [g for _, g in pairs],
+        allow_unused=True,
+        create_graph=create_graph,
+        retain_graph=retain_graph,
+    )
 
 
 def _fill_in_zeros(grads: tuple, refs: tuple, strict: bool) -> tuple:
@@ -108,8 +117,7 @@ def _fill_in_zeros(grads: tuple, refs: tuple, strict: bool) -> tuple:
     )
 
 
-def _check_v_or_single(v, refs: tuple, is_tuple: bool, create_graph: bool, fn_name: str,
-                       what: str):
+def _check_v_or_single(v, refs: tuple, is_tuple: bool, create_graph: bool, fn_name: str, what: str):
     """Normalise ``v``; without one, ``refs`` must be a single one-element tensor."""
     if v is not None:
         _, v = _as_tuple(v, "v", fn_name)
@@ -123,8 +131,14 @@ def _check_v_or_single(v, refs: tuple, is_tuple: bool, create_graph: bool, fn_na
     return None
 
 
-def jacobian(func, inputs, create_graph: bool = False, strict: bool = False,
-             vectorize: bool = False, strategy: str = "reverse-mode"):
+def jacobian(
+    func,
+    inputs,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    strategy: str = "reverse-mode",
+):
     """The Jacobian of ``func`` at ``inputs``: ``J[out_index + in_index] = d out / d in``.
 
     One backward pass per output element. With several inputs or outputs the result is a
@@ -145,8 +159,9 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False,
             func(*inputs), "outputs of the user-provided function", "jacobian"
         )
         _check_requires_grad(outputs, "outputs", strict)
-        result = tuple(_jacobian_of(out, i, inputs, create_graph, strict)
-                       for i, out in enumerate(outputs))
+        result = tuple(
+            _jacobian_of(out, i, inputs, create_graph, strict) for i, out in enumerate(outputs)
+        )
     return _untuple(_postprocess(result, create_graph), (is_outputs_tuple, is_inputs_tuple))
 
 
@@ -166,14 +181,21 @@ def _jacobian_of(out, i: int, inputs: tuple, create_graph: bool, strict: bool) -
                 )
             rows[j].append(_tensor.Tensor._wrap(np.zeros_like(x._data)) if g is None else g)
     return tuple(
-        _functions.stack(r, 0).view(*out.shape, *x.shape) if r else
-        _tensor.Tensor._wrap(np.zeros((*out.shape, *x.shape), x._data.dtype))
+        _functions.stack(r, 0).view(*out.shape, *x.shape)
+        if r
+        else _tensor.Tensor._wrap(np.zeros((*out.shape, *x.shape), x._data.dtype))
         for r, x in zip(rows, inputs, strict=True)
     )
 
 
-def hessian(func, inputs, create_graph: bool = False, strict: bool = False,
-            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode"):
+def hessian(
+    func,
+    inputs,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    outer_jacobian_strategy: str = "reverse-mode",
+):
     """The matrix of second derivatives of a scalar function: the Jacobian of its gradient.
 
     Example:
@@ -220,13 +242,16 @@ def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
             func(*inputs), "outputs of the user-provided function", "vjp"
         )
         _check_requires_grad(outputs, "outputs", strict)
-        v = _check_v_or_single(v, outputs, is_outputs_tuple, create_graph, "vjp",
-                               "user-provided function returns")
+        v = _check_v_or_single(
+            v, outputs, is_outputs_tuple, create_graph, "vjp", "user-provided function returns"
+        )
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grads = _grad(outputs, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, inputs, strict)
-    return (_untuple(_postprocess(outputs, create_graph), is_outputs_tuple),
-            _untuple(_postprocess(result, create_graph), is_inputs_tuple))
+    return (
+        _untuple(_postprocess(outputs, create_graph), is_outputs_tuple),
+        _untuple(_postprocess(result, create_graph), is_inputs_tuple),
+    )
 
 
 def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
@@ -244,8 +269,14 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _preprocess(inputs, create_graph, need_graph=True)
-        v = _check_v_or_single(v, inputs, is_inputs_tuple, create_graph, "jvp",
-                               "input to the user-provided function is")
+        v = _check_v_or_single(
+            v,
+            inputs,
+            is_inputs_tuple,
+            create_graph,
+            "jvp",
+            "input to the user-provided function is",
+        )
         is_outputs_tuple, outputs = _as_tuple(
             func(*inputs), "outputs of the user-provided function", "jvp"
         )
@@ -256,8 +287,10 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grads = _grad(grad_inputs, u, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, outputs, strict)
-    return (_untuple(_postprocess(outputs, create_graph), is_outputs_tuple),
-            _untuple(_postprocess(result, create_graph), is_outputs_tuple))
+    return (
+        _untuple(_postprocess(outputs, create_graph), is_outputs_tuple),
+        _untuple(_postprocess(result, create_graph), is_outputs_tuple),
+    )
 
 
 def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
@@ -272,8 +305,14 @@ def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
         inputs = _preprocess(inputs, create_graph, need_graph=True)
-        v = _check_v_or_single(v, inputs, is_inputs_tuple, create_graph, "hvp",
-                               "input to the user-provided function is")
+        v = _check_v_or_single(
+            v,
+            inputs,
+            is_inputs_tuple,
+            create_graph,
+            "hvp",
+            "input to the user-provided function is",
+        )
         is_outputs_tuple, outputs = _as_tuple(
             func(*inputs), "outputs of the user-provided function", "hvp"
         )
@@ -290,5 +329,7 @@ def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grads = _grad(double_back, u, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, inputs, strict)
-    return (_untuple(_postprocess(outputs, create_graph), is_outputs_tuple),
-            _untuple(_postprocess(result, create_graph), is_inputs_tuple))
+    return (
+        _untuple(_postprocess(outputs, create_graph), is_outputs_tuple),
+        _untuple(_postprocess(result, create_graph), is_inputs_tuple),
+    )

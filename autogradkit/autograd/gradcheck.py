@@ -36,7 +36,9 @@ def _check_inputs(inputs: tuple) -> None:
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "
-                "precision floating point or complex. ", UserWarning, stacklevel=3,
+                "precision floating point or complex. ",
+                UserWarning,
+                stacklevel=3,
             )
 
 
@@ -67,8 +69,13 @@ def _analytical(output, targets: list) -> list:
     for k in range(output.numel()):
         seed = np.zeros(output.numel(), output._data.dtype)
         seed[k] = 1
-        grads = _grad(output, targets, _tensor.Tensor._wrap(seed.reshape(output.shape)),
-                      retain_graph=True, allow_unused=True)
+        grads = _grad(
+            output,
+            targets,
+            _tensor.Tensor._wrap(seed.reshape(output.shape)),
+            retain_graph=True,
+            allow_unused=True,
+        )
         for j, g in enumerate(grads):
             if g is not None:
                 jac[j][:, k] = g._data.reshape(-1)
@@ -87,10 +94,24 @@ def _fail(message: str, raise_exception: bool) -> bool:
     return False
 
 
-def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad=True,
-              check_grad_dtypes=False, check_batched_grad=False, check_batched_forward_grad=False,
-              check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None) -> bool:
+def gradcheck(
+    func,
+    inputs,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad=True,
+    check_grad_dtypes=False,
+    check_batched_grad=False,
+    check_batched_forward_grad=False,
+    check_forward_ad=False,
+    check_backward_ad=True,
+    fast_mode=False,
+    masked=None,
+) -> bool:
     """Check ``func``'s backward against finite differences at ``inputs``.
 
     Pass float64 inputs that require grad. Returns True, or raises ``GradcheckError`` with
@@ -113,8 +134,7 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     for i, out in enumerate(outputs):
         if not out.requires_grad:
             if any(n[i] is not None and np.any(n[i] != 0) for n in numerical):
-                return _fail("Numerical gradient for function expected to be zero",
-                             raise_exception)
+                return _fail("Numerical gradient for function expected to be zero", raise_exception)
             continue
         analytical = _analytical(out, targets)
         for j, (n, a) in enumerate(zip((n[i] for n in numerical), analytical, strict=True)):
@@ -128,13 +148,25 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     return True
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5,
-                  rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
-                  raise_exception: bool = True, nondet_tol: float = 0.0,
-                  check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
-                  check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
-                  check_rev_over_rev: bool = True, fast_mode: bool = False,
-                  masked: bool = False) -> bool:
+def gradgradcheck(
+    func,
+    inputs,
+    grad_outputs=None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    gen_non_contig_grad_outputs: bool = False,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
+    fast_mode: bool = False,
+    masked: bool = False,
+) -> bool:
     """Check second derivatives: ``gradcheck`` on the function ``(inputs, v) -> v^T J``.
 
     ``grad_outputs`` (the ``v``) default to random values in [-1, 1) that require grad.
@@ -153,8 +185,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
         with enable_grad():
             outs = [o for o in _outputs(func, inputs) if o.requires_grad]
         grad_outputs = tuple(
-            Tensor._wrap(_generator().uniform(-1, 1, o.shape).astype(o._data.dtype))
-            .requires_grad_() for o in outs
+            Tensor._wrap(
+                _generator().uniform(-1, 1, o.shape).astype(o._data.dtype)
+            ).requires_grad_()
+            for o in outs
         )
     grad_outputs = _as_tuple(grad_outputs)
     n_inputs = len(inputs)
@@ -166,5 +200,11 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
         grads = _grad(outs, wrt, vs, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
-    return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+    return gradcheck(
+        first_derivatives,
+        inputs + grad_outputs,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+    )

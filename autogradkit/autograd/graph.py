@@ -7,19 +7,25 @@ an ``AccumulateGrad`` node writes into ``.grad``.
 
 from __future__ import annotations
 
-import autogradkit.tensor as _tensor  # Tensor, at call time (tensor.py imports this module)
-
 import numpy as np
+
+import autogradkit.tensor as _tensor  # Tensor, at call time (tensor.py imports this module)
 
 from ..utils.hooks import HookDict, add_hook, next_id
 
 _ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
 
 
-_CTX_ONLY = frozenset({
-    "save_for_backward", "saved_tensors", "needs_input_grad", "mark_dirty",
-    "mark_non_differentiable", "set_materialize_grads",
-})
+_CTX_ONLY = frozenset(
+    {
+        "save_for_backward",
+        "saved_tensors",
+        "needs_input_grad",
+        "mark_dirty",
+        "mark_non_differentiable",
+        "set_materialize_grads",
+    }
+)
 
 
 class Node:
@@ -83,7 +89,8 @@ class Node:
         """Run this node's backward on Tensors, as calling a PyTorch node does."""
         grads = [g._data if isinstance(g, _tensor.Tensor) else g for g in grad_outputs]
         return tuple(
-            None if g is None else _tensor.Tensor._wrap(np.asarray(g)) for g in self._backward(grads)
+            None if g is None else _tensor.Tensor._wrap(np.asarray(g))
+            for g in self._backward(grads)
         )
 
     def _backward(self, grad_outputs: list) -> tuple:
@@ -155,7 +162,8 @@ def run_tensor_hooks(hooks: dict, g):
 
 def _as_tensors(values):
     return tuple(
-        v if v is None or isinstance(v, _tensor.Tensor) else _tensor.Tensor._wrap(np.asarray(v)) for v in values
+        v if v is None or isinstance(v, _tensor.Tensor) else _tensor.Tensor._wrap(np.asarray(v))
+        for v in values
     )
 
 
@@ -175,7 +183,7 @@ def run_node_pre_hooks(hooks, grads):
 
 
 def run_node_post_hooks(hooks, grad_inputs, grad_outputs):
-    """``hook(grad_inputs, grad_outputs)`` after a node ran; a returned tuple replaces grad_inputs."""
+    """``hook(grad_inputs, grad_outputs)`` after a node ran; a returned tuple replaces them."""
     for hook in tuple(hooks.values()):
         result = hook(_as_tensors(grad_inputs), _as_tensors(grad_outputs))
         if result is not None:

@@ -185,9 +185,11 @@ def attach_legacy_hooks(module, args: tuple, result, hooks: list) -> None:
     """Hang legacy hooks on the node that made the (first) output, and warn as PyTorch."""
     var = result
     while not isinstance(var, Tensor):
-        var = next(v for v in var.values() if isinstance(v, Tensor)) if isinstance(
-            var, dict
-        ) else var[0]
+        var = (
+            next(v for v in var.values() if isinstance(v, Tensor))
+            if isinstance(var, dict)
+            else var[0]
+        )
     node = var.grad_fn
     if node is None:
         return

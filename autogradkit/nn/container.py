@@ -53,9 +53,9 @@ class Sequential(Module):
         for key in keys[idx] if isinstance(idx, slice) else [keys[_index(len(self), idx)]]:
             delattr(self, key)
         # keep the numbering 0, 1, 2... as PyTorch does
-        object.__setattr__(self, "_modules", dict(
-            (str(i), m) for i, m in enumerate(self._modules.values())
-        ))
+        object.__setattr__(
+            self, "_modules", dict((str(i), m) for i, m in enumerate(self._modules.values()))
+        )
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -118,9 +118,9 @@ class ModuleList(Module):
         keys = list(self._modules)
         for key in keys[idx] if isinstance(idx, slice) else [str(_index(len(self), idx))]:
             del self._modules[key]
-        object.__setattr__(self, "_modules", dict(
-            (str(i), m) for i, m in enumerate(self._modules.values())
-        ))
+        object.__setattr__(
+            self, "_modules", dict((str(i), m) for i, m in enumerate(self._modules.values()))
+        )
 
     def __len__(self) -> int:
         return len(self._modules)

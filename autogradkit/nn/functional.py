@@ -77,7 +77,9 @@ def _softmax_dim(name: str, ndim: int, dim):
         return dim
     warnings.warn(
         f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-        "include dim=X as an argument.", UserWarning, stacklevel=4,
+        "include dim=X as an argument.",
+        UserWarning,
+        stacklevel=4,
     )
     return 0 if ndim in (0, 1, 3) else 1
 
@@ -113,7 +115,9 @@ def _warn_target_size(input: Tensor, target: Tensor) -> None:
         warnings.warn(
             f"Using a target size ({target.shape!r}) that is different to the input size "
             f"({input.shape!r}). This will likely lead to incorrect results due to "
-            "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3,
+            "broadcasting. Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=3,
         )
 
 
@@ -171,8 +175,13 @@ def _check_nll(input: Tensor, target: Tensor, ignore_index: int) -> None:
             raise IndexError(f"Target {bad.flat[0]} is out of bounds.")
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
-             ignore_index: int = -100, reduction: str = "mean") -> Tensor:
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,  # noqa: A002
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> Tensor:
     """Negative log-likelihood: ``-input[i, target[i]]`` averaged (weighted by ``weight``).
 
     ``input`` holds log-probabilities, classes along dim 1 (dim 0 for a single sample);
@@ -181,13 +190,23 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
     _check_reduction(reduction)
     _check_nll(input, target, ignore_index)
     op = nn_ops.NllLoss2D if input.dim() > 2 else nn_ops.NllLoss
-    return op.apply(input, target=target._data, weight=_array(weight), reduction=reduction,
-                    ignore_index=ignore_index)
+    return op.apply(
+        input,
+        target=target._data,
+        weight=_array(weight),
+        reduction=reduction,
+        ignore_index=ignore_index,
+    )
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
-                  ignore_index: int = -100, reduction: str = "mean",
-                  label_smoothing: float = 0.0) -> Tensor:
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,  # noqa: A002
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
     """``nll_loss(log_softmax(input), target)``: the loss for classification from logits.
 
     ``target`` holds class indices (integers) or class probabilities (floats, the same
@@ -241,9 +260,7 @@ def _smooth_term(logp, target, weight, ignore_index, reduction, class_dim) -> Te
 def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, class_dim) -> Tensor:
     """Soft targets: ``-sum(target * log_softmax(input))`` per sample."""
     if target.shape != logp.shape:
-        raise RuntimeError(
-            f"Expected target size {list(logp.shape)}, got {list(target.shape)}"
-        )
+        raise RuntimeError(f"Expected target size {list(logp.shape)}, got {list(target.shape)}")
     n_classes = logp.shape[class_dim]
     if label_smoothing > 0:
         target = target * (1 - label_smoothing) + label_smoothing / n_classes
@@ -262,25 +279,38 @@ def _check_same_size(input: Tensor, target: Tensor, message: str) -> None:
         raise ValueError(message.format(target=repr(target.shape), input=repr(input.shape)))
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
-                         reduction: str = "mean") -> Tensor:
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,  # noqa: A002
+    reduction: str = "mean",
+) -> Tensor:
     """``-mean(target * log(input) + (1 - target) * log(1 - input))`` for probabilities
     ``input`` in [0, 1] (``BinaryCrossEntropyBackward0``)."""
     _check_reduction(reduction)
-    _check_same_size(input, target, "Using a target size ({target}) that is different to the "
-                     "input size ({input}) is deprecated. Please ensure they have the same size.")
-    return nn_ops.BinaryCrossEntropy.apply(input, target, weight=_array(weight),
-                                           reduction=reduction)
+    _check_same_size(
+        input,
+        target,
+        "Using a target size ({target}) that is different to the "
+        "input size ({input}) is deprecated. Please ensure they have the same size.",
+    )
+    return nn_ops.BinaryCrossEntropy.apply(
+        input, target, weight=_array(weight), reduction=reduction
+    )
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
-                                     weight: Tensor | None = None, reduction: str = "mean",
-                                     pos_weight: Tensor | None = None) -> Tensor:
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,  # noqa: A002
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
     """``binary_cross_entropy(sigmoid(input), target)`` computed in one stable step."""
     _check_reduction(reduction)
-    _check_same_size(input, target, "Target size ({target}) must be the same as input size "
-                     "({input})")
+    _check_same_size(
+        input, target, "Target size ({target}) must be the same as input size ({input})"
+    )
     return nn_ops.BinaryCrossEntropyWithLogits.apply(
         input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction
     )
-

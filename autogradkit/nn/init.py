@@ -22,8 +22,15 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
         >>> calculate_gain("relu"), calculate_gain("tanh")
         (1.4142135623730951, 1.6666666666666667)
     """
-    linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-              "conv_transpose2d", "conv_transpose3d")
+    linear = (
+        "linear",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+    )
     if nonlinearity in linear or nonlinearity == "sigmoid":
         return 1
     if nonlinearity == "tanh":
@@ -118,8 +125,9 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
 
 
-def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu") -> Tensor:
+def kaiming_uniform_(
+    tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+) -> Tensor:
     """He: U(-b, b) with ``b = gain * sqrt(3 / fan)``; ``nn.Linear`` uses ``a = sqrt(5)``."""
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=2)
@@ -129,8 +137,9 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     return uniform_(tensor, -bound, bound)
 
 
-def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                    nonlinearity: str = "leaky_relu") -> Tensor:
+def kaiming_normal_(
+    tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+) -> Tensor:
     """He: N(0, std**2) with ``std = gain / sqrt(fan)``."""
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=2)

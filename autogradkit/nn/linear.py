@@ -47,8 +47,9 @@ class Linear(Module):
         'AddmmBackward0'
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True,
-                 device=None, dtype=None):
+    def __init__(
+        self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None
+    ):
         super().__init__()
         if device is not None:
             Tensor._wrap(np.zeros(0)).to(device)  # only the CPU exists

@@ -101,8 +101,12 @@ class Module:
             setattr_(self, name, {})
         setattr_(self, "_non_persistent_buffers_set", set())
         for name in (
-            "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
-            "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_backward_hooks",
+            "_forward_pre_hooks",
+            "_forward_pre_hooks_with_kwargs",
+            "_forward_hooks",
+            "_forward_hooks_with_kwargs",
+            "_forward_hooks_always_called",
+            "_backward_hooks",
             "_backward_pre_hooks",
         ):
             setattr_(self, name, HookDict())
@@ -251,7 +255,8 @@ class Module:
             yield name, module
             children = [
                 (name + ("." if name else "") + key, child)
-                for key, child in module._modules.items() if child is not None
+                for key, child in module._modules.items()
+                if child is not None
             ]
             stack.extend(reversed(children))  # pop in insertion order
 
@@ -302,9 +307,7 @@ class Module:
             yield param
 
     def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate=True):
-        return self._named_members(
-            lambda m: m._buffers.items(), prefix, recurse, remove_duplicate
-        )
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True):
         for _, buf in self.named_buffers(recurse=recurse):
@@ -425,7 +428,7 @@ class Module:
                     current.copy_(value)
         for key in state_dict:
             if key.startswith(prefix):
-                first = key[len(prefix):].split(".", 1)[0]
+                first = key[len(prefix) :].split(".", 1)[0]
                 if first not in self._modules and first not in local:
                     unexpected.append(key)
 
@@ -575,8 +578,12 @@ class Module:
     # ----- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         """Run ``forward`` between this module's hooks (just ``forward`` when there are none)."""
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
+        if not (
+            self._forward_pre_hooks
+            or self._forward_hooks
+            or self._backward_hooks
+            or self._backward_pre_hooks
+        ):
             return self.forward(*args, **kwargs)
         state = {"args": args, "kwargs": kwargs, "result": None, "called": set()}
         try:
@@ -643,7 +650,8 @@ class Module:
             except Exception as e:
                 warnings.warn(
                     "module forward hook with ``always_call=True`` raised an exception that "
-                    f"was silenced as another error was raised in forward: {e}", stacklevel=3
+                    f"was silenced as another error was raised in forward: {e}",
+                    stacklevel=3,
                 )
 
 
@@ -663,7 +671,8 @@ def _own_state(module: Module) -> dict:
     """A module's own parameters and persistent buffers (not its children's), by name."""
     state = {k: v for k, v in module._parameters.items() if v is not None}
     state.update(
-        (k, v) for k, v in module._buffers.items()
+        (k, v)
+        for k, v in module._buffers.items()
         if v is not None and k not in module._non_persistent_buffers_set
     )
     return state
@@ -677,4 +686,3 @@ def _all_prefixed(root: Module):
         yield prefix, module
         children = [(prefix + k + ".", m) for k, m in module._modules.items() if m is not None]
         stack.extend(reversed(children))
-

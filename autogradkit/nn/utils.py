@@ -10,8 +10,13 @@ from ..tensor import Tensor
 
 
 @no_grad()
-def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
-                    error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+def clip_grad_norm_(
+    parameters,
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach=None,
+) -> Tensor:
     """Scale every ``.grad`` by ``max_norm / total_norm`` when the total norm is larger.
 
     The total norm is the norm of the per-parameter gradient norms, as if all gradients were

@@ -5,6 +5,7 @@ that every op has a spec, a gradient check and a PyTorch comparison.
 """
 
 from ..autograd.function import REGISTRY
+
 # importing the op modules fills REGISTRY
 from . import elementwise, indexing, linalg, movement, nn, reduce, unary  # noqa: F401
 

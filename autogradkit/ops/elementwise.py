@@ -74,15 +74,18 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, x, y):
         # save only what the needed gradients read, as PyTorch does
-        ctx.save_for_backward(x if ctx.needs_input_grad[1] else None,
-                              y if ctx.needs_input_grad[0] else None)
+        ctx.save_for_backward(
+            x if ctx.needs_input_grad[1] else None, y if ctx.needs_input_grad[0] else None
+        )
         return x * y
 
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        return (g * y if ctx.needs_input_grad[0] else None,
-                g * x if ctx.needs_input_grad[1] else None)
+        return (
+            g * y if ctx.needs_input_grad[0] else None,
+            g * x if ctx.needs_input_grad[1] else None,
+        )
 
 
 class Div(Function):
@@ -101,8 +104,10 @@ class Div(Function):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        return (g / y if ctx.needs_input_grad[0] else None,
-                -g * x / (y * y) if ctx.needs_input_grad[1] else None)
+        return (
+            g / y if ctx.needs_input_grad[0] else None,
+            -g * x / (y * y) if ctx.needs_input_grad[1] else None,
+        )
 
 
 class Neg(Function):
@@ -171,8 +176,10 @@ def _split_by_winner(g, x_wins, tie):
     """Gradients of max/min of two: all to the winner, half each on a tie, exact zeros to
     the loser (as PyTorch's masked_fill; ``g * 0`` would give -0. for a negative g)."""
     zero, half = np.zeros_like(g), g / 2
-    return (np.where(x_wins, g, np.where(tie, half, zero)),
-            np.where(x_wins, zero, np.where(tie, half, g)))
+    return (
+        np.where(x_wins, g, np.where(tie, half, zero)),
+        np.where(x_wins, zero, np.where(tie, half, g)),
+    )
 
 
 class Maximum(Function):
@@ -273,8 +280,10 @@ class Fill(Function):
     @staticmethod
     def forward(ctx, x, value):
         if np.ndim(value) != 0:
-            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
-                               f"with {np.ndim(value)} dimensions.")
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor "
+                f"with {np.ndim(value)} dimensions."
+            )
         return np.full_like(x, value)
 
     @staticmethod

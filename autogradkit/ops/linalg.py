@@ -45,16 +45,19 @@ class Mm(Function):
                 f"{y.shape[0]}x{y.shape[1]})"
             )
         # save only what the needed gradients read: dx needs y, dy needs x
-        ctx.save_for_backward(x if ctx.needs_input_grad[1] else None,
-                              y if ctx.needs_input_grad[0] else None)
+        ctx.save_for_backward(
+            x if ctx.needs_input_grad[1] else None, y if ctx.needs_input_grad[0] else None
+        )
         ctx.column_major = _is_column_major(y)
         return x @ y
 
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        return (g @ np.transpose(y) if ctx.needs_input_grad[0] else None,
-                _mat2_grad(x, g, ctx.column_major) if ctx.needs_input_grad[1] else None)
+        return (
+            g @ np.transpose(y) if ctx.needs_input_grad[0] else None,
+            _mat2_grad(x, g, ctx.column_major) if ctx.needs_input_grad[1] else None,
+        )
 
 
 class Addmm(Function):
@@ -65,18 +68,23 @@ class Addmm(Function):
     @staticmethod
     def forward(ctx, b, x, w):
         if x.dtype != w.dtype:  # addmm words this differently from mm
-            raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
-                               f"{_title(x.dtype)} and {_title(w.dtype)}")
+            raise RuntimeError(
+                "mat1 and mat2 must have the same dtype, but got "
+                f"{_title(x.dtype)} and {_title(w.dtype)}"
+            )
         if x.shape[1] != w.shape[0]:  # nn.Linear's shape error, worded as mm's
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
                 f"{w.shape[0]}x{w.shape[1]})"
             )
         if b.dtype != w.dtype:
-            raise RuntimeError("self and mat2 must have the same dtype, but got "
-                               f"{_title(b.dtype)} and {_title(w.dtype)}")
-        ctx.save_for_backward(x if ctx.needs_input_grad[2] else None,
-                              w if ctx.needs_input_grad[1] else None)
+            raise RuntimeError(
+                "self and mat2 must have the same dtype, but got "
+                f"{_title(b.dtype)} and {_title(w.dtype)}"
+            )
+        ctx.save_for_backward(
+            x if ctx.needs_input_grad[2] else None, w if ctx.needs_input_grad[1] else None
+        )
         ctx.column_major = _is_column_major(w)
         out = x @ w
         try:
@@ -89,9 +97,11 @@ class Addmm(Function):
     @staticmethod
     def backward(ctx, g):
         x, w = ctx.saved_tensors
-        return (g,
-                g @ np.transpose(w) if ctx.needs_input_grad[1] else None,
-                _mat2_grad(x, g, ctx.column_major) if ctx.needs_input_grad[2] else None)
+        return (
+            g,
+            g @ np.transpose(w) if ctx.needs_input_grad[1] else None,
+            _mat2_grad(x, g, ctx.column_major) if ctx.needs_input_grad[2] else None,
+        )
 
 
 class Mv(Function):
@@ -102,20 +112,27 @@ class Mv(Function):
     @staticmethod
     def forward(ctx, m, v):
         if m.dtype != v.dtype:  # PyTorch's mv runs as addmv, and says so
-            raise RuntimeError("addmv input tensors must have the same dtype, but got "
-                               f"{_title(v.dtype)}, {_title(m.dtype)}, and {_title(v.dtype)}")
+            raise RuntimeError(
+                "addmv input tensors must have the same dtype, but got "
+                f"{_title(v.dtype)}, {_title(m.dtype)}, and {_title(v.dtype)}"
+            )
         if m.shape[1] != v.shape[0]:
-            raise RuntimeError(f"size mismatch, got input ({m.shape[0]}), mat "
-                               f"({m.shape[0]}x{m.shape[1]}), vec ({v.shape[0]})")
-        ctx.save_for_backward(m if ctx.needs_input_grad[1] else None,
-                              v if ctx.needs_input_grad[0] else None)
+            raise RuntimeError(
+                f"size mismatch, got input ({m.shape[0]}), mat "
+                f"({m.shape[0]}x{m.shape[1]}), vec ({v.shape[0]})"
+            )
+        ctx.save_for_backward(
+            m if ctx.needs_input_grad[1] else None, v if ctx.needs_input_grad[0] else None
+        )
         return m @ v
 
     @staticmethod
     def backward(ctx, g):
         m, v = ctx.saved_tensors
-        return (np.expand_dims(g, 1) * v if ctx.needs_input_grad[0] else None,
-                np.transpose(m) @ g if ctx.needs_input_grad[1] else None)
+        return (
+            np.expand_dims(g, 1) * v if ctx.needs_input_grad[0] else None,
+            np.transpose(m) @ g if ctx.needs_input_grad[1] else None,
+        )
 
 
 class Dot(Function):
@@ -126,8 +143,10 @@ class Dot(Function):
     @staticmethod
     def forward(ctx, x, y):
         if x.dtype != y.dtype:
-            raise RuntimeError("dot : expected both vectors to have same dtype, but found "
-                               f"{_title(x.dtype)} and {_title(y.dtype)}")
+            raise RuntimeError(
+                "dot : expected both vectors to have same dtype, but found "
+                f"{_title(x.dtype)} and {_title(y.dtype)}"
+            )
         if x.size != y.size:
             raise RuntimeError(
                 f"inconsistent tensor size, expected tensor [{x.size}] and src [{y.size}] to "

@@ -175,8 +175,10 @@ class LinalgVectorNorm(Function):
     @staticmethod
     def forward(ctx, x, *, p, dim=None, keepdim=False):
         if x.dtype.kind != "f":
-            raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
-                               f"as input. Got {_type_name(x.dtype)}")
+            raise RuntimeError(
+                "linalg.vector_norm: Expected a floating point or complex tensor "
+                f"as input. Got {_type_name(x.dtype)}"
+            )
         ctx.p, ctx.axes, ctx.keepdim = p, normalize_dims(dim, x.ndim), keepdim
         if p == 2:  # the usual case: sqrt of the sum of squares
             out = np.sqrt(np.sum(x * x, axis=ctx.axes, keepdims=keepdim))
@@ -280,7 +282,8 @@ def _centered(ctx, x, dim, correction, keepdim: bool, name: str):
     if ctx.divisor == 0:
         warnings.warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
-            "the reduction factor (input numel divided by output numel).", UserWarning,
+            "the reduction factor (input numel divided by output numel).",
+            UserWarning,
             stacklevel=5,
         )
     return x - _mean(x, ctx.axes, True, ctx.count)

@@ -10,5 +10,16 @@ from .optimizer import Optimizer
 from .rmsprop import RMSprop, rmsprop_update
 from .sgd import SGD, sgd_update
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler",
-           "sgd_update", "adam_update", "rmsprop_update", "adagrad_update"]
+__all__ = [
+    "Optimizer",
+    "SGD",
+    "Adam",
+    "AdamW",
+    "RMSprop",
+    "Adagrad",
+    "lr_scheduler",
+    "sgd_update",
+    "adam_update",
+    "rmsprop_update",
+    "adagrad_update",
+]

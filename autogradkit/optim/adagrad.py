@@ -8,9 +8,18 @@ from ..tensor import Tensor
 from .optimizer import Optimizer, check_non_negative
 
 
-def adagrad_update(p: np.ndarray, g: np.ndarray, state_sum: np.ndarray, step: int, *,
-                   lr: float, lr_decay: float = 0.0, weight_decay: float = 0.0,
-                   eps: float = 1e-10, maximize: bool = False) -> None:
+def adagrad_update(
+    p: np.ndarray,
+    g: np.ndarray,
+    state_sum: np.ndarray,
+    step: int,
+    *,
+    lr: float,
+    lr_decay: float = 0.0,
+    weight_decay: float = 0.0,
+    eps: float = 1e-10,
+    maximize: bool = False,
+) -> None:
     """One Adagrad step on arrays (``step`` counts from 1): changes ``p, state_sum``.
 
     Pseudocode (PyTorch's)::
@@ -39,14 +48,38 @@ def adagrad_update(p: np.ndarray, g: np.ndarray, state_sum: np.ndarray, step: in
 class Adagrad(Optimizer):
     """Per-parameter learning rates that shrink where gradients have been large."""
 
-    def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
-                 initial_accumulator_value: float = 0, eps: float = 1e-10, foreach=None, *,
-                 maximize: bool = False, differentiable: bool = False, fused=None):
-        check_non_negative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
-                           initial_accumulator_value=initial_accumulator_value, eps=eps)
-        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable, fused=fused)
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-2,
+        lr_decay: float = 0,
+        weight_decay: float = 0,
+        initial_accumulator_value: float = 0,
+        eps: float = 1e-10,
+        foreach=None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused=None,
+    ):
+        check_non_negative(
+            lr=lr,
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            eps=eps,
+        )
+        defaults = dict(
+            lr=lr,
+            lr_decay=lr_decay,
+            eps=eps,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            fused=fused,
+        )
         super().__init__(params, defaults)
         for group in self.param_groups:  # PyTorch creates Adagrad's state up front
             for p in group["params"]:
@@ -59,8 +92,14 @@ class Adagrad(Optimizer):
         state = self.state[p]
         state["step"]._data += 1
         adagrad_update(
-            p._data, p.grad._data, state["sum"]._data, state["step"].item(), lr=group["lr"],
-            lr_decay=group["lr_decay"], weight_decay=group["weight_decay"], eps=group["eps"],
+            p._data,
+            p.grad._data,
+            state["sum"]._data,
+            state["step"].item(),
+            lr=group["lr"],
+            lr_decay=group["lr_decay"],
+            weight_decay=group["weight_decay"],
+            eps=group["eps"],
             maximize=group["maximize"],
         )
         p._version_counter.value += 1

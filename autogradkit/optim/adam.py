@@ -10,10 +10,23 @@ from ..tensor import Tensor
 from .optimizer import Optimizer, check_non_negative
 
 
-def adam_update(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, step: int, *,
-                lr: float, beta1: float, beta2: float, eps: float, weight_decay: float = 0.0,
-                amsgrad: bool = False, v_max: np.ndarray | None = None,
-                maximize: bool = False, decoupled_weight_decay: bool = False) -> None:
+def adam_update(
+    p: np.ndarray,
+    g: np.ndarray,
+    m: np.ndarray,
+    v: np.ndarray,
+    step: int,
+    *,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float = 0.0,
+    amsgrad: bool = False,
+    v_max: np.ndarray | None = None,
+    maximize: bool = False,
+    decoupled_weight_decay: bool = False,
+) -> None:
     """One Adam step on arrays (``step`` counts from 1): changes ``p, m, v, v_max`` in place.
 
     Pseudocode (PyTorch's)::
@@ -63,10 +76,22 @@ class Adam(Optimizer):
 
     _decoupled = False
 
-    def __init__(self, params, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, amsgrad: bool = False, *, foreach=None,
-                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
-                 fused=None, decoupled_weight_decay: bool | None = None):
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        betas: tuple = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach=None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused=None,
+        decoupled_weight_decay: bool | None = None,
+    ):
         check_non_negative(lr=lr, eps=eps)
         for i, beta in enumerate(betas):
             if not 0.0 <= beta < 1.0:
@@ -74,10 +99,19 @@ class Adam(Optimizer):
         check_non_negative(weight_decay=weight_decay)
         if decoupled_weight_decay is None:
             decoupled_weight_decay = self._decoupled
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                        maximize=maximize, foreach=foreach, capturable=capturable,
-                        differentiable=differentiable, fused=fused,
-                        decoupled_weight_decay=decoupled_weight_decay)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )
         super().__init__(params, defaults)
 
     def _update(self, p: Tensor, group: dict) -> None:
@@ -91,10 +125,18 @@ class Adam(Optimizer):
         state["step"]._data += 1
         decoupled = group["decoupled_weight_decay"]
         adam_update(
-            p._data, p.grad._data, state["exp_avg"]._data, state["exp_avg_sq"]._data,
-            state["step"].item(), lr=group["lr"], beta1=group["betas"][0],
-            beta2=group["betas"][1], eps=group["eps"], weight_decay=group["weight_decay"],
-            amsgrad=group["amsgrad"], maximize=group["maximize"],
+            p._data,
+            p.grad._data,
+            state["exp_avg"]._data,
+            state["exp_avg_sq"]._data,
+            state["step"].item(),
+            lr=group["lr"],
+            beta1=group["betas"][0],
+            beta2=group["betas"][1],
+            eps=group["eps"],
+            weight_decay=group["weight_decay"],
+            amsgrad=group["amsgrad"],
+            maximize=group["maximize"],
             v_max=state["max_exp_avg_sq"]._data if group["amsgrad"] else None,
             decoupled_weight_decay=decoupled,
         )
@@ -107,11 +149,32 @@ class AdamW(Adam):
 
     _decoupled = True
 
-    def __init__(self, params, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
-                 foreach=None, capturable: bool = False, differentiable: bool = False,
-                 fused=None):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
-                         maximize=maximize, capturable=capturable,
-                         differentiable=differentiable, fused=fused,
-                         decoupled_weight_decay=True)
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        betas: tuple = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach=None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused=None,
+    ):
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )

@@ -80,8 +80,9 @@ class StepLR(LRScheduler):
         [0.1, 0.05, 0.05, 0.025, 0.025]
     """
 
-    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
-                 last_epoch: int = -1):
+    def __init__(
+        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
+    ):
         self.step_size, self.gamma = step_size, gamma
         super().__init__(optimizer, last_epoch)
 

@@ -14,8 +14,12 @@ from collections import defaultdict
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 
-_NOT_SUPPORTED = {"foreach": (None, False), "differentiable": (False,), "fused": (None, False),
-                  "capturable": (False,)}
+_NOT_SUPPORTED = {
+    "foreach": (None, False),
+    "differentiable": (False,),
+    "fused": (None, False),
+    "capturable": (False,),
+}
 
 
 def _typename(obj) -> str:
@@ -86,8 +90,7 @@ class Optimizer:
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(
-                    "optimizer can only optimize Tensors, but one of the params is "
-                    + _typename(p)
+                    "optimizer can only optimize Tensors, but one of the params is " + _typename(p)
                 )
             if not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
@@ -97,7 +100,9 @@ class Optimizer:
             warnings.warn(
                 "optimizer contains a parameter group with duplicate parameters; in future, "
                 "this will cause an error; see github.com/pytorch/pytorch/issues/40967 for "
-                "more information", UserWarning, stacklevel=3,
+                "more information",
+                UserWarning,
+                stacklevel=3,
             )
         taken = {id(p) for group in self.param_groups for p in group["params"]}
         if any(id(p) in taken for p in params):
@@ -158,8 +163,10 @@ class Optimizer:
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(self.param_groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
-        if any(len(g["params"]) != len(s["params"])
-               for g, s in zip(self.param_groups, saved_groups, strict=True)):
+        if any(
+            len(g["params"]) != len(s["params"])
+            for g, s in zip(self.param_groups, saved_groups, strict=True)
+        ):
             raise ValueError(
                 "loaded state dict contains a parameter group that doesn't match the size of "
                 "optimizer's group"

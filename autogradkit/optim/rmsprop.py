@@ -8,10 +8,21 @@ from ..tensor import Tensor
 from .optimizer import Optimizer, check_non_negative
 
 
-def rmsprop_update(p: np.ndarray, g: np.ndarray, square_avg: np.ndarray, *, lr: float,
-                   alpha: float, eps: float, weight_decay: float = 0.0, momentum: float = 0.0,
-                   buf: np.ndarray | None = None, centered: bool = False,
-                   grad_avg: np.ndarray | None = None, maximize: bool = False) -> None:
+def rmsprop_update(
+    p: np.ndarray,
+    g: np.ndarray,
+    square_avg: np.ndarray,
+    *,
+    lr: float,
+    alpha: float,
+    eps: float,
+    weight_decay: float = 0.0,
+    momentum: float = 0.0,
+    buf: np.ndarray | None = None,
+    centered: bool = False,
+    grad_avg: np.ndarray | None = None,
+    maximize: bool = False,
+) -> None:
     """One RMSprop step on arrays: changes ``p`` and the running averages in place.
 
     Pseudocode (PyTorch's)::
@@ -53,15 +64,35 @@ def rmsprop_update(p: np.ndarray, g: np.ndarray, square_avg: np.ndarray, *, lr: 
 class RMSprop(Optimizer):
     """``p <- p - lr * g / (sqrt(running mean of g**2) + eps)``."""
 
-    def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
-                 weight_decay: float = 0, momentum: float = 0, centered: bool = False,
-                 capturable: bool = False, foreach=None, maximize: bool = False,
-                 differentiable: bool = False):
-        check_non_negative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay,
-                           alpha=alpha)
-        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
-                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable)
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum: float = 0,
+        centered: bool = False,
+        capturable: bool = False,
+        foreach=None,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ):
+        check_non_negative(
+            lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha
+        )
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            alpha=alpha,
+            eps=eps,
+            centered=centered,
+            weight_decay=weight_decay,
+            capturable=capturable,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def _update(self, p: Tensor, group: dict) -> None:
@@ -75,9 +106,16 @@ class RMSprop(Optimizer):
                 state["grad_avg"] = Tensor._wrap(np.zeros_like(p._data))
         state["step"]._data += 1
         rmsprop_update(
-            p._data, p.grad._data, state["square_avg"]._data, lr=group["lr"],
-            alpha=group["alpha"], eps=group["eps"], weight_decay=group["weight_decay"],
-            momentum=group["momentum"], centered=group["centered"], maximize=group["maximize"],
+            p._data,
+            p.grad._data,
+            state["square_avg"]._data,
+            lr=group["lr"],
+            alpha=group["alpha"],
+            eps=group["eps"],
+            weight_decay=group["weight_decay"],
+            momentum=group["momentum"],
+            centered=group["centered"],
+            maximize=group["maximize"],
             buf=state["momentum_buffer"]._data if "momentum_buffer" in state else None,
             grad_avg=state["grad_avg"]._data if "grad_avg" in state else None,
         )

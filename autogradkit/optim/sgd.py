@@ -8,9 +8,18 @@ from ..tensor import Tensor
 from .optimizer import Optimizer, check_non_negative
 
 
-def sgd_update(p: np.ndarray, g: np.ndarray, buf: np.ndarray | None, *, lr: float,
-               momentum: float = 0.0, dampening: float = 0.0, weight_decay: float = 0.0,
-               nesterov: bool = False, maximize: bool = False) -> np.ndarray | None:
+def sgd_update(
+    p: np.ndarray,
+    g: np.ndarray,
+    buf: np.ndarray | None,
+    *,
+    lr: float,
+    momentum: float = 0.0,
+    dampening: float = 0.0,
+    weight_decay: float = 0.0,
+    nesterov: bool = False,
+    maximize: bool = False,
+) -> np.ndarray | None:
     """One SGD step on arrays: changes ``p`` (and ``buf``) in place, returns the buffer.
 
     Pseudocode (PyTorch's)::
@@ -78,15 +87,34 @@ class SGD(Optimizer):
         )
     """
 
-    def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
-                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
-                 foreach=None, differentiable: bool = False, fused=None):
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach=None,
+        differentiable: bool = False,
+        fused=None,
+    ):
         check_non_negative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
-                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
-                        foreach=foreach, differentiable=differentiable, fused=fused)
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            dampening=dampening,
+            weight_decay=weight_decay,
+            nesterov=nesterov,
+            maximize=maximize,
+            foreach=foreach,
+            differentiable=differentiable,
+            fused=fused,
+        )
         super().__init__(params, defaults)
 
     def _update(self, p: Tensor, group: dict) -> None:
@@ -94,9 +122,14 @@ class SGD(Optimizer):
         state = self.state[p] if group["momentum"] != 0 else {}
         buf = state.get("momentum_buffer")
         new = sgd_update(
-            p._data, p.grad._data, None if buf is None else buf._data, lr=group["lr"],
-            momentum=group["momentum"], dampening=group["dampening"],
-            weight_decay=group["weight_decay"], nesterov=group["nesterov"],
+            p._data,
+            p.grad._data,
+            None if buf is None else buf._data,
+            lr=group["lr"],
+            momentum=group["momentum"],
+            dampening=group["dampening"],
+            weight_decay=group["weight_decay"],
+            nesterov=group["nesterov"],
             maximize=group["maximize"],
         )
         p._version_counter.value += 1

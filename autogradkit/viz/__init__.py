@@ -21,8 +21,24 @@ from .widgets import (
 )
 
 __all__ = [
-    "BackpropStepper", "FunctionPlotter", "Graph", "GraphDrawing", "GraphEdge", "GraphNode",
-    "ProgressBar", "Step", "Trace", "TrainingExplorer", "build_graph", "dataset", "draw_graph",
-    "function_and_derivative", "layout_graph", "plot_function_and_derivative", "progress",
-    "trace_backward", "train_by_hand", "train_with_autograd",
+    "BackpropStepper",
+    "FunctionPlotter",
+    "Graph",
+    "GraphDrawing",
+    "GraphEdge",
+    "GraphNode",
+    "ProgressBar",
+    "Step",
+    "Trace",
+    "TrainingExplorer",
+    "build_graph",
+    "dataset",
+    "draw_graph",
+    "function_and_derivative",
+    "layout_graph",
+    "plot_function_and_derivative",
+    "progress",
+    "trace_backward",
+    "train_by_hand",
+    "train_with_autograd",
 ]

@@ -119,9 +119,16 @@ class GraphDrawing:
         return f"<GraphDrawing: {nodes} backward nodes, {len(kinds) - nodes} other boxes>"
 
 
-def draw_graph(tensor, names=None, show_data: bool = True, show_grad: bool = True,
-               show_saved: bool = False, trace=None, max_nodes: int | None = 400,
-               max_depth: int | None = 60) -> GraphDrawing:
+def draw_graph(
+    tensor,
+    names=None,
+    show_data: bool = True,
+    show_grad: bool = True,
+    show_saved: bool = False,
+    trace=None,
+    max_nodes: int | None = 400,
+    max_depth: int | None = 60,
+) -> GraphDrawing:
     """Draw the backward graph of ``tensor`` the way the articles do.
 
     Tensors show name, shape, data and grad; ``XBackward0`` nodes lead to the leaves through
@@ -153,8 +160,15 @@ def draw_graph(tensor, names=None, show_data: bool = True, show_grad: bool = Tru
     """
     if names is None:
         names = caller_names(inspect.currentframe().f_back)
-    graph = build_graph(tensor, names, show_data=show_data, show_grad=show_grad,
-                        show_saved=show_saved, max_nodes=max_nodes, max_depth=max_depth)
+    graph = build_graph(
+        tensor,
+        names,
+        show_data=show_data,
+        show_grad=show_grad,
+        show_saved=show_saved,
+        max_nodes=max_nodes,
+        max_depth=max_depth,
+    )
     return GraphDrawing(graph, highlight=_final_gradients(tensor, graph, trace))
 
 
@@ -189,11 +203,14 @@ def edge_path(e: GraphEdge, graph: Graph, layout: Layout) -> list[tuple[float, f
 
 def point_along(points: list[tuple[float, float]], t: float) -> tuple[float, float]:
     """The point a fraction ``t`` of the way along a polyline."""
-    lengths = [((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5
-               for (x1, y1), (x2, y2) in zip(points, points[1:], strict=False)]
+    lengths = [
+        ((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5
+        for (x1, y1), (x2, y2) in zip(points, points[1:], strict=False)
+    ]
     left = t * sum(lengths)
-    for ((x1, y1), (x2, y2)), length in zip(zip(points, points[1:], strict=False), lengths,
-                                             strict=True):
+    for ((x1, y1), (x2, y2)), length in zip(
+        zip(points, points[1:], strict=False), lengths, strict=True
+    ):
         if left <= length and length > 0:
             f = left / length
             return x1 + f * (x2 - x1), y1 + f * (y2 - y1)
@@ -224,7 +241,8 @@ class _Rects:
     def hits(self, r) -> bool:
         return any(
             r[0] < q[2] and q[0] < r[2] and r[1] < q[3] and q[1] < r[3]
-            for key in self._keys(r) for q in self.cells.get(key, ())
+            for key in self._keys(r)
+            for q in self.cells.get(key, ())
         )
 
 
@@ -244,8 +262,10 @@ def place_labels(graph: Graph, layout: Layout, h: Highlight) -> dict:
         if not text:
             continue
         points, half = edge_path(e, graph, layout), label_width(text) / 2
-        rects = [(x - half, y - 9, x + half, y + 9)
-                 for x, y in (point_along(points, t) for t in LABEL_SPOTS)]
+        rects = [
+            (x - half, y - 9, x + half, y + 9)
+            for x, y in (point_along(points, t) for t in LABEL_SPOTS)
+        ]
         rect = next((r for r in rects if not taken.hits(r)), rects[0])
         taken.add(rect)
         spots[key] = ((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2)
@@ -284,8 +304,9 @@ def _f(v: float) -> str:
     return f"{v:.1f}"
 
 
-def render_svg(graph: Graph, layout: Layout, highlight: Highlight | None = None,
-               style: str = "") -> str:
+def render_svg(
+    graph: Graph, layout: Layout, highlight: Highlight | None = None, style: str = ""
+) -> str:
     """Standalone SVG text: arrows first, then boxes, then the legend. ``style`` is CSS for
     the ``<svg>`` element (the stepper scales its drawing to the page's width)."""
     h = highlight or Highlight()
@@ -413,19 +434,30 @@ def _mpl_edges(ax, graph: Graph, layout: Layout, h: Highlight) -> None:
     for e in graph.edges:
         points = edge_path(e, graph, layout)
         label = h.edge_labels.get((e.src, e.dst, e.index))
-        style = (HOT if label else EDGE_COLOR, 2.0 if label else 1.1,
-                 {SAVED: ":", GRAD_FN: "--"}.get(e.kind, "-"))
+        style = (
+            HOT if label else EDGE_COLOR,
+            2.0 if label else 1.1,
+            {SAVED: ":", GRAD_FN: "--"}.get(e.kind, "-"),
+        )
         lines, heads = groups.setdefault(style, ([], []))
         lines.append(points)
         heads.append(_arrow_head(points))
         if label:
             x, y = spots[(e.src, e.dst, e.index)]
-            ax.text(x, y, label, ha="center", va="center", color=HOT,
-                    fontsize=LABEL_PX * PT_PER_PX, fontweight="bold", family="monospace",
-                    bbox=dict(boxstyle="round,pad=0.2", fc="white", ec=HOT, lw=0.6, alpha=0.9))
+            ax.text(
+                x,
+                y,
+                label,
+                ha="center",
+                va="center",
+                color=HOT,
+                fontsize=LABEL_PX * PT_PER_PX,
+                fontweight="bold",
+                family="monospace",
+                bbox=dict(boxstyle="round,pad=0.2", fc="white", ec=HOT, lw=0.6, alpha=0.9),
+            )
     for (color, lw, linestyle), (lines, heads) in groups.items():
-        ax.add_collection(LineCollection(lines, colors=color, linewidths=lw,
-                                         linestyles=linestyle))
+        ax.add_collection(LineCollection(lines, colors=color, linewidths=lw, linestyles=linestyle))
         ax.add_collection(PolyCollection(heads, facecolors=color, edgecolors="none"))
 
 
@@ -439,17 +471,34 @@ def _mpl_nodes(ax, graph: Graph, layout: Layout, h: Highlight) -> None:
         box = layout.boxes[n.id]
         fill, stroke, width, opacity = box_style(n.kind, n.id, h)
         rounding = 8 if n.kind in (FUNCTION, ACCUMULATE) else 2
-        patches.append(FancyBboxPatch(
-            (box.x - box.w / 2, box.top), box.w, box.h,
-            boxstyle=f"round,pad=0,rounding_size={rounding}", fc=fill, ec=stroke,
-            lw=width * PT_PER_PX * 1.3, alpha=opacity,
-            linestyle="--" if n.kind == SUMMARY else "-"))
+        patches.append(
+            FancyBboxPatch(
+                (box.x - box.w / 2, box.top),
+                box.w,
+                box.h,
+                boxstyle=f"round,pad=0,rounding_size={rounding}",
+                fc=fill,
+                ec=stroke,
+                lw=width * PT_PER_PX * 1.3,
+                alpha=opacity,
+                linestyle="--" if n.kind == SUMMARY else "-",
+            )
+        )
         lines = h.lines.get(n.id, n.lines)
         first = box.top + (box.h - len(lines) * LINE_H) / 2 + LINE_H / 2
         for k, line in enumerate(lines):
-            ax.text(box.x, first + k * LINE_H, line, ha="center", va="center",
-                    family="monospace", fontsize=FONT_PX * PT_PER_PX,
-                    fontweight="bold" if k == 0 else "normal", alpha=opacity, zorder=3)
+            ax.text(
+                box.x,
+                first + k * LINE_H,
+                line,
+                ha="center",
+                va="center",
+                family="monospace",
+                fontsize=FONT_PX * PT_PER_PX,
+                fontweight="bold" if k == 0 else "normal",
+                alpha=opacity,
+                zorder=3,
+            )
     ax.add_collection(PatchCollection(patches, match_original=True, zorder=2))
 
 
@@ -459,8 +508,14 @@ def _mpl_legend(ax, graph: Graph, top: float, width: float) -> None:
     for kind, text, x, y in legend_items(graph, width):
         fill, stroke = COLORS[kind]
         ax.add_patch(Rectangle((x, top + y), 14, 14, fc=fill, ec=stroke))
-        ax.text(x + 19, top + y + 7, text, va="center", fontsize=LABEL_PX * PT_PER_PX,
-                family="monospace")
+        ax.text(
+            x + 19,
+            top + y + 7,
+            text,
+            va="center",
+            fontsize=LABEL_PX * PT_PER_PX,
+            family="monospace",
+        )
 
 
 @functools.cache

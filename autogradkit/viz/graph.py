@@ -101,7 +101,9 @@ def format_value(value, max_items: int = 4, digits: int = 4) -> str:
         head = ", ".join(_format_number(v, digits) for v in array.ravel()[: max_items - 1].tolist())
         return f"[{head}, …] {tuple(array.shape)}"
     text = np.array2string(
-        array, separator=", ", formatter={"all": lambda v: _format_number(v, digits)},
+        array,
+        separator=", ",
+        formatter={"all": lambda v: _format_number(v, digits)},
         max_line_width=10_000,
     )
     return " ".join(text.split())
@@ -264,9 +266,16 @@ class _Builder:
         self.edges.append(GraphEdge(src, dst, kind, index))
 
 
-def build_graph(tensor, names=None, *, show_data: bool = True, show_grad: bool = True,
-                show_saved: bool = False, max_nodes: int | None = 400,
-                max_depth: int | None = 60) -> Graph:
+def build_graph(
+    tensor,
+    names=None,
+    *,
+    show_data: bool = True,
+    show_grad: bool = True,
+    show_saved: bool = False,
+    max_nodes: int | None = 400,
+    max_depth: int | None = 60,
+) -> Graph:
     """The backward graph of ``tensor`` as boxes and arrows, the way the articles draw it.
 
     Args:

@@ -93,9 +93,7 @@ def layout_graph(graph: Graph, alt_lines: dict | None = None) -> Layout:
     shift = MARGIN - left
     boxes = {n.id: Box(xs[n.id] + shift, ys[n.id], *sizes[n.id]) for n in graph.nodes}
     width = max((b.x + b.w / 2 for b in boxes.values()), default=0.0) + MARGIN
-    bends = {
-        pair: [(xs[d] + shift, ys[d]) for d in route] for pair, route in grid.routes.items()
-    }
+    bends = {pair: [(xs[d] + shift, ys[d]) for d in route] for pair, route in grid.routes.items()}
     return Layout(boxes, layers, width, height, bends)
 
 
@@ -210,9 +208,7 @@ class _Grid:
         for near, sweep in passes:
             for level in sweep:
                 row = self.rows[level]
-                wish = {
-                    i: _mean([xs[n] for n in near[i] if n in xs], xs.get(i, 0.0)) for i in row
-                }
+                wish = {i: _mean([xs[n] for n in near[i] if n in xs], xs.get(i, 0.0)) for i in row}
                 xs.update(_pack(row, wish, self.extent) if len(row) > 1 else wish)
         for owner, sats in self.satellites.items():
             x = xs[owner] + self._sizes[owner][0] / 2

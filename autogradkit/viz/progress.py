@@ -36,8 +36,9 @@ class ProgressBar:
         'epochs [##############################] 4/4\\n'
     """
 
-    def __init__(self, total: int | None, description: str = "", *, file=None,
-                 notebook: bool | None = None):
+    def __init__(
+        self, total: int | None, description: str = "", *, file=None, notebook: bool | None = None
+    ):
         self.total, self.description, self.done = total, description, 0
         self.file = sys.stderr if file is None else file
         self.notebook = in_notebook() if notebook is None else notebook
@@ -49,8 +50,9 @@ class ProgressBar:
         import ipywidgets as widgets
         from IPython.display import display
 
-        self._bar = widgets.IntProgress(value=0, min=0, max=max(self.total or 1, 1),
-                                        description=self.description)
+        self._bar = widgets.IntProgress(
+            value=0, min=0, max=max(self.total or 1, 1), description=self.description
+        )
         self._label = widgets.Label()
         box = widgets.HBox([self._bar, self._label])
         display(box)

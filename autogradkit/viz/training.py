@@ -95,6 +95,7 @@ def _tools(w, lr: float):
         from autogradkit.nn import MSELoss
         from autogradkit.optim import SGD
     except ImportError:  # nn/optim are optional layers; the loop below is what they do
+
         def manual_step():
             with agk.no_grad():
                 w.sub_(lr * w.grad)

@@ -57,8 +57,16 @@ class BackpropStepper(_Displayable):
         (2, 'Step 2 of 4: AccumulateGrad received 6. and wrote d.grad, which is now 6.')
     """
 
-    def __init__(self, tensor, names=None, gradient=None, *, show_data: bool = True,
-                 show_saved: bool = False, interval: int = 1200):
+    def __init__(
+        self,
+        tensor,
+        names=None,
+        gradient=None,
+        *,
+        show_data: bool = True,
+        show_saved: bool = False,
+        interval: int = 1200,
+    ):
         import ipywidgets as widgets
 
         if names is None:
@@ -72,8 +80,9 @@ class BackpropStepper(_Displayable):
         self.play = widgets.Play(value=0, min=0, max=n, interval=interval, description="Play")
         widgets.link((self.play, "value"), (self.slider, "value"))
         self.back_button = widgets.Button(description="◀ Back", tooltip="one step back")
-        self.step_button = widgets.Button(description="Step ▶", button_style="primary",
-                                          tooltip="run the next node")
+        self.step_button = widgets.Button(
+            description="Step ▶", button_style="primary", tooltip="run the next node"
+        )
         self.reset_button = widgets.Button(description="Reset", tooltip="before backward")
         self.back_button.on_click(lambda _: self.go(self.position - 1))
         self.step_button.on_click(lambda _: self.go(self.position + 1))

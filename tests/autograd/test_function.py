@@ -33,7 +33,7 @@ def test_custom_function_records_a_node_named_after_the_class():
     y = Square.apply(x)
     assert repr(y) == "tensor([1., 4.], grad_fn=<SquareBackward>)"
     assert type(y.grad_fn).__name__ == y.grad_fn.name() == "SquareBackward"
-    (node, nr), = y.grad_fn.next_functions
+    ((node, nr),) = y.grad_fn.next_functions
     assert node.variable is x and nr == 0
     y.backward(agk.tensor([1.0, 0.5]))
     assert x.grad.tolist() == [2.0, 2.0]
@@ -75,8 +75,11 @@ def test_too_many_gradients_is_an_error():
         def backward(ctx, g):
             return g * 2, g
 
-    with pytest.raises(RuntimeError, match=r"^function TooManyBackward returned an incorrect "
-                       r"number of gradients \(expected 1, got 2\)$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^function TooManyBackward returned an incorrect "
+        r"number of gradients \(expected 1, got 2\)$",
+    ):
         TooMany.apply(_x()).sum().backward()
 
 
@@ -90,8 +93,11 @@ def test_too_few_gradients_is_an_error():
         def backward(ctx, g):
             return g
 
-    with pytest.raises(RuntimeError, match=r"^function TooFewBackward returned an incorrect "
-                       r"number of gradients \(expected 2, got 1\)$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^function TooFewBackward returned an incorrect "
+        r"number of gradients \(expected 2, got 1\)$",
+    ):
         TooFew.apply(_x(), _x()).sum().backward()
 
 
@@ -105,9 +111,12 @@ def test_wrong_gradient_shape_is_an_error():
         def backward(ctx, g):
             return agk.ones(3)
 
-    with pytest.raises(RuntimeError, match=r"^Function BadShapeBackward returned an invalid "
-                       r"gradient at index 0 - got \[3\] but expected shape compatible with "
-                       r"\[2\]$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Function BadShapeBackward returned an invalid "
+        r"gradient at index 0 - got \[3\] but expected shape compatible with "
+        r"\[2\]$",
+    ):
         BadShape.apply(_x()).sum().backward()
 
 
@@ -198,8 +207,10 @@ def test_mark_dirty_on_a_leaf_that_requires_grad_is_an_error():
         def backward(ctx, g):
             return g * 2
 
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad has been used "
-                       "in an in-place operation."):
+    with pytest.raises(
+        RuntimeError,
+        match="a leaf Variable that requires grad has been used in an in-place operation.",
+    ):
         Double.apply(_x())
 
 
@@ -284,9 +295,12 @@ def test_missing_backward_is_pytorchs_error():
         def forward(ctx, a):
             return a * 2
 
-    with pytest.raises(NotImplementedError, match="You must implement either the backward or "
-                       "vjp method for your custom autograd.Function to use it with backward "
-                       "mode AD."):
+    with pytest.raises(
+        NotImplementedError,
+        match="You must implement either the backward or "
+        "vjp method for your custom autograd.Function to use it with backward "
+        "mode AD.",
+    ):
         NoBackward.apply(_x()).sum().backward()
 
 
@@ -305,10 +319,13 @@ def test_saved_tensor_changed_in_place_is_caught():
     a = _x().clone()
     out = SaveIn.apply(a)
     a.add_(1)
-    with pytest.raises(RuntimeError, match=r"one of the variables needed for gradient "
-                       r"computation has been modified by an inplace operation: "
-                       r"\[autogradkit.FloatTensor \[2\]\], which is output 0 of Add, is at "
-                       r"version 1; expected version 0 instead."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"one of the variables needed for gradient "
+        r"computation has been modified by an inplace operation: "
+        r"\[autogradkit.FloatTensor \[2\]\], which is output 0 of Add, is at "
+        r"version 1; expected version 0 instead.",
+    ):
         out.sum().backward()
 
 

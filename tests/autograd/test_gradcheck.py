@@ -73,8 +73,9 @@ def test_gradcheck_names_the_input_that_fails():
             a, b = ctx.saved_tensors
             return g * b, g * 2
 
-    with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to "
-                       "input 1,"):
+    with pytest.raises(
+        GradcheckError, match="Jacobian mismatch for output 0 with respect to input 1,"
+    ):
         gradcheck(WrongSecondInput.apply, (_t([1.0, 2.0]), _t([3.0, 5.0])))
 
 
@@ -85,18 +86,23 @@ def test_gradcheck_rows_are_inputs_and_columns_outputs():
 
 
 def test_gradcheck_input_checks():
-    with pytest.raises(ValueError, match="gradcheck expects at least one input tensor to "
-                       "require gradient, but none of them have requires_grad=True."):
+    with pytest.raises(
+        ValueError,
+        match="gradcheck expects at least one input tensor to "
+        "require gradient, but none of them have requires_grad=True.",
+    ):
         gradcheck(lambda a: a * 2, (_t([1.0], grad=False),))
-    with pytest.warns(UserWarning, match="Input #0 requires gradient and is not a double "
-                      "precision floating point or complex."):
-        gradcheck(lambda a: a * 2, (agk.tensor([1.0, 2.0], requires_grad=True),),
-                  raise_exception=False)
+    with pytest.warns(
+        UserWarning,
+        match="Input #0 requires gradient and is not a double precision floating point or complex.",
+    ):
+        gradcheck(
+            lambda a: a * 2, (agk.tensor([1.0, 2.0], requires_grad=True),), raise_exception=False
+        )
 
 
 def test_gradcheck_catches_a_detached_output():
-    with pytest.raises(GradcheckError, match="Numerical gradient for function expected to be "
-                       "zero"):
+    with pytest.raises(GradcheckError, match="Numerical gradient for function expected to be zero"):
         gradcheck(lambda a: (a * 2).detach(), (_t([1.0, 2.0]),))
 
 
@@ -110,8 +116,9 @@ def test_gradgradcheck_passes_and_catches_a_non_differentiable_backward():
     x = _t([1.0, 2.0])
     assert gradgradcheck(lambda a: a**3, (x,))
     assert gradgradcheck(lambda a: (a.tanh() * a).sum(), (x,))
-    with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to "
-                       "input 0"):
+    with pytest.raises(
+        GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"
+    ):
         gradgradcheck(WrongSecond.apply, (x,))
     assert gradcheck(WrongSecond.apply, (x,))  # first derivatives are right
 
@@ -145,11 +152,15 @@ def test_jacobian_of_a_matrix_function_has_output_then_input_dims():
 
 
 def test_jacobian_strict_and_type_errors():
-    with pytest.raises(RuntimeError, match="Output 0 of the user-provided function does not "
-                       "require gradients."):
+    with pytest.raises(
+        RuntimeError, match="Output 0 of the user-provided function does not require gradients."
+    ):
         AF.jacobian(lambda a: agk.ones(2), _t([1.0]), strict=True)
-    with pytest.raises(TypeError, match="The inputs given to jacobian must be either a Tensor "
-                       "or a tuple of Tensors but the value at index 0 has type"):
+    with pytest.raises(
+        TypeError,
+        match="The inputs given to jacobian must be either a Tensor "
+        "or a tuple of Tensors but the value at index 0 has type",
+    ):
         AF.jacobian(lambda a: a, [1.0])
 
 
@@ -164,8 +175,11 @@ def test_hessian():
     x = _t([1.0, 2.0], grad=False)
     h = AF.hessian(lambda a: (a**3).sum() + a[0] * a[1], x)
     np.testing.assert_allclose(h.numpy(), [[6.0, 1.0], [1.0, 12.0]])
-    with pytest.raises(RuntimeError, match="The Tensor returned by the function given to "
-                       "hessian should contain a single element"):
+    with pytest.raises(
+        RuntimeError,
+        match="The Tensor returned by the function given to "
+        "hessian should contain a single element",
+    ):
         AF.hessian(lambda a: a**2, x)
 
 
@@ -195,11 +209,17 @@ def test_vjp_jvp_hvp_against_explicit_jacobians():
 
 def test_v_checks():
     x = _t([1.0, 2.0], grad=False)
-    with pytest.raises(RuntimeError, match="The vector v can only be None if the user-provided "
-                       "function returns a single Tensor with a single element."):
+    with pytest.raises(
+        RuntimeError,
+        match="The vector v can only be None if the user-provided "
+        "function returns a single Tensor with a single element.",
+    ):
         AF.vjp(lambda a: a * 2, x)
-    with pytest.raises(RuntimeError, match=r"v has invalid size: should be "
-                       r"autogradkit.Size\(\[2\]\) but got autogradkit.Size\(\[3\]\)."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"v has invalid size: should be "
+        r"autogradkit.Size\(\[2\]\) but got autogradkit.Size\(\[3\]\).",
+    ):
         AF.jvp(lambda a: a * 2, x, _t([1.0, 2.0, 3.0], grad=False))
     out, grad = AF.vjp(lambda a: (a**2).sum(), x)
     assert out.item() == 5.0 and grad.tolist() == [2.0, 4.0]

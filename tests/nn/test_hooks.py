@@ -57,10 +57,10 @@ def test_forward_hook_sees_args_and_output_and_may_replace_output():
 def test_hooks_with_kwargs():
     m = Scale()
     calls = []
-    m.register_forward_pre_hook(lambda mod, a, k: ((a[0] + 1,), {"factor": 3.0}),
-                                with_kwargs=True)
-    m.register_forward_hook(lambda mod, a, k, out: calls.append((a[0].item(), k, out.item())),
-                            with_kwargs=True)
+    m.register_forward_pre_hook(lambda mod, a, k: ((a[0] + 1,), {"factor": 3.0}), with_kwargs=True)
+    m.register_forward_hook(
+        lambda mod, a, k, out: calls.append((a[0].item(), k, out.item())), with_kwargs=True
+    )
     assert m(agk.tensor(1.0), factor=5.0).item() == 6.0
     assert calls == [(2.0, {"factor": 3.0}, 6.0)]
 
@@ -68,8 +68,11 @@ def test_hooks_with_kwargs():
 def test_pre_hook_with_kwargs_must_return_a_pair():
     m = Scale()
     m.register_forward_pre_hook(lambda mod, a, k: a, with_kwargs=True)
-    with pytest.raises(RuntimeError, match=r"forward pre-hook must return None or a tuple of "
-                       r"\(new_args, new_kwargs\), but got"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"forward pre-hook must return None or a tuple of "
+        r"\(new_args, new_kwargs\), but got",
+    ):
         m(agk.tensor(1.0))
 
 
@@ -142,8 +145,10 @@ def test_backward_pre_hook_can_replace_grad_output():
 def test_full_hook_wrong_number_of_grads_is_an_error():
     lin = _linear([[1.0, 1.0]], [0.0])
     lin.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))
-    with pytest.raises(RuntimeError, match="Backward hook returned an invalid number of "
-                       "grad_input, got 2, but expected 1"):
+    with pytest.raises(
+        RuntimeError,
+        match="Backward hook returned an invalid number of grad_input, got 2, but expected 1",
+    ):
         lin(agk.ones(1, 2, requires_grad=True)).sum().backward()
 
 
@@ -151,8 +156,11 @@ def test_full_hook_when_no_input_requires_grad_warns_and_passes_none():
     lin = _linear([[1.0, 1.0]], [0.0])
     calls = []
     lin.register_full_backward_hook(lambda m, gi, go: calls.append(gi))
-    with pytest.warns(UserWarning, match="Full backward hook is firing when gradients are "
-                      "computed with respect to module outputs since no inputs require"):
+    with pytest.warns(
+        UserWarning,
+        match="Full backward hook is firing when gradients are "
+        "computed with respect to module outputs since no inputs require",
+    ):
         lin(agk.ones(1, 2)).sum().backward()
     assert calls == [(None,)]
 
@@ -175,8 +183,11 @@ def test_full_hook_with_an_input_that_needs_no_grad():
 def test_full_and_legacy_hooks_cannot_be_mixed():
     lin = nn.Linear(1, 1)
     lin.register_backward_hook(lambda *a: None)
-    with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks and full "
-                       "backward hooks on a single Module. Please use only one of them."):
+    with pytest.raises(
+        RuntimeError,
+        match="Cannot use both regular backward hooks and full "
+        "backward hooks on a single Module. Please use only one of them.",
+    ):
         lin.register_full_backward_hook(lambda *a: None)
 
 

@@ -17,10 +17,17 @@ def _param(*shape):
 
 def test_initialisers_work_on_parameters_in_place_and_bump_the_version():
     p = _param(3, 4)
-    for fill in (init.zeros_, init.ones_, lambda t: init.constant_(t, 2.5),
-                 lambda t: init.uniform_(t, -1, 1), lambda t: init.normal_(t, 0, 1),
-                 init.xavier_uniform_, init.xavier_normal_, init.kaiming_uniform_,
-                 init.kaiming_normal_):
+    for fill in (
+        init.zeros_,
+        init.ones_,
+        lambda t: init.constant_(t, 2.5),
+        lambda t: init.uniform_(t, -1, 1),
+        lambda t: init.normal_(t, 0, 1),
+        init.xavier_uniform_,
+        init.xavier_normal_,
+        init.kaiming_uniform_,
+        init.kaiming_normal_,
+    ):
         before = p._version
         assert fill(p) is p
         assert p._version == before + 1 and p.is_leaf and p.grad_fn is None
@@ -33,11 +40,19 @@ def test_constant_zeros_ones():
     assert init.ones_(p).tolist() == [1.0, 1.0]
 
 
-@pytest.mark.parametrize("nonlinearity, param, expected", [
-    ("linear", None, 1), ("sigmoid", None, 1), ("conv2d", None, 1), ("tanh", None, 5 / 3),
-    ("relu", None, math.sqrt(2)), ("leaky_relu", None, math.sqrt(2 / (1 + 0.01**2))),
-    ("leaky_relu", math.sqrt(5), math.sqrt(1 / 3)), ("selu", None, 0.75),
-])
+@pytest.mark.parametrize(
+    "nonlinearity, param, expected",
+    [
+        ("linear", None, 1),
+        ("sigmoid", None, 1),
+        ("conv2d", None, 1),
+        ("tanh", None, 5 / 3),
+        ("relu", None, math.sqrt(2)),
+        ("leaky_relu", None, math.sqrt(2 / (1 + 0.01**2))),
+        ("leaky_relu", math.sqrt(5), math.sqrt(1 / 3)),
+        ("selu", None, 0.75),
+    ],
+)
 def test_calculate_gain(nonlinearity, param, expected):
     assert init.calculate_gain(nonlinearity, param) == pytest.approx(expected)
 
@@ -72,14 +87,19 @@ def test_kaiming_fans_and_modes():
     assert abs(w.std() - math.sqrt(2 / 400)) < 0.003
     conv = agk.empty(8, 4, 3, 3)  # fan_in counts the kernel: 4 * 3 * 3
     assert init._calculate_fan_in_and_fan_out(conv) == (36, 72)
-    with pytest.raises(ValueError, match=r"Mode fan_avg not supported, please use one of "
-                       r"\['fan_in', 'fan_out'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"Mode fan_avg not supported, please use one of "
+        r"\['fan_in', 'fan_out'\]",
+    ):
         init.kaiming_uniform_(agk.empty(2, 2), mode="fan_avg")
 
 
 def test_fan_needs_two_dims_and_empty_tensors_warn():
-    with pytest.raises(ValueError, match="Fan in and fan out can not be computed for tensor "
-                       "with fewer than 2 dimensions"):
+    with pytest.raises(
+        ValueError,
+        match="Fan in and fan out can not be computed for tensor with fewer than 2 dimensions",
+    ):
         init.xavier_uniform_(agk.empty(3))
     with pytest.warns(UserWarning, match="Initializing zero-element tensors is a no-op"):
         init.kaiming_uniform_(agk.empty(0, 3))

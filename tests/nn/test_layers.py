@@ -17,8 +17,7 @@ def _names(node, depth=2):
     """The names of a node and its inputs' nodes, depth levels down."""
     names = [node.name()]
     if depth:
-        names.append([None if n is None else _names(n, depth - 1)
-                      for n, _ in node.next_functions])
+        names.append([None if n is None else _names(n, depth - 1) for n, _ in node.next_functions])
     return names
 
 
@@ -53,8 +52,11 @@ def test_linear_on_a_matrix_records_addmm_over_bias_input_and_t():
     out = lin(agk.ones(4, 3, requires_grad=True))
     assert _names(out.grad_fn, 1) == [
         "AddmmBackward0",
-        [["autogradkit::autograd::AccumulateGrad"], ["autogradkit::autograd::AccumulateGrad"],
-         ["TBackward0"]],
+        [
+            ["autogradkit::autograd::AccumulateGrad"],
+            ["autogradkit::autograd::AccumulateGrad"],
+            ["TBackward0"],
+        ],
     ]
     assert out.grad_fn.next_functions[0][0].variable is lin.bias
 
@@ -65,8 +67,12 @@ def test_linear_on_a_vector_ends_in_view_over_addmm():
     assert out.shape == (1,)
     assert _names(out.grad_fn, 2) == [
         "ViewBackward0",
-        [["AddmmBackward0", [["autogradkit::autograd::AccumulateGrad"], ["ViewBackward0"],
-                             ["TBackward0"]]]],
+        [
+            [
+                "AddmmBackward0",
+                [["autogradkit::autograd::AccumulateGrad"], ["ViewBackward0"], ["TBackward0"]],
+            ]
+        ],
     ]
 
 
@@ -76,7 +82,8 @@ def test_linear_on_three_dims_and_without_bias():
     assert out.shape == (5, 4, 2) and out.grad_fn.name() == "ViewBackward0"
     no_bias = nn.Linear(3, 2, bias=False)
     assert no_bias.bias is None and repr(no_bias) == (
-        "Linear(in_features=3, out_features=2, bias=False)")
+        "Linear(in_features=3, out_features=2, bias=False)"
+    )
     assert no_bias(agk.ones(4, 3)).grad_fn.name() == "MmBackward0"
 
 
@@ -94,29 +101,40 @@ def test_linear_gradients_match_the_formula():
 def test_linear_gradcheck_in_float64():
     lin = nn.Linear(3, 2).double()
     x = agk.tensor(np.random.default_rng(4).normal(size=(2, 3)), requires_grad=True)
-    assert agk.autograd.gradcheck(lambda t, w, b: F.linear(t, w, b),
-                                  (x, lin.weight, lin.bias))
+    assert agk.autograd.gradcheck(lambda t, w, b: F.linear(t, w, b), (x, lin.weight, lin.bias))
     v = agk.tensor(np.random.default_rng(5).normal(size=3), requires_grad=True)
     assert agk.autograd.gradcheck(lambda t, w, b: F.linear(t, w, b), (v, lin.weight, lin.bias))
 
 
 def test_linear_shape_error_is_pytorchs():
-    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied "
-                       r"\(3x5 and 4x2\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"mat1 and mat2 shapes cannot be multiplied "
+        r"\(3x5 and 4x2\)",
+    ):
         nn.Linear(4, 2)(agk.ones(3, 5))
 
 
 # ----- activations -----------------------------------------------------------------------------
-@pytest.mark.parametrize("module, ref, node", [
-    (nn.ReLU(), lambda x: np.maximum(x, 0), "ReluBackward0"),
-    (nn.LeakyReLU(0.2), lambda x: np.where(x > 0, x, 0.2 * x), "LeakyReluBackward0"),
-    (nn.Sigmoid(), lambda x: 1 / (1 + np.exp(-x)), "SigmoidBackward0"),
-    (nn.Tanh(), np.tanh, "TanhBackward0"),
-    (nn.Softmax(dim=1), lambda x: np.exp(x) / np.exp(x).sum(1, keepdims=True),
-     "SoftmaxBackward0"),
-    (nn.LogSoftmax(dim=1), lambda x: x - np.log(np.exp(x).sum(1, keepdims=True)),
-     "LogSoftmaxBackward0"),
-])
+@pytest.mark.parametrize(
+    "module, ref, node",
+    [
+        (nn.ReLU(), lambda x: np.maximum(x, 0), "ReluBackward0"),
+        (nn.LeakyReLU(0.2), lambda x: np.where(x > 0, x, 0.2 * x), "LeakyReluBackward0"),
+        (nn.Sigmoid(), lambda x: 1 / (1 + np.exp(-x)), "SigmoidBackward0"),
+        (nn.Tanh(), np.tanh, "TanhBackward0"),
+        (
+            nn.Softmax(dim=1),
+            lambda x: np.exp(x) / np.exp(x).sum(1, keepdims=True),
+            "SoftmaxBackward0",
+        ),
+        (
+            nn.LogSoftmax(dim=1),
+            lambda x: x - np.log(np.exp(x).sum(1, keepdims=True)),
+            "LogSoftmaxBackward0",
+        ),
+    ],
+)
 def test_activation_values_and_nodes(module, ref, node):
     x = np.random.default_rng(0).normal(size=(3, 4))
     out = module(agk.tensor(x, requires_grad=True))
@@ -131,18 +149,41 @@ def test_activations_gradcheck():
 
 
 def test_activation_reprs():
-    assert [repr(m) for m in (nn.ReLU(), nn.ReLU(inplace=True), nn.LeakyReLU(),
-                              nn.Softmax(), nn.LogSoftmax(1), nn.Flatten(0), nn.Identity(),
-                              nn.Dropout(), nn.Sigmoid(), nn.Tanh())] == [
-        "ReLU()", "ReLU(inplace=True)", "LeakyReLU(negative_slope=0.01)", "Softmax(dim=None)",
-        "LogSoftmax(dim=1)", "Flatten(start_dim=0, end_dim=-1)", "Identity()",
-        "Dropout(p=0.5, inplace=False)", "Sigmoid()", "Tanh()"]
+    assert [
+        repr(m)
+        for m in (
+            nn.ReLU(),
+            nn.ReLU(inplace=True),
+            nn.LeakyReLU(),
+            nn.Softmax(),
+            nn.LogSoftmax(1),
+            nn.Flatten(0),
+            nn.Identity(),
+            nn.Dropout(),
+            nn.Sigmoid(),
+            nn.Tanh(),
+        )
+    ] == [
+        "ReLU()",
+        "ReLU(inplace=True)",
+        "LeakyReLU(negative_slope=0.01)",
+        "Softmax(dim=None)",
+        "LogSoftmax(dim=1)",
+        "Flatten(start_dim=0, end_dim=-1)",
+        "Identity()",
+        "Dropout(p=0.5, inplace=False)",
+        "Sigmoid()",
+        "Tanh()",
+    ]
 
 
 def test_softmax_without_dim_warns_and_picks_pytorchs_dim():
     x = agk.tensor([[1.0, 2.0], [3.0, 5.0]])
-    with pytest.warns(UserWarning, match="Implicit dimension choice for softmax has been "
-                      "deprecated. Change the call to include dim=X as an argument."):
+    with pytest.warns(
+        UserWarning,
+        match="Implicit dimension choice for softmax has been "
+        "deprecated. Change the call to include dim=X as an argument.",
+    ):
         out = F.softmax(x)
     np.testing.assert_allclose(out.sum(1).numpy(), [1.0, 1.0], rtol=1e-6)
 
@@ -181,8 +222,9 @@ def test_dropout_in_eval_passes_the_input_through():
 
 
 def test_dropout_probability_is_checked():
-    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but "
-                       "got 1.5"):
+    with pytest.raises(
+        ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"
+    ):
         nn.Dropout(1.5)
     assert F.dropout(agk.ones(3), 1.0).tolist() == [0.0, 0.0, 0.0]
 
@@ -219,7 +261,8 @@ def test_sequential_from_an_ordered_dict():
     seq = nn.Sequential(OrderedDict([("hidden", nn.Linear(1, 2)), ("act", nn.ReLU())]))
     assert repr(seq) == (
         "Sequential(\n  (hidden): Linear(in_features=1, out_features=2, bias=True)\n"
-        "  (act): ReLU()\n)")
+        "  (act): ReLU()\n)"
+    )
     assert seq.hidden is seq[0]
 
 
@@ -240,7 +283,8 @@ def test_module_list_repr_groups_repeats():
     layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)] + [nn.ReLU(), nn.ReLU()])
     assert repr(layers) == (
         "ModuleList(\n  (0-2): 3 x Linear(in_features=2, out_features=2, bias=True)\n"
-        "  (3-4): 2 x ReLU()\n)")
+        "  (3-4): 2 x ReLU()\n)"
+    )
     assert repr(nn.ModuleList()) == "ModuleList()"
 
 

@@ -31,10 +31,12 @@ def _reduce(values, reduction):
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_mse_and_l1_values(reduction):
     x, y = RNG.normal(size=(3, 2)), RNG.normal(size=(3, 2))
-    np.testing.assert_allclose(nn.MSELoss(reduction=reduction)(_t(x), _t(y)).numpy(),
-                               _reduce((x - y) ** 2, reduction))
-    np.testing.assert_allclose(nn.L1Loss(reduction=reduction)(_t(x), _t(y)).numpy(),
-                               _reduce(np.abs(x - y), reduction))
+    np.testing.assert_allclose(
+        nn.MSELoss(reduction=reduction)(_t(x), _t(y)).numpy(), _reduce((x - y) ** 2, reduction)
+    )
+    np.testing.assert_allclose(
+        nn.L1Loss(reduction=reduction)(_t(x), _t(y)).numpy(), _reduce(np.abs(x - y), reduction)
+    )
 
 
 def test_mse_records_mse_loss_backward_and_l1_is_composed():
@@ -42,16 +44,22 @@ def test_mse_records_mse_loss_backward_and_l1_is_composed():
     y = _t(RNG.normal(size=3))
     assert F.mse_loss(x, y).grad_fn.name() == "MseLossBackward0"
     assert [F.l1_loss(x, y, reduction=r).grad_fn.name() for r in ("mean", "sum", "none")] == [
-        "MeanBackward0", "SumBackward0", "AbsBackward0"]
+        "MeanBackward0",
+        "SumBackward0",
+        "AbsBackward0",
+    ]
 
 
 def test_mse_target_size_warning_and_broadcast():
     x = _t(RNG.normal(size=(3, 1)), grad=True)
     y = _t(RNG.normal(size=4), grad=True)
-    with pytest.warns(UserWarning, match=r"Using a target size \(autogradkit.Size\(\[4\]\)\) "
-                      r"that is different to the input size \(autogradkit.Size\(\[3, 1\]\)\). "
-                      "This will likely lead to incorrect results due to broadcasting. Please "
-                      "ensure they have the same size."):
+    with pytest.warns(
+        UserWarning,
+        match=r"Using a target size \(autogradkit.Size\(\[4\]\)\) "
+        r"that is different to the input size \(autogradkit.Size\(\[3, 1\]\)\). "
+        "This will likely lead to incorrect results due to broadcasting. Please "
+        "ensure they have the same size.",
+    ):
         loss = F.mse_loss(x, y)
     expected = np.mean((x.detach().numpy() - y.detach().numpy()) ** 2)
     np.testing.assert_allclose(loss.item(), expected)
@@ -160,8 +168,9 @@ def test_cross_entropy_label_smoothing():
     np.testing.assert_allclose(loss.item(), expected, rtol=1e-12)
     assert loss.grad_fn is None  # no input required grad
     x = _t(LOGITS, grad=True)
-    assert agk.autograd.gradcheck(lambda t: F.cross_entropy(t, agk.tensor(TARGET),
-                                                            label_smoothing=eps), (x,))
+    assert agk.autograd.gradcheck(
+        lambda t: F.cross_entropy(t, agk.tensor(TARGET), label_smoothing=eps), (x,)
+    )
 
 
 def test_cross_entropy_with_probabilities():
@@ -169,8 +178,9 @@ def test_cross_entropy_with_probabilities():
     loss = F.cross_entropy(_t(LOGITS, grad=True), _t(probs))
     np.testing.assert_allclose(loss.item(), -(probs * _log_softmax(LOGITS)).sum(1).mean())
     x = _t(LOGITS, grad=True)
-    assert agk.autograd.gradcheck(lambda t: F.cross_entropy(t, _t(probs), label_smoothing=0.1),
-                                  (x,))
+    assert agk.autograd.gradcheck(
+        lambda t: F.cross_entropy(t, _t(probs), label_smoothing=0.1), (x,)
+    )
     with pytest.raises(RuntimeError, match=r"Expected target size \[4, 3\], got \[4, 2\]"):
         F.cross_entropy(_t(LOGITS), _t(probs[:, :2]))
 
@@ -186,18 +196,36 @@ def test_cross_entropy_single_sample_and_spatial_dims():
     assert loss.grad_fn.name() == "NllLoss2DBackward0"
 
 
-@pytest.mark.parametrize("call, error, text", [
-    (lambda: F.nll_loss(_t(LOGITS), agk.tensor([0, 1, 7, 0])), IndexError,
-     "Target 7 is out of bounds."),
-    (lambda: F.nll_loss(_t(LOGITS), agk.tensor([0, 1])), ValueError,
-     r"Expected input batch_size \(4\) to match target batch_size \(2\)."),
-    (lambda: F.nll_loss(_t(LOGITS), agk.tensor([0.0, 1.0, 2.0, 0.0])), RuntimeError,
-     "expected target dtype to be Long or Byte, but got Float"),
-    (lambda: F.cross_entropy(_t(LOGITS), agk.tensor(TARGET), reduction="avg"), ValueError,
-     "avg is not a valid value for reduction"),
-    (lambda: F.cross_entropy(_t(LOGITS), agk.tensor(TARGET), label_smoothing=1.5),
-     RuntimeError, "label_smoothing must be between 0.0 and 1.0. Got: 1.5"),
-])
+@pytest.mark.parametrize(
+    "call, error, text",
+    [
+        (
+            lambda: F.nll_loss(_t(LOGITS), agk.tensor([0, 1, 7, 0])),
+            IndexError,
+            "Target 7 is out of bounds.",
+        ),
+        (
+            lambda: F.nll_loss(_t(LOGITS), agk.tensor([0, 1])),
+            ValueError,
+            r"Expected input batch_size \(4\) to match target batch_size \(2\).",
+        ),
+        (
+            lambda: F.nll_loss(_t(LOGITS), agk.tensor([0.0, 1.0, 2.0, 0.0])),
+            RuntimeError,
+            "expected target dtype to be Long or Byte, but got Float",
+        ),
+        (
+            lambda: F.cross_entropy(_t(LOGITS), agk.tensor(TARGET), reduction="avg"),
+            ValueError,
+            "avg is not a valid value for reduction",
+        ),
+        (
+            lambda: F.cross_entropy(_t(LOGITS), agk.tensor(TARGET), label_smoothing=1.5),
+            RuntimeError,
+            "label_smoothing must be between 0.0 and 1.0. Got: 1.5",
+        ),
+    ],
+)
 def test_classification_loss_errors(call, error, text):
     with pytest.raises(error, match=text):
         call()
@@ -223,8 +251,11 @@ def test_binary_cross_entropy_clamps_the_log_and_checks_range():
     assert loss.tolist() == [100.0, 100.0]
     with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
         F.binary_cross_entropy(_t([1.5]), _t([1.0]))
-    with pytest.raises(ValueError, match=r"Using a target size \(autogradkit.Size\(\[1\]\)\) "
-                       "that is different to the input size"):
+    with pytest.raises(
+        ValueError,
+        match=r"Using a target size \(autogradkit.Size\(\[1\]\)\) "
+        "that is different to the input size",
+    ):
         F.binary_cross_entropy(_t([0.5, 0.5]), _t([1.0]))
 
 
@@ -237,35 +268,63 @@ def test_bce_with_logits_matches_bce_of_sigmoid(reduction):
     loss = nn.BCEWithLogitsLoss(reduction=reduction, pos_weight=_t(pos))(_t(x), _t(y))
     np.testing.assert_allclose(loss.numpy(), _reduce(ref, reduction), rtol=1e-10)
     assert nn.BCEWithLogitsLoss()(_t(x, grad=True), _t(y)).grad_fn.name() == (
-        "BinaryCrossEntropyWithLogitsBackward0")
+        "BinaryCrossEntropyWithLogitsBackward0"
+    )
 
 
 def test_bce_with_logits_is_stable_for_large_logits():
-    loss = F.binary_cross_entropy_with_logits(_t([1000.0, -1000.0]), _t([0.0, 1.0]),
-                                              reduction="none")
+    loss = F.binary_cross_entropy_with_logits(
+        _t([1000.0, -1000.0]), _t([0.0, 1.0]), reduction="none"
+    )
     assert loss.tolist() == [1000.0, 1000.0]
-    with pytest.raises(ValueError, match=r"Target size \(autogradkit.Size\(\[1\]\)\) must be "
-                       r"the same as input size \(autogradkit.Size\(\[2\]\)\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"Target size \(autogradkit.Size\(\[1\]\)\) must be "
+        r"the same as input size \(autogradkit.Size\(\[2\]\)\)",
+    ):
         F.binary_cross_entropy_with_logits(_t([1.0, 2.0]), _t([1.0]))
 
 
-@pytest.mark.parametrize("loss_fn, make_target", [
-    (lambda x, t: F.cross_entropy(x, t, weight=_t([1.0, 2.0, 0.5]), reduction="sum"),
-     lambda: agk.tensor(TARGET)),
-    (lambda x, t: F.cross_entropy(x, t, ignore_index=1), lambda: agk.tensor(TARGET)),
-    (lambda x, t: F.binary_cross_entropy(x.sigmoid(), t, weight=_t([1.0, 2.0, 3.0])),
-     lambda: _t(RNG.uniform(size=(4, 3)))),
-    (lambda x, t: F.binary_cross_entropy_with_logits(x, t, pos_weight=_t([1.0, 2.0, 3.0])),
-     lambda: _t(RNG.uniform(size=(4, 3)))),
-    (lambda x, t: F.l1_loss(x, t, reduction="sum"), lambda: _t(RNG.normal(size=(4, 3)))),
-])
+@pytest.mark.parametrize(
+    "loss_fn, make_target",
+    [
+        (
+            lambda x, t: F.cross_entropy(x, t, weight=_t([1.0, 2.0, 0.5]), reduction="sum"),
+            lambda: agk.tensor(TARGET),
+        ),
+        (lambda x, t: F.cross_entropy(x, t, ignore_index=1), lambda: agk.tensor(TARGET)),
+        (
+            lambda x, t: F.binary_cross_entropy(x.sigmoid(), t, weight=_t([1.0, 2.0, 3.0])),
+            lambda: _t(RNG.uniform(size=(4, 3))),
+        ),
+        (
+            lambda x, t: F.binary_cross_entropy_with_logits(x, t, pos_weight=_t([1.0, 2.0, 3.0])),
+            lambda: _t(RNG.uniform(size=(4, 3))),
+        ),
+        (lambda x, t: F.l1_loss(x, t, reduction="sum"), lambda: _t(RNG.normal(size=(4, 3)))),
+    ],
+)
 def test_loss_gradients_pass_gradcheck(loss_fn, make_target):
     target = make_target()
     assert agk.autograd.gradcheck(lambda x: loss_fn(x, target), (_t(LOGITS, grad=True),))
 
 
 def test_loss_module_reprs():
-    assert [repr(m) for m in (nn.MSELoss(), nn.L1Loss(reduction="sum"), nn.CrossEntropyLoss(),
-                              nn.NLLLoss(), nn.BCELoss(), nn.BCEWithLogitsLoss())] == [
-        "MSELoss()", "L1Loss()", "CrossEntropyLoss()", "NLLLoss()", "BCELoss()",
-        "BCEWithLogitsLoss()"]
+    assert [
+        repr(m)
+        for m in (
+            nn.MSELoss(),
+            nn.L1Loss(reduction="sum"),
+            nn.CrossEntropyLoss(),
+            nn.NLLLoss(),
+            nn.BCELoss(),
+            nn.BCEWithLogitsLoss(),
+        )
+    ] == [
+        "MSELoss()",
+        "L1Loss()",
+        "CrossEntropyLoss()",
+        "NLLLoss()",
+        "BCELoss()",
+        "BCEWithLogitsLoss()",
+    ]

@@ -52,8 +52,11 @@ def test_reassigning_a_name_moves_it_between_kinds():
 
 def test_a_parameter_slot_accepts_only_parameters_or_none():
     lin = nn.Linear(2, 2)
-    with pytest.raises(TypeError, match=r"cannot assign 'autogradkit.FloatTensor' as parameter "
-                       r"'weight' \(autogradkit.nn.Parameter or None expected\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"cannot assign 'autogradkit.FloatTensor' as parameter "
+        r"'weight' \(autogradkit.nn.Parameter or None expected\)",
+    ):
         lin.weight = agk.ones(2, 2)
     lin.weight = None
     assert lin.weight is None and list(dict(lin.named_parameters())) == ["bias"]
@@ -65,12 +68,15 @@ def test_getattr_raises_attribute_error_with_pytorchs_text():
     assert not hasattr(nn.Linear(2, 2), "foo")
 
 
-@pytest.mark.parametrize("name, error, text", [
-    ("a.b", KeyError, 'parameter name can\'t contain "."'),
-    ("", KeyError, 'parameter name can\'t be empty string ""'),
-    (1, TypeError, "parameter name should be a string. Got int"),
-    ("training", KeyError, "attribute 'training' already exists"),
-])
+@pytest.mark.parametrize(
+    "name, error, text",
+    [
+        ("a.b", KeyError, 'parameter name can\'t contain "."'),
+        ("", KeyError, 'parameter name can\'t be empty string ""'),
+        (1, TypeError, "parameter name should be a string. Got int"),
+        ("training", KeyError, "attribute 'training' already exists"),
+    ],
+)
 def test_register_parameter_rejects_bad_names(name, error, text):
     with pytest.raises(error) as info:
         nn.Linear(2, 2).register_parameter(name, None)
@@ -79,8 +85,9 @@ def test_register_parameter_rejects_bad_names(name, error, text):
 
 def test_register_parameter_rejects_plain_tensors_and_non_leaves():
     m = nn.Module()
-    with pytest.raises(TypeError, match="cannot assign 'autogradkit.FloatTensor' object to "
-                       "parameter 'x'"):
+    with pytest.raises(
+        TypeError, match="cannot assign 'autogradkit.FloatTensor' object to parameter 'x'"
+    ):
         m.register_parameter("x", agk.ones(2))
     a = agk.ones(2, requires_grad=True)
     fake = nn.Parameter(agk.ones(2))
@@ -94,8 +101,9 @@ def test_register_before_init_is_an_error():
         def __init__(self):
             self.w = nn.Parameter(agk.ones(1))
 
-    with pytest.raises(AttributeError,
-                       match=r"cannot assign parameters before Module.__init__\(\) call"):
+    with pytest.raises(
+        AttributeError, match=r"cannot assign parameters before Module.__init__\(\) call"
+    ):
         Forgot()
 
 
@@ -136,15 +144,22 @@ def test_dir_lists_parameters_and_children():
 
 
 def test_forward_missing_is_pytorchs_error():
-    with pytest.raises(NotImplementedError, match=r'Module \[Module\] is missing the required '
-                       r'"forward" function'):
+    with pytest.raises(
+        NotImplementedError,
+        match=r"Module \[Module\] is missing the required "
+        r'"forward" function',
+    ):
         nn.Module()(agk.ones(1))
 
 
 # ----- traversal --------------------------------------------------------------------------------
 def test_named_parameters_follow_registration_order_with_dotted_names():
     assert [n for n, _ in Net().named_parameters()] == [
-        "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
+        "fc1.weight",
+        "fc1.bias",
+        "fc2.weight",
+        "fc2.bias",
+    ]
 
 
 def test_shared_parameters_and_modules_appear_once():
@@ -260,9 +275,12 @@ def test_load_state_dict_reports_missing_and_unexpected_keys():
 
 def test_load_state_dict_size_mismatch():
     lin = nn.Linear(2, 2)
-    with pytest.raises(RuntimeError, match=r"size mismatch for weight: copying a param with "
-                       r"shape autogradkit.Size\(\[3, 2\]\) from checkpoint, the shape in "
-                       r"current model is autogradkit.Size\(\[2, 2\]\)."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"size mismatch for weight: copying a param with "
+        r"shape autogradkit.Size\(\[3, 2\]\) from checkpoint, the shape in "
+        r"current model is autogradkit.Size\(\[2, 2\]\).",
+    ):
         lin.load_state_dict({"weight": agk.zeros(3, 2), "bias": agk.zeros(2)})
 
 
@@ -287,8 +305,11 @@ def test_double_converts_in_place_and_keeps_parameter_objects():
 
 
 def test_to_rejects_integer_dtypes_and_other_devices():
-    with pytest.raises(TypeError, match="nn.Module.to only accepts floating point or complex "
-                       "dtypes, but got desired dtype=autogradkit.int64"):
+    with pytest.raises(
+        TypeError,
+        match="nn.Module.to only accepts floating point or complex "
+        "dtypes, but got desired dtype=autogradkit.int64",
+    ):
         Net().to(agk.int64)
     with pytest.raises(RuntimeError, match="CPU only"):
         Net().to("cuda")
@@ -327,7 +348,8 @@ def test_parameter_repr_and_leafness():
     assert repr(p) == "Parameter containing:\ntensor([2., 2.], requires_grad=True)"
     assert p.is_leaf and p.grad_fn is None
     assert repr(nn.Parameter(agk.ones(1), requires_grad=False)) == (
-        "Parameter containing:\ntensor([1.])")
+        "Parameter containing:\ntensor([1.])"
+    )
     assert repr(nn.Parameter()) == "Parameter containing:\ntensor([], requires_grad=True)"
     assert type(p * 2) is agk.Tensor and type(p.detach()) is agk.Tensor
 
@@ -340,7 +362,8 @@ def test_parameter_shares_memory_and_version_with_its_source():
 
 
 def test_integer_parameter_cannot_require_grad():
-    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype "
-                       "can require gradients"):
+    with pytest.raises(
+        RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"
+    ):
         nn.Parameter(agk.tensor([1, 2]))
     assert nn.Parameter(agk.tensor([1, 2]), requires_grad=False).dtype == agk.int64

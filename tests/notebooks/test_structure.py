@@ -7,9 +7,14 @@ import re
 from .conftest import ASSIGNMENTS, read, release_path, source_path
 
 EXPECTED_ASSIGNMENTS = [
-    "00_start_here", "01_backprop_by_hand", "02_autograd_does_it",
-    "03_nonscalar_leaves_jacobians", "04_inplace_data_detach", "05_inside_grad_fn",
-    "06_hooks", "07_capstone",
+    "00_start_here",
+    "01_backprop_by_hand",
+    "02_autograd_does_it",
+    "03_nonscalar_leaves_jacobians",
+    "04_inplace_data_detach",
+    "05_inside_grad_fn",
+    "06_hooks",
+    "07_capstone",
 ]
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
@@ -30,17 +35,21 @@ def test_every_topic_is_taught_in_a_tagged_cell():
     tagged = set()
     for name in ASSIGNMENTS:
         for cell in read(source_path(name)).cells:
-            tagged |= {t.split(":", 1)[1] for t in cell.metadata.get("tags", [])
-                       if t.startswith("topic:")}
+            tagged |= {
+                t.split(":", 1)[1] for t in cell.metadata.get("tags", []) if t.startswith("topic:")
+            }
     missing = [f"T{n:02d}" for n in range(1, 52) if f"T{n:02d}" not in tagged]
     assert not missing, f"topics without a tagged cell: {missing}"
     assert tagged <= {f"T{n:02d}" for n in range(1, 52)}, "unknown topic tags"
 
 
 def test_notebook_has_a_matplotlib_figure(assignment):
-    figures = [o for o in _outputs(read(source_path(assignment)))
-               if "image/png" in o.get("data", {})
-               and o["data"].get("text/plain", "").startswith("<Figure size")]
+    figures = [
+        o
+        for o in _outputs(read(source_path(assignment)))
+        if "image/png" in o.get("data", {})
+        and o["data"].get("text/plain", "").startswith("<Figure size")
+    ]
     assert figures, "no matplotlib figure (end figure cells with plt.show())"
 
 
@@ -102,8 +111,12 @@ def test_stored_outputs_are_complete_and_in_order(assignment):
     assert nb.metadata["kernelspec"]["name"] == "python3"
     counts = [c.execution_count for c in nb.cells if c.cell_type == "code" and c.source.strip()]
     assert counts == list(range(1, len(counts) + 1)), "execute the notebook from the top"
-    assert not [o for o in _outputs(nb) if "image/svg+xml" in o.get("data", {})
-                and "<Figure size" in o["data"].get("text/plain", "")], "keep figures as PNG"
+    assert not [
+        o
+        for o in _outputs(nb)
+        if "image/svg+xml" in o.get("data", {})
+        and "<Figure size" in o["data"].get("text/plain", "")
+    ], "keep figures as PNG"
 
 
 def test_only_tagged_cells_raise(assignment):

@@ -107,8 +107,11 @@ def test_second_order_gradients_match_differences_of_first_order(spec):
     def first_order_dot(xs):
         ts = _leaves(xs)
         gs = agk.autograd.grad(spec.fn(agk, *ts), ts, upstream, allow_unused=True)
-        return sum(float(np.sum(gs[k].numpy() * d)) for k, d in zip(positions, direction)
-                   if gs[k] is not None)
+        return sum(
+            float(np.sum(gs[k].numpy() * d))
+            for k, d in zip(positions, direction)
+            if gs[k] is not None
+        )
 
     for i, a in enumerate(arrays):
         numeric = np.zeros_like(a)

@@ -64,6 +64,9 @@ def test_state_dict_round_trip():
 def test_stepping_the_scheduler_first_warns():
     opt = _opt()
     sched = lr_scheduler.StepLR(opt, step_size=1)
-    with pytest.warns(UserWarning, match=r"Detected call of `lr_scheduler.step\(\)` before "
-                      r"`optimizer.step\(\)`"):
+    with pytest.warns(
+        UserWarning,
+        match=r"Detected call of `lr_scheduler.step\(\)` before "
+        r"`optimizer.step\(\)`",
+    ):
         sched.step()

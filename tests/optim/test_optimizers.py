@@ -70,20 +70,52 @@ def test_adam_two_steps_by_hand():
 def test_adam_weight_decay_coupled_vs_decoupled():
     g = _arr(0.5)
     coupled = _arr(2.0)
-    adam_update(coupled, g, _arr(0.0), _arr(0.0), 1, lr=0.1, beta1=0.9, beta2=0.999, eps=0.0,
-                weight_decay=0.5)
+    adam_update(
+        coupled,
+        g,
+        _arr(0.0),
+        _arr(0.0),
+        1,
+        lr=0.1,
+        beta1=0.9,
+        beta2=0.999,
+        eps=0.0,
+        weight_decay=0.5,
+    )
     np.testing.assert_allclose(coupled, [2.0 - 0.1], rtol=1e-6)  # the first step is lr * sign
     decoupled = _arr(2.0)
-    adam_update(decoupled, g, _arr(0.0), _arr(0.0), 1, lr=0.1, beta1=0.9, beta2=0.999, eps=0.0,
-                weight_decay=0.5, decoupled_weight_decay=True)
+    adam_update(
+        decoupled,
+        g,
+        _arr(0.0),
+        _arr(0.0),
+        1,
+        lr=0.1,
+        beta1=0.9,
+        beta2=0.999,
+        eps=0.0,
+        weight_decay=0.5,
+        decoupled_weight_decay=True,
+    )
     np.testing.assert_allclose(decoupled, [2.0 * (1 - 0.1 * 0.5) - 0.1], rtol=1e-6)
 
 
 def test_adam_amsgrad_keeps_the_largest_second_moment():
     p, m, v, v_max = _arr(0.0), _arr(0.0), _arr(0.0), _arr(0.0)
     for step, g in enumerate((10.0, 0.1), start=1):
-        adam_update(p, _arr(g), m, v, step, lr=0.1, beta1=0.9, beta2=0.9, eps=1e-8,
-                    amsgrad=True, v_max=v_max)
+        adam_update(
+            p,
+            _arr(g),
+            m,
+            v,
+            step,
+            lr=0.1,
+            beta1=0.9,
+            beta2=0.9,
+            eps=1e-8,
+            amsgrad=True,
+            v_max=v_max,
+        )
     assert v_max[0] == pytest.approx(10.0, rel=1e-5) and v[0] < v_max[0]
 
 
@@ -93,8 +125,18 @@ def test_rmsprop_by_hand_plain_centered_momentum():
     np.testing.assert_allclose(sq, [0.1 * 4.0])
     np.testing.assert_allclose(p, [1.0 - 0.01 * 2.0 / (math.sqrt(0.4) + 1e-8)], rtol=1e-6)
     p, sq, ga, buf = _arr(1.0), _arr(0.0), _arr(0.0), _arr(0.0)
-    rmsprop_update(p, _arr(2.0), sq, lr=0.01, alpha=0.9, eps=1e-8, centered=True, grad_avg=ga,
-                   momentum=0.5, buf=buf)
+    rmsprop_update(
+        p,
+        _arr(2.0),
+        sq,
+        lr=0.01,
+        alpha=0.9,
+        eps=1e-8,
+        centered=True,
+        grad_avg=ga,
+        momentum=0.5,
+        buf=buf,
+    )
     avg = math.sqrt(0.4 - 0.2**2) + 1e-8
     np.testing.assert_allclose(buf, [2.0 / avg], rtol=1e-6)
     np.testing.assert_allclose(p, [1.0 - 0.01 * 2.0 / avg], rtol=1e-6)
@@ -112,8 +154,10 @@ def test_adagrad_by_hand_with_lr_decay():
 
 # ----- the classes ------------------------------------------------------------------------------
 ALL = [
-    (optim.SGD, dict(lr=0.1, momentum=0.9)), (optim.Adam, dict(lr=0.1)),
-    (optim.AdamW, dict(lr=0.1)), (optim.RMSprop, dict(lr=0.1, momentum=0.5, centered=True)),
+    (optim.SGD, dict(lr=0.1, momentum=0.9)),
+    (optim.Adam, dict(lr=0.1)),
+    (optim.AdamW, dict(lr=0.1)),
+    (optim.RMSprop, dict(lr=0.1, momentum=0.5, centered=True)),
     (optim.Adagrad, dict(lr=0.1)),
 ]
 
@@ -172,34 +216,58 @@ def test_param_groups_get_defaults_and_their_own_options():
     c = agk.zeros(1, requires_grad=True)
     opt.add_param_group({"params": [c], "lr": 0.01})
     assert len(opt.param_groups) == 3
-    with pytest.raises(ValueError, match="some parameters appear in more than one parameter "
-                       "group"):
+    with pytest.raises(ValueError, match="some parameters appear in more than one parameter group"):
         opt.add_param_group({"params": [a]})
 
 
-@pytest.mark.parametrize("make, error, text", [
-    (lambda w: optim.SGD(w, lr=-1), ValueError, "Invalid learning rate: -1"),
-    (lambda w: optim.SGD(w, lr=0.1, momentum=-1), ValueError, "Invalid momentum value: -1"),
-    (lambda w: optim.SGD(w, lr=0.1, weight_decay=-1), ValueError,
-     "Invalid weight_decay value: -1"),
-    (lambda w: optim.SGD(w, lr=0.1, nesterov=True), ValueError,
-     "Nesterov momentum requires a momentum and zero dampening"),
-    (lambda w: optim.Adam(w, eps=-1), ValueError, "Invalid epsilon value: -1"),
-    (lambda w: optim.Adam(w, betas=(1.0, 0.9)), ValueError,
-     "Invalid beta parameter at index 0: 1.0"),
-    (lambda w: optim.AdamW(w, betas=(0.9, -0.1)), ValueError,
-     "Invalid beta parameter at index 1: -0.1"),
-    (lambda w: optim.RMSprop(w, alpha=-1), ValueError, "Invalid alpha value: -1"),
-    (lambda w: optim.Adagrad(w, lr_decay=-1), ValueError, "Invalid lr_decay value: -1"),
-    (lambda w: optim.Adagrad(w, initial_accumulator_value=-1), ValueError,
-     "Invalid initial_accumulator_value value: -1"),
-    (lambda w: optim.SGD([], lr=0.1), ValueError, "optimizer got an empty parameter list"),
-    (lambda w: optim.SGD(w[0], lr=0.1), TypeError, "params argument given to the optimizer "
-     "should be an iterable of Tensors or dicts, but got autogradkit.FloatTensor"),
-    (lambda w: optim.SGD([1.0], lr=0.1), TypeError,
-     "optimizer can only optimize Tensors, but one of the params is float"),
-    (lambda w: optim.SGD([w[0] * 2], lr=0.1), ValueError, "can't optimize a non-leaf Tensor"),
-])
+@pytest.mark.parametrize(
+    "make, error, text",
+    [
+        (lambda w: optim.SGD(w, lr=-1), ValueError, "Invalid learning rate: -1"),
+        (lambda w: optim.SGD(w, lr=0.1, momentum=-1), ValueError, "Invalid momentum value: -1"),
+        (
+            lambda w: optim.SGD(w, lr=0.1, weight_decay=-1),
+            ValueError,
+            "Invalid weight_decay value: -1",
+        ),
+        (
+            lambda w: optim.SGD(w, lr=0.1, nesterov=True),
+            ValueError,
+            "Nesterov momentum requires a momentum and zero dampening",
+        ),
+        (lambda w: optim.Adam(w, eps=-1), ValueError, "Invalid epsilon value: -1"),
+        (
+            lambda w: optim.Adam(w, betas=(1.0, 0.9)),
+            ValueError,
+            "Invalid beta parameter at index 0: 1.0",
+        ),
+        (
+            lambda w: optim.AdamW(w, betas=(0.9, -0.1)),
+            ValueError,
+            "Invalid beta parameter at index 1: -0.1",
+        ),
+        (lambda w: optim.RMSprop(w, alpha=-1), ValueError, "Invalid alpha value: -1"),
+        (lambda w: optim.Adagrad(w, lr_decay=-1), ValueError, "Invalid lr_decay value: -1"),
+        (
+            lambda w: optim.Adagrad(w, initial_accumulator_value=-1),
+            ValueError,
+            "Invalid initial_accumulator_value value: -1",
+        ),
+        (lambda w: optim.SGD([], lr=0.1), ValueError, "optimizer got an empty parameter list"),
+        (
+            lambda w: optim.SGD(w[0], lr=0.1),
+            TypeError,
+            "params argument given to the optimizer "
+            "should be an iterable of Tensors or dicts, but got autogradkit.FloatTensor",
+        ),
+        (
+            lambda w: optim.SGD([1.0], lr=0.1),
+            TypeError,
+            "optimizer can only optimize Tensors, but one of the params is float",
+        ),
+        (lambda w: optim.SGD([w[0] * 2], lr=0.1), ValueError, "can't optimize a non-leaf Tensor"),
+    ],
+)
 def test_constructor_errors(make, error, text):
     with pytest.raises(error, match=text):
         make([agk.zeros(1, requires_grad=True)])
@@ -207,8 +275,9 @@ def test_constructor_errors(make, error, text):
 
 def test_duplicate_parameters_warn():
     w = agk.zeros(1, requires_grad=True)
-    with pytest.warns(UserWarning, match="optimizer contains a parameter group with duplicate "
-                      "parameters"):
+    with pytest.warns(
+        UserWarning, match="optimizer contains a parameter group with duplicate parameters"
+    ):
         optim.SGD([w, w], lr=0.1)
 
 
@@ -231,7 +300,8 @@ def test_adagrad_state_exists_before_the_first_step():
     w = agk.zeros(2, requires_grad=True)
     opt = optim.Adagrad([w], initial_accumulator_value=0.3)
     assert opt.state[w]["step"].item() == 0.0 and opt.state[w]["sum"].tolist() == pytest.approx(
-        [0.3, 0.3])
+        [0.3, 0.3]
+    )
 
 
 def test_state_dict_round_trip_continues_identically():
@@ -254,10 +324,12 @@ def test_state_dict_round_trip_continues_identically():
 
 def test_load_state_dict_checks_group_sizes():
     _, opt = _quadratic_step(optim.SGD, dict(lr=0.1))
-    other = optim.SGD([agk.zeros(1, requires_grad=True), agk.zeros(1, requires_grad=True)],
-                      lr=0.1)
-    with pytest.raises(ValueError, match="loaded state dict contains a parameter group that "
-                       "doesn't match the size of optimizer's group"):
+    other = optim.SGD([agk.zeros(1, requires_grad=True), agk.zeros(1, requires_grad=True)], lr=0.1)
+    with pytest.raises(
+        ValueError,
+        match="loaded state dict contains a parameter group that "
+        "doesn't match the size of optimizer's group",
+    ):
         other.load_state_dict(opt.state_dict())
 
 

@@ -47,31 +47,47 @@ def _inplace(method, *args):
         y = x * 1
         getattr(y, method)(*args)
         return y
+
     return run
 
 
 UNARY = {
-    "exp": lambda lib, x: x.exp(), "tanh": lambda lib, x: x.tanh(),
-    "sigmoid": lambda lib, x: x.sigmoid(), "relu": lambda lib, x: x.relu(),
-    "abs": lambda lib, x: x.abs(), "sin": lambda lib, x: x.sin(), "neg": lambda lib, x: -x,
-    "square": lambda lib, x: x.square(), "pow3": lambda lib, x: x ** 3,
-    "rpow": lambda lib, x: 2 ** x, "rsub": lambda lib, x: 1 - x,
-    "rdiv": lambda lib, x: 1 / (x.abs() + 0.5), "log": lambda lib, x: (x.abs() + 0.1).log(),
-    "sqrt": lambda lib, x: (x.abs() + 0.1).sqrt(), "clamp": lambda lib, x: x.clamp(-0.5, 0.7),
-    "t": lambda lib, x: x.t() if x.ndim <= 2 else x, "T": lambda lib, x: x.T if x.ndim == 2 else x,
-    "sum": lambda lib, x: x.sum(), "sum0": lambda lib, x: x.sum(0) if x.ndim else x,
+    "exp": lambda lib, x: x.exp(),
+    "tanh": lambda lib, x: x.tanh(),
+    "sigmoid": lambda lib, x: x.sigmoid(),
+    "relu": lambda lib, x: x.relu(),
+    "abs": lambda lib, x: x.abs(),
+    "sin": lambda lib, x: x.sin(),
+    "neg": lambda lib, x: -x,
+    "square": lambda lib, x: x.square(),
+    "pow3": lambda lib, x: x**3,
+    "rpow": lambda lib, x: 2**x,
+    "rsub": lambda lib, x: 1 - x,
+    "rdiv": lambda lib, x: 1 / (x.abs() + 0.5),
+    "log": lambda lib, x: (x.abs() + 0.1).log(),
+    "sqrt": lambda lib, x: (x.abs() + 0.1).sqrt(),
+    "clamp": lambda lib, x: x.clamp(-0.5, 0.7),
+    "t": lambda lib, x: x.t() if x.ndim <= 2 else x,
+    "T": lambda lib, x: x.T if x.ndim == 2 else x,
+    "sum": lambda lib, x: x.sum(),
+    "sum0": lambda lib, x: x.sum(0) if x.ndim else x,
     "sum_keep": lambda lib, x: x.sum(-1, keepdim=True) if x.ndim else x,
-    "mean": lambda lib, x: x.mean(), "mean1": lambda lib, x: x.mean(-1) if x.ndim else x,
+    "mean": lambda lib, x: x.mean(),
+    "mean1": lambda lib, x: x.mean(-1) if x.ndim else x,
     "std": lambda lib, x: x.std() if x.numel() > 1 else x,
     "var1": lambda lib, x: x.var(-1) if x.ndim and x.shape[-1] > 1 else x,
-    "max": lambda lib, x: x.max(), "max1": lambda lib, x: x.max(-1)[0] if x.ndim else x,
-    "norm": lambda lib, x: x.norm(), "norm1": lambda lib, x: x.norm(dim=-1) if x.ndim else x,
+    "max": lambda lib, x: x.max(),
+    "max1": lambda lib, x: x.max(-1)[0] if x.ndim else x,
+    "norm": lambda lib, x: x.norm(),
+    "norm1": lambda lib, x: x.norm(dim=-1) if x.ndim else x,
     "prod1": lambda lib, x: x.prod(-1) if x.ndim else x,
     "logsumexp": lambda lib, x: x.logsumexp(-1) if x.ndim else x,
     "softmax": lambda lib, x: x.softmax(-1) if x.ndim else x,
     "log_softmax": lambda lib, x: x.log_softmax(0) if x.ndim else x,
-    "unsqueeze": lambda lib, x: x.unsqueeze(0), "reshape": lambda lib, x: x.reshape(-1),
-    "flatten": lambda lib, x: x.flatten(), "squeeze": lambda lib, x: x.squeeze(),
+    "unsqueeze": lambda lib, x: x.unsqueeze(0),
+    "reshape": lambda lib, x: x.reshape(-1),
+    "flatten": lambda lib, x: x.flatten(),
+    "squeeze": lambda lib, x: x.squeeze(),
     "expand": lambda lib, x: x.expand(2, *x.shape),
     "transpose": lambda lib, x: x.transpose(0, -1) if x.ndim >= 2 else x,
     "permute": lambda lib, x: x.permute(*reversed(range(x.ndim))) if x.ndim else x,
@@ -79,18 +95,24 @@ UNARY = {
     "slice": lambda lib, x: x[..., 1:] if x.ndim and x.shape[-1] > 1 else x,
     "index_list": lambda lib, x: x[[0, 0]] if x.ndim and x.shape[0] else x,
     "index_mask": lambda lib, x: x[x > 0] if x.ndim else x,
-    "none": lambda lib, x: x[None, ..., None], "clone": lambda lib, x: x.clone(),
+    "none": lambda lib, x: x[None, ..., None],
+    "clone": lambda lib, x: x.clone(),
     "detach_mul": lambda lib, x: x * x.detach(),
-    "add_": _inplace("add_", 1.5), "clamp_": _inplace("clamp_", -0.3, 0.4),
+    "add_": _inplace("add_", 1.5),
+    "clamp_": _inplace("clamp_", -0.3, 0.4),
     "zero_": lambda lib, x: _inplace("zero_")(lib, x) * x,
-    "set_row": _set_first_row, "set_mask": _set_where_positive,
+    "set_row": _set_first_row,
+    "set_mask": _set_where_positive,
     "mul_row_": _mul_first_row_in_place,
 }
 
 BINARY = {
-    "add": lambda lib, x, y: x + y, "sub": lambda lib, x, y: x - y,
-    "mul": lambda lib, x, y: x * y, "div": lambda lib, x, y: x / (y.abs() + 0.5),
-    "pow": lambda lib, x, y: (x.abs() + 0.5) ** y, "matmul": lambda lib, x, y: x @ y,
+    "add": lambda lib, x, y: x + y,
+    "sub": lambda lib, x, y: x - y,
+    "mul": lambda lib, x, y: x * y,
+    "div": lambda lib, x, y: x / (y.abs() + 0.5),
+    "pow": lambda lib, x, y: (x.abs() + 0.5) ** y,
+    "matmul": lambda lib, x, y: x @ y,
     "maximum": lambda lib, x, y: lib.maximum(x, y),
     "where": lambda lib, x, y: lib.where(x > 0, x, y),
     "cat": lambda lib, x, y: lib.cat([x, y], -1) if x.ndim and x.ndim == y.ndim else x + y,
@@ -132,8 +154,9 @@ def _run(lib, leaves, steps, seed):
 def _outcome(lib, leaves, steps, seed):
     """(output values, node names, leaf grads), or the error as PyTorch would print it."""
     rng = np.random.default_rng(seed)
-    values = [lib.tensor(rng.uniform(-2, 2, s), dtype=lib.float64, requires_grad=True)
-              for s in leaves]
+    values = [
+        lib.tensor(rng.uniform(-2, 2, s), dtype=lib.float64, requires_grad=True) for s in leaves
+    ]
     pool = list(values)
     try:
         for name, *picks in steps:
@@ -163,8 +186,11 @@ def _same(ours, theirs) -> bool:
     if isinstance(ours, str) or isinstance(theirs, str):
         return ours == theirs
     values, names, grads = ours
-    return (_close(values, theirs[0]) and names == theirs[1]
-            and all(_close(a, b) for a, b in zip(grads, theirs[2], strict=True)))
+    return (
+        _close(values, theirs[0])
+        and names == theirs[1]
+        and all(_close(a, b) for a, b in zip(grads, theirs[2], strict=True))
+    )
 
 
 @pytest.mark.parametrize("batch", range(8))

@@ -222,8 +222,13 @@ def test_linear_4_1_example_numbers_and_warnings():
     assert "original grad: (tensor([[1.]]),)" in text
     assert "grad->tensor([[0.2500, 0.5000, 0.7500, 1.0000]])" in text
     assert "grad->tensor([[0.0625, 0.1250, 0.1875, 0.2500]])" in text
-    assert text.count("warning FutureWarning: Using a non-full backward hook when the forward "
-                      "contains multiple autograd Nodes is deprecated") == 3
+    assert (
+        text.count(
+            "warning FutureWarning: Using a non-full backward hook when the forward "
+            "contains multiple autograd Nodes is deprecated"
+        )
+        == 3
+    )
     assert text == run(T48_LINEAR_HOOK, torch)
 
 
@@ -231,11 +236,15 @@ def test_linear_4_1_example_numbers_and_warnings():
 def _build(lib):
     nn = lib.nn
     return nn.Sequential(
-        nn.Linear(4, 6), nn.LeakyReLU(0.1), nn.Dropout(0.3),
+        nn.Linear(4, 6),
+        nn.LeakyReLU(0.1),
+        nn.Dropout(0.3),
         nn.ModuleList([nn.Linear(6, 6), nn.Linear(6, 6)]),
         nn.ModuleDict({"out": nn.Linear(6, 3), "act": nn.Tanh()}),
         nn.Sequential(nn.Softmax(dim=1), nn.LogSoftmax(dim=-1), nn.Flatten(), nn.Identity()),
-        nn.Linear(3, 2, bias=False), nn.Sigmoid(), nn.ReLU(inplace=True),
+        nn.Linear(3, 2, bias=False),
+        nn.Sigmoid(),
+        nn.ReLU(inplace=True),
     )
 
 
@@ -253,13 +262,19 @@ def test_module_reprs_state_dict_keys_and_parameter_names_match():
     assert list(ours.state_dict()) == list(theirs.state_dict())
     assert [n for n, _ in ours.named_modules()] == [n for n, _ in theirs.named_modules()]
     assert [(n, tuple(p.shape)) for n, p in ours.named_parameters()] == [
-        (n, tuple(p.shape)) for n, p in theirs.named_parameters()]
+        (n, tuple(p.shape)) for n, p in theirs.named_parameters()
+    ]
 
 
 def test_loss_module_and_optimizer_reprs_match():
-    for make in (lambda l: l.nn.MSELoss(), lambda l: l.nn.CrossEntropyLoss(label_smoothing=0.1),
-                 lambda l: l.nn.BCEWithLogitsLoss(), lambda l: l.nn.NLLLoss(),
-                 lambda l: l.nn.L1Loss(), lambda l: l.nn.BCELoss()):
+    for make in (
+        lambda l: l.nn.MSELoss(),
+        lambda l: l.nn.CrossEntropyLoss(label_smoothing=0.1),
+        lambda l: l.nn.BCEWithLogitsLoss(),
+        lambda l: l.nn.NLLLoss(),
+        lambda l: l.nn.L1Loss(),
+        lambda l: l.nn.BCELoss(),
+    ):
         assert repr(make(agk)) == repr(make(torch))
 
 
@@ -272,14 +287,17 @@ LOSSES = {
     "l1_sum": lambda F, out, t: F.l1_loss(out, t["soft"], reduction="sum"),
     "cross_entropy": lambda F, out, t: F.cross_entropy(out, t["idx"]),
     "cross_entropy_weighted_ignore": lambda F, out, t: F.cross_entropy(
-        out, t["idx"], weight=t["w"], ignore_index=2),
-    "cross_entropy_smoothing": lambda F, out, t: F.cross_entropy(out, t["idx"],
-                                                                 label_smoothing=0.2),
+        out, t["idx"], weight=t["w"], ignore_index=2
+    ),
+    "cross_entropy_smoothing": lambda F, out, t: F.cross_entropy(
+        out, t["idx"], label_smoothing=0.2
+    ),
     "cross_entropy_probs": lambda F, out, t: F.cross_entropy(out, t["soft"].softmax(1)),
     "nll_none": lambda F, out, t: F.nll_loss(out.log_softmax(1), t["idx"], reduction="none"),
     "bce": lambda F, out, t: F.binary_cross_entropy(out.sigmoid(), t["unit"], weight=t["w"]),
     "bce_logits": lambda F, out, t: F.binary_cross_entropy_with_logits(
-        out, t["unit"], pos_weight=t["w"]),
+        out, t["unit"], pos_weight=t["w"]
+    ),
 }
 
 
@@ -287,8 +305,12 @@ LOSSES = {
 def test_losses_values_nodes_and_gradients_match(name):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(5, 3)).astype(np.float32)
-    targets = {"soft": rng.normal(size=(5, 3)), "idx": np.array([0, 2, 1, 2, 0]),
-               "w": np.array([0.5, 2.0, 1.0]), "unit": rng.uniform(size=(5, 3))}
+    targets = {
+        "soft": rng.normal(size=(5, 3)),
+        "idx": np.array([0, 2, 1, 2, 0]),
+        "w": np.array([0.5, 2.0, 1.0]),
+        "unit": rng.uniform(size=(5, 3)),
+    }
     results = []
     theirs = _head(torch)
     for lib in (agk, torch):
@@ -297,12 +319,15 @@ def test_losses_values_nodes_and_gradients_match(name):
             _copy_weights(theirs, net)
         else:
             net = theirs
-        t = {k: lib.tensor(v, dtype=lib.int64 if k == "idx" else lib.float32)
-             for k, v in targets.items()}
+        t = {
+            k: lib.tensor(v, dtype=lib.int64 if k == "idx" else lib.float32)
+            for k, v in targets.items()
+        }
         loss = LOSSES[name](lib.nn.functional, net(lib.tensor(x)), t)
         loss.backward(lib.ones_like(loss))
-        results.append((loss.detach().numpy(), loss.grad_fn.name(),
-                        [p.grad.numpy() for p in net.parameters()]))
+        results.append(
+            (loss.detach().numpy(), loss.grad_fn.name(), [p.grad.numpy() for p in net.parameters()])
+        )
     (ours, our_node, our_grads), (ref, ref_node, ref_grads) = results
     np.testing.assert_allclose(ours, ref, rtol=1e-5, atol=1e-6)
     if name != "cross_entropy_probs":  # PyTorch: DivBackward1 (core_requests: scalar overloads)
@@ -321,9 +346,11 @@ def test_full_backward_hook_arguments_match():
         calls = seen[lib.__name__] = []
         for layer in net:
             layer.register_full_backward_pre_hook(
-                lambda m, go, calls=calls: calls.append(("pre", type(m).__name__, go)))
+                lambda m, go, calls=calls: calls.append(("pre", type(m).__name__, go))
+            )
             layer.register_full_backward_hook(
-                lambda m, gi, go, calls=calls: calls.append(("post", type(m).__name__, gi, go)))
+                lambda m, gi, go, calls=calls: calls.append(("post", type(m).__name__, gi, go))
+            )
         x = lib.tensor(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), requires_grad=True)
         (net(x) * lib.tensor([[1.0, -2.0, 0.5], [0.0, 1.0, 3.0]])).sum().backward()
     ours, ref = seen["autogradkit"], seen["torch"]
@@ -341,15 +368,31 @@ def test_recorded_nodes_of_functional_match():
         x = lib.ones(2, 4, requires_grad=True)
         w = lib.ones(3, 4, requires_grad=True)
         b = lib.ones(3, requires_grad=True)
-        outs = [F.linear(x, w, b), F.linear(x[0], w, b), F.linear(x, w), F.relu(x),
-                F.leaky_relu(x), F.dropout(x, 0.5), F.softmax(x, 1), F.log_softmax(x, 1),
-                lib.nn.Flatten()(x.view(2, 2, 2)), F.cross_entropy(x, lib.tensor([0, 1])),
-                F.mse_loss(x, lib.zeros(2, 4)), F.l1_loss(x, lib.zeros(2, 4)),
-                F.binary_cross_entropy(x.sigmoid(), lib.zeros(2, 4)),
-                F.binary_cross_entropy_with_logits(x, lib.zeros(2, 4))]
-        return [(o.grad_fn.name(), [n.name() if n else None for n, _ in o.grad_fn.next_functions])
-                for o in outs]
+        outs = [
+            F.linear(x, w, b),
+            F.linear(x[0], w, b),
+            F.linear(x, w),
+            F.relu(x),
+            F.leaky_relu(x),
+            F.dropout(x, 0.5),
+            F.softmax(x, 1),
+            F.log_softmax(x, 1),
+            lib.nn.Flatten()(x.view(2, 2, 2)),
+            F.cross_entropy(x, lib.tensor([0, 1])),
+            F.mse_loss(x, lib.zeros(2, 4)),
+            F.l1_loss(x, lib.zeros(2, 4)),
+            F.binary_cross_entropy(x.sigmoid(), lib.zeros(2, 4)),
+            F.binary_cross_entropy_with_logits(x, lib.zeros(2, 4)),
+        ]
+        return [
+            (o.grad_fn.name(), [n.name() if n else None for n, _ in o.grad_fn.next_functions])
+            for o in outs
+        ]
 
-    assert nodes(agk) == [(n.replace("torch::", "autogradkit::"),
-                           [m.replace("torch::", "autogradkit::") if m else None for m in ms])
-                          for n, ms in nodes(torch)]
+    assert nodes(agk) == [
+        (
+            n.replace("torch::", "autogradkit::"),
+            [m.replace("torch::", "autogradkit::") if m else None for m in ms],
+        )
+        for n, ms in nodes(torch)
+    ]

@@ -68,15 +68,19 @@ def test_fifty_steps_end_at_pytorchs_parameters(name, kwargs):
     for index, state in theirs_sd["state"].items():
         assert list(ours_sd["state"][index]) == list(state)
         for key, value in state.items():
-            np.testing.assert_allclose(ours_sd["state"][index][key].numpy(), value.numpy(),
-                                       rtol=1e-4, atol=1e-5)
+            np.testing.assert_allclose(
+                ours_sd["state"][index][key].numpy(), value.numpy(), rtol=1e-4, atol=1e-5
+            )
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib, o: lib.optim.lr_scheduler.StepLR(o, step_size=3, gamma=0.5),
-    lambda lib, o: lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.8),
-    lambda lib, o: lib.optim.lr_scheduler.LambdaLR(o, lambda epoch: 1 / (1 + epoch)),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, o: lib.optim.lr_scheduler.StepLR(o, step_size=3, gamma=0.5),
+        lambda lib, o: lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.8),
+        lambda lib, o: lib.optim.lr_scheduler.LambdaLR(o, lambda epoch: 1 / (1 + epoch)),
+    ],
+)
 def test_schedulers_give_pytorchs_learning_rates(make):
     sequences = []
     for lib in (agk, torch):

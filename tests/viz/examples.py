@@ -52,8 +52,13 @@ def scalar_mlp(sizes=(3, 8, 8, 1)):
     """A network written with one scalar per weight: a graph of a few hundred nodes."""
     agk.manual_seed(0)
     layers = [
-        [([agk.randn((), requires_grad=True) for _ in range(n_in)],
-          agk.zeros((), requires_grad=True)) for _ in range(n_out)]
+        [
+            (
+                [agk.randn((), requires_grad=True) for _ in range(n_in)],
+                agk.zeros((), requires_grad=True),
+            )
+            for _ in range(n_out)
+        ]
         for n_in, n_out in zip(sizes, sizes[1:], strict=False)
     ]
     h = [agk.tensor(0.1 * (i + 1)) for i in range(sizes[0])]

@@ -23,10 +23,13 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(),
-                       reason="no /usr/bin/chromium: run tools/install_browser.sh"),
-    pytest.mark.skipif(importlib.util.find_spec("playwright") is None,
-                       reason="playwright is not installed: run tools/install_browser.sh"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="no /usr/bin/chromium: run tools/install_browser.sh"
+    ),
+    pytest.mark.skipif(
+        importlib.util.find_spec("playwright") is None,
+        reason="playwright is not installed: run tools/install_browser.sh",
+    ),
 ]
 
 COUNTS = {
@@ -41,8 +44,18 @@ COUNTS = {
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     shot = tmp_path_factory.mktemp("browser") / "viz_demo.png"
-    args = [sys.executable, str(CHECK), str(DEMO), str(shot), "--json",
-            "--fail-on-console-error", "--click", "Step ▶", "--click", "Step ▶"]
+    args = [
+        sys.executable,
+        str(CHECK),
+        str(DEMO),
+        str(shot),
+        "--json",
+        "--fail-on-console-error",
+        "--click",
+        "Step ▶",
+        "--click",
+        "Step ▶",
+    ]
     for css in COUNTS:
         args += ["--count", css]
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
@@ -50,8 +63,10 @@ def report(tmp_path_factory):
     try:
         result = json.loads(done.stdout)
     except json.JSONDecodeError:
-        pytest.fail(f"browser_check printed no JSON (exit {done.returncode}):\n"
-                    f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+        pytest.fail(
+            f"browser_check printed no JSON (exit {done.returncode}):\n"
+            f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        )
     result["exit_code"], result["screenshot"] = done.returncode, shot
     return result
 

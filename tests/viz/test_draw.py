@@ -89,7 +89,9 @@ def test_labels_do_not_cover_boxes_or_each_other():
     boxes = drawing.layout.boxes.values()
     rects += [(b.x - b.w / 2, b.top, b.x + b.w / 2, b.bottom) for b in boxes]
     overlaps = [
-        (p, q) for k, p in enumerate(rects) for q in rects[k + 1:]
+        (p, q)
+        for k, p in enumerate(rects)
+        for q in rects[k + 1 :]
         if p[0] < q[2] - 0.5 and q[0] < p[2] - 0.5 and p[1] < q[3] - 0.5 and q[1] < p[3] - 0.5
     ]
     assert overlaps == []

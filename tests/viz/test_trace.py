@@ -40,7 +40,11 @@ def test_diamond_runs_the_shared_node_once_after_both_branches():
     z = y.sin() + y.cos()
     trace = trace_backward(z)
     assert trace.order() == [
-        "AddBackward0", "CosBackward0", "SinBackward0", "ExpBackward0", "AccumulateGrad",
+        "AddBackward0",
+        "CosBackward0",
+        "SinBackward0",
+        "ExpBackward0",
+        "AccumulateGrad",
     ]
     exp_step = trace.steps[3]
     expected = np.cos(np.exp(1.5)) - np.sin(np.exp(1.5))  # both branches, summed
@@ -51,7 +55,11 @@ def test_steps_hold_what_each_node_received_and_sent():
     v = examples.article_002()
     steps = trace_backward(v["e"]).steps
     assert [s.name for s in steps] == [
-        "MulBackward0", "AccumulateGrad", "AddBackward0", "AccumulateGrad", "AccumulateGrad",
+        "MulBackward0",
+        "AccumulateGrad",
+        "AddBackward0",
+        "AccumulateGrad",
+        "AccumulateGrad",
     ]
     assert [g.item() for g in steps[0].grad_outputs] == [1.0]
     assert [g.item() for g in steps[0].grad_inputs] == [4.0, 5.0]

@@ -18,8 +18,7 @@ def check_first_tensor(t) -> None:
 
 def check_first_tensor_is_float(t) -> None:
     """Exercise 1, hidden: written with decimal points, so it is a float tensor."""
-    check_true("t is a floating-point tensor", t.is_floating_point(),
-               hint="write 1.0, not 1")
+    check_true("t is a floating-point tensor", t.is_floating_point(), hint="write 1.0, not 1")
 
 
 def check_slope_by_hand(slope) -> None:
@@ -37,8 +36,11 @@ def check_slope_is_number(slope) -> None:
 def check_predicted_printout(printed) -> None:
     """Exercise 3: the printout of a tensor made by a multiplication."""
     actual = str(tensor(2.0, requires_grad=True) * 3)
-    check_true("the printout", isinstance(printed, str) and printed.strip() == actual,
-               hint="a result of an operation shows its grad_fn, not requires_grad=True")
+    check_true(
+        "the printout",
+        isinstance(printed, str) and printed.strip() == actual,
+        hint="a result of an operation shows its grad_fn, not requires_grad=True",
+    )
 
 
 def check_predicted_printout_is_str(printed) -> None:

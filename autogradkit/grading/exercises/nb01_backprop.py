@@ -22,16 +22,19 @@ def check_chain_rule_by_hand(dloss_ds, ds_dyhat, dyhat_dw, dloss_dw, w: float = 
     check_close("dloss/ds at w = 1", dloss_ds, want[0], hint="compute s = y_hat - y first")
     check_close("ds/dy_hat", ds_dyhat, want[1], hint="how does s change when y_hat grows by 1?")
     check_close("dy_hat/dw", dyhat_dw, want[2], hint="y_hat = w * x")
-    check_close("dloss/dw at w = 1", dloss_dw, want[3],
-                       hint="multiply the three local gradients")
+    check_close("dloss/dw at w = 1", dloss_dw, want[3], hint="multiply the three local gradients")
 
 
 def check_chain_rule_product(dloss_ds, ds_dyhat, dyhat_dw, dloss_dw) -> None:
     """Exercise 1, hidden: the answer is the product of the student's own local gradients."""
     values = (dloss_ds, ds_dyhat, dyhat_dw, dloss_dw)
     check_true("four numbers", all(np.ndim(v) == 0 for v in values), hint="type plain numbers")
-    check_close("chain rule product", dloss_dw, dloss_ds * ds_dyhat * dyhat_dw,
-                       hint="dloss/dw is the product of the three local gradients")
+    check_close(
+        "chain rule product",
+        dloss_dw,
+        dloss_ds * ds_dyhat * dyhat_dw,
+        hint="dloss/dw is the product of the three local gradients",
+    )
 
 
 def _fit_line_reference(x, y, lr: float, epochs: int) -> tuple[float, float]:
@@ -48,10 +51,15 @@ def _check_line(task: str, fit_line, x, y, lr: float, epochs: int) -> None:
     result = fit_line(x, y, lr=lr, epochs=epochs)
     if not (isinstance(result, tuple) and len(result) == 2):
         check_true(task, False, hint="fit_line should return the tuple (w, b)")
-    check_close(task, [float(result[0]), float(result[1])], _fit_line_reference(x, y, lr, epochs),
-                atol=1e-4, rtol=1e-3,
-                hint="dloss/db is the mean of 2 * (y_hat - y) * dy_hat/db; update w and b "
-                     "from the same y_hat")
+    check_close(
+        task,
+        [float(result[0]), float(result[1])],
+        _fit_line_reference(x, y, lr, epochs),
+        atol=1e-4,
+        rtol=1e-3,
+        hint="dloss/db is the mean of 2 * (y_hat - y) * dy_hat/db; update w and b "
+        "from the same y_hat",
+    )
 
 
 def check_fit_line(fit_line) -> None:
@@ -80,8 +88,12 @@ def check_gradient_fixed(gradient_fixed) -> None:
     x = np.array([1, 2, 3, 4], dtype=np.float32)
     y = 2 * x
     for w in (0.0, 1.5):
-        check_close(f"gradient at w = {w}", gradient_fixed(x, y, w * x), _true_gradient(x, y, w),
-                    hint="the gradient of a mean is a mean")
+        check_close(
+            f"gradient at w = {w}",
+            gradient_fixed(x, y, w * x),
+            _true_gradient(x, y, w),
+            hint="the gradient of a mean is a mean",
+        )
 
 
 def check_gradient_fixed_any_size(gradient_fixed) -> None:
@@ -90,9 +102,13 @@ def check_gradient_fixed_any_size(gradient_fixed) -> None:
     for n in (1, 1000):
         x = rng.normal(size=n).astype(np.float32)
         y = (3 * x).astype(np.float32)
-        check_close(f"gradient with {n} examples", gradient_fixed(x, y, 0.5 * x),
-                    _true_gradient(x, y, 0.5), rtol=1e-3,
-                    hint="the result must not grow with the number of examples")
+        check_close(
+            f"gradient with {n} examples",
+            gradient_fixed(x, y, 0.5 * x),
+            _true_gradient(x, y, 0.5),
+            rtol=1e-3,
+            hint="the result must not grow with the number of examples",
+        )
 
 
 def _one_step(lr: float, w: float = 0.0) -> float:
@@ -101,13 +117,20 @@ def _one_step(lr: float, w: float = 0.0) -> float:
 
 def check_prediction_large_lr(w_after_one_step, converges, lr: float = 0.3) -> None:
     """Exercise 4: one update with lr = 0.3, and whether training converges."""
-    check_close("w after one step", w_after_one_step, _one_step(lr),
-                hint="w - lr * dloss/dw, with dloss/dw = -16 at w = 0")
+    check_close(
+        "w after one step",
+        w_after_one_step,
+        _one_step(lr),
+        hint="w - lr * dloss/dw, with dloss/dw = -16 at w = 0",
+    )
     w = 0.0
     for _ in range(50):
         w = _one_step(lr, w)
-    check_true("converges?", bool(converges) == bool(abs(w - 2.0) < 1e-3),
-                      hint="compare the new distance |w - 2| with the old one")
+    check_true(
+        "converges?",
+        bool(converges) == bool(abs(w - 2.0) < 1e-3),
+        hint="compare the new distance |w - 2| with the old one",
+    )
 
 
 def check_prediction_types(w_after_one_step, converges) -> None:

@@ -21,10 +21,13 @@ def check_predicted_reuse(predicted_a_grad, predicted_b_grad) -> None:
     a, b = tensor(2.0, requires_grad=True), tensor(3.0)
     ((a + b) * a).backward()
     require("a.grad", predicted_a_grad is not None, hint="a requires grad, so it gets a number")
-    check_close("a.grad", predicted_a_grad, a.grad,
-                hint="a appears twice: add the gradients along both paths")
-    check_true("b.grad", predicted_b_grad is b.grad,
-               hint="does b ask for a gradient?")
+    check_close(
+        "a.grad",
+        predicted_a_grad,
+        a.grad,
+        hint="a appears twice: add the gradients along both paths",
+    )
+    check_true("b.grad", predicted_b_grad is b.grad, hint="does b ask for a gradient?")
 
 
 def check_predicted_reuse_types(predicted_a_grad, predicted_b_grad) -> None:
@@ -46,10 +49,18 @@ def _reference_w(epochs: int) -> float:
 def _check_train(train_fixed, epochs: int) -> None:
     task = f"train_fixed({epochs})"
     w = train_fixed(epochs)
-    require(task, isinstance(w, Tensor) and w.is_leaf and w.requires_grad,
-            hint="return the leaf w itself")
-    check_close(task, w.detach(), _reference_w(epochs), atol=1e-4,
-                hint="what happens to w.grad between two epochs?")
+    require(
+        task,
+        isinstance(w, Tensor) and w.is_leaf and w.requires_grad,
+        hint="return the leaf w itself",
+    )
+    check_close(
+        task,
+        w.detach(),
+        _reference_w(epochs),
+        atol=1e-4,
+        hint="what happens to w.grad between two epochs?",
+    )
 
 
 def check_train_fixed(train_fixed) -> None:
@@ -72,9 +83,15 @@ def _full_grad(x, y, w_value: float) -> Tensor:
 
 def _check_accumulated(task: str, accumulated_grad, x, y, w_value: float, batch_size: int) -> None:
     got = accumulated_grad(x, y, w_value, batch_size=batch_size)
-    check_close(task, got, _full_grad(x, y, w_value), rtol=1e-4, atol=1e-4,
-                hint="divide each piece's loss by the number of pieces, and do not zero "
-                     "the gradient between pieces")
+    check_close(
+        task,
+        got,
+        _full_grad(x, y, w_value),
+        rtol=1e-4,
+        atol=1e-4,
+        hint="divide each piece's loss by the number of pieces, and do not zero "
+        "the gradient between pieces",
+    )
 
 
 def check_accumulated_grad(accumulated_grad) -> None:
@@ -110,13 +127,18 @@ def check_tracked(tracked) -> None:
     require("tracked", isinstance(tracked, dict), hint='a dict like {"a": True, ...}')
     truth = _tracked()
     wrong = sum(bool(tracked.get(key)) != value for key, value in truth.items())
-    check_true("tracked or not", wrong == 0,
-               hint=f"{wrong} of 4 predictions are wrong: is any input that requires grad "
-                    "taking part while recording is on?")
+    check_true(
+        "tracked or not",
+        wrong == 0,
+        hint=f"{wrong} of 4 predictions are wrong: is any input that requires grad "
+        "taking part while recording is on?",
+    )
 
 
 def check_tracked_keys(tracked) -> None:
     """Exercise 4, hidden: exactly the four keys, with bool values."""
-    check_true("keys a-d with True/False values",
-               sorted(tracked) == ["a", "b", "c", "d"]
-               and all(isinstance(v, (bool, np.bool_)) for v in tracked.values()))
+    check_true(
+        "keys a-d with True/False values",
+        sorted(tracked) == ["a", "b", "c", "d"]
+        and all(isinstance(v, (bool, np.bool_)) for v in tracked.values()),
+    )

@@ -22,10 +22,15 @@ def _weighted_matrix_grads(weights) -> tuple[Tensor, Tensor]:
 def check_predicted_weighted_grads(predicted_x_grad, predicted_y_grad) -> None:
     """Exercise 1: z.backward(gradient=[[0., 1.]])."""
     x_grad, y_grad = _weighted_matrix_grads([[0.0, 1.0]])
-    check_close("x.grad", predicted_x_grad, x_grad,
-                hint="only z[0, 1] counts: which entries of y multiply x?")
-    check_close("y.grad", predicted_y_grad, y_grad,
-                hint="only the second column of y feeds z[0, 1]")
+    check_close(
+        "x.grad",
+        predicted_x_grad,
+        x_grad,
+        hint="only z[0, 1] counts: which entries of y multiply x?",
+    )
+    check_close(
+        "y.grad", predicted_y_grad, y_grad, hint="only the second column of y feeds z[0, 1]"
+    )
 
 
 def check_predicted_shapes(predicted_x_grad, predicted_y_grad) -> None:
@@ -36,20 +41,28 @@ def check_predicted_shapes(predicted_x_grad, predicted_y_grad) -> None:
 
 def check_quantity_grad(quantities, quantity_grad, prices) -> None:
     """Exercise 2: a float leaf holding 1, 4, 2 and the gradient of the total price."""
-    check_true("quantities is a floating-point tensor",
-               isinstance(quantities, Tensor) and quantities.is_floating_point(),
-               hint="integers cannot require gradients")
+    check_true(
+        "quantities is a floating-point tensor",
+        isinstance(quantities, Tensor) and quantities.is_floating_point(),
+        hint="integers cannot require gradients",
+    )
     check_close("the amounts are unchanged", quantities.detach(), [1.0, 4.0, 2.0])
     expected = prices.detach().numpy() if isinstance(prices, Tensor) else prices
-    check_close("quantity_grad", quantity_grad, np.asarray(expected, dtype=np.float64),
-                hint="d total / d quantity_i is the price of item i")
+    check_close(
+        "quantity_grad",
+        quantity_grad,
+        np.asarray(expected, dtype=np.float64),
+        hint="d total / d quantity_i is the price of item i",
+    )
 
 
 def check_quantities_leaf(quantities) -> None:
     """Exercise 2, hidden: the fix keeps quantities a leaf that requires grad."""
-    check_true("quantities is a leaf that requires grad",
-               quantities.is_leaf and quantities.requires_grad,
-               hint="create it as a float tensor with requires_grad=True")
+    check_true(
+        "quantities is a leaf that requires grad",
+        quantities.is_leaf and quantities.requires_grad,
+        hint="create it as a float tensor with requires_grad=True",
+    )
 
 
 def _example_function(t: Tensor) -> Tensor:
@@ -77,10 +90,20 @@ def _jacobian_reference(f, x: Tensor) -> np.ndarray:
 def check_vjp_by_hand(jacobian_by_hand, vjp_by_hand) -> None:
     """Exercise 3: J and vᵀJ for y = (x0*x1, x0 + 3*x1) at x = (2, 1), v = (1, 2)."""
     jac = _jacobian_reference(_example_function, _f64([2.0, 1.0]))
-    check_close("the Jacobian", jacobian_by_hand, jac, atol=1e-4,
-                hint="row i holds the derivatives of y_i with respect to x0 and x1")
-    check_close("vᵀJ", vjp_by_hand, np.array([1.0, 2.0]) @ jac, atol=1e-4,
-                hint="entry j is sum_i v_i * J[i, j]")
+    check_close(
+        "the Jacobian",
+        jacobian_by_hand,
+        jac,
+        atol=1e-4,
+        hint="row i holds the derivatives of y_i with respect to x0 and x1",
+    )
+    check_close(
+        "vᵀJ",
+        vjp_by_hand,
+        np.array([1.0, 2.0]) @ jac,
+        atol=1e-4,
+        hint="entry j is sum_i v_i * J[i, j]",
+    )
 
 
 def check_vjp_consistent(jacobian_by_hand, vjp_by_hand) -> None:
@@ -95,15 +118,21 @@ def _check_one(task: str, jacobian, f, x: Tensor) -> None:
     before = x.detach().numpy().copy()
     result = jacobian(f, x)
     require(task, isinstance(result, Tensor), hint="return a tensor: stack the rows with agk.stack")
-    check_close(task, result, _jacobian_reference(f, x), atol=1e-3, rtol=1e-3,
-                hint="row i comes from a backward pass with the one-hot vector e_i; "
-                     "clear .grad between rows")
+    check_close(
+        task,
+        result,
+        _jacobian_reference(f, x),
+        atol=1e-3,
+        rtol=1e-3,
+        hint="row i comes from a backward pass with the one-hot vector e_i; "
+        "clear .grad between rows",
+    )
     require(task, np.array_equal(x.detach().numpy(), before), hint="do not change x itself")
 
 
 def check_jacobian(jacobian) -> None:
     """Exercise 4: the notebook's two functions."""
-    _check_one("Jacobian of x ** 2", jacobian, lambda t: t ** 2, _f64([1.0, 2.0, 3.0]))
+    _check_one("Jacobian of x ** 2", jacobian, lambda t: t**2, _f64([1.0, 2.0, 3.0]))
     _check_one("Jacobian of (x0*x1, x0 + 3*x1)", jacobian, _example_function, _f64([2.0, 1.0]))
 
 

@@ -16,9 +16,11 @@ def check_init_weights(init_weights) -> None:
     require("init_weights", isinstance(w, Tensor), hint="return the tensor w")
     check_shapes("shape of w", w, (4,))
     check_close("values of w", w.detach(), np.full(4, 0.25))
-    check_true("w is a leaf that requires grad, with no grad_fn",
-               w.is_leaf and w.requires_grad and w.grad_fn is None,
-               hint="change the values inside agk.no_grad() instead of rebuilding w")
+    check_true(
+        "w is a leaf that requires grad, with no grad_fn",
+        w.is_leaf and w.requires_grad and w.grad_fn is None,
+        hint="change the values inside agk.no_grad() instead of rebuilding w",
+    )
 
 
 def check_init_weights_trainable(init_weights) -> None:
@@ -41,10 +43,14 @@ def _version_story() -> Tensor:
 def check_predicted_version(predicted_values, predicted_version) -> None:
     """Exercise 2: values and version of t after add_, mul_, detach().add_, data.add_."""
     t = _version_story()
-    check_close("values of t", predicted_values, t,
-                hint="all four operations write into the same storage")
-    check_true("t._version", predicted_version == t._version,
-               hint="which of the four operations share t's version counter?")
+    check_close(
+        "values of t", predicted_values, t, hint="all four operations write into the same storage"
+    )
+    check_true(
+        "t._version",
+        predicted_version == t._version,
+        hint="which of the four operations share t's version counter?",
+    )
 
 
 def check_predicted_version_type(predicted_version) -> None:
@@ -93,16 +99,21 @@ def check_which_raise(raises) -> None:
     require("raises", isinstance(raises, dict), hint='a dict like {"a": True, ...}')
     truth = {key: _raises(snippet) for key, snippet in _snippets().items()}
     wrong = sum(bool(raises.get(key)) != value for key, value in truth.items())
-    check_true("which snippets raise", wrong == 0,
-               hint=f"{wrong} of 4 predictions are wrong: for each, ask which tensors were "
-                    "saved for backward and whose version counter changed")
+    check_true(
+        "which snippets raise",
+        wrong == 0,
+        hint=f"{wrong} of 4 predictions are wrong: for each, ask which tensors were "
+        "saved for backward and whose version counter changed",
+    )
 
 
 def check_which_raise_keys(raises) -> None:
     """Exercise 3, hidden: exactly the four keys, with bool values."""
-    check_true("keys a-d with True/False values",
-               sorted(raises) == ["a", "b", "c", "d"]
-               and all(isinstance(v, (bool, np.bool_)) for v in raises.values()))
+    check_true(
+        "keys a-d with True/False values",
+        sorted(raises) == ["a", "b", "c", "d"]
+        and all(isinstance(v, (bool, np.bool_)) for v in raises.values()),
+    )
 
 
 def check_sgd_step(sgd_step) -> None:
@@ -112,9 +123,11 @@ def check_sgd_step(sgd_step) -> None:
     result = sgd_step(w, 0.1)
     require("sgd_step", result is None, hint="update w in place and return nothing")
     check_close("w after one step", w.detach(), [0.8, -1.6], hint="w - lr * w.grad")
-    check_true("w is still a leaf that requires grad",
-               w.is_leaf and w.requires_grad and w.grad_fn is None,
-               hint="update inside agk.no_grad()")
+    check_true(
+        "w is still a leaf that requires grad",
+        w.is_leaf and w.requires_grad and w.grad_fn is None,
+        hint="update inside agk.no_grad()",
+    )
     check_true("w.grad is None afterwards", w.grad is None, hint="set w.grad = None")
 
 

@@ -27,9 +27,11 @@ def _levels() -> tuple[list, list, list]:
 def check_predicted_levels(level_1, level_2, level_3) -> None:
     """Exercise 1: class names three levels deep in y = (p * q).exp() + r."""
     want = _levels()
-    hints = ("what did the last operation, +, receive as inputs?",
-             "which operation produced the input of exp?",
-             "q does not require grad")
+    hints = (
+        "what did the last operation, +, receive as inputs?",
+        "which operation produced the input of exp?",
+        "q does not require grad",
+    )
     levels = zip((level_1, level_2, level_3), want, hints, strict=True)
     for number, (got, expected, hint) in enumerate(levels, 1):
         check_true(f"level {number}", list(got) == expected, hint=hint)
@@ -51,8 +53,11 @@ def _same_leaves(task: str, found, expected: list) -> None:
     require(task, isinstance(found, (list, tuple)), hint="return a list of tensors")
     ids = [id(t) for t in found]
     require(task, len(ids) == len(set(ids)), hint="each leaf must appear only once")
-    check_true(task, set(ids) == {id(t) for t in expected},
-               hint="return the leaf tensors themselves (node.variable), all of them")
+    check_true(
+        task,
+        set(ids) == {id(t) for t in expected},
+        hint="return the leaf tensors themselves (node.variable), all of them",
+    )
 
 
 def check_find_leaves(find_leaves) -> None:
@@ -82,12 +87,16 @@ def check_cube(cube) -> None:
     x = tensor([1.0, 2.0, -0.5], requires_grad=True)
     y = cube.apply(x)
     check_close("Cube forward", y.detach(), np.array([1.0, 8.0, -0.125]))
-    check_true("the node is CubeBackward", type(y.grad_fn).__name__ == "CubeBackward",
-               hint="call it through Cube.apply(x)")
+    check_true(
+        "the node is CubeBackward",
+        type(y.grad_fn).__name__ == "CubeBackward",
+        hint="call it through Cube.apply(x)",
+    )
     (y * tensor([1.0, 0.5, 2.0])).sum().backward()
     expected = 3 * np.array([1.0, 4.0, 0.25]) * np.array([1.0, 0.5, 2.0])
-    check_gradients("Cube backward", {"x": x}, {"x": expected},
-                    hint="grad_output times the derivative of x³")
+    check_gradients(
+        "Cube backward", {"x": x}, {"x": expected}, hint="grad_output times the derivative of x³"
+    )
 
 
 def check_cube_gradcheck(cube) -> None:
@@ -108,5 +117,8 @@ def check_add_mul_by_hand(a_grad, b_grad, d_grad) -> None:
 
 def check_add_mul_numbers(a_grad, b_grad, d_grad) -> None:
     """Exercise 4, hidden: plain numbers."""
-    check_true("three numbers", all(np.ndim(v) == 0 for v in (a_grad, b_grad, d_grad)),
-               hint="type plain numbers")
+    check_true(
+        "three numbers",
+        all(np.ndim(v) == 0 for v in (a_grad, b_grad, d_grad)),
+        hint="type plain numbers",
+    )

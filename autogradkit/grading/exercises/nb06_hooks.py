@@ -20,10 +20,12 @@ def check_predicted_hooks(printed_by_a, final_x_grad) -> None:
     y.register_hook(lambda grad: seen.append(grad.clone()))
     y.register_hook(lambda grad: grad * 10)
     y.sum().backward()
-    check_close("what hook A prints", printed_by_a, seen[0],
-                hint="hook A runs first: what is d(sum)/dy?")
-    check_close("x.grad", final_x_grad, x.grad,
-                hint="hook B's result flows on to x, through y = 3x")
+    check_close(
+        "what hook A prints", printed_by_a, seen[0], hint="hook A runs first: what is d(sum)/dy?"
+    )
+    check_close(
+        "x.grad", final_x_grad, x.grad, hint="hook B's result flows on to x, through y = 3x"
+    )
 
 
 def check_predicted_hooks_shapes(printed_by_a, final_x_grad) -> None:
@@ -32,11 +34,18 @@ def check_predicted_hooks_shapes(printed_by_a, final_x_grad) -> None:
 
 
 def _check_captured(task: str, captured, expected: dict) -> None:
-    require(task, isinstance(captured, dict) and set(captured) == set(expected),
-            hint="return a dict with one entry per name")
+    require(
+        task,
+        isinstance(captured, dict) and set(captured) == set(expected),
+        hint="return a dict with one entry per name",
+    )
     for name, want in expected.items():
-        check_close(f"{task}: {name}", captured[name], want,
-                    hint="store grad.clone() in the hook and return None")
+        check_close(
+            f"{task}: {name}",
+            captured[name],
+            want,
+            hint="store grad.clone() in the hook and return None",
+        )
 
 
 def check_capture_grads(capture_grads) -> None:
@@ -44,8 +53,7 @@ def check_capture_grads(capture_grads) -> None:
     x = tensor([1.0, 2.0], requires_grad=True)
     y = x * 2
     z = y.mean()
-    _check_captured("mean example", capture_grads({"y": y, "z": z}, z),
-                    {"y": [0.5, 0.5], "z": 1.0})
+    _check_captured("mean example", capture_grads({"y": y, "z": z}, z), {"y": [0.5, 0.5], "z": 1.0})
     check_close("x.grad is unchanged by your hooks", x.grad, [1.0, 1.0])
 
 
@@ -58,8 +66,7 @@ def check_capture_grads_other_graph(capture_grads) -> None:
     hn = np.tanh(np.array([0.5, -1.0, 2.0]))
     expected = {"u": [1.0, 2.0, 3.0], "h": 2 * hn * np.array([1.0, 2.0, 3.0])}
     _check_captured("tanh chain", capture_grads({"h": h, "u": u}, loss), expected)
-    check_close("x.grad is unchanged by your hooks", x.grad,
-                expected["h"] * (1 - hn**2), rtol=1e-4)
+    check_close("x.grad is unchanged by your hooks", x.grad, expected["h"] * (1 - hn**2), rtol=1e-4)
 
 
 class _Quarter(Module):
@@ -82,14 +89,20 @@ def check_input_grad(inp, input_grad) -> None:
     x = tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
     linear, quarter = _reference_net()
     quarter(linear(x)).sum().backward()
-    check_close("input_grad", input_grad, x.grad,
-                hint="the gradient lands in the leaf: make inp itself the leaf")
+    check_close(
+        "input_grad",
+        input_grad,
+        x.grad,
+        hint="the gradient lands in the leaf: make inp itself the leaf",
+    )
 
 
 def check_input_is_float32_leaf(inp) -> None:
     """Exercise 3, hidden: a float32 leaf that requires grad."""
-    check_true("inp is a float32 leaf that requires grad",
-               inp.is_leaf and inp.requires_grad and str(inp.dtype) == "autogradkit.float32")
+    check_true(
+        "inp is a float32 leaf that requires grad",
+        inp.is_leaf and inp.requires_grad and str(inp.dtype) == "autogradkit.float32",
+    )
 
 
 def check_linear_by_hand(result_by_hand, weight_grad_by_hand, bias_grad_by_hand) -> None:
@@ -98,10 +111,15 @@ def check_linear_by_hand(result_by_hand, weight_grad_by_hand, bias_grad_by_hand)
     out = quarter(linear(tensor([2.0, 0.0, 1.0, 1.0])))
     out.sum().backward()
     check_close("result", result_by_hand, out.detach().sum(), hint="(w · x + b) / 4")
-    check_close("weight gradient", np.ravel(weight_grad_by_hand), linear.weight.grad.reshape(-1),
-                hint="d result / d w_i = x_i / 4")
-    check_close("bias gradient", bias_grad_by_hand, linear.bias.grad.sum(),
-                hint="d result / d b = 1 / 4")
+    check_close(
+        "weight gradient",
+        np.ravel(weight_grad_by_hand),
+        linear.weight.grad.reshape(-1),
+        hint="d result / d w_i = x_i / 4",
+    )
+    check_close(
+        "bias gradient", bias_grad_by_hand, linear.bias.grad.sum(), hint="d result / d b = 1 / 4"
+    )
 
 
 def check_linear_by_hand_shapes(weight_grad_by_hand) -> None:
