@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import base64
+import json
+import re
+import struct
 from pathlib import Path
 
 import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+SANITIZE_FILE = ROOT / "tests" / "nbval_sanitize.cfg"
+IMAGE_TYPES = ("image/png", "image/jpeg")
 COURSE = ROOT / "notebooks"
 ASSIGNMENTS = sorted(p.name for p in (COURSE / "source").iterdir() if p.is_dir())
 
@@ -27,3 +33,49 @@ def read(path: Path):
 @pytest.fixture(params=ASSIGNMENTS)
 def assignment(request) -> str:
     return request.param
+
+
+def sanitize_rules(path: Path = SANITIZE_FILE) -> list[tuple[re.Pattern, str]]:
+    """The ``regex:``/``replace:`` pairs of nbval's sanitize file, read as nbval reads them."""
+    pairs = re.findall(r"^regex: (.*)$\n^replace: (.*)$", path.read_text(), flags=re.MULTILINE)
+    return [(re.compile(regex), replace) for regex, replace in pairs]
+
+
+def image_summary(mime: str, data: str) -> dict:
+    """What a person compares in a figure: its type and pixel size, never its bytes."""
+    summary = {"type": mime}
+    if mime == "image/png":
+        data = "".join(data) if isinstance(data, list) else data
+        header = base64.b64decode(data[:64])  # the IHDR chunk holds width and height
+        summary["size"] = struct.unpack(">II", header[16:24])
+    return summary
+
+
+def comparable(path: Path) -> dict:
+    """The notebook as nbval compares it, so two machines agree on what must agree.
+
+    Text outputs pass through the sanitize rules; images count by type and pixel size (their
+    bytes differ with the CPU's BLAS kernel); tracebacks are dropped (their frames carry line
+    numbers of the library) and so are the outputs of ``NBVAL_IGNORE_OUTPUT`` cells.
+    """
+    rules = sanitize_rules()
+
+    def clean(text):
+        text = "".join(text) if isinstance(text, list) else text
+        for regex, replace in rules:
+            text = regex.sub(replace, text)
+        return text
+
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "code" and "# NBVAL_IGNORE_OUTPUT" in source.splitlines():
+            cell["outputs"] = []
+        for output in cell.get("outputs", []):
+            output.pop("traceback", None)
+            if "text" in output:
+                output["text"] = clean(output["text"])
+            for mime, data in output.get("data", {}).items():
+                is_image = mime in IMAGE_TYPES
+                output["data"][mime] = image_summary(mime, data) if is_image else clean(data)
+    return nb

@@ -17,7 +17,7 @@ import pytest
 
 from autogradkit.grading import cli
 
-from .conftest import ASSIGNMENTS, COURSE, read, release_path, source_path
+from .conftest import ASSIGNMENTS, COURSE, comparable, read, release_path, source_path
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
@@ -43,8 +43,19 @@ def gradebook(fresh_course):
             folder.mkdir(parents=True)
             shutil.copy(notebook, folder / notebook.name)
         report = fresh_course / f"report-{name}.json"
-        argv = ["grade", str(submitted), "--assignment", name, "--course", str(fresh_course),
-                "-j", "2", "--report", str(report), "--no-progress"]
+        argv = [
+            "grade",
+            str(submitted),
+            "--assignment",
+            name,
+            "--course",
+            str(fresh_course),
+            "-j",
+            "2",
+            "--report",
+            str(report),
+            "--no-progress",
+        ]
         assert cli.main(argv) == 0
         for row in json.loads(report.read_text(encoding="utf-8"))["rows"]:
             rows[name, row["student"]] = row
@@ -52,38 +63,31 @@ def gradebook(fresh_course):
 
 
 def _points(name: str) -> float:
-    return sum(c.metadata["nbgrader"]["points"] for c in read(source_path(name)).cells
-               if c.metadata.get("nbgrader", {}).get("grade"))
+    return sum(
+        c.metadata["nbgrader"]["points"]
+        for c in read(source_path(name)).cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    )
 
 
 def test_release_writes_exactly_the_committed_files(fresh_course):
-    fresh = sorted(p.relative_to(fresh_course / "release")
-                   for p in (fresh_course / "release").rglob("*") if p.is_file())
-    committed = sorted(p.relative_to(COURSE / "release")
-                       for p in (COURSE / "release").rglob("*") if p.is_file())
+    fresh = sorted(
+        p.relative_to(fresh_course / "release")
+        for p in (fresh_course / "release").rglob("*")
+        if p.is_file()
+    )
+    committed = sorted(
+        p.relative_to(COURSE / "release") for p in (COURSE / "release").rglob("*") if p.is_file()
+    )
     assert fresh == committed
-
-
-def _comparable(path) -> dict:
-    """The notebook as JSON, minus what nbval does not compare either: the outputs of
-    NBVAL_IGNORE_OUTPUT cells (timings, different on every run by design) and error
-    tracebacks (their frames carry library line numbers, which move with every edit; the
-    error's name and message are still compared)."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    for cell in nb["cells"]:
-        source = "".join(cell["source"])
-        if cell["cell_type"] == "code" and "# NBVAL_IGNORE_OUTPUT" in source.splitlines():
-            cell["outputs"] = []
-        for output in cell.get("outputs", []):
-            output.pop("traceback", None)
-    return nb
 
 
 @pytest.mark.parametrize("name", ASSIGNMENTS)
 def test_release_copy_equals_a_fresh_release(fresh_course, name):
     fresh = fresh_course / "release" / name / f"{name}.ipynb"
-    assert _comparable(fresh) == _comparable(release_path(name)), (
-        "notebooks/release is stale: run `python -m autogradkit release --course notebooks`")
+    assert comparable(fresh) == comparable(release_path(name)), (
+        "notebooks/release is stale: run `python -m autogradkit release --course notebooks`"
+    )
 
 
 @pytest.mark.parametrize("name", ASSIGNMENTS)

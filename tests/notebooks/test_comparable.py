@@ -1,0 +1,58 @@
+"""The drift test's notion of "the same notebook": what a person would compare, on any CPU."""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+import zlib
+
+from .conftest import comparable
+
+
+def _png(width: int, height: int, shade: int) -> str:
+    """A grey PNG of the given size; ``shade`` changes its bytes, not its size."""
+    row = b"\x00" + bytes([shade]) * width
+    body = zlib.compress(row * height)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data)
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", body) + chunk(b"IEND", b"")
+    return base64.b64encode(png).decode()
+
+
+def _notebook(tmp_path, name: str, outputs: list) -> object:
+    cell = {"cell_type": "code", "source": ["x"], "metadata": {}, "outputs": outputs}
+    path = tmp_path / f"{name}.ipynb"
+    path.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4}))
+    return comparable(path)
+
+
+def _figure(png: str) -> dict:
+    return {"output_type": "display_data", "data": {"image/png": png, "text/plain": "<Figure>"}}
+
+
+def test_a_figure_with_other_pixels_but_the_same_size_is_the_same(tmp_path):
+    ours = _notebook(tmp_path, "a", [_figure(_png(40, 30, 10))])
+    theirs = _notebook(tmp_path, "b", [_figure(_png(40, 30, 200))])
+    assert _png(40, 30, 10) != _png(40, 30, 200)
+    assert ours == theirs
+
+
+def test_a_figure_of_another_size_or_a_missing_one_differs(tmp_path):
+    ours = _notebook(tmp_path, "a", [_figure(_png(40, 30, 10))])
+    assert ours != _notebook(tmp_path, "b", [_figure(_png(41, 30, 10))])
+    assert ours != _notebook(tmp_path, "c", [])
+
+
+def test_text_is_compared_after_the_nbval_sanitize_rules(tmp_path):
+    def printed(text):
+        return [{"output_type": "stream", "name": "stdout", "text": text}]
+
+    at_one_address = _notebook(tmp_path, "a", printed("<Node at 0x7f3a9c1d2e50>\n"))
+    at_another = _notebook(tmp_path, "b", printed("<Node at 0x7f0000000010>\n"))
+    assert at_one_address == at_another
+    assert at_one_address != _notebook(tmp_path, "c", printed("tensor(6.0001)\n"))
