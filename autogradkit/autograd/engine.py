@@ -1,9 +1,9 @@
 """The engine: runs the backward graph from the outputs back to the leaves, iteratively.
 
-1. Seed each output with its gradient.  2. Count, for every reachable node, how many
-consumers will send it a gradient.  3. Run nodes whose count reached zero (latest-created
-first, as PyTorch does), reduce each gradient to its input's shape, and pass it on.
-4. Free saved tensors unless ``retain_graph``. No recursion: a 100,000-op chain is fine.
+1. Seed each output with its gradient.  2. Count, for every reachable node, how many consumers
+will send it a gradient.  3. Run nodes whose count reached zero (latest-created first, as
+PyTorch does), reduce each gradient to its input's shape, pass it on.  4. Free saved tensors
+unless ``retain_graph``. No recursion: a 100,000-op chain is fine.
 """
 
 from __future__ import annotations
@@ -27,12 +27,11 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
     nodes = [node for node, _ in roots]
     needed = None if targets is None else _nodes_leading_to(nodes, {n for n, _ in targets})
     dependencies = _count_dependencies(nodes, needed)
-    pending: dict = {}
+    pending, captured = {}, {}  # gradients on their way; gradients that reached a target
     for (node, nr), g in zip(roots, grads):
         _add_into(pending, node, nr, g)
     ready = [(n._priority, n) for n in dict.fromkeys(nodes) if not dependencies.get(n)]
     heapq.heapify(ready)
-    captured: dict = {}
     anomaly = anomaly_mode._mode["enabled"]
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
@@ -43,14 +42,12 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
             skip = needed is not None and not _should_run(node, needed, targets)
             if grad_outputs is None or skip:
                 grad_inputs = (None,) * len(node.next_functions)
+            elif anomaly:
+                grad_inputs = _run_node_with_anomaly_checks(node, grad_outputs)
             else:
-                grad_inputs = (
-                    _run_node_with_anomaly_checks(node, grad_outputs)
-                    if anomaly
-                    else node._backward(grad_outputs)
-                )
-                if not retain_graph and node._saved:
-                    node._release_saved()
+                grad_inputs = node._backward(grad_outputs)
+            if node._saved and not retain_graph and grad_outputs is not None and not skip:
+                node._release_saved()
             _send(node, grad_inputs, pending, dependencies, needed, ready)
     return captured
 
@@ -136,8 +133,7 @@ def _nodes_leading_to(roots, target_nodes) -> set:
 
 
 def _should_run(node, needed, targets) -> bool:
-    """With targets, an AccumulateGrad runs only if its target says so (backward(inputs=)
-    but not autograd.grad), any other node only when a needed node lies below it."""
+    """With targets: an AccumulateGrad runs as its target says, another node if it leads to one."""
     if not node.next_functions:
         return targets.get((node, 0), False)
     return any(child in needed for child, _ in node.next_functions if child is not None)

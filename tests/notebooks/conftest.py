@@ -14,6 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SANITIZE_FILE = ROOT / "tests" / "nbval_sanitize.cfg"
 IMAGE_TYPES = ("image/png", "image/jpeg")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # random model ids; nbval skips it
 COURSE = ROOT / "notebooks"
 ASSIGNMENTS = sorted(p.name for p in (COURSE / "source").iterdir() if p.is_dir())
 
@@ -55,8 +56,10 @@ def comparable(path: Path) -> dict:
     """The notebook as nbval compares it, so two machines agree on what must agree.
 
     Text outputs pass through the sanitize rules; images count by type and pixel size (their
-    bytes differ with the CPU's BLAS kernel); tracebacks are dropped (their frames carry line
-    numbers of the library) and so are the outputs of ``NBVAL_IGNORE_OUTPUT`` cells.
+    bytes differ with the CPU's BLAS kernel); widget views (random model ids) and tracebacks
+    (their frames carry the library's line numbers) are dropped, and so are the outputs of
+    ``NBVAL_IGNORE_OUTPUT`` cells. Widget state in the notebook's metadata is compared, its
+    figures too by type and size.
     """
     rules = sanitize_rules()
 
@@ -75,7 +78,20 @@ def comparable(path: Path) -> dict:
             output.pop("traceback", None)
             if "text" in output:
                 output["text"] = clean(output["text"])
+            output.get("data", {}).pop(WIDGET_VIEW, None)
             for mime, data in output.get("data", {}).items():
-                is_image = mime in IMAGE_TYPES
-                output["data"][mime] = image_summary(mime, data) if is_image else clean(data)
-    return nb
+                if isinstance(data, (str, list)) and mime not in IMAGE_TYPES:
+                    output["data"][mime] = clean(data)
+    return _summarise_images(nb)
+
+
+def _summarise_images(value):
+    """Every image in the notebook, the cells' and the Output widgets' alike, as its summary."""
+    if isinstance(value, list):
+        return [_summarise_images(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    return {
+        key: image_summary(key, item) if key in IMAGE_TYPES else _summarise_images(item)
+        for key, item in value.items()
+    }

@@ -24,10 +24,10 @@ def _png(width: int, height: int, shade: int) -> str:
     return base64.b64encode(png).decode()
 
 
-def _notebook(tmp_path, name: str, outputs: list) -> object:
+def _notebook(tmp_path, name: str, outputs: list, metadata: dict | None = None) -> object:
     cell = {"cell_type": "code", "source": ["x"], "metadata": {}, "outputs": outputs}
     path = tmp_path / f"{name}.ipynb"
-    path.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4}))
+    path.write_text(json.dumps({"cells": [cell], "metadata": metadata or {}, "nbformat": 4}))
     return comparable(path)
 
 
@@ -56,3 +56,13 @@ def test_text_is_compared_after_the_nbval_sanitize_rules(tmp_path):
     at_another = _notebook(tmp_path, "b", printed("<Node at 0x7f0000000010>\n"))
     assert at_one_address == at_another
     assert at_one_address != _notebook(tmp_path, "c", printed("tensor(6.0001)\n"))
+
+
+def test_figures_kept_in_an_output_widget_state_compare_by_size_too(tmp_path):
+    def widget_state(png):
+        state = {"model": {"state": {"outputs": [_figure(png)]}}}
+        return {"widgets": {"application/vnd.jupyter.widget-state+json": {"state": state}}}
+
+    ours = _notebook(tmp_path, "a", [], widget_state(_png(40, 30, 10)))
+    assert ours == _notebook(tmp_path, "b", [], widget_state(_png(40, 30, 99)))
+    assert ours != _notebook(tmp_path, "c", [], widget_state(_png(30, 40, 10)))
