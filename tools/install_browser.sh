@@ -18,7 +18,8 @@ else
     SUDO="sudo"
   fi
   $SUDO apt-get update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y chromium  # the verified recipe (jupyter.md)
+  # --no-install-recommends: chromium alone, not the ~115 desktop packages it recommends
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends chromium
 fi
 
 if "$VENV/bin/python" -c "import playwright" 2>/dev/null; then

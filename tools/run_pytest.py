@@ -1,22 +1,80 @@
-"""Run pytest and turn "no tests collected" (exit 5) into a loud failure.
+"""Run pytest, and fail loudly on what would otherwise pass in silence.
 
-An empty selection must never pass CI silently, so this wrapper prints why and exits 1.
+- "No tests collected" (pytest's exit 5) is an error: an empty selection never passes.
+- Every skip is listed at the end, grouped by reason. With ``--allowed-skips FILE`` (as
+  ``.ci/run`` asks), a skip whose reason matches no line of FILE fails the run.
+
+Usage: ``python tools/run_pytest.py [--allowed-skips FILE] PYTEST_ARGS...``
 """
 
 from __future__ import annotations
 
+import re
 import sys
+from collections import Counter
+from pathlib import Path
 
 import pytest
 
 NO_TESTS_COLLECTED = 5
 
 
+def read_allowed(path: Path) -> list[re.Pattern]:
+    """One regular expression per line, matched against the start of a skip's reason.
+
+    Blank lines and ``#`` comments are ignored, so each pattern can say why it is allowed.
+    """
+    patterns = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            patterns.append(re.compile(line))
+    return patterns
+
+
+class SkipReport:
+    """A pytest plugin that counts skips by reason and judges them against an allow-list."""
+
+    def __init__(self, allowed: list[re.Pattern] | None):
+        self.allowed = allowed
+        self.reasons: Counter[str] = Counter()
+
+    def pytest_runtest_logreport(self, report):
+        if report.skipped and not hasattr(report, "wasxfail"):
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else "skipped"
+            self.reasons[reason.removeprefix("Skipped: ")] += 1
+
+    def unexpected(self) -> list[str]:
+        if self.allowed is None:
+            return []
+        return [r for r in self.reasons if not any(p.match(r) for p in self.allowed)]
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if not self.reasons:
+            return
+        unexpected = set(self.unexpected())
+        terminalreporter.section("skips by reason")
+        for reason, count in self.reasons.most_common():
+            mark = "  NOT ALLOWED" if reason in unexpected else ""
+            terminalreporter.write_line(f"{count:5d}  {reason}{mark}")
+
+    def pytest_sessionfinish(self, session):
+        if self.unexpected() and session.exitstatus == 0:
+            session.exitstatus = 1
+
+
 def main(argv: list[str]) -> int:
-    code = int(pytest.main(argv))
+    allowed = None
+    if argv[:1] == ["--allowed-skips"]:
+        allowed, argv = read_allowed(Path(argv[1])), argv[2:]
+    skips = SkipReport(allowed)
+    code = int(pytest.main(argv, plugins=[skips]))
     if code == NO_TESTS_COLLECTED:
         print(f"error: pytest collected no tests for: {' '.join(argv)}", file=sys.stderr)
         return 1
+    if skips.unexpected():
+        print("error: tests skipped for reasons outside the allow-list", file=sys.stderr)
+        return code or 1
     return code
 
 

@@ -1,0 +1,100 @@
+"""``make test``: lint, unit tests and nbval, each run whatever the others did.
+
+A failing stage never hides another one: every stage runs, each gets one summary line, and
+the exit code is non-zero when any stage failed. The last line totals the tests of all
+stages as ``total: N passed, N failed, N skipped``.
+
+Usage: ``python tools/test_stages.py [--allowed-skips FILE] [STAGE ...]``
+(stages: lint, unit, notebooks; all of them by default).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+LINTED = ["autogradkit", "tests", "tools", "benchmarks"]
+NBVAL = [
+    "-p",
+    "no:hypothesispytest",
+    "--nbval",
+    "--nbval-current-env",
+    "--nbval-sanitize-with",
+    "tests/nbval_sanitize.cfg",
+    "--nbval-cell-timeout",
+    "120",
+]
+NOTEBOOK_FOLDERS = ("notebooks/source", "notebooks/release", "notebooks/demos")
+COUNT = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)\b")
+
+
+def notebooks() -> list[str]:
+    found = (p for folder in NOTEBOOK_FOLDERS for p in (ROOT / folder).rglob("*.ipynb"))
+    return sorted(str(p.relative_to(ROOT)) for p in found if ".ipynb_checkpoints" not in p.parts)
+
+
+def commands(stage: str, allowed_skips: list[str]) -> list[list[str]]:
+    pytest = [PY, "tools/run_pytest.py", *allowed_skips, "-q"]
+    if stage == "lint":
+        ruff = [PY, "-m", "ruff"]
+        return [[*ruff, "check", *LINTED], [*ruff, "format", "--check", *LINTED]]
+    if stage == "unit":
+        return [[*pytest, "tests", "autogradkit", "--doctest-modules"]]
+    if stage == "notebooks":
+        return [[*pytest, *NBVAL, *notebooks()]]
+    raise SystemExit(f"unknown stage {stage!r}: choose from lint, unit, notebooks")
+
+
+def run(command: list[str]) -> tuple[int, str]:
+    """Run ``command`` from the project root, echoing its output; return code and last lines."""
+    tail: list[str] = []
+    with subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as proc:
+        for line in proc.stdout:
+            print(line, end="", flush=True)
+            tail = (tail + [line])[-5:]
+    return proc.returncode, "".join(tail)
+
+
+def counts(output: str) -> dict[str, int]:
+    """pytest's closing tallies, e.g. ``{'passed': 12, 'failed': 1}`` ("error" as failed)."""
+    found: dict[str, int] = {}
+    for number, word in COUNT.findall(output):
+        key = "failed" if word.startswith("error") or word == "xpassed" else word
+        found[key] = found.get(key, 0) + int(number)
+    return found
+
+
+def main(argv: list[str]) -> int:
+    allowed_skips = argv[:2] if argv[:1] == ["--allowed-skips"] else []
+    stages = argv[len(allowed_skips) :] or ["lint", "unit", "notebooks"]
+    summary, total, failed_stages = [], {"passed": 0, "failed": 0, "skipped": 0}, 0
+    for stage in stages:
+        start, codes, tally = time.monotonic(), [], {}
+        for command in commands(stage, allowed_skips):
+            code, tail = run(command)
+            codes.append(code)
+            for key, number in counts(tail).items():
+                tally[key] = tally.get(key, 0) + number
+        ok = not any(codes)
+        failed_stages += not ok
+        for key in total:
+            total[key] += tally.get(key, 0)
+        what = ", ".join(f"{n} {k}" for k, n in tally.items()) or ("clean" if ok else "failed")
+        seconds = time.monotonic() - start
+        summary.append(f"stage {stage:10} {'ok' if ok else 'FAILED':7} {what} ({seconds:.0f} s)")
+    print("\n" + "\n".join(summary))
+    if failed_stages and not total["failed"]:
+        total["failed"] = failed_stages  # a stage that failed without a failed test still counts
+    print(f"total: {total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped")
+    return 1 if failed_stages else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
