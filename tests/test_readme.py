@@ -1,0 +1,77 @@
+"""Every shell command of the README's instructor section works as written.
+
+Each fenced ``bash`` line of "For instructors" runs, in order, in a scratch copy of the project
+whose course holds one assignment and one student's submission. The copy borrows this
+checkout's ``.venv`` (links to its contents, with fresh install stamps), so nothing is installed
+and the real course is never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSIGNMENT = "01_backprop_by_hand"
+
+pytestmark = [pytest.mark.notebook, pytest.mark.slow]
+
+
+def instructor_commands(readme: str) -> list[str]:
+    """The command lines of the ```bash blocks under "## For instructors" (comments dropped)."""
+    section = readme.split("## For instructors", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```bash\n(.*?)```", section, flags=re.DOTALL)
+    lines = (line.split("#", 1)[0].strip() for block in blocks for line in block.splitlines())
+    return [line for line in lines if line]
+
+
+@pytest.fixture
+def scratch_project(tmp_path) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy2(ROOT / name, project / name)
+    venv, real_venv = project / ".venv", Path(sys.prefix)
+    venv.mkdir()
+    for entry in real_venv.iterdir():
+        if not entry.name.startswith("."):
+            (venv / entry.name).symlink_to(entry)
+    for stamp in (".installed-lab", ".installed-test"):
+        (venv / stamp).touch()  # newer than the copied pyproject.toml: make installs nothing
+    source = ROOT / "notebooks" / "source" / ASSIGNMENT
+    shutil.copytree(source, project / "notebooks" / "source" / ASSIGNMENT)
+    submission = project / "notebooks" / "submitted" / "alice" / ASSIGNMENT
+    submission.mkdir(parents=True)
+    release = ROOT / "notebooks" / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    shutil.copy(release, submission / release.name)
+    return project
+
+
+def test_the_instructor_section_names_the_three_commands():
+    commands = instructor_commands((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert [c.split()[:2] for c in commands] == [
+        ["make", "release"],
+        ["make", "grade"],
+        ["make", "validate"],
+    ]
+
+
+def test_each_instructor_command_runs_as_written(scratch_project):
+    commands = instructor_commands((ROOT / "README.md").read_text(encoding="utf-8"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}
+    for command in commands:
+        done = subprocess.run(
+            command, shell=True, cwd=scratch_project, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
+    course = scratch_project / "notebooks"
+    assert (course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
+    gradebook = (course / "grades" / ASSIGNMENT / "gradebook.csv").read_text(encoding="utf-8")
+    assert "alice" in gradebook
+    assert list((course / "feedback" / "alice" / ASSIGNMENT).glob("*.html"))
