@@ -10,7 +10,7 @@ PIP    := $(PY) -m pip
 STAMP_LAB  := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 # .ci/run sets STRICT_SKIPS=1: a test skipped for a reason not in tests/allowed_skips.txt fails
-STAGES := $(PY) tools/test_stages.py $(if $(STRICT_SKIPS),--allowed-skips tests/allowed_skips.txt)
+STAGES := $(PY) tools/run_stages.py $(if $(STRICT_SKIPS),--allowed-skips tests/allowed_skips.txt)
 COURSE ?= notebooks
 
 .PHONY: lab test test-unit test-notebooks lint bench release grade validate clean
