@@ -4,7 +4,7 @@ A failing stage never hides another one: every stage runs, each gets one summary
 the exit code is non-zero when any stage failed. The last line totals the tests of all
 stages as ``total: N passed, N failed, N skipped``.
 
-Usage: ``python tools/test_stages.py [--allowed-skips FILE] [STAGE ...]``
+Usage: ``python tools/run_stages.py [--allowed-skips FILE] [STAGE ...]``
 (stages: lint, unit, notebooks; all of them by default).
 """
 
