@@ -2,7 +2,7 @@
 # make test   - create .venv if needed, install test and dev extras, run every stage:
 #               lint, unit tests, nbval (each runs even when another failed)
 # make bench  - run the benchmarks and print the tables
-# Instructors: make release | make grade ASSIGNMENT=NAME | make validate NB=PATH
+# Instructors: make notebooks | release | grade ASSIGNMENT=NAME | validate NB=PATH
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -13,7 +13,7 @@ STAMP_TEST := $(VENV)/.installed-test
 STAGES := $(PY) tools/run_stages.py $(if $(STRICT_SKIPS),--allowed-skips tests/allowed_skips.txt)
 COURSE ?= notebooks
 
-.PHONY: lab test test-unit test-notebooks lint bench release grade validate clean
+.PHONY: lab test test-unit test-notebooks lint bench notebooks release grade validate clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,11 @@ lint: $(STAMP_TEST)
 
 bench: $(STAMP_TEST)
 	$(PY) benchmarks/run.py
+
+# source/NN/NN.py (Jupytext) -> executed source/NN/NN.ipynb, then the student versions
+notebooks: $(STAMP_LAB)
+	$(PY) -m autogradkit build --course $(COURSE)
+	$(MAKE) release
 
 release: $(STAMP_LAB)
 	$(PY) -m autogradkit release --course $(COURSE)

@@ -1,4 +1,4 @@
-"""The ``autogradkit`` command: ``release``, ``validate`` and ``grade``.
+"""The ``autogradkit`` command: ``build``, ``release``, ``validate`` and ``grade``.
 
 This file only turns arguments into a frozen ``GradingConfig``, calls the command and writes
 its JSON report. Exit codes: 0 done, 1 the work failed (or, for validate, a test failed),
@@ -19,6 +19,8 @@ from .config import GradingConfig, default_jobs
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="autogradkit", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
+    bld = commands.add_parser("build", help="source/NN/NN.py -> executed source/NN/NN.ipynb")
+    bld.add_argument("assignments", nargs="*", help="assignment folders (default: all)")
     rel = commands.add_parser("release", help="write student versions into DIR/release")
     rel.add_argument("assignments", nargs="*", help="assignment folders (default: all)")
     val = commands.add_parser("validate", help="run a notebook and report its tests")
@@ -36,11 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     grd.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
     grd.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
-    for sub, timeout in ((rel, 120.0), (val, 30.0), (grd, 30.0)):
+    for sub, timeout in ((bld, 120.0), (rel, 120.0), (val, 30.0), (grd, 30.0)):
         sub.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
         sub.add_argument("--timeout", type=float, default=timeout, help="seconds per cell")
         sub.add_argument("--report", type=Path, help="also write the JSON report here")
-        if sub is not rel:
+        if sub not in (bld, rel):
             sub.add_argument(
                 "--memory-limit",
                 type=int,
@@ -78,11 +80,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         print(f"autogradkit: error: {error}", file=sys.stderr)
         return 2
+    from .build import build_assignments
     from .grade import grade_assignment
     from .release import release_assignments
     from .validate import validate_notebook
 
     run = {
+        "build": build_assignments,
         "release": release_assignments,
         "validate": validate_notebook,
         "grade": grade_assignment,

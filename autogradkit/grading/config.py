@@ -20,9 +20,9 @@ class GradingConfig:
     """What to do and with which limits; built by ``cli.main`` and read by every step.
 
     Attributes:
-        command: ``"release"``, ``"validate"`` or ``"grade"``.
+        command: ``"build"``, ``"release"``, ``"validate"`` or ``"grade"``.
         course: the course folder with ``source/``, ``release/``, ``autograded/``...
-        assignments: assignments to release (empty: all of them).
+        assignments: assignments to build or release (empty: all of them).
         assignment: the assignment to grade.
         submissions: folder of submissions (nbgrader layout or flat ``*.ipynb``).
         notebook: the notebook to validate.

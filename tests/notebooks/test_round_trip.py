@@ -70,6 +70,11 @@ def _points(name: str) -> float:
     )
 
 
+def test_the_text_sources_with_their_solutions_never_reach_the_release(fresh_course):
+    assert list((fresh_course / "source").rglob("*_*.py"))  # the sources were there to copy
+    assert not list((fresh_course / "release").rglob("*.py"))
+
+
 def test_release_writes_exactly_the_committed_files(fresh_course):
     fresh = sorted(
         p.relative_to(fresh_course / "release")

@@ -1,0 +1,114 @@
+"""``autogradkit build``: each notebook's text source -> its executed ``.ipynb``.
+
+An instructor writes ``source/NN_name/NN_name.py`` in Jupytext's percent format: ``# %%``
+starts a code cell, ``# %% [markdown]`` a markdown cell, and the header carries the cell's
+metadata (``tags=["topic:T01"]``, ``nbgrader={...}``). ``build`` reads it, gives every cell a
+stable id, runs the notebook in a fresh ``python3`` kernel from its own folder, makes the
+outputs byte-stable and writes ``NN_name.ipynb`` beside it. ``release`` then works from that.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from . import stable
+from .config import GradingConfig
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+TEXT_FORMAT = "py:percent"
+
+
+def text_sources(course: Path, names: tuple[str, ...] = ()) -> list[Path]:
+    """``source/NN/NN.py`` of the named assignments (all of them when none is named)."""
+    folders = [course / "source" / n for n in names] or sorted((course / "source").iterdir())
+    return [f / f"{f.name}.py" for f in folders if (f / f"{f.name}.py").is_file()]
+
+
+def read_text_source(path: Path):
+    """The notebook a text source describes, without outputs, with ids that never change.
+
+    A graded or solution cell's id is its nbgrader ``grade_id``; any other cell's id is the
+    assignment's two-digit number and the cell's position, e.g. ``01-004``.
+    """
+    import jupytext
+
+    nb = jupytext.read(path, fmt=TEXT_FORMAT)
+    for index, cell in enumerate(nb.cells):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        cell.id = grade_id or f"{path.stem[:2]}-{index:03d}"
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    return nb
+
+
+def execute(nb, folder: Path, timeout: float) -> float:
+    """Run every cell in a fresh ``python3`` kernel in ``folder``; return the seconds taken."""
+    from nbclient import NotebookClient
+
+    os.environ.pop("MPLBACKEND", None)  # the inline backend only loads when this is unset
+    start = time.perf_counter()
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        store_widget_state=True,
+        record_timing=False,
+        resources={"metadata": {"path": str(folder)}},
+    )
+    client.execute()
+    return time.perf_counter() - start
+
+
+def stabilise(nb, path: Path):
+    """Make a rebuild of an unchanged notebook change no byte: merge split stream chunks,
+    renumber memory addresses, drop kernel pids and machine paths, name widget ids after the
+    notebook."""
+    addresses: dict[str, str] = {}
+    for cell in nb.cells:
+        merged = []
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                out["text"] = stable.kernel_paths(stable.renumber_addresses(out["text"], addresses))
+                last = merged[-1] if merged else {}
+                if last.get("output_type") == "stream" and last["name"] == out["name"]:
+                    last["text"] += out["text"]
+                    continue
+            elif out.get("output_type") == "error":
+                out["traceback"] = [stable.strip_paths(t, path.parent) for t in out["traceback"]]
+            for mime, value in out.get("data", {}).items():
+                if mime.startswith("text/") and isinstance(value, str):
+                    out["data"][mime] = stable.renumber_addresses(value, addresses)
+            merged.append(out)
+        if cell.cell_type == "code":
+            cell["outputs"] = merged
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    if state.get("state"):
+        nb = stable.stable_widget_ids(nb, path.name, state["state"])
+    return nb
+
+
+def write_notebook(nb, path: Path) -> None:
+    import nbformat
+
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)  # nbclient may rewrite it
+    nb.metadata["language_info"] = {"name": "python"}
+    nbformat.validate(nb)
+    with path.open("w", encoding="utf-8") as handle:
+        nbformat.write(nb, handle)
+
+
+def build_assignments(cfg: GradingConfig) -> dict:
+    """Build ``source/NN/NN.ipynb`` from ``NN.py`` for ``cfg.assignments`` (all when empty)."""
+    written = []
+    for text in text_sources(Path(cfg.course), cfg.assignments):
+        nb = read_text_source(text)
+        target = text.with_suffix(".ipynb")
+        seconds = execute(nb, text.parent, cfg.timeout)
+        write_notebook(stabilise(nb, target), target)
+        written.append(str(target))
+        print(f"built {target} ({seconds:.1f} s)", file=sys.stderr)
+    if not written:
+        raise ValueError(f"no text sources (source/NN/NN.py) under {cfg.course}")
+    return {"command": "build", "notebooks": written, "exit_code": 0}

@@ -1,0 +1,205 @@
+# %% [markdown]
+# # 00 · Start here
+#
+# Welcome! This course shows what PyTorch's **autograd** really does when you call
+# `loss.backward()`. You will use **autogradkit**, a small library written in NumPy that behaves
+# like PyTorch: the same names, the same printouts, the same errors. Wherever a PyTorch tutorial
+# writes `import torch`, we write `import autogradkit as agk`, and the code reads the same. Because
+# the whole library is Python, you can also open any part of it and read how it works.
+#
+# This notebook is a short tour of the tools you will use in every other notebook: code cells,
+# figures, interactive widgets, and the checks that tell you at once whether an exercise is right.
+#
+# **Learning goals.** By the end of this notebook you can
+#
+# - run cells in order, restart the kernel, and read an error message;
+# - create a tensor and ask autogradkit for a gradient;
+# - use an interactive widget;
+# - answer an exercise, read the `✓` / `✗` feedback, and submit your notebook.
+#
+# **Graded exercises:** 3 exercises, **3 points** in total.
+
+# %% [markdown]
+# ## 1. Running cells
+#
+# A notebook is a list of cells. Markdown cells (like this one) hold text; code cells hold Python.
+# Click into a code cell and press **Shift + Enter** to run it; the output appears below the cell
+# and the cursor moves on. The number in `[ ]` on the left shows the order in which cells ran;
+# `[*]` means the cell is still running.
+#
+# - Run the cells **from top to bottom**: later cells use names defined by earlier ones.
+# - If things get confusing, use **Kernel → Restart Kernel and Run All Cells**: it forgets
+#   everything and runs the notebook again from the top.
+#
+# Run the next cell. It imports the libraries and fixes the random seeds, so that everybody sees
+# the same random numbers.
+
+# %%
+import numpy as np
+import matplotlib.pyplot as plt
+
+import autogradkit as agk
+from autogradkit.viz import FunctionPlotter
+from autogradkit.grading.checks import check_close
+from autogradkit.grading.exercises import nb00_start as ex
+
+agk.manual_seed(0)
+np.random.seed(0)
+
+# %% [markdown]
+# ## 2. A first tensor, and a first gradient
+#
+# A tensor is an array of numbers. `requires_grad=True` asks autogradkit to remember every
+# operation done with it, so that it can compute gradients later. Here `y = x² + 3x`, so
+# `dy/dx = 2x + 3 = 7` at `x = 2`:
+
+# %%
+x = agk.tensor(2.0, requires_grad=True)
+y = x ** 2 + 3 * x
+print(y)
+y.backward()
+print("dy/dx at x = 2:", x.grad)
+
+# %% [markdown]
+# The printouts are exactly what PyTorch prints: `tensor(10., grad_fn=<AddBackward0>)` and
+# `tensor(7.)`. The following notebooks explain every part of them.
+#
+# ## 3. Errors are part of the lesson
+#
+# Some cells in this course fail on purpose, to show you a real error message. They are marked
+# with a short note, and their output is a red traceback. Read the **last line**: it names the
+# error and says what went wrong. For example, PyTorch (and autogradkit) only compute gradients
+# for floating-point tensors:
+
+# %% tags=["raises-exception"]
+counts = agk.tensor([1, 2, 3], requires_grad=True)
+
+# %% [markdown]
+# ## 4. Figures
+#
+# Plots appear right below the cell that draws them. Here is `y = x² + 3x` with its tangent line
+# at `x = 2`, whose slope is the gradient we just computed:
+
+# %%
+xs = np.linspace(-4, 3, 100)
+fig, ax = plt.subplots(figsize=(6, 3.5))
+ax.plot(xs, xs ** 2 + 3 * xs, label="y = x² + 3x")
+ax.plot(xs, 10 + x.grad.item() * (xs - 2), "--", label="tangent at x = 2 (slope = x.grad = 7)")
+ax.plot([2], [10], "ko")
+ax.set_ylim(-5, 20)
+ax.set_xlabel("x")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# ## 5. Widgets
+#
+# Some cells show interactive controls. Pick a function from the menu: the plot shows the function
+# and its derivative, computed by autogradkit's `backward()`. Widgets run Python in the kernel, so
+# they only respond after you have run the cell (and after a restart, run it again).
+
+# %%
+FunctionPlotter()
+
+# %% [markdown]
+# ## 6. Exercises and instant feedback
+#
+# Each exercise has an **answer cell** and a **check cell** below it.
+#
+# 1. In the answer cell, replace the line `raise NotImplementedError()` with your answer.
+# 2. Run the answer cell, then the check cell.
+# 3. The check prints `✓ <task>` when your answer is right. When it is not, it prints
+#    `✗ <task>: <hint>` and the cell fails with an `AssertionError`. The hint says what to look
+#    at, never the answer. Fix your answer and run both cells again.
+#
+# The check cells are locked: do not change them. When your notebook is graded, the original check
+# cells are put back and some extra *hidden* checks run as well, so make sure your answer is right
+# in general, not just for the visible check.
+#
+# Here is what a failing check looks like (the `try` / `except` only stops this demonstration cell
+# from failing):
+
+# %%
+try:
+    check_close("two plus two", 2 + 2 + 1, 4, hint="count again")
+except AssertionError:
+    print("-> the check raised AssertionError, so this cell would have failed")
+
+# %% [markdown]
+# ### Exercise 1 — your first tensor (write the code, 1 point)
+#
+# Create a tensor `t` that holds the three numbers `1.0, 2.0, 3.0`.
+
+# %% nbgrader={"grade": false, "grade_id": "nb00_ex1_tensor", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# Define t.
+### BEGIN SOLUTION
+t = agk.tensor([1.0, 2.0, 3.0])
+### END SOLUTION
+print(t)
+
+# %% nbgrader={"grade": true, "grade_id": "nb00_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+ex.check_first_tensor(t)
+### BEGIN HIDDEN TESTS
+ex.check_first_tensor_is_float(t)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 2 — a gradient by hand (compute by hand, 1 point)
+#
+# For `y = x² + 3x`, what is `dy/dx` at `x = -1`? Work it out on paper and type the number.
+
+# %% nbgrader={"grade": false, "grade_id": "nb00_ex2_by_hand", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# Set slope (a number).
+### BEGIN SOLUTION
+slope = 1.0
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb00_ex2_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+ex.check_slope_by_hand(slope)
+### BEGIN HIDDEN TESTS
+ex.check_slope_is_number(slope)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 3 — predict a printout (predict, 1 point)
+#
+# What does `print(agk.tensor(2.0, requires_grad=True) * 3)` print? Write it as a string, exactly
+# as it would appear. (Hint: look at the printout of `y` in section 2.)
+
+# %% nbgrader={"grade": false, "grade_id": "nb00_ex3_predict", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# Set printed (a string).
+### BEGIN SOLUTION
+printed = "tensor(6., grad_fn=<MulBackward0>)"
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb00_ex3_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+ex.check_predicted_printout(printed)
+### BEGIN HIDDEN TESTS
+ex.check_predicted_printout_is_str(printed)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 7. Submitting
+#
+# When you have finished a notebook:
+#
+# 1. **Kernel → Restart Kernel and Run All Cells**, and check that every exercise shows `✓` (cells
+#    marked as failing on purpose may still show their red error).
+# 2. **File → Save Notebook** (Ctrl + S).
+# 3. Hand in the `.ipynb` file the way your instructor asked (for example by uploading it to the
+#    course page). Keep the file name unchanged.
+#
+# Your instructor grades all submissions with `python -m autogradkit grade`: your notebook runs in
+# a fresh kernel, the locked check cells are restored from the original, the hidden checks run,
+# and you get back a feedback file with the points for each exercise.
+
+# %% [markdown]
+# ## Recap
+#
+# - Run cells from top to bottom; restart and run all when in doubt.
+# - `import autogradkit as agk` behaves like `import torch` for everything in this course.
+# - Red errors can be part of a lesson: read their last line.
+# - Answer in the answer cell, run the check cell, and read the `✓` / `✗` line.
+# - Restart, run all, save, and hand in the `.ipynb` file.
+#
+# **Next:** notebook 01 trains a one-weight model by hand.

@@ -1,0 +1,485 @@
+# %% [markdown]
+# # 03 · `backward()` on non-scalars, leaves and Jacobians
+#
+# So far every `backward()` started from a single number, the loss. This notebook asks what
+# happens when the output is a vector or a matrix, which tensors count as *leaves* of the graph,
+# and what `backward()` computes in general: a vector-Jacobian product.
+#
+# **Learning goals.** By the end of this notebook you can
+#
+# - explain why `backward()` on a non-scalar needs a `gradient=` argument, and choose one;
+# - read the signature of `autograd.backward` and use `retain_graph` and `create_graph`;
+# - make an integer tensor ready for gradients;
+# - tell a leaf from a non-leaf, and say which three ways produce a leaf;
+# - explain why the graph is *dynamic* and why `no_grad()` saves time and memory;
+# - build a Jacobian with `backward()` and explain that backward computes `vᵀJ`;
+# - plot a function and its derivative using autograd alone.
+#
+# **Graded exercises:** 4 exercises, **9 points** in total.
+
+# %%
+import time
+
+import numpy as np
+import matplotlib.pyplot as plt
+
+import autogradkit as agk
+from autogradkit.viz import FunctionPlotter
+from autogradkit.grading.exercises import nb03_jacobians as ex
+
+agk.manual_seed(0)
+np.random.seed(0)
+
+# %% [markdown] tags=["topic:T22"]
+# ## 1. `backward()` needs somewhere to start
+#
+# Backpropagation starts at the output with the gradient of the output with respect to itself.
+# For a scalar that is simply 1, so `backward()` can supply it on its own:
+
+# %% tags=["topic:T22"]
+x = agk.tensor(1.0, requires_grad=True)
+y = x ** 2 + 1
+y.backward()          # the seed dy/dy = 1 is implied
+print(x.grad)         # dy/dx = 2x = 2
+
+# %% [markdown] tags=["topic:T22"]
+# Now let the output be a 2×4 matrix. Its "gradient with respect to itself" would have to be
+# eight numbers, and autograd will not guess which eight you mean:
+
+# %% tags=["topic:T22", "raises-exception"]
+x = agk.ones(2, 4, requires_grad=True)
+y = 2 * x
+y.backward()
+
+# %% [markdown] tags=["topic:T22"]
+# `RuntimeError: grad can be implicitly created only for scalar outputs` means exactly that:
+# autograd only invents the starting gradient (a 1) when the output holds a single number.
+
+# %% [markdown] tags=["topic:T23"]
+# ## 2. Passing `gradient=`
+#
+# For a non-scalar output you hand in the starting gradient yourself, with the same shape as the
+# output. Each entry says how much that output element should count. The most common choice is
+# all ones, which gives the same result as calling `backward()` on `y.sum()`:
+
+# %% tags=["topic:T23"]
+y.backward(gradient=agk.ones_like(y))
+print(x.grad)
+
+x_check = agk.ones(2, 4, requires_grad=True)
+(2 * x_check).sum().backward()
+print("same as y.sum().backward():", agk.equal(x.grad, x_check.grad))
+
+# %% [markdown] tags=["topic:T23"]
+# The weights do not have to be ones. Here a row vector `x` times a 2×2 matrix `y` gives
+# `z = x @ y = [[5., 8.]]`. Passing the weights `[[1., 0.]]` asks for the gradient of the first
+# element of `z` only, and ignores the second:
+
+# %% tags=["topic:T23"]
+x = agk.tensor([2., 1.], requires_grad=True)
+y = agk.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+z = x.view(1, 2) @ y
+print("z =", z)
+z.backward(gradient=agk.tensor([[1., 0.]]))
+print("x.grad =", x.grad)
+print("y.grad =", y.grad)
+
+# %% [markdown] tags=["topic:T23"]
+# Check it by hand. The first element is `z₀ = x₀·y₀₀ + x₁·y₁₀ = 2·1 + 1·3 = 5`. Its derivative
+# with respect to `x` is `(y₀₀, y₁₀) = (1, 3)`, and with respect to `y` it is `x₀ = 2` at
+# position (0, 0), `x₁ = 1` at position (1, 0) and zero elsewhere, because the second column of
+# `y` only feeds `z₁`, which has weight 0.
+
+# %% [markdown]
+# ### Exercise 1 — predict what autograd prints (2 points)
+#
+# Same `x`, `y` and `z = x.view(1, 2) @ y`, but now the weights are `[[0., 1.]]`. Without running
+# anything, predict `x.grad` and `y.grad` and write them as tensors.
+
+# %% nbgrader={"grade": false, "grade_id": "nb03_ex1_predict_weights", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# Set predicted_x_grad and predicted_y_grad, both as agk.tensor(...).
+### BEGIN SOLUTION
+predicted_x_grad = agk.tensor([2., 4.])
+predicted_y_grad = agk.tensor([[0., 2.], [0., 1.]])
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb03_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+ex.check_predicted_weighted_grads(predicted_x_grad, predicted_y_grad)
+### BEGIN HIDDEN TESTS
+ex.check_predicted_shapes(predicted_x_grad, predicted_y_grad)
+### END HIDDEN TESTS
+
+# %% [markdown] tags=["topic:T24"]
+# ## 3. The full signature: `autograd.backward`
+#
+# `t.backward(gradient)` is a shortcut for the function
+#
+# ```python
+# agk.autograd.backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False)
+# ```
+#
+# - **`tensors`**: one output or a list of outputs to start from;
+# - **`grad_tensors`**: one starting gradient per output (`None` allowed for scalars). The
+#   gradients of all the outputs are added together in the leaves;
+# - **`retain_graph`**: keep the values saved for backward so you can call backward again;
+# - **`create_graph`**: record the backward pass itself as a graph, so the gradient can be
+#   differentiated again (second derivatives). `retain_graph` defaults to the value of
+#   `create_graph`.
+
+# %% tags=["topic:T24"]
+a = agk.tensor([1., 2.], requires_grad=True)
+u = a * 3            # du/da = 3
+v = a ** 2           # dv/da = 2a
+agk.autograd.backward([u, v], grad_tensors=[agk.ones(2), agk.tensor([1., 10.])])
+print(a.grad)        # 3 * 1 + 2a * [1, 10] = [5., 43.]
+
+# %% [markdown] tags=["topic:T24"]
+# After a backward pass the values saved for it are freed, to save memory. A second pass through
+# the same graph then fails, unless the first one kept them with `retain_graph=True`:
+
+# %% tags=["topic:T24"]
+a = agk.tensor(3., requires_grad=True)
+y = a ** 3
+y.backward(retain_graph=True)
+print(a.grad)        # 3a² = 27
+y.backward()         # allowed: the graph was retained; gradients add up
+print(a.grad)
+
+# %% tags=["topic:T24", "raises-exception"]
+y.backward()         # the second call freed the graph
+
+# %% [markdown] tags=["topic:T24"]
+# With `create_graph=True` the gradient is itself a tensor with a `grad_fn`, so it can be
+# differentiated again. `autograd.grad` returns the gradient instead of adding it into `.grad`,
+# which is the cleaner way to take second derivatives:
+
+# %% tags=["topic:T24"]
+a = agk.tensor(3., requires_grad=True)
+y = a ** 3
+(dy_da,) = agk.autograd.grad(y, a, create_graph=True)
+print("dy/da   =", dy_da)          # 3a² = 27, and it has a grad_fn
+dy_da.backward()
+print("d²y/da² =", a.grad)         # 6a = 18
+
+# %% [markdown] tags=["topic:T25"]
+# ## 4. Only floating-point tensors can require gradients
+#
+# A gradient measures the effect of a *small* change. Integers cannot change a little, so
+# autograd refuses integer tensors:
+
+# %% tags=["topic:T25", "raises-exception"]
+counts = agk.tensor([1, 2, 3], requires_grad=True)
+
+# %% [markdown] tags=["topic:T25"]
+# The three ways of asking give slightly different messages, but they all mean the same thing.
+# The fix is to convert to a floating-point type first, with `.float()`, `.to(agk.float32)` or
+# `.type_as(some_float_tensor)`:
+
+# %% tags=["topic:T25"]
+counts = agk.tensor([[1, 2, 3], [4, 5, 6]])
+print(counts.dtype, "is floating point:", counts.is_floating_point())
+try:
+    counts.requires_grad_()
+except RuntimeError as error:
+    print(f"{type(error).__name__}: {error}")
+
+x = counts.float().requires_grad_()
+print(x)
+y = x ** 2
+y.backward(agk.ones_like(x))
+print(x.grad)        # 2x
+
+# %% [markdown]
+# ### Exercise 2 — find the bug (2 points)
+#
+# A shop wants to know how the total price reacts to buying one more of each item, that is the
+# gradient of `total` with respect to `quantities`. This code crashes:
+#
+# ```python
+# prices = agk.tensor([3., 5., 2.])
+# quantities = agk.tensor([1, 4, 2], requires_grad=True)
+# total = (prices * quantities).sum()
+# total.backward()
+# quantity_grad = quantities.grad
+# ```
+#
+# Fix it so that it runs, `quantities` still holds the amounts 1, 4 and 2, and `quantity_grad`
+# holds the gradient.
+
+# %% nbgrader={"grade": false, "grade_id": "nb03_ex2_find_the_bug", "locked": false, "schema_version": 3, "solution": true, "task": false}
+prices = agk.tensor([3., 5., 2.])
+# Define quantities, total and quantity_grad: the fixed version of the code above.
+### BEGIN SOLUTION
+quantities = agk.tensor([1., 4., 2.], requires_grad=True)
+total = (prices * quantities).sum()
+total.backward()
+quantity_grad = quantities.grad
+### END SOLUTION
+print(quantity_grad)
+
+# %% nbgrader={"grade": true, "grade_id": "nb03_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+ex.check_quantity_grad(quantities, quantity_grad, prices)
+### BEGIN HIDDEN TESTS
+ex.check_quantities_leaf(quantities)
+### END HIDDEN TESTS
+
+# %% [markdown] tags=["topic:T26"]
+# ## 5. A little history: `Variable` became `Tensor`
+#
+# In PyTorch before version 0.4 (2018) a plain tensor could not take part in autograd. You
+# wrapped it in an `autograd.Variable`, which carried `.grad` and `.grad_fn`. Since 0.4 the two
+# are merged: every `Tensor` can record history, and `requires_grad` switches it on. You will
+# still meet `Variable(...)` in old code and in some error messages ("a leaf *Variable* that
+# requires grad..."): read it as "tensor". `Variable` still exists so that old code runs, but it
+# simply hands back a plain tensor:
+
+# %% tags=["topic:T26"]
+from autogradkit.autograd import Variable   # kept only so that old code still runs
+
+v = Variable(agk.tensor([1., 2.]), requires_grad=True)
+print(type(v), v)
+t = agk.tensor([1., 2.], requires_grad=True)   # today's way to say the same
+print(type(t), t)
+
+
+# %% [markdown] tags=["topic:T27"]
+# ## 6. The graph is built while your code runs
+#
+# autograd has no separate "compile the model" step. Every operation on a tensor that requires
+# grad adds a node to the graph *as it runs*, so ordinary Python control flow decides what the
+# graph looks like. The same function can build a different graph for different data:
+
+# %% tags=["topic:T27"]
+def f(x):
+    if x.sum() > 0:
+        return (x * 3).sum()
+    return (x ** 2).sum()
+
+
+for start in ([1., 2.], [-1., -2.]):
+    x = agk.tensor(start, requires_grad=True)
+    out = f(x)
+    out.backward()
+    print(f"x = {start}: root {out.grad_fn.name()} <- {out.grad_fn.next_functions[0][0].name()}, "
+          f"x.grad = {x.grad}")
+
+# %% [markdown] tags=["topic:T27"]
+# In this graph the **leaves** are the inputs you created (they feed `AccumulateGrad` nodes,
+# which write `.grad`) and the **root** is the output you call `backward()` on. Backward walks
+# from the root to the leaves.
+
+# %% [markdown] tags=["topic:T28"]
+# ## 7. What makes a leaf?
+#
+# A tensor is a leaf (`is_leaf == True`) when any of these holds:
+#
+# 1. you created it directly (`agk.tensor`, `agk.randn`, ...);
+# 2. it was computed only from tensors that need no gradient, so there is no history to keep;
+# 3. it came out of `.detach()`, which cuts it off from its history.
+#
+# Only leaves with `requires_grad=True` receive a `.grad` from backward.
+
+# %% tags=["topic:T28"]
+a = agk.tensor([1., 2.], requires_grad=True)   # 1. created directly, requires grad
+b = agk.tensor([3., 4.])                       # 1. created directly
+c = b * 2                                      # 2. computed from tensors that need no grad
+d = a * 2                                      # computed from a: NOT a leaf
+e = d.detach()                                 # 3. detached
+for name, t in [("a", a), ("b", b), ("c", c), ("d", d), ("e", e)]:
+    kind = type(t.grad_fn).__name__ if t.grad_fn is not None else None
+    print(f"{name}: requires_grad={t.requires_grad!s:5}  is_leaf={t.is_leaf!s:5}  grad_fn={kind}")
+
+# %% [markdown] tags=["topic:T29"]
+# ## 8. `no_grad()`: faster and lighter
+#
+# Recording the graph costs time, and the values saved for backward cost memory. When you only
+# need results (evaluating a model, updating weights by hand), switch recording off with
+# `agk.no_grad()`. Inside the block, results have no `grad_fn` and nothing is saved:
+
+# %% tags=["topic:T29"]
+w = agk.randn(10, 10, requires_grad=True)
+h = agk.randn(10)
+
+
+def run(steps=500):
+    out = h
+    for _ in range(steps):
+        out = (w @ out).tanh()
+    return out
+
+
+out = run()
+print("with recording:   requires_grad =", out.requires_grad, "| grad_fn =", out.grad_fn)
+with agk.no_grad():
+    out = run()
+print("inside no_grad(): requires_grad =", out.requires_grad, "| grad_fn =", out.grad_fn)
+
+
+# %% [markdown] tags=["topic:T29"]
+# Now time both. Each is measured five times and the fastest run counts, which filters out
+# hiccups of a busy computer. The exact numbers depend on your machine:
+
+# %% tags=["topic:T29"]
+# NBVAL_IGNORE_OUTPUT
+# (timings differ from run to run, so nbval does not compare this output)
+def fastest_ms(function, repeats=5):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return 1000 * min(times)
+
+
+def run_without_recording():
+    with agk.no_grad():
+        return run()
+
+
+recorded, plain = fastest_ms(run), fastest_ms(run_without_recording)
+print(f"recording the graph: {recorded:.1f} ms, under no_grad(): {plain:.1f} ms "
+      f"({recorded / plain:.1f} times as long)")
+
+# %% [markdown] tags=["topic:T30"]
+# ## 9. Jacobians and vector-Jacobian products
+#
+# For a function from `n` inputs to `m` outputs, the **Jacobian** `J` is the `m × n` matrix of all
+# partial derivatives, `J[i, j] = ∂yᵢ/∂xⱼ`. `y.backward(v)` never builds `J`. It computes the
+# **vector-Jacobian product** `vᵀJ`, a vector shaped like `x`:
+#
+# $$
+# x.\mathrm{grad} = v^\top J
+# = \Big(\sum_i v_i \frac{\partial y_i}{\partial x_0},\ \dots,\
+#   \sum_i v_i \frac{\partial y_i}{\partial x_{n-1}}\Big)
+# $$
+#
+# This is all training needs. If a scalar loss `L` is computed from `y`, then `v = ∂L/∂y` and the
+# chain rule gives `∂L/∂x = vᵀJ`. Each node of the graph only has to know how to multiply an
+# incoming vector by its own Jacobian, which is far cheaper than building the matrix.
+#
+# For `y = x ** 2` the Jacobian is diagonal, `diag(2x)`, so `vᵀJ` just scales each entry:
+
+# %% tags=["topic:T30"]
+x = agk.tensor([1., 2., 3.], requires_grad=True)
+y = x ** 2
+v = agk.tensor([1., 0.1, 0.01])
+y.backward(v)
+print(x.grad)      # v * 2x = [2., 0.4, 0.06]
+
+# %% [markdown] tags=["topic:T30"]
+# Choosing `v` as a one-hot vector picks out a single row of `J`: `(0, 1, 0)ᵀJ` is row 1. Repeat
+# that for every row (keeping the graph with `retain_graph=True`) and you have built the whole
+# Jacobian from backward passes.
+
+# %% [markdown]
+# ### Exercise 3 — compute by hand: a vector-Jacobian product (2 points)
+#
+# Let `x = (x₀, x₁) = (2, 1)` and
+#
+# $$y = \begin{pmatrix} x_0 x_1 \\ x_0 + 3x_1 \end{pmatrix}$$
+#
+# Work out the 2×2 Jacobian `J` (row `i` holds the derivatives of `yᵢ`) at this `x`, and then the
+# product `vᵀJ` for `v = (1, 2)`. That product is exactly what `y.backward(v)` would put into
+# `x.grad`.
+
+# %% nbgrader={"grade": false, "grade_id": "nb03_ex3_vjp_by_hand", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# Set jacobian_by_hand (a 2x2 nested list) and vjp_by_hand (a list of two numbers).
+### BEGIN SOLUTION
+jacobian_by_hand = [[1., 2.], [1., 3.]]
+vjp_by_hand = [3., 8.]
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb03_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+ex.check_vjp_by_hand(jacobian_by_hand, vjp_by_hand)
+### BEGIN HIDDEN TESTS
+ex.check_vjp_consistent(jacobian_by_hand, vjp_by_hand)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 4 — build a Jacobian with backward (write the code, 3 points)
+#
+# Write `jacobian(f, x)` for a function `f` that maps a 1-D tensor to a 1-D tensor. It should
+#
+# 1. make a fresh leaf copy of `x` that requires grad (`x.detach().clone().requires_grad_()`);
+# 2. compute `y = f(x_leaf)` once;
+# 3. for each output index `i`, run a backward pass with the one-hot vector `eᵢ` as `gradient`
+#    (keep the graph), read row `i` from the leaf's `.grad`, and clear `.grad` before the next row;
+# 4. return an `m × n` tensor (`agk.stack` joins rows).
+
+# %% nbgrader={"grade": false, "grade_id": "nb03_ex4_jacobian", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def jacobian(f, x):
+    ### BEGIN SOLUTION
+    x_leaf = x.detach().clone().requires_grad_()
+    y = f(x_leaf)
+    rows = []
+    for i in range(y.numel()):
+        one_hot = agk.zeros_like(y)
+        one_hot[i] = 1.0
+        y.backward(one_hot, retain_graph=True)
+        rows.append(x_leaf.grad.clone())
+        x_leaf.grad = None
+    return agk.stack(rows)
+    ### END SOLUTION
+
+
+print(jacobian(lambda t: t ** 2, agk.tensor([1., 2., 3.])))
+
+# %% nbgrader={"grade": true, "grade_id": "nb03_ex4_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+ex.check_jacobian(jacobian)
+### BEGIN HIDDEN TESTS
+ex.check_jacobian_general(jacobian)
+### END HIDDEN TESTS
+
+# %% [markdown] tags=["topic:T34"]
+# ## 10. A derivative from autograd alone
+#
+# Here is a neat use of `gradient=`. For `y = sin(x)` applied elementwise, each `yᵢ` depends only
+# on `xᵢ`, so the Jacobian is diagonal and `y.backward(ones)` puts `cos(xᵢ)` into `x.grad[i]`. One
+# backward pass gives the derivative at 100 points at once, without ever writing "cos":
+
+# %% tags=["topic:T34"]
+x = agk.linspace(-5, 5, 100, requires_grad=True)
+y = agk.sin(x)
+y.backward(agk.ones_like(x))
+
+with agk.no_grad():
+    worst = (x.grad - agk.cos(x)).abs().max().item()
+print(f"largest difference between x.grad and cos(x): {worst}")
+
+fig, ax = plt.subplots(figsize=(6.5, 3.5))
+ax.plot(x.detach().numpy(), y.detach().numpy(), label="sin(x)")
+ax.plot(x.detach().numpy(), x.grad.numpy(), "--", label="x.grad from backward()")
+ax.axhline(0, color="gray", lw=0.5)
+ax.set_xlabel("x")
+ax.legend()
+ax.set_title("The derivative of sin, computed by autograd")
+plt.show()
+
+# %% [markdown] tags=["topic:T34", "topic:T30"]
+# ### Try other functions
+#
+# The same trick works for any elementwise function. Pick one: the plot shows the function and
+# the derivative that one `backward(ones)` call produces. Can you explain the shape of each
+# derivative? (Look at `relu` near 0, and compare `sigmoid` with `tanh`.)
+
+# %% tags=["topic:T34", "topic:T30"]
+FunctionPlotter()
+
+# %% [markdown]
+# ## Recap
+#
+# - `backward()` invents the starting gradient 1 only for a scalar output; for anything else pass
+#   `gradient=` with the output's shape. Ones give the gradient of the sum; other weights weigh
+#   the elements (`z = x @ y = [[5., 8.]]` with weights `[[1., 0.]]` gives `x.grad = [1., 3.]`).
+# - `autograd.backward(tensors, grad_tensors, retain_graph, create_graph)`: several roots at once,
+#   keep the graph for another pass, or record the backward pass for higher derivatives.
+# - Only floating-point tensors can require gradients; convert integers with `.float()`.
+# - `Variable` is history: today every `Tensor` can carry a graph.
+# - The graph is built as the code runs. Leaves are tensors you created, tensors computed without
+#   any grad-requiring input, and detached tensors. Only leaves receive `.grad`.
+# - `no_grad()` skips recording: faster, and nothing is kept for backward.
+# - backward computes a vector-Jacobian product `vᵀJ`; one-hot vectors recover `J` row by row, and
+#   a diagonal Jacobian turns one backward pass into a whole derivative curve.
+#
+# **Next:** notebook 04 shows what happens when you change a tensor *in place* after autograd has
+# saved it.

@@ -1,0 +1,401 @@
+# %% [markdown]
+# # 04 · In-place operations, `.data` and `.detach()`
+#
+# An *in-place* operation changes a tensor's values without making a new tensor: `x.add_(1)`,
+# `x -= 1`, `x[0] = 5`, `x.zero_()`. They save memory, and they are exactly how weights get
+# updated. They also clash with autograd, which may have *saved* the old values to use later in
+# the backward pass. This notebook shows the two errors autograd raises to protect you, and the
+# one back door, `.data`, where it cannot protect you at all.
+#
+# **Learning goals.** By the end of this notebook you can
+#
+# - explain why an in-place change of a leaf that requires grad is refused, and initialise or
+#   update weights correctly under `no_grad()`;
+# - read the "modified by an inplace operation ... is at version 1; expected version 0" error,
+#   and find the tensor and the operation it is about;
+# - use the version counter `_version` to predict when backward will fail;
+# - say what `.data` and `.detach()` have in common, and why `.detach()` is the safe one.
+#
+# **Graded exercises:** 4 exercises, **9 points** in total.
+
+# %%
+import numpy as np
+import matplotlib.pyplot as plt
+import ipywidgets as widgets
+
+import autogradkit as agk
+from autogradkit.grading.exercises import nb04_inplace as ex
+
+agk.manual_seed(0)
+np.random.seed(0)
+
+# %% [markdown] tags=["topic:T31"]
+# ## 1. A leaf that requires grad cannot be changed in place
+#
+# A leaf with `requires_grad=True` is a parameter: autograd will write its gradient into `.grad`,
+# and that gradient only makes sense for the values the forward pass actually used. If you could
+# quietly overwrite the leaf while it is being tracked, the recorded graph would no longer
+# describe it. So autograd refuses:
+
+# %% tags=["topic:T31", "raises-exception"]
+w = agk.ones(3, requires_grad=True)
+w.add_(1)
+
+# %% [markdown] tags=["topic:T31"]
+# The message still says *Variable*, the old name for a tensor that takes part in autograd
+# (notebook 03). Every in-place form is refused in the same way:
+
+# %% tags=["topic:T31"]
+for attempt in ["w.mul_(2)", "w.zero_()", "w += 1"]:
+    try:
+        exec(attempt)
+    except RuntimeError as error:
+        print(f"{attempt:10} -> {type(error).__name__}: {error}")
+
+# %% [markdown] tags=["topic:T31"]
+# But you *do* need to set weights to starting values, and to update them during training. Both
+# are meant to happen outside the graph, so do them inside `agk.no_grad()`. The tensor stays the
+# same object, stays a leaf and keeps `requires_grad=True`; only its values (and its version
+# number, see below) change:
+
+# %% tags=["topic:T31"]
+w = agk.empty(3, requires_grad=True)
+with agk.no_grad():
+    w.copy_(agk.tensor([0.5, -0.2, 0.1]))     # initialise
+print(w, "| is_leaf:", w.is_leaf, "| grad_fn:", w.grad_fn)
+
+loss = (w ** 2).sum()
+loss.backward()
+with agk.no_grad():
+    w -= 0.1 * w.grad                        # one gradient-descent update, by hand
+w.grad = None                                # forget the old gradient before the next step
+print(w, "| is_leaf:", w.is_leaf)
+
+
+# %% [markdown] tags=["topic:T31"]
+# This is exactly what an optimizer's `step()` does, and what `nn.init` functions do when they
+# fill a layer's weights. Writing `w = w - 0.1 * w.grad` instead would *not* update the leaf: it
+# would build a new, non-leaf tensor with a `grad_fn`, and the next backward pass would no longer
+# reach your parameter.
+
+# %% [markdown]
+# ### Exercise 1 — find the bug (3 points)
+#
+# This initialisation crashes with the leaf error above:
+#
+# ```python
+# def init_weights():
+#     w = agk.zeros(4, requires_grad=True)
+#     w.fill_(0.25)
+#     return w
+# ```
+#
+# Fix `init_weights` so that it returns a tensor of shape `(4,)` filled with `0.25` that is still
+# a leaf, still requires grad, and has no `grad_fn`.
+
+# %% nbgrader={"grade": false, "grade_id": "nb04_ex1_init_weights", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def init_weights():
+    ### BEGIN SOLUTION
+    w = agk.zeros(4, requires_grad=True)
+    with agk.no_grad():
+        w.fill_(0.25)
+    return w
+    ### END SOLUTION
+
+
+print(init_weights())
+
+# %% nbgrader={"grade": true, "grade_id": "nb04_ex1_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+ex.check_init_weights(init_weights)
+### BEGIN HIDDEN TESTS
+ex.check_init_weights_trainable(init_weights)
+### END HIDDEN TESTS
+
+# %% [markdown] tags=["topic:T32"]
+# ## 2. Changing a tensor that backward still needs
+#
+# Many operations save some of their inputs for the backward pass. A matrix product `d = x @ w`
+# needs `x` to compute `w.grad = xᵀ · (gradient of d)`, so `MmBackward0` keeps a reference to `x`.
+# If `x` changes in place before backward runs, the saved "x" is no longer the `x` that produced
+# `d`, and the gradient would silently be wrong.
+#
+# autograd catches this with a **version counter**. Every tensor has one (`_version`); each
+# in-place operation adds 1. When a tensor is saved, its version is saved with it, and backward
+# compares the two:
+
+# %% tags=["topic:T32"]
+x = agk.tensor([[1., 2.], [4., 5.]])
+w = agk.ones(2, 2, requires_grad=True)
+d = agk.mm(x, w)               # MmBackward0 saves x (at version 0) to compute w.grad
+print(d)
+print("x._version before:", x._version)
+x -= 1                         # in place: x is now at version 1
+print("x._version after: ", x._version)
+
+# %% tags=["topic:T32", "raises-exception"]
+d.sum().backward()
+
+# %% [markdown] tags=["topic:T32"]
+# Read the message piece by piece:
+#
+# - `[autogradkit.FloatTensor [2, 2]]` is the type and shape of the tensor that changed: our `x`;
+# - `is at version 1; expected version 0` says it was saved at version 0 and was changed once
+#   since;
+# - when the changed tensor is itself the output of an operation, the message also names that
+#   operation, as in `which is output 0 of Exp`. Here `exp` saves its *output* (the derivative of
+#   `eˣ` is `eˣ`), so changing the output in place breaks its backward:
+
+# %% tags=["topic:T32"]
+a = agk.tensor([1., 2.], requires_grad=True)
+y = a.exp()                    # ExpBackward0 saves y itself
+y.add_(1)
+try:
+    y.sum().backward()
+except RuntimeError as error:
+    print(f"{type(error).__name__}: {error}")
+
+# %% [markdown] tags=["topic:T32"]
+# Not every in-place operation is a problem: only changing a tensor that some backward node
+# *saved*. `y = a * 2` saves only the constant 2 (the gradient with respect to `a`), so changing
+# `y` afterwards is fine. autograd records the in-place `add_` as a new node on `y`, and the
+# gradient is correct:
+
+# %% tags=["topic:T32"]
+a = agk.tensor([1., 2.], requires_grad=True)
+y = a * 2
+y.add_(1)
+print(y, "| version:", y._version)
+y.sum().backward()
+print(a.grad)
+
+# %% [markdown]
+# ### Exercise 2 — predict the version counter (2 points)
+#
+# Predict, without running it, what this prints: the values of `t` and `t._version`.
+#
+# ```python
+# t = agk.zeros(3)
+# t.add_(1)
+# t.mul_(2)
+# u = t.detach()
+# u.add_(1)
+# v = t.data
+# v.add_(1)
+# print(t, t._version)
+# ```
+#
+# Section 3 explains how `detach()` and `.data` relate to the tensor they come from. If you are
+# unsure, read it first and come back.
+
+# %% nbgrader={"grade": false, "grade_id": "nb04_ex2_predict_version", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# Set predicted_values (a list of three numbers) and predicted_version (an int).
+### BEGIN SOLUTION
+predicted_values = [4., 4., 4.]
+predicted_version = 3
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb04_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+ex.check_predicted_version(predicted_values, predicted_version)
+### BEGIN HIDDEN TESTS
+ex.check_predicted_version_type(predicted_version)
+### END HIDDEN TESTS
+
+# %% [markdown] tags=["topic:T33"]
+# ## 3. `.data` versus `.detach()`
+#
+# Both give you a tensor that
+#
+# - **shares storage** with the original: change one and the other changes too;
+# - has **no history**: `requires_grad=False`, `grad_fn=None`, it is a leaf.
+
+# %% tags=["topic:T33"]
+a = agk.tensor([1., 2., 3.], requires_grad=True)
+for name, t in [("a.data", a.data), ("a.detach()", a.detach())]:
+    print(f"{name:11} {t}  requires_grad={t.requires_grad}  is_leaf={t.is_leaf}")
+
+shared = a.detach()
+shared[0] = 10.                # changes a too: same storage
+print("a after changing a.detach():", a)
+
+
+# %% [markdown] tags=["topic:T33"]
+# The difference is the version counter. `detach()` **shares** it with the original, so an
+# in-place change through the detached tensor still counts as a change of `x`, and backward still
+# catches it. `.data` gets its **own** counter, so autograd never hears about the change. Repeat
+# the matrix example from section 2 both ways:
+
+# %% tags=["topic:T33"]
+def gradient_after_change(through):
+    """Compute d = x @ w, subtract 1 from x through `through`, then backpropagate."""
+    x = agk.tensor([[1., 2.], [4., 5.]])
+    w = agk.ones(2, 2, requires_grad=True)
+    d = agk.mm(x, w)
+    alias = x.data if through == "data" else x.detach()
+    alias -= 1
+    print(f"via {through:6}: x._version = {x._version}, alias._version = {alias._version}")
+    d.sum().backward()
+    return w.grad
+
+
+print("w.grad =", gradient_after_change("data"))
+
+# %% tags=["topic:T33", "raises-exception"]
+gradient_after_change("detach")
+
+# %% [markdown] tags=["topic:T33"]
+# With `detach()` you get the error, which is annoying but honest. With `.data` the backward pass
+# runs happily and returns `[[3., 3.], [5., 5.]]`. The right gradient of `d.sum()` with respect
+# to `w` is `xᵀ` times ones, the column sums of the *original* `x`: `[[5., 5.], [7., 7.]]`.
+# Nothing warned us. The figure puts the two side by side.
+
+# %% tags=["topic:T33"]
+correct = agk.tensor([[1., 2.], [4., 5.]]).T @ agk.ones(2, 2)   # xᵀ · ones, with the original x
+silent = gradient_after_change("data")
+
+fig, axes = plt.subplots(1, 2, figsize=(6.5, 3.0), layout="constrained")
+panels = [(axes[0], correct, "correct w.grad"), (axes[1], silent, "w.grad via .data")]
+for ax, grad, title in panels:
+    ax.imshow(grad.numpy(), cmap="Blues", vmin=0, vmax=8)
+    for (i, j), value in np.ndenumerate(grad.numpy()):
+        ax.text(j, i, f"{value:g}", ha="center", va="center", fontsize=14,
+                color="white" if value > 5 else "black")
+    ax.set_title(title)
+    ax.set_xticks([])
+    ax.set_yticks([])
+fig.suptitle("Same code, no error, different gradient")
+plt.show()
+
+# %% [markdown] tags=["topic:T33"]
+# **Rule of thumb:** use `.detach()` when you need a tensor without history, and `no_grad()`
+# when you need to change parameters. `.data` is an old back door kept for compatibility; code
+# that uses it can be silently wrong.
+
+# %% [markdown] tags=["topic:T32", "topic:T33"]
+# ### Try it: the version counter, live
+#
+# Each button applies one operation to `x` *after* `d = x @ w` has been recorded. The panel shows
+# `x`, its version, and what `d.sum().backward()` would do now. Try `x.data -= 1` and compare the
+# gradient with the correct `[[5., 5.], [7., 7.]]`; then reset and try `x.detach() -= 1`.
+
+# %% jupyter={"source_hidden": true} tags=["topic:T32", "topic:T33"]
+import re
+
+
+def version_lab():
+    """Buttons change x in place after d = x @ w was recorded; a panel says what backward does."""
+    state = {}
+    panel = widgets.Output(layout={"border": "1px solid #ccc", "padding": "4px"})
+
+    def report(action):
+        x, w = state["x"], state["w"]
+        w.grad = None
+        try:
+            state["d"].sum().backward(retain_graph=True)
+            outcome = f"backward runs: w.grad = {w.grad.tolist()}"
+        except RuntimeError as error:
+            found = re.search(r"is at version \d+; expected version \d+", str(error))
+            outcome = f"backward raises RuntimeError: x {found.group()}"
+        panel.outputs = ()
+        panel.append_stdout(f"{action}\nx = {x.tolist()}   x._version = {x._version}\n{outcome}\n")
+
+    def reset(_=None):
+        state["x"] = agk.tensor([[1., 2.], [4., 5.]])
+        state["w"] = agk.ones(2, 2, requires_grad=True)
+        state["d"] = agk.mm(state["x"], state["w"])
+        report("reset: d = x @ w recorded, with x at version 0")
+
+    def button(label, change):
+        def on_click(_):
+            change(state["x"])
+            report(label)
+
+        widget = widgets.Button(description=label, layout={"width": "140px"})
+        widget.on_click(on_click)
+        return widget
+
+    buttons = [
+        button("x -= 1", lambda x: x.sub_(1)),
+        button("x.detach() -= 1", lambda x: x.detach().sub_(1)),
+        button("x.data -= 1", lambda x: x.data.sub_(1)),
+        button("x.clone() -= 1", lambda x: x.clone().sub_(1)),
+    ]
+    again = widgets.Button(description="reset", button_style="warning")
+    again.on_click(reset)
+    reset()
+    return widgets.VBox([widgets.HBox(buttons + [again]), panel])
+
+
+version_lab()
+
+# %% [markdown]
+# ### Exercise 3 — which of these raise? (predict, 2 points)
+#
+# For each snippet, predict whether the last line raises the version-counter `RuntimeError`
+# (`True`) or runs (`False`). Each starts from `a = agk.tensor([1., 2.], requires_grad=True)`.
+#
+# | key | snippet |
+# |---|---|
+# | `"a"` | `y = a * 2; z = y.sum(); y.add_(1); z.backward()` |
+# | `"b"` | `y = a.exp(); z = y.sum(); y.add_(1); z.backward()` |
+# | `"c"` | `y = a.sigmoid(); z = (y * 3).sum(); y.detach().zero_(); z.backward()` |
+# | `"d"` | `y = a.sigmoid(); z = (y * 3).sum(); y.data.zero_(); z.backward()` |
+#
+# Hint: `sigmoid`, like `exp`, saves its output, because its derivative is `y * (1 - y)`.
+
+# %% nbgrader={"grade": false, "grade_id": "nb04_ex3_which_raise", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# Set raises = {"a": ..., "b": ..., "c": ..., "d": ...} with True or False values.
+### BEGIN SOLUTION
+raises = {"a": False, "b": True, "c": True, "d": False}
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb04_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+ex.check_which_raise(raises)
+### BEGIN HIDDEN TESTS
+ex.check_which_raise_keys(raises)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Snippet `"d"` runs, but look at what it computes: the saved sigmoid output is now all zeros, so
+# the gradient `3 * y * (1 - y)` comes out as zero everywhere. That is the `.data` trap again.
+#
+# ### Exercise 4 — an update step that keeps the leaf (write the code, 2 points)
+#
+# Write `sgd_step(w, lr)`: given a leaf `w` whose `.grad` has been filled by a backward pass,
+# update `w` in place to `w - lr * w.grad`, then set `w.grad` to `None`. Return nothing. `w` must
+# be the same object afterwards, still a leaf, still requiring grad.
+
+# %% nbgrader={"grade": false, "grade_id": "nb04_ex4_sgd_step", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def sgd_step(w, lr):
+    ### BEGIN SOLUTION
+    with agk.no_grad():
+        w -= lr * w.grad
+    w.grad = None
+    ### END SOLUTION
+
+
+w = agk.tensor([1., -2.], requires_grad=True)
+(w ** 2).sum().backward()
+sgd_step(w, lr=0.1)
+print(w, w.grad)
+
+# %% nbgrader={"grade": true, "grade_id": "nb04_ex4_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+ex.check_sgd_step(sgd_step)
+### BEGIN HIDDEN TESTS
+ex.check_sgd_step_trains(sgd_step)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Recap
+#
+# - In-place operations on a leaf that requires grad are refused ("a leaf Variable that requires
+#   grad is being used in an in-place operation."). Initialise and update parameters inside
+#   `no_grad()`.
+# - Every tensor carries a version counter that in-place operations increase. Backward checks the
+#   versions of the tensors it saved and raises "... is at version 1; expected version 0 instead"
+#   when one was changed.
+# - Only saved tensors matter: changing `a * 2` in place is fine, changing `a.exp()` is not.
+# - `.data` and `.detach()` both share storage and drop history. `detach()` also shares the version
+#   counter, so misuse is caught; `.data` does not, so misuse gives a wrong gradient silently.
+#
+# **Next:** notebook 05 opens up `grad_fn` and follows the references from an output back to the
+# leaves.

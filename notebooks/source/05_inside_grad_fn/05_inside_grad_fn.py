@@ -1,0 +1,431 @@
+# %% [markdown]
+# # 05 · Inside `grad_fn`
+#
+# Calling `e.backward()` changes `a.grad`, even though `a` never appears in that line. If you are
+# used to objects that only change when you call their own methods, that looks like magic. In
+# this notebook you open up the objects autograd creates and follow the references that lead from
+# an output back to its leaves. Then you write a new operation of your own.
+#
+# **Learning goals.** By the end of this notebook you can
+#
+# - explain how `e.backward()` reaches `a`: through `grad_fn`, `next_functions` and
+#   `AccumulateGrad.variable`;
+# - say what `backward()` does with its arguments before the engine starts;
+# - explore an unfamiliar object with `vars()`, `dir()` and `type()`;
+# - walk a graph from the root to every leaf, without recursion;
+# - write an operation with `autograd.Function`, giving both its forward and its backward;
+# - compute the gradients of `e = (a + b) * d` by hand and predict what autograd prints.
+#
+# **Graded exercises:** 4 exercises, **10 points** in total.
+
+# %%
+import numpy as np
+import matplotlib.pyplot as plt
+
+import autogradkit as agk
+from autogradkit.viz import BackpropStepper, draw_graph
+from autogradkit.grading.exercises import nb05_grad_fn as ex
+
+agk.manual_seed(0)
+np.random.seed(0)
+
+# %% [markdown] tags=["topic:T35", "topic:T42"]
+# ## 1. The puzzle
+#
+# Build `e = (a + b) * d` from three leaves that require grad, and call backward on `e`:
+
+# %% tags=["topic:T35", "topic:T42"]
+a = agk.tensor(2.0, requires_grad=True)
+b = agk.tensor(3.0, requires_grad=True)
+c = a + b
+d = agk.tensor(4.0, requires_grad=True)
+e = c * d
+print("before:", a.grad, b.grad, d.grad)
+e.backward()
+print("after: ", a.grad, b.grad, d.grad)
+
+
+# %% [markdown] tags=["topic:T35", "topic:T42"]
+# The numbers are easy to check by hand. `e = (a + b) · d`, so
+#
+# - `∂e/∂a = d = 4` and `∂e/∂b = d = 4` (the addition passes the gradient on unchanged);
+# - `∂e/∂d = a + b = c = 5`.
+#
+# The surprising part is *how*. We called a method of `e`, and the state of `a`, `b` and `d`
+# changed. For that to happen, `e` must hold, directly or indirectly, references to those tensors.
+# Let us find them.
+
+# %% [markdown] tags=["topic:T36"]
+# ## 2. What `backward()` does before the engine runs
+#
+# `e.backward()` is a thin front end. Before any gradient is computed it tidies up its arguments:
+#
+# 1. it turns `tensors` into a tuple, so one tensor and a list of tensors are handled alike;
+# 2. it turns `grad_tensors` into a list with one entry per tensor;
+# 3. for every missing gradient it makes one: `ones` for a scalar output, and the error "grad can
+#    be implicitly created only for scalar outputs" otherwise;
+# 4. if `retain_graph` was not given, it takes the value of `create_graph`;
+# 5. it hands the roots and their starting gradients to the engine, which walks the graph.
+#
+# Here is that front end written out in Python. It ends by calling the real function with
+# everything filled in, and gives the same gradients:
+
+# %% tags=["topic:T36"]
+def backward_front_end(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
+    tensors = (tensors,) if isinstance(tensors, agk.Tensor) else tuple(tensors)      # 1
+    if grad_tensors is None:                                                         # 2
+        grad_tensors = [None] * len(tensors)
+    elif isinstance(grad_tensors, agk.Tensor):
+        grad_tensors = [grad_tensors]
+    grads = []
+    for t, g in zip(tensors, grad_tensors):                                          # 3
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = agk.ones_like(t)
+        grads.append(g)
+    if retain_graph is None:                                                         # 4
+        retain_graph = create_graph
+    print(f"engine gets {len(tensors)} root(s), gradients {grads}, retain_graph={retain_graph}")
+    agk.autograd.backward(tensors, grads, retain_graph=retain_graph,                  # 5
+                          create_graph=create_graph)
+
+
+a2 = agk.tensor(2.0, requires_grad=True)
+e2 = (a2 + agk.tensor(3.0, requires_grad=True)) * agk.tensor(4.0, requires_grad=True)
+backward_front_end(e2)
+print("a2.grad =", a2.grad)
+
+# %% [markdown] tags=["topic:T36"]
+# Rule 4 has a visible consequence: `create_graph=True` also keeps the graph. Here
+# `autograd.grad` (which follows the same rules) builds the graph of the gradient, and the graph
+# of `y` is still there afterwards for a normal backward pass, without asking for
+# `retain_graph`:
+
+# %% tags=["topic:T36"]
+x = agk.tensor(3.0, requires_grad=True)
+y = x ** 2
+(dy_dx,) = agk.autograd.grad(y, x, create_graph=True)   # retain_graph becomes True as well
+y.backward()                                            # so this second pass still works
+print(dy_dx, x.grad)
+
+# %% [markdown] tags=["topic:T37"]
+# ## 3. Exploring an object: `vars()`, `dir()`, `type()`
+#
+# When you meet an unfamiliar object, Python has three tools. `vars(obj)` shows the attributes
+# stored in the object's own `__dict__`; `dir(obj)` lists every name you can reach on it;
+# `type(obj)` tells you its class. On a fresh tensor, `vars()` shows nothing, because a tensor
+# keeps its state elsewhere (in PyTorch, in C++), while `dir()` offers hundreds of names:
+
+# %% tags=["topic:T37"]
+fresh = agk.tensor(2.0, requires_grad=True)
+print("vars:", vars(fresh))
+print("names in dir():", len(dir(fresh)) > 100)
+with_grad = [n for n in dir(fresh) if "grad" in n and not n.startswith("_")]
+print("names with 'grad' in them:", with_grad)
+
+# %% [markdown] tags=["topic:T37"]
+# The interesting one is `grad_fn`. On `c = a + b` it is an object of class `AddBackward0`: the
+# backward half of the addition, created by the forward pass. Its public names are short:
+
+# %% tags=["topic:T37"]
+print(c)
+print(c.grad_fn)
+print(type(c.grad_fn).__name__)
+print([n for n in dir(c.grad_fn) if not n.startswith("_")])
+
+# %% [markdown] tags=["topic:T38"]
+# ## 4. `next_functions`: the arrows of the graph
+#
+# `next_functions` is a tuple with one entry per input of the operation. Each entry is a pair
+# `(node, index)`: the backward node that should receive the gradient for that input, and which
+# of that node's outputs it belongs to (always 0 for the one-output operations here). For
+# `e = c * d`:
+
+# %% tags=["topic:T38"]
+print(e.grad_fn)
+print(e.grad_fn.next_functions)
+
+# %% [markdown] tags=["topic:T38"]
+# The first input, `c`, was computed by an addition, so its entry points to `c`'s own `grad_fn`.
+# The second input, `d`, is a leaf, so its entry is an `AccumulateGrad` node. An input that needs
+# no gradient gets `(None, 0)`: there is nobody to send a gradient to.
+
+# %% tags=["topic:T38"]
+(f1, i1), (f2, i2) = e.grad_fn.next_functions
+print("f1 is c.grad_fn:", f1 is c.grad_fn, "| index:", i1)
+
+p = agk.tensor(2.0, requires_grad=True)
+q = agk.tensor(3.0)                       # needs no gradient
+print((p * q).grad_fn.next_functions)
+
+# %% [markdown] tags=["topic:T39"]
+# ## 5. `AccumulateGrad.variable` **is** the leaf
+#
+# An `AccumulateGrad` node has no inputs of its own (`next_functions` is empty). Instead it has
+# `variable`, and that attribute is not a copy of the leaf: it is the leaf object itself. Same
+# object, same `id`:
+
+# %% tags=["topic:T39"]
+print(f2.name())
+print(f2.next_functions)
+print(f2.variable)
+print("f2.variable is d:", f2.variable is d, "| same id:", id(f2.variable) == id(d))
+
+# %% [markdown] tags=["topic:T39"]
+# That answers the puzzle. `e` holds `e.grad_fn`; its `next_functions` lead through
+# `AddBackward0` to `AccumulateGrad` nodes; each of those holds the leaf in `.variable`. When the
+# engine reaches an `AccumulateGrad` node it adds the incoming gradient into `variable.grad`. So
+# `e.backward()` changes `a.grad` through a chain of ordinary references.
+
+# %% [markdown] tags=["topic:T40"]
+# ## 6. Walking from the root to the leaves
+#
+# Non-leaf nodes have no `variable` (a non-leaf's gradient is not stored, notebook 02):
+
+# %% tags=["topic:T40"]
+try:
+    f1.variable
+except AttributeError as error:
+    print(f"{type(error).__name__}: {error}")
+
+
+# %% [markdown] tags=["topic:T40"]
+# So to reach the leaves, the engine follows `next_functions` from node to node until it hits
+# `AccumulateGrad` nodes. A recursive function is the natural first idea, but a deep network can
+# have thousands of nodes in a row, more than Python's recursion limit. The kit's engine, like
+# PyTorch's, uses a loop with an explicit stack. Here is a loop that prints the tree:
+
+# %% tags=["topic:T40"]
+def show_graph(root):
+    stack = [(root.grad_fn, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if node is None:
+            print("    " * depth + "None (needs no gradient)")
+            continue
+        extra = f" -> variable {node.variable!r}" if hasattr(node, "variable") else ""
+        print("    " * depth + node.name() + extra)
+        for child, _ in reversed(node.next_functions):
+            stack.append((child, depth + 1))
+
+
+show_graph(e)
+
+# %% [markdown] tags=["topic:T40"]
+# The kit can draw the same graph. Tensors are the coloured boxes with their data and gradient,
+# backward nodes are blue, and each arrow points the way the gradient flows, from `e` towards the
+# leaves:
+
+# %% tags=["topic:T40"]
+draw_graph(e, names={"a": a, "b": b, "c": c, "d": d, "e": e})
+
+# %% [markdown] tags=["topic:T35", "topic:T40"]
+# ### Step through the walk
+#
+# The stepper replays the real engine on this graph. Each **Step ▶** runs one node: watch
+# `MulBackward0` split the gradient between `c` and `d`, `AddBackward0` pass it on unchanged, and
+# each `AccumulateGrad` write into its leaf's `.grad`. (Backward already ran on our `e` and freed
+# its saved values, so we build the same graph once more.)
+
+# %% tags=["topic:T35", "topic:T40"]
+a = agk.tensor(2.0, requires_grad=True)
+b = agk.tensor(3.0, requires_grad=True)
+d = agk.tensor(4.0, requires_grad=True)
+c = a + b
+e = c * d
+BackpropStepper(e, names={"a": a, "b": b, "c": c, "d": d, "e": e})
+
+# %% [markdown]
+# ### Exercise 1 — predict the graph (2 points)
+#
+# Let `p` and `r` require grad and `q` not, and compute `y = (p * q).exp() + r`. Predict the class
+# names (`type(node).__name__`) of the nodes in `y.grad_fn.next_functions`, in order (`level_1`).
+# Then do the same one level down, below the *first* node of `level_1` (`level_2`), and once more
+# below the first node of `level_2` (`level_3`). Write `None` for a `(None, 0)` entry.
+
+# %% nbgrader={"grade": false, "grade_id": "nb05_ex1_predict_graph", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# Set level_1, level_2 and level_3: lists of class names (strings) or None.
+### BEGIN SOLUTION
+level_1 = ["ExpBackward0", "AccumulateGrad"]
+level_2 = ["MulBackward0"]
+level_3 = ["AccumulateGrad", None]
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+ex.check_predicted_levels(level_1, level_2, level_3)
+### BEGIN HIDDEN TESTS
+ex.check_predicted_levels_are_lists(level_1, level_2, level_3)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 2 — collect the leaves (write the code, 3 points)
+#
+# Write `find_leaves(t)`: starting from `t.grad_fn`, walk the graph **with a loop and a stack**
+# (no recursion), and return the list of leaf tensors that would receive a gradient, each one
+# exactly once, in the order you first reach them. Skip `(None, 0)` entries. A node can be
+# reached along several paths (think of `x * x`), so remember which nodes you have already
+# visited.
+
+# %% nbgrader={"grade": false, "grade_id": "nb05_ex2_find_leaves", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def find_leaves(t):
+    ### BEGIN SOLUTION
+    leaves, seen = [], set()
+    stack = [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if hasattr(node, "variable"):
+            leaves.append(node.variable)
+        stack.extend(child for child, _ in reversed(node.next_functions))
+    return leaves
+    ### END SOLUTION
+
+
+print(find_leaves(e))
+
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex2_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+ex.check_find_leaves(find_leaves)
+### BEGIN HIDDEN TESTS
+ex.check_find_leaves_deep(find_leaves)
+### END HIDDEN TESTS
+
+# %% [markdown] tags=["topic:T41"]
+# ## 7. Every operation has a forward and a backward
+#
+# Where do `AddBackward0` and `MulBackward0` come from? Every operation the kit (or PyTorch)
+# offers is defined twice: a **forward** that computes the result, and a **backward** that turns
+# the gradient of the result into gradients of the inputs. The forward pass runs the forward and
+# leaves behind a node whose class is named after the operation; the backward pass calls its
+# backward. You can add your own operation the same way with `agk.autograd.Function`:
+#
+# - `forward(ctx, inputs...)` computes the output and may keep what backward will need with
+#   `ctx.save_for_backward(...)`;
+# - `backward(ctx, grad_output)` returns one gradient per input, `grad_output` times the local
+#   derivative;
+# - you call it through `.apply(...)`. The node is named after your class plus `Backward`.
+
+# %% tags=["topic:T41"]
+class Square(agk.autograd.Function):
+    """y = x², dy/dx = 2x"""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 2 * x
+
+
+x = agk.tensor([1., 2., 3.], requires_grad=True)
+y = Square.apply(x)
+print(y)
+print(type(y.grad_fn).__name__, y.grad_fn.next_functions)
+y.sum().backward()
+print(x.grad)
+
+# %% [markdown] tags=["topic:T41"]
+# A wrong backward gives wrong gradients without any error, so check it numerically.
+# `agk.autograd.gradcheck` compares your backward with finite differences (use `float64` inputs
+# for enough precision) and returns `True` when they agree:
+
+# %% tags=["topic:T41"]
+x64 = agk.tensor([0.5, -1.5], dtype=agk.float64, requires_grad=True)
+print(agk.autograd.gradcheck(Square.apply, (x64,)))
+
+# %% [markdown] tags=["topic:T41"]
+# A picture makes the same check. Run `Square` forward and backward on many points at once and
+# compare the gradient from *your* backward with the slope measured between neighbouring points:
+
+# %% tags=["topic:T41"]
+xs = agk.linspace(-2, 2, 41, requires_grad=True)
+ys = Square.apply(xs)
+ys.backward(agk.ones_like(ys))           # diagonal Jacobian: one pass gives every slope
+
+x_np, y_np = xs.detach().numpy(), ys.detach().numpy()
+fig, ax = plt.subplots(figsize=(6.5, 3.5))
+ax.plot(x_np, y_np, label="Square.apply(x)")
+ax.plot(x_np, xs.grad.numpy(), label="x.grad from Square.backward")
+ax.plot((x_np[1:] + x_np[:-1]) / 2, np.diff(y_np) / np.diff(x_np), "k.", ms=4,
+        label="measured slope")
+ax.set_xlabel("x")
+ax.legend()
+ax.set_title("A custom backward, checked against the measured slope")
+plt.show()
+
+
+# %% [markdown]
+# ### Exercise 3 — your own operation (write the code, 3 points)
+#
+# Write `Cube`, an `autograd.Function` for `y = x³`. Save what backward needs in `forward`, and
+# return `grad_output` times the local derivative in `backward`.
+
+# %% nbgrader={"grade": false, "grade_id": "nb05_ex3_cube", "locked": false, "schema_version": 3, "solution": true, "task": false}
+class Cube(agk.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ### BEGIN SOLUTION
+        ctx.save_for_backward(x)
+        return x * x * x
+        ### END SOLUTION
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        ### BEGIN SOLUTION
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x * x
+        ### END SOLUTION
+
+
+x = agk.tensor([1., 2.], requires_grad=True)
+y = Cube.apply(x)
+y.sum().backward()
+print(y, x.grad)
+
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex3_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+ex.check_cube(Cube)
+### BEGIN HIDDEN TESTS
+ex.check_cube_gradcheck(Cube)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 4 — the gradients of `(a + b) * d` by hand (2 points)
+#
+# Take the graph of section 1 with new values: `a = 1`, `b = -2`, `d = 3`, and `e = (a + b) * d`.
+# Work out on paper what `a.grad`, `b.grad` and `d.grad` will be after `e.backward()`.
+
+# %% nbgrader={"grade": false, "grade_id": "nb05_ex4_by_hand", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# Set a_grad, b_grad and d_grad (plain numbers).
+### BEGIN SOLUTION
+a_grad = 3.0
+b_grad = 3.0
+d_grad = -1.0
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex4_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+ex.check_add_mul_by_hand(a_grad, b_grad, d_grad)
+### BEGIN HIDDEN TESTS
+ex.check_add_mul_numbers(a_grad, b_grad, d_grad)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Recap
+#
+# - `e.backward()` reaches the leaves through references: `e.grad_fn` → `next_functions` →
+#   ... → `AccumulateGrad.variable`, which *is* the leaf tensor.
+# - Before the engine runs, `backward()` normalises its arguments: tensors to a tuple, one
+#   gradient per tensor, ones for scalar outputs, `retain_graph` defaulting to `create_graph`.
+# - `vars()`, `dir()` and `type()` are how you explore objects you did not write.
+# - `next_functions` holds `(node, index)` pairs; `(None, 0)` marks an input that needs no
+#   gradient. Non-leaf nodes have no `variable`; a loop with a stack walks down to the leaves.
+# - Every operation has a forward and a backward; `autograd.Function` lets you write both, and
+#   `gradcheck` checks the backward.
+# - For `c = a + b; e = c * d` with `a = 2, b = 3, d = 4`: `a.grad = b.grad = 4`, `d.grad = 5`.
+#
+# **Next:** notebook 06 hooks into the backward pass to watch, and change, the gradients as they
+# flow.
