@@ -8,7 +8,16 @@ from typing import Any
 
 from .config import GradingConfig
 
-STATUSES = ("ok", "timeout", "kernel_died", "unreadable", "missing", "unmatched", "error")
+STATUSES = (
+    "ok",
+    "timeout",
+    "kernel_died",
+    "unreadable",
+    "missing",
+    "unmatched",
+    "bad_files",
+    "error",
+)
 
 
 @dataclass

@@ -7,12 +7,14 @@ row: re-running after a few late submissions only grades those.
 
 from __future__ import annotations
 
+import shutil
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from . import cells, course, pipeline, report
+from . import cells, course, pipeline, report, sandbox
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool
@@ -26,6 +28,7 @@ GRADE = pipeline.grade()
 def grade_assignment(cfg: GradingConfig) -> dict:
     """Grade ``cfg.submissions`` against ``cfg.assignment``; write gradebook and feedback."""
     assignment = course.load_assignment(cfg.course, cfg.assignment)
+    box = _sandbox(cfg)
     submissions = course.find_submissions(cfg.submissions, assignment)
     folder = Path(cfg.course) / "grades" / assignment.name
     earlier = {(r["student"], r["notebook"]): r for r in report.read_gradebook(folder)}
@@ -36,7 +39,7 @@ def grade_assignment(cfg: GradingConfig) -> dict:
             rows.append(old)
         else:
             todo.append(sub)
-    rows += _grade_all(todo, assignment, cfg)
+    rows += _grade_all(todo, assignment, cfg, box)
     meta = {"assignment": assignment.name, "timeout": cfg.timeout, "grader": GRADER_VERSION}
     json_path, csv_path = report.write_gradebook(rows, folder, meta)
     statuses = sorted({r["status"] for r in rows})
@@ -54,13 +57,36 @@ def grade_assignment(cfg: GradingConfig) -> dict:
     }
 
 
-def _grade_all(todo: list, assignment, cfg: GradingConfig) -> list[dict]:
+def limits(cfg: GradingConfig) -> sandbox.Limits:
+    return sandbox.Limits(cfg.memory_limit_mb, cfg.max_processes, cfg.disk_limit_mb)
+
+
+def _sandbox(cfg: GradingConfig):
+    """The sandbox backend ``cfg`` asks for, checked to work here; None for ``none``.
+
+    Raises:
+        SandboxUnavailable: one sentence saying what to install, or to pass ``--sandbox none``.
+    """
+    backend = sandbox.backend(cfg.sandbox, limits(cfg))
+    if backend is None:
+        print(
+            "autogradkit grade: warning: --sandbox none: student code runs unconfined, as "
+            "you, and can read and change your files; the gradebook records it",
+            file=sys.stderr,
+        )
+    else:
+        backend.check()
+    return backend
+
+
+def _grade_all(todo: list, assignment, cfg: GradingConfig, backend) -> list[dict]:
     """Grade ``todo`` on ``cfg.jobs`` threads, each driving one kernel at a time."""
     if not todo:
         return []
     bar, rows = Progress(len(todo), cfg.progress), []
     cpu = threading.Semaphore(cfg.jobs)  # cfg.jobs submissions compute at a time...
-    with KernelPool(min(cfg.jobs, len(todo)), cfg.memory_limit_mb) as pool:
+    size = min(cfg.jobs, len(todo))
+    with KernelPool(size, cfg.memory_limit_mb, sandbox=backend, limits=limits(cfg)) as pool:
         # ...and as many more may sit in a slow cell (a loop waiting for its timeout)
         with ThreadPoolExecutor(2 * cfg.jobs, thread_name_prefix="grade") as workers:
             futures = [workers.submit(grade_one, sub, assignment, cfg, pool, cpu) for sub in todo]
@@ -73,6 +99,7 @@ def _grade_all(todo: list, assignment, cfg: GradingConfig) -> list[dict]:
 
 def _digest(sub, assignment, cfg: GradingConfig) -> str:
     limits = f"{cfg.timeout}/{cfg.total_timeout}/{cfg.memory_limit_mb}/{cfg.max_output_chars}"
+    limits += f"/{cfg.sandbox}/{cfg.disk_limit_mb}/{cfg.max_processes}"
     return course.digest(sub.path, assignment.digests.get(sub.notebook, ""), limits, GRADER_VERSION)
 
 
@@ -120,10 +147,11 @@ def _run(sub, assignment, ctx: Context) -> None:
         return ctx.fail("unreadable", f"{sub.path.name} is {error}")
     ctx.source = assignment.sources[sub.notebook]
     ctx.student = assignment.students[sub.notebook]
-    ctx.workdir.mkdir(parents=True, exist_ok=True)
-    course.copy_files(sub.folder, ctx.workdir)
+    shutil.rmtree(ctx.workdir, ignore_errors=True)  # nothing of an earlier run is reused
+    ctx.workdir.mkdir(parents=True)
+    for refused in course.copy_files(sub.folder, ctx.workdir, ctx.cfg.disk_limit_mb * 2**20):
+        ctx.fail("bad_files", refused)
     course.copy_files(assignment.folder, ctx.workdir)  # the instructor's helper files win
     graded = ctx.workdir / f"{sub.notebook}.ipynb"
-    graded.unlink(missing_ok=True)  # an earlier graded copy holds the hidden tests
     nb = GRADE(nb, ctx)
     write_notebook(nb, graded)

@@ -22,6 +22,7 @@ STATUS_TEXT = {
     "unreadable": "Your file could not be read as a notebook.",
     "missing": "This notebook was not handed in.",
     "unmatched": "The file name does not say which notebook of the assignment this is.",
+    "bad_files": "Some files handed in with the notebook were not used; see the notes.",
     "error": "The grader could not finish; your instructor will look at it.",
 }
 HIDDEN = "[hidden test]"
@@ -53,6 +54,7 @@ def make_row(
         "seconds": round(seconds, 3),
         "digest": digest,
         "submission": str(ctx.path),
+        "sandbox": ctx.cfg.sandbox,
     }
 
 
@@ -78,14 +80,15 @@ def _write_csv(rows: list[dict], path: Path) -> None:
     names = [f"{nb}/{gid}" if several else gid for nb, gid in tests]
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
-        writer.writerow([*FIRST_COLUMNS, *names, "issues", "seconds"])
+        writer.writerow([*FIRST_COLUMNS, *names, "issues", "seconds", "sandbox"])
         for r in rows:
             points = [
                 r["tests"].get(gid, {}).get("points", "") if nb == r["notebook"] else ""
                 for nb, gid in tests
             ]
             first = [r[key] for key in FIRST_COLUMNS]
-            writer.writerow([*first, *points, "; ".join(r["issues"]), r["seconds"]])
+            last = ["; ".join(r["issues"]), r["seconds"], r.get("sandbox", "")]
+            writer.writerow([*first, *points, *last])
 
 
 def read_gradebook(folder: Path) -> list[dict]:

@@ -68,7 +68,7 @@ def test_kernel_death_is_noticed_at_once(ctx):
 
 
 def test_a_kernel_that_dies_while_starting_is_replaced(pool, monkeypatch):
-    real_start, calls = Kernel.start, []
+    real_start, calls = pool.launcher.start, []
 
     def dies_once(*args):  # as when another kernel took its port in the meantime
         calls.append(args)
@@ -76,7 +76,7 @@ def test_a_kernel_that_dies_while_starting_is_replaced(pool, monkeypatch):
             raise KernelDied("kernel 1 died while starting")
         return real_start(*args)
 
-    monkeypatch.setattr(Kernel, "start", dies_once)
+    monkeypatch.setattr(pool.launcher, "start", dies_once)
     kernel = pool._boot()
     try:
         assert isinstance(kernel, Kernel) and kernel.alive() and len(calls) == 2
@@ -91,7 +91,7 @@ def test_a_kernel_that_keeps_dying_is_reported_after_three_attempts(pool, monkey
         calls.append(args)
         raise KernelDied(f"kernel {len(calls)} died while starting")
 
-    monkeypatch.setattr(Kernel, "start", always_dies)
+    monkeypatch.setattr(pool.launcher, "start", always_dies)
     error = pool._boot()
     assert isinstance(error, KernelDied) and str(error) == "kernel 3 died while starting"
 
