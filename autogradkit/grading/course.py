@@ -77,7 +77,8 @@ def find_submissions(root: Path, assignment: Assignment) -> list[Submission]:
 
 def _in_folder(student: str, folder: Path, notebook: str) -> Submission:
     path = folder / f"{notebook}.ipynb"
-    return Submission(student, notebook, path if path.is_file() else None, folder)
+    handed_in = os.path.lexists(path)  # a symlink or FIFO is handed in, then refused
+    return Submission(student, notebook, path if handed_in else None, folder)
 
 
 def _flat(path: Path, assignment: Assignment) -> Submission:
@@ -138,8 +139,51 @@ def _kind(mode: int) -> str:
 
 
 def digest(path: Path | None, *extra: str) -> str:
-    """sha256 of a submission file plus whatever else its grade depends on."""
-    h = hashlib.sha256(path.read_bytes() if path is not None and path.is_file() else b"")
+    """sha256 of a submission file's identity plus whatever else its grade depends on."""
+    h = hashlib.sha256(file_identity(path).encode() if path is not None else b"")
     for part in extra:
         h.update(part.encode())
     return h.hexdigest()
+
+
+def skipped_entries(root: Path, assignment: Assignment) -> list[str]:
+    """Entries of the submissions folder that ``find_submissions`` did not use, with why."""
+    root = Path(root)
+    nested = any(p.is_dir() for p in root.glob(f"*/{assignment.name}"))
+    skipped = []
+    for entry in sorted(root.iterdir()):
+        if entry.name in SKIP:
+            continue
+        if nested and not (entry / assignment.name).is_dir():
+            skipped.append(f"{entry.name}: no {assignment.name}/ folder inside")
+        elif not nested and not (entry.suffix == ".ipynb" and not entry.is_dir()):
+            skipped.append(f"{entry.name}: not a .ipynb file")
+    return skipped
+
+
+def fingerprint(folders: list[Path]) -> dict[str, str]:
+    """An identity of every regular file under ``folders`` (symlinks and FIFOs are not read)."""
+    found = {}
+    for folder in folders:
+        for path in sorted(Path(folder).rglob("*")):
+            found[str(path)] = file_identity(path)
+    return {path: identity for path, identity in found.items() if identity}
+
+
+def changed_since(before: dict[str, str]) -> list[str]:
+    """The files of ``before`` that are now different or gone."""
+    return [path for path, identity in before.items() if file_identity(Path(path)) != identity]
+
+
+def file_identity(path: Path, hash_below: int = 64 * 2**20) -> str:
+    """sha256 of a regular file (size and mtime when it is huge); "" for anything else."""
+    try:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode):
+            return ""
+        if info.st_size >= hash_below:
+            return f"{info.st_size}:{info.st_mtime_ns}"
+        with path.open("rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return ""

@@ -120,9 +120,9 @@ class Kernel:
 
         client = BlockingKernelClient()
         client.load_connection_info(info)
-        client.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=False)
         kernel = cls(pid, client, connection_file, **extra)
         try:
+            client.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=False)
             kernel._handshake(timeout)
         except BaseException:
             kernel.close()
@@ -136,7 +136,7 @@ class Kernel:
             self.client.kernel_info()
             event = self.wait(1.0, self.client.shell_channel.socket)
             if event == "died":
-                raise KernelDied(f"kernel {self.pid} died while starting")
+                raise KernelDied(f"kernel {self.pid} died while starting{self._last_words()}")
             if event == "message":
                 self.client.get_shell_msg(timeout=0)
                 if self.wait(0.5) == "message":
@@ -144,6 +144,14 @@ class Kernel:
                         self.drain()
                     return
         raise TimeoutError(f"kernel {self.pid} did not answer within {timeout:g} s")
+
+    def _last_words(self) -> str:
+        """The end of what a sandboxed kernel wrote to stderr, to say why it died."""
+        try:
+            text = (self.box.folder / "stderr").read_text(errors="replace").strip()
+        except (AttributeError, OSError):
+            return ""
+        return f": {text[-400:]}" if text else ""
 
     def alive(self) -> bool:
         try:
@@ -306,18 +314,22 @@ class SandboxLauncher:
         inside = box.sockets / "kernel.json"
         inside.write_text(json.dumps(info))
         argv = [sys.executable, *KERNEL_ARGV, "-f", f"{INSIDE_SOCKETS}/kernel.json"]
-        process = subprocess.Popen(
+        with (box.folder / "stderr").open("wb") as stderr:  # read if it dies while starting
+            process = self._spawn(box, argv, stderr)
+        outside = {**info, "ip": str(box.sockets / "kernel")}
+        extra = {"box": box, "process": process}
+        return Kernel.connect(process.pid, outside, str(inside), timeout, **extra)
+
+    def _spawn(self, box: Box, argv: list[str], stderr) -> subprocess.Popen:
+        return subprocess.Popen(
             self.backend.command(box, argv),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=stderr,
             start_new_session=True,
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
             preexec_fn=lambda: box.enter(self.limits),
         )
-        outside = {**info, "ip": str(box.sockets / "kernel")}
-        extra = {"box": box, "process": process}
-        return Kernel.connect(process.pid, outside, str(inside), timeout, **extra)
 
     def prepare(self, kernel: Kernel, workdir: Path) -> None:
         """Copy ``workdir``'s regular files into the sandbox's own tmpfs and work there."""
@@ -407,6 +419,20 @@ class KernelPool:
             except Exception as error:  # handed to the submission that asks next
                 return error
         return died
+
+    def check(self) -> None:
+        """Wait for the first kernel; raise ``RuntimeError`` with the reason if none starts.
+
+        Grading stops here, within seconds, rather than give every student a zero.
+        """
+        try:
+            item = self._ready.get(timeout=self.startup_timeout + 5)
+        except queue.Empty:
+            message = f"no grading kernel started within {self.startup_timeout:g} s"
+            raise RuntimeError(message) from None
+        self._ready.put(item)  # still ready for the first submission
+        if isinstance(item, Exception):
+            raise RuntimeError(f"no grading kernel could start: {item}")
 
     def acquire(self, workdir: str | Path) -> Kernel:
         """A booted kernel whose working directory is ``workdir``."""

@@ -8,8 +8,12 @@ line of hidden-test code is blanked out of it even if an error message happened 
 from __future__ import annotations
 
 import csv
+import hashlib
 import html
+import io
 import json
+import os
+import tempfile
 from pathlib import Path
 
 from .context import Context
@@ -62,44 +66,86 @@ FIRST_COLUMNS = ("student", "assignment", "notebook", "status", "score", "max_sc
 
 
 def write_gradebook(rows: list[dict], folder: Path, meta: dict) -> tuple[Path, Path]:
-    """Write ``gradebook.json`` (everything) and ``gradebook.csv`` (one column per test)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write ``gradebook.json`` (everything) and ``gradebook.csv`` (one column per test).
+
+    Both are rebuilt from ``rows`` alone (never merged with what is on disk) and replace the
+    old files atomically: a reader, or a grader killed meanwhile, never sees half a gradebook.
+    """
     rows = sorted(rows, key=lambda r: (r["student"], r["notebook"]))
     json_path, csv_path = folder / "gradebook.json", folder / "gradebook.csv"
     body = json.dumps({**meta, "rows": rows}, indent=1, ensure_ascii=False)
-    json_path.write_text(body + "\n", encoding="utf-8")
-    _write_csv(rows, csv_path)
+    write_atomic(json_path, body + "\n")
+    write_atomic(csv_path, _csv(rows))
     return json_path, csv_path
 
 
-def _write_csv(rows: list[dict], path: Path) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file next to ``path``, then rename it over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _csv(rows: list[dict]) -> str:
     """One row per submission; test columns are ``grade_id`` (``notebook/grade_id`` when the
     assignment has several notebooks); a test that does not apply to a row stays empty."""
     several = len({r["notebook"] for r in rows}) > 1
     tests = sorted({(r["notebook"], gid) for r in rows for gid in r["tests"]})
     names = [f"{nb}/{gid}" if several else gid for nb, gid in tests]
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow([*FIRST_COLUMNS, *names, "issues", "seconds", "sandbox"])
-        for r in rows:
-            points = [
-                r["tests"].get(gid, {}).get("points", "") if nb == r["notebook"] else ""
-                for nb, gid in tests
-            ]
-            first = [r[key] for key in FIRST_COLUMNS]
-            last = ["; ".join(r["issues"]), r["seconds"], r.get("sandbox", "")]
-            writer.writerow([*first, *points, *last])
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([*FIRST_COLUMNS, *names, "issues", "seconds", "sandbox"])
+    for r in rows:
+        points = [
+            r["tests"].get(gid, {}).get("points", "") if nb == r["notebook"] else ""
+            for nb, gid in tests
+        ]
+        first = [r[key] for key in FIRST_COLUMNS]
+        last = ["; ".join(r["issues"]), r["seconds"], r.get("sandbox", "")]
+        writer.writerow([_inert(value) for value in (*first, *points, *last)])
+    return out.getvalue()
 
 
-def read_gradebook(folder: Path) -> list[dict]:
-    """The rows of an earlier run (for resuming), or [] when there is none."""
-    path = folder / "gradebook.json"
-    if not path.is_file():
-        return []
+def _inert(value):
+    """A CSV cell a spreadsheet shows as text, never runs as a formula (OWASP's rule).
+
+    Example:
+        >>> _inert("=HYPERLINK(1)"), _inert("-1"), _inert(-1.5), _inert("ann")
+        ("'=HYPERLINK(1)", "'-1", -1.5, 'ann')
+    """
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def _result_path(folder: Path, student: str, notebook: str) -> Path:
+    key = hashlib.sha256(f"{student}\0{notebook}".encode()).hexdigest()[:24]
+    return folder / "results" / f"{key}.json"
+
+
+def write_result(folder: Path, row: dict) -> None:
+    """Keep one finished row, so that a re-run (after a kill, too) does not grade it again."""
+    text = json.dumps(row, indent=1, ensure_ascii=False)
+    write_atomic(_result_path(folder, row["student"], row["notebook"]), text)
+
+
+def read_result(folder: Path, student: str, notebook: str) -> dict | None:
+    """The row an earlier run kept for this submission, or None."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))["rows"]
-    except (ValueError, KeyError):
-        return []  # a damaged gradebook only means everything is graded again
+        row = json.loads(_result_path(folder, student, notebook).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # none, or damaged: graded again
+    same = isinstance(row, dict) and (row.get("student"), row.get("notebook")) == (
+        student,
+        notebook,
+    )
+    return row if same else None
 
 
 def scrub(text: str, hidden: list[str]) -> str:
