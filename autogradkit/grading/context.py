@@ -52,6 +52,7 @@ class Context:
         issues: notes for the instructor and the student, one sentence each.
         results: one ``CellResult`` per graded cell, by grade_id.
         hidden: the hidden-test code that was injected (feedback must never show it).
+        review: tampering the guard found and undid (hooks, patches): the row needs a person.
         done: names of the steps that have run, in order.
         cpu: a semaphore of "computing" slots (one per core) held while this submission runs;
             a slow cell gives its slot up so that a loop does not hold a core's worth of work.
@@ -67,6 +68,7 @@ class Context:
     issues: list[str] = field(default_factory=list)
     results: dict[str, CellResult] = field(default_factory=dict)
     hidden: list[str] = field(default_factory=list)
+    review: list[str] = field(default_factory=list)
     done: list[str] = field(default_factory=list)
     cpu: Any = None
 

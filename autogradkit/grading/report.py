@@ -59,6 +59,7 @@ def make_row(
         "digest": digest,
         "submission": str(ctx.path),
         "sandbox": ctx.cfg.sandbox,
+        "review": list(getattr(ctx, "review", [])),
     }
 
 
@@ -100,14 +101,15 @@ def _csv(rows: list[dict]) -> str:
     names = [f"{nb}/{gid}" if several else gid for nb, gid in tests]
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow([*FIRST_COLUMNS, *names, "issues", "seconds", "sandbox"])
+    writer.writerow([*FIRST_COLUMNS, *names, "issues", "seconds", "sandbox", "review"])
     for r in rows:
         points = [
             r["tests"].get(gid, {}).get("points", "") if nb == r["notebook"] else ""
             for nb, gid in tests
         ]
         first = [r[key] for key in FIRST_COLUMNS]
-        last = ["; ".join(r["issues"]), r["seconds"], r.get("sandbox", "")]
+        review = "; ".join(r.get("review", []))
+        last = ["; ".join(r["issues"]), r["seconds"], r.get("sandbox", ""), review]
         writer.writerow([_inert(value) for value in (*first, *points, *last)])
     return out.getvalue()
 

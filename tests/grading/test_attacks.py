@@ -103,6 +103,25 @@ os.kill(os.getppid(), 9)  # the fork server, today; the sandbox's own init, once
 }
 
 
+CHEATS = {  # wrong answers, plus a trick that made the tests pass anyway
+    "hides_tracebacks": "get_ipython().showtraceback = lambda *args, **kwargs: None",
+    "custom_exception": "get_ipython().set_custom_exc((BaseException,), lambda *args: None)",
+    "clears_outputs": (
+        "from IPython.display import clear_output\n"
+        "get_ipython().events.register('post_run_cell', lambda *args: clear_output())"
+    ),
+    "rewrites_tests": (
+        "get_ipython().input_transformers_post.append(\n"
+        "    lambda lines: ['pass\\n'] if 'check_close' in ''.join(lines)"
+        " or 'points' in ''.join(lines) else lines)"
+    ),
+    "patches_numpy": (
+        "import numpy\nnumpy.allclose = lambda *args, **kwargs: True\n"
+        "numpy.isclose = lambda *args, **kwargs: True"
+    ),
+}
+
+
 def _targets(course: Path) -> dict[str, list[str]]:
     """Host paths an attacker must neither read nor write."""
     source = str(course / "source" / "hw1" / "squares.ipynb")
@@ -114,11 +133,12 @@ def _targets(course: Path) -> dict[str, list[str]]:
     }
 
 
-def _write_attacker(course: Path, student: str, code: str) -> None:
-    nb = builders.correct(json.loads(json.dumps(builders.student_version())))
+def _write_attacker(course: Path, student: str, code: str, answers=builders.correct) -> None:
+    nb = answers(json.loads(json.dumps(builders.student_version())))
     for cell in nb["cells"]:
         if cell["metadata"].get("nbgrader", {}).get("grade_id") == "answer_square_sum":
-            cell["source"] = code + SQUARE_SUM
+            wrong = "\n" + builders.WRONG["answer_square_sum"]
+            cell["source"] = code + (SQUARE_SUM if answers is builders.correct else wrong)
     path = course / "submitted" / student / "hw1" / "squares.ipynb"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(nb))
@@ -151,6 +171,8 @@ def attacked(tmp_path_factory, sandbox):
         fields = {"targets": targets.get(name), "port": listener.getsockname()[1], "daemon": DAEMON}
         fields["grader"] = os.getpid()
         _write_attacker(course, name, code.format(**fields))
+    for name, code in CHEATS.items():
+        _write_attacker(course, name, code, answers=builders.wrong)
     os.environ["AGK_GRADER_SECRET"] = SECRET
     try:
         args = ["grade", str(course / "submitted"), "--assignment", "hw1", "--course", str(course)]
@@ -244,3 +266,15 @@ def test_no_process_outside_the_sandbox_can_be_signalled(attacked):
     course = attacked[0]
     assert "GRADER OUT OF REACH" in _said(course, "signaller")
     assert _rows(course)["signaller"]["score"] == 10.0  # its kill reached nothing it needed
+
+
+@pytest.mark.parametrize("cheat", sorted(CHEATS))
+def test_hooks_and_patches_cannot_turn_wrong_answers_into_points(attacked, cheat):
+    row = _rows(attacked[0])[cheat]
+    assert row["score"] == 0.0, row
+    assert row["review"], row  # the tampering is flagged for a person to look at
+
+
+def test_honest_students_are_not_flagged_for_review(attacked):
+    rows = _rows(attacked[0])
+    assert all(rows[student]["review"] == [] for student in HONEST)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 
 from autogradkit.grading.context import Context
@@ -133,3 +134,30 @@ def test_relative_notebook_folder_is_resolved(ctx, monkeypatch):
     ctx.workdir = type(ctx.workdir)(ctx.workdir.name)  # relative to the grader's cwd
     nb, _ = _run(ctx, "print(open('data.txt').read())")
     assert _text(nb["cells"][0]) == "found\n"
+
+
+def test_output_budget_covers_every_output_type(ctx):
+    flood = 10**6
+    nb, _ = _run(
+        ctx,
+        f"raise ValueError('e' * {flood})",
+        f"'r' * {flood}",
+        f"from IPython.display import display\ndisplay({{'text/plain': 'd' * {flood}}}, raw=True)",
+        max_output_chars=10_000,
+    )
+    for cell in nb["cells"]:
+        assert len(json.dumps(cell["outputs"])) < 3 * 10_000, cell["source"]
+    assert _error(nb["cells"][0]) == "ValueError"  # scoring still sees the error...
+    assert nb["cells"][1]["outputs"][0]["output_type"] == "execute_result"  # ...and the value
+
+
+def test_exit_is_blamed_on_its_own_cell(ctx):
+    nb, _ = _run(ctx, "x = 1", "exit()", "print(x)")
+    assert ctx.status == "kernel_died" and _error(nb["cells"][1]) == "DeadKernelError"
+    assert _error(nb["cells"][2]) == "" and _text(nb["cells"][2]) == "1\n"
+
+
+def test_an_error_kept_out_of_the_outputs_is_still_an_error(ctx):
+    hide = "get_ipython().showtraceback = lambda *args, **kwargs: None"
+    nb, _ = _run(ctx, hide, "1 / 0")
+    assert _error(nb["cells"][1]) == "HiddenError"
