@@ -26,7 +26,8 @@ class CellResult:
 
     ``status`` is ``passed``, ``partial``, ``failed``, ``not_run`` or ``manual`` (a written
     answer a person grades). ``lines`` are the ✓/✗ lines the checks printed, ``error`` is
-    ``"<ExceptionName>: <message>"`` of a failing cell.
+    ``"<ExceptionName>: <message>"`` of a failing cell. ``hidden`` says the cell ran hidden
+    tests (its feedback then shows the verdict and ``title`` only, the exercise's heading).
     """
 
     grade_id: str
@@ -35,6 +36,8 @@ class CellResult:
     status: str = "not_run"
     lines: list[str] = field(default_factory=list)
     error: str = ""
+    hidden: bool = False
+    title: str = ""
 
 
 @dataclass

@@ -1,8 +1,10 @@
 """Gradebook rows (CSV + JSON) and per-student feedback pages.
 
 Feedback shows what the student may see: points, the ✓/✗ lines of the checks and the name and
-message of each error. It never shows test source or tracebacks, and as a last guard every
-line of hidden-test code is blanked out of it even if an error message happened to quote it.
+message of each error. It never shows test source or tracebacks. A test cell that ran hidden
+tests shows only its verdict and the exercise's title (student code can put hidden code into
+an error message in any encoding). As a last guard every line of hidden-test code is blanked
+out of the rest even if an error message happened to quote it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ STATUS_TEXT = {
     "error": "The grader could not finish; your instructor will look at it.",
 }
 HIDDEN = "[hidden test]"
+VERDICTS = {"passed": "✓ passed", "partial": "partly passed", "failed": "✗ failed"}
 
 
 def make_row(
@@ -191,12 +194,17 @@ def feedback_html(row: dict, ctx: Context) -> str:
 
 
 def _test_row(gid: str, result, hidden: list[str]) -> str:
+    """One table row. A cell that ran hidden tests shows its verdict and the exercise's title
+    only: no check line, no error message, since either could carry (encode) hidden code."""
     e = html.escape
     detail = [*result.lines, result.error] if result.error else list(result.lines)
     if result.status == "manual":
         detail = ["graded by hand"]
     elif result.status == "not_run":
         detail = ["not run (see the notes above)"]
+    elif getattr(result, "hidden", False):
+        verdict = VERDICTS.get(result.status, result.status)
+        detail = [f"{result.title}: {verdict}" if result.title else verdict]
     cells = "<br>".join(e(scrub(line, hidden)) for line in detail if line) or e(result.status)
     return (
         f'<tr class="{e(result.status)}"><td>{e(gid)}</td>'

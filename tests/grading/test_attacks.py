@@ -8,6 +8,7 @@ test here failed on the grader before kernels ran in a sandbox.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import socket
@@ -91,6 +92,12 @@ except OSError:
     pass
 print('MIB WRITTEN', written)
 """,
+    "leaker": """
+import base64, inspect, linecache
+def square_sum(x):  # puts the whole test cell, hidden tests included, into its error
+    cell = linecache.getlines(inspect.currentframe().f_back.f_code.co_filename)
+    raise ValueError(base64.b64encode(''.join(cell).encode()).decode())
+""",
     "signaller": """
 import os
 try:
@@ -138,7 +145,8 @@ def _write_attacker(course: Path, student: str, code: str, answers=builders.corr
     for cell in nb["cells"]:
         if cell["metadata"].get("nbgrader", {}).get("grade_id") == "answer_square_sum":
             wrong = "\n" + builders.WRONG["answer_square_sum"]
-            cell["source"] = code + (SQUARE_SUM if answers is builders.correct else wrong)
+            answer = SQUARE_SUM if answers is builders.correct else wrong
+            cell["source"] = code if "def square_sum" in code else code + answer
     path = course / "submitted" / student / "hw1" / "squares.ipynb"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(nb))
@@ -278,3 +286,11 @@ def test_hooks_and_patches_cannot_turn_wrong_answers_into_points(attacked, cheat
 def test_honest_students_are_not_flagged_for_review(attacked):
     rows = _rows(attacked[0])
     assert all(rows[student]["review"] == [] for student in HONEST)
+
+
+def test_hidden_tests_never_reach_feedback_in_any_encoding(attacked):
+    course = attacked[0]
+    page = (course / "feedback" / "leaker" / "hw1" / "squares.html").read_text()
+    encoded = base64.b64encode(b'check_close("square_sum"').decode()[:24]
+    assert "ValueError" not in page and encoded not in page
+    assert "Squares: ✗ failed" in page  # the verdict and the exercise's title
