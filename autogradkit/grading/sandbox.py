@@ -25,9 +25,11 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -186,12 +188,27 @@ class Box:
         # no RLIMIT_NPROC: it counts every process of the grader's user (and exempts root)
 
     def remove(self) -> None:
+        """Kill whatever is left in the cgroups, remove them, delete the host folder."""
         for group in self.cgroups:
-            try:
-                group.rmdir()
-            except OSError:
-                pass  # a process is still exiting; the kernel drops an empty cgroup later
+            _empty_and_remove(group)
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _empty_and_remove(group: Path, attempts: int = 200) -> None:
+    """SIGKILL every process of ``group`` until it is empty, then remove it (a cgroup with
+    processes cannot be removed, and a killed process takes a moment to leave)."""
+    for _ in range(attempts):
+        try:
+            for pid in (group / "cgroup.procs").read_text().split():
+                os.kill(int(pid), signal.SIGKILL)
+            group.rmdir()
+            return
+        except ProcessLookupError:
+            continue
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.01)
 
 
 def _own_cgroup(controller: str) -> Path | None:
