@@ -145,3 +145,33 @@ def test_container_backends_refuse_clearly(course, runtime, capsys):
     builders.write_submission(course / "submitted", "ann", "correct")
     assert _grade(course, "--sandbox", runtime) == 1
     assert f"--sandbox {runtime}" in capsys.readouterr().err
+
+
+def test_a_killed_grader_can_be_rerun_and_finishes_the_job(course, sandbox, capsys):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    builders.write_submission(course / "submitted", "a_fast", "correct")
+    for student in ("b_slow", "c_slow"):
+        path = builders.write_submission(course / "submitted", student, "correct")
+        nb = json.loads(path.read_text())
+        nb["cells"][2]["source"] += "\nimport time\ntime.sleep(5)"
+        path.write_text(json.dumps(nb))
+    args = ["grade", str(course / "submitted"), "--assignment", "hw1", "--course", str(course)]
+    cmd = [sys.executable, "-m", "autogradkit", *args, *FAST]
+    grader = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    results = course / "grades" / "hw1" / "results"
+    deadline = time.monotonic() + 60  # a guard against hanging, not a timing check
+    while not (results.is_dir() and any(results.iterdir())) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(grader.pid, signal.SIGKILL)  # mid-run: one submission finished, two not
+    grader.wait()
+    assert results.is_dir() and any(results.iterdir())
+    assert not (course / "grades" / "hw1" / "gradebook.json").exists()
+    assert _grade(course) == 0
+    assert "graded 2 of 3 submissions (1 unchanged)" in capsys.readouterr().out
+    rows = _rows(course)
+    assert sorted(rows) == ["a_fast", "b_slow", "c_slow"]
+    assert all(row["score"] == 10.0 for row in rows.values())
