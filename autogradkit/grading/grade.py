@@ -33,8 +33,8 @@ def grade_assignment(cfg: GradingConfig) -> dict:
         RuntimeError: no sandbox or no kernel can run here: nothing is written.
     """
     assignment = course.load_assignment(cfg.course, cfg.assignment)
-    backend = _sandbox(cfg)
     submissions = _find(cfg, assignment)
+    backend = _sandbox(cfg)
     folder = Path(cfg.course) / "grades" / assignment.name
     originals = course.fingerprint([assignment.folder, Path(cfg.submissions)])
     rows, todo = [], []

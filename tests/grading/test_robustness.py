@@ -74,7 +74,7 @@ def test_a_fifo_or_version_3_notebook_gets_its_own_status(course, sandbox):
     assert (rows["modern"]["status"], rows["modern"]["score"]) == ("ok", 10.0)
 
 
-def test_no_kernel_at_all_is_one_clear_error_and_no_gradebook(course, monkeypatch, capsys):
+def test_no_kernel_at_all_is_one_clear_error_and_no_gradebook(course, monkeypatch, capsys, sandbox):
     from jupyter_client.blocking import BlockingKernelClient
 
     def refuses(*args, **kwargs):
