@@ -34,18 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=GradingConfig.max_output_chars,
         help="output characters kept per cell",
     )
-    grd.add_argument(
-        "--sandbox",
-        choices=("bwrap", "docker", "podman", "none"),
-        default=GradingConfig.sandbox,
-        help="where student code runs: bubblewrap (default); none runs it as you, unconfined",
-    )
-    grd.add_argument(
-        "--disk-limit",
-        type=int,
-        default=GradingConfig.disk_limit_mb,
-        help="MiB of working directory per sandbox",
-    )
+    _add_sandbox_options(grd)
     grd.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
     grd.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     for sub, timeout in ((rel, 120.0), (val, 30.0), (grd, 30.0)):
@@ -66,6 +55,21 @@ def build_parser() -> argparse.ArgumentParser:
                 help="seconds between the interrupt and the kill of a slow cell",
             )
     return parser
+
+
+def _add_sandbox_options(grd: argparse.ArgumentParser) -> None:
+    grd.add_argument(
+        "--sandbox",
+        choices=("bwrap", "docker", "podman", "none"),
+        default=GradingConfig.sandbox,
+        help="where student code runs: bubblewrap (default); none runs it as you, unconfined",
+    )
+    grd.add_argument(
+        "--disk-limit",
+        type=int,
+        default=GradingConfig.disk_limit_mb,
+        help="MiB of working directory per sandbox",
+    )
 
 
 def parse_config(argv: Sequence[str] | None = None) -> GradingConfig:

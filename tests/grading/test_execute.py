@@ -161,3 +161,17 @@ def test_an_error_kept_out_of_the_outputs_is_still_an_error(ctx):
     hide = "get_ipython().showtraceback = lambda *args, **kwargs: None"
     nb, _ = _run(ctx, hide, "1 / 0")
     assert _error(nb["cells"][1]) == "HiddenError"
+
+
+def test_memory_is_capped_for_the_whole_sandbox_not_per_process(ctx):
+    # three processes of 400 MB each: every one is under the 1024 MiB cap of a process,
+    # together they are over the cap of the sandbox, so not all of them can finish
+    hog = "b = bytearray(400 * 2**20); b[::4096] = bytes(len(b[::4096])); print('ok')"
+    code = (
+        "import subprocess, sys\n"
+        f"hogs = [subprocess.Popen([sys.executable, '-c', {hog!r}], stdout=subprocess.PIPE)"
+        " for _ in range(3)]\n"
+        "print('FINISHED', sum(h.communicate()[0] == b'ok\\n' for h in hogs))"
+    )
+    nb, _ = _run(ctx, code, timeout=30.0)
+    assert "FINISHED" in _text(nb["cells"][0]) and "FINISHED 3" not in _text(nb["cells"][0])
