@@ -25,7 +25,14 @@ import threading
 import time
 from pathlib import Path
 
-from .sandbox import INSIDE_HOME, INSIDE_SOCKETS, INSIDE_STAGING, Box, Limits
+from .sandbox import (
+    INSIDE_HOME,
+    INSIDE_SOCKETS,
+    INSIDE_STAGING,
+    Box,
+    Limits,
+    remove_stale_cgroups,
+)
 
 
 def kernel_env() -> dict[str, str]:
@@ -304,6 +311,7 @@ class SandboxLauncher:
 
     def __init__(self, backend, limits: Limits):
         self.backend, self.limits, self.sandbox = backend, limits, backend.name
+        remove_stale_cgroups()
         self._folder = tempfile.mkdtemp(prefix="autogradkit-boxes-")
 
     def start(self, timeout: float) -> Kernel:
@@ -318,7 +326,9 @@ class SandboxLauncher:
             process = self._spawn(box, argv, stderr)
         outside = {**info, "ip": str(box.sockets / "kernel")}
         extra = {"box": box, "process": process}
-        return Kernel.connect(process.pid, outside, str(inside), timeout, **extra)
+        kernel = Kernel.connect(process.pid, outside, str(inside), timeout, **extra)
+        box.seal()  # the sockets exist: from now on the folder takes no file, loses none
+        return kernel
 
     def _spawn(self, box: Box, argv: list[str], stderr) -> subprocess.Popen:
         return subprocess.Popen(

@@ -34,6 +34,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+NOBODY = 65534
 INSIDE_HOME, INSIDE_SOCKETS, INSIDE_STAGING = "/home/student", "/run/kernel", "/run/submission"
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache")
 SYSTEM_DIRS += ("/etc/fonts", "/etc/localtime", "/etc/mime.types", "/etc/alternatives")
@@ -164,7 +165,7 @@ class Box:
 
     def confine(self, limits: Limits) -> None:
         """Create this box's cgroups (v1 ``memory`` and ``pids``) where we may; else none."""
-        name = f"autogradkit-{uuid.uuid4().hex[:12]}"
+        name = f"autogradkit-{os.getpid()}-{uuid.uuid4().hex[:12]}"  # the grader's pid first
         for controller, setting, value in (
             ("memory", "memory.limit_in_bytes", limits.memory_mb * 2**20),
             ("pids", "pids.max", limits.processes),
@@ -177,6 +178,18 @@ class Box:
                 self.cgroups.append(group)
             except (OSError, TypeError):
                 continue  # no writable cgroup: the rlimits in ``enter`` still hold
+
+    def seal(self) -> None:
+        """Make the socket folder unwritable from inside, once the kernel has bound them.
+
+        It is the one host folder a sandbox can write to: left open, a student could fill the
+        host's disk past ``--disk-limit``, or swap a socket for a symlink. Owned by ``nobody``
+        (when the grader is root), the sandbox's user can neither write in it nor chmod it
+        back; a non-root grader can only take the write bit away.
+        """
+        if os.geteuid() == 0:
+            os.chown(self.sockets, NOBODY, NOBODY)
+        os.chmod(self.sockets, 0o555)
 
     def enter(self, limits: Limits) -> None:
         """In the child before exec: join the cgroups (the whole tree follows), set rlimits."""
@@ -192,6 +205,20 @@ class Box:
         for group in self.cgroups:
             _empty_and_remove(group)
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def remove_stale_cgroups() -> None:
+    """Remove the cgroups that graders killed before they could clean up left behind."""
+    for controller in ("memory", "pids"):
+        parent = _own_cgroup(controller)
+        for group in parent.glob("autogradkit-*-*") if parent else ():
+            grader = int(group.name.split("-")[1])
+            try:
+                os.kill(grader, 0)
+            except ProcessLookupError:  # that grader is gone
+                _empty_and_remove(group)
+            except PermissionError:
+                continue  # a live grader of another user
 
 
 def _empty_and_remove(group: Path, attempts: int = 200) -> None:

@@ -98,6 +98,20 @@ def square_sum(x):  # puts the whole test cell, hidden tests included, into its 
     cell = linecache.getlines(inspect.currentframe().f_back.f_code.co_filename)
     raise ValueError(base64.b64encode(''.join(cell).encode()).decode())
 """,
+    "socketfiller": """
+import os
+try:
+    with open('/run/kernel/filler.bin', 'wb') as f:  # the one host folder in the sandbox
+        f.write(b'x' * 2**20)
+    print('FILLED')
+except OSError:
+    print('SOCKET FOLDER SEALED')
+try:
+    os.rename('/run/kernel/kernel-1', '/run/kernel/moved')
+    print('MOVED')
+except OSError:
+    print('SOCKETS STAY')
+""",
     "signaller": """
 import os
 try:
@@ -294,3 +308,8 @@ def test_hidden_tests_never_reach_feedback_in_any_encoding(attacked):
     encoded = base64.b64encode(b'check_close("square_sum"').decode()[:24]
     assert "ValueError" not in page and encoded not in page
     assert "Squares: ✗ failed" in page  # the verdict and the exercise's title
+
+
+def test_the_socket_folder_is_sealed_once_the_kernel_listens(attacked):
+    said = _said(attacked[0], "socketfiller")
+    assert "SOCKET FOLDER SEALED" in said and "SOCKETS STAY" in said, said

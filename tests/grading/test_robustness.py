@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -175,3 +176,5 @@ def test_a_killed_grader_can_be_rerun_and_finishes_the_job(course, sandbox, caps
     rows = _rows(course)
     assert sorted(rows) == ["a_fast", "b_slow", "c_slow"]
     assert all(row["score"] == 10.0 for row in rows.values())
+    leftovers = Path("/sys/fs/cgroup").glob(f"*/**/autogradkit-{grader.pid}-*")
+    assert list(leftovers) == []  # the killed grader's cgroups were cleaned up by the re-run
