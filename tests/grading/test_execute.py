@@ -164,14 +164,21 @@ def test_an_error_kept_out_of_the_outputs_is_still_an_error(ctx):
 
 
 def test_memory_is_capped_for_the_whole_sandbox_not_per_process(ctx):
-    # three processes of 400 MB each: every one is under the 1024 MiB cap of a process,
-    # together they are over the cap of the sandbox, so not all of them can finish
-    hog = "b = bytearray(400 * 2**20); b[::4096] = bytes(len(b[::4096])); print('ok')"
+    # three processes of 400 MB each, each under the 1024 MiB cap of a process; together over
+    # the cap of the sandbox. Each holds its memory until all have answered, so those that
+    # say "ok" and exit cleanly held it at the same time: at most two can
+    hog = (
+        "import sys; b = bytearray(400 * 2**20); b[::4096] = bytes(len(b[::4096])); "
+        "print('ok', flush=True); sys.stdin.read()"
+    )
     code = (
-        "import subprocess, sys\n"
-        f"hogs = [subprocess.Popen([sys.executable, '-c', {hog!r}], stdout=subprocess.PIPE)"
+        "import subprocess, sys\nPIPE = subprocess.PIPE\n"
+        f"hogs = [subprocess.Popen([sys.executable, '-c', {hog!r}], stdin=PIPE, stdout=PIPE)"
         " for _ in range(3)]\n"
-        "print('FINISHED', sum(h.communicate()[0] == b'ok\\n' for h in hogs))"
+        "said = [h.stdout.readline() == b'ok\\n' for h in hogs]\n"
+        "for h in hogs:\n    h.stdin.close()\n"
+        "print('HELD AT ONCE', sum(ok and h.wait() == 0 for ok, h in zip(said, hogs)))"
     )
     nb, _ = _run(ctx, code, timeout=30.0)
-    assert "FINISHED" in _text(nb["cells"][0]) and "FINISHED 3" not in _text(nb["cells"][0])
+    held = _text(nb["cells"][0])
+    assert "HELD AT ONCE" in held and "HELD AT ONCE 3" not in held, held
