@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"grading benchmark: {len(students)} submissions ({len(ordinary)} ordinary, "
         f"{len(SPECIAL)} special), {args.timeout:g} s per cell, -j {args.jobs}, "
-        f"{os.cpu_count()} cores"
+        f"{os.cpu_count()} cores, every kernel in a bubblewrap sandbox (grade's default)"
     )
     ours = bench_ours(work, students, ordinary, args)
     theirs = bench_nbgrader(work, students, ordinary, args)

@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=GradingConfig.max_output_chars,
         help="output characters kept per cell",
     )
+    _add_sandbox_options(grd)
     grd.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
     grd.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     for sub, timeout in ((bld, 120.0), (rel, 120.0), (val, 30.0), (grd, 30.0)):
@@ -58,6 +59,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_sandbox_options(grd: argparse.ArgumentParser) -> None:
+    grd.add_argument(
+        "--sandbox",
+        choices=("bwrap", "docker", "podman", "none"),
+        default=GradingConfig.sandbox,
+        help="where student code runs: bubblewrap (default); none runs it as you, unconfined",
+    )
+    grd.add_argument(
+        "--disk-limit",
+        type=int,
+        default=GradingConfig.disk_limit_mb,
+        help="MiB of working directory per sandbox",
+    )
+
+
 def parse_config(argv: Sequence[str] | None = None) -> GradingConfig:
     """Arguments -> ``GradingConfig`` (argparse exits with code 2 on a bad command line).
 
@@ -67,7 +83,11 @@ def parse_config(argv: Sequence[str] | None = None) -> GradingConfig:
         ('grade', 'hw1', 2, 30.0)
     """
     args = vars(build_parser().parse_args(argv))
-    renamed = {"memory_limit": "memory_limit_mb", "max_output": "max_output_chars"}
+    renamed = {
+        "memory_limit": "memory_limit_mb",
+        "max_output": "max_output_chars",
+        "disk_limit": "disk_limit_mb",
+    }
     fields = {renamed.get(k, k): v for k, v in args.items()}
     fields["assignments"] = tuple(fields.get("assignments") or ())
     return GradingConfig(**fields)

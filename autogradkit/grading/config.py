@@ -30,7 +30,11 @@ class GradingConfig:
         timeout: seconds one cell may run before it is interrupted.
         total_timeout: seconds all cells of one submission may use together.
         interrupt_grace: seconds a kernel gets to obey an interrupt before it is killed.
-        memory_limit_mb: address-space cap of each grading kernel (0: none).
+        memory_limit_mb: memory cap of each grading kernel: its whole sandbox when a cgroup
+            can be made, each process otherwise (0: none; forked kernels only).
+        sandbox: ``bwrap`` (default), ``docker``, ``podman`` or ``none`` (see sandbox.py).
+        disk_limit_mb: size of each sandbox's private working directory.
+        max_processes: processes and threads one sandbox may run (needs a cgroup).
         max_output_chars: output kept per cell; the rest is cut with a note.
         force: regrade submissions that were already graded and did not change.
         report: where to write the JSON report (grade: defaults to the gradebook).
@@ -53,6 +57,9 @@ class GradingConfig:
     interrupt_grace: float = 3.0
     memory_limit_mb: int = 2048
     max_output_chars: int = 100_000
+    sandbox: str = "bwrap"
+    disk_limit_mb: int = 256
+    max_processes: int = 64
     force: bool = False
     report: Path | None = None
     progress: bool | None = None

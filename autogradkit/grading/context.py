@@ -8,7 +8,16 @@ from typing import Any
 
 from .config import GradingConfig
 
-STATUSES = ("ok", "timeout", "kernel_died", "unreadable", "missing", "unmatched", "error")
+STATUSES = (
+    "ok",
+    "timeout",
+    "kernel_died",
+    "unreadable",
+    "missing",
+    "unmatched",
+    "bad_files",
+    "error",
+)
 
 
 @dataclass
@@ -17,7 +26,8 @@ class CellResult:
 
     ``status`` is ``passed``, ``partial``, ``failed``, ``not_run`` or ``manual`` (a written
     answer a person grades). ``lines`` are the ✓/✗ lines the checks printed, ``error`` is
-    ``"<ExceptionName>: <message>"`` of a failing cell.
+    ``"<ExceptionName>: <message>"`` of a failing cell. ``hidden`` says the cell ran hidden
+    tests (its feedback then shows the verdict and ``title`` only, the exercise's heading).
     """
 
     grade_id: str
@@ -26,6 +36,8 @@ class CellResult:
     status: str = "not_run"
     lines: list[str] = field(default_factory=list)
     error: str = ""
+    hidden: bool = False
+    title: str = ""
 
 
 @dataclass
@@ -43,6 +55,7 @@ class Context:
         issues: notes for the instructor and the student, one sentence each.
         results: one ``CellResult`` per graded cell, by grade_id.
         hidden: the hidden-test code that was injected (feedback must never show it).
+        review: tampering the guard found and undid (hooks, patches): the row needs a person.
         done: names of the steps that have run, in order.
         cpu: a semaphore of "computing" slots (one per core) held while this submission runs;
             a slow cell gives its slot up so that a loop does not hold a core's worth of work.
@@ -58,6 +71,7 @@ class Context:
     issues: list[str] = field(default_factory=list)
     results: dict[str, CellResult] = field(default_factory=dict)
     hidden: list[str] = field(default_factory=list)
+    review: list[str] = field(default_factory=list)
     done: list[str] = field(default_factory=list)
     cpu: Any = None
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,7 +77,8 @@ def find_submissions(root: Path, assignment: Assignment) -> list[Submission]:
 
 def _in_folder(student: str, folder: Path, notebook: str) -> Submission:
     path = folder / f"{notebook}.ipynb"
-    return Submission(student, notebook, path if path.is_file() else None, folder)
+    handed_in = os.path.lexists(path)  # a symlink or FIFO is handed in, then refused
+    return Submission(student, notebook, path if handed_in else None, folder)
 
 
 def _flat(path: Path, assignment: Assignment) -> Submission:
@@ -87,22 +90,100 @@ def _flat(path: Path, assignment: Assignment) -> Submission:
     return Submission(path.stem, only, path, None)
 
 
-def copy_files(folder: Path | None, target: Path) -> None:
-    """Copy the non-notebook files of ``folder`` (recursively) into ``target``."""
-    if folder is None or not folder.is_dir():
-        return
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if path.is_dir() or path.suffix == ".ipynb" or SKIP & set(relative.parts):
-            continue
-        destination = target / relative
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, destination)
+def copy_files(folder: Path | None, target: Path, max_bytes: int = 2**30) -> list[str]:
+    """Copy the regular non-notebook files under ``folder`` into ``target``; say what was not.
+
+    Symlinks are never followed (a link to ``/etc/passwd`` would copy the grader's file), and
+    FIFOs, sockets and devices are never opened (a FIFO blocks its reader forever): each is
+    refused with a sentence in the returned list, as is a file that would take the copy past
+    ``max_bytes``.
+    """
+    refused: list[str] = []
+    if folder is not None and Path(folder).is_dir():
+        _copy_tree(Path(folder), Path(target), Path(), refused, [max_bytes])
+    return refused
+
+
+def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: list) -> None:
+    with os.scandir(root / relative) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            name = relative / entry.name
+            if entry.name in SKIP or entry.name.endswith(".ipynb"):
+                continue
+            mode = entry.stat(follow_symlinks=False).st_mode
+            if stat.S_ISDIR(mode):
+                _copy_tree(root, target, name, refused, budget)
+            elif not stat.S_ISREG(mode):
+                refused.append(f"{name} was not copied: it is a {_kind(mode)}, not a file")
+            elif entry.stat(follow_symlinks=False).st_size > budget[0]:
+                refused.append(f"{name} was not copied: the files are too large")
+            else:
+                budget[0] -= entry.stat(follow_symlinks=False).st_size
+                try:
+                    _copy_regular(root / name, target / name)
+                except OSError as error:
+                    refused.append(f"{name} was not copied: {error.strerror}")
+
+
+def _copy_regular(source: Path, destination: Path) -> None:
+    """Copy one file, refusing (ELOOP) if it was swapped for a symlink meanwhile."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    handle = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(handle, "rb") as src, destination.open("wb") as dst:
+        shutil.copyfileobj(src, dst)
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISLNK, "symlink"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"))
+    return next((name for test, name in kinds if test(mode)), "device")
 
 
 def digest(path: Path | None, *extra: str) -> str:
-    """sha256 of a submission file plus whatever else its grade depends on."""
-    h = hashlib.sha256(path.read_bytes() if path is not None and path.is_file() else b"")
+    """sha256 of a submission file's identity plus whatever else its grade depends on."""
+    h = hashlib.sha256(file_identity(path).encode() if path is not None else b"")
     for part in extra:
         h.update(part.encode())
     return h.hexdigest()
+
+
+def skipped_entries(root: Path, assignment: Assignment) -> list[str]:
+    """Entries of the submissions folder that ``find_submissions`` did not use, with why."""
+    root = Path(root)
+    nested = any(p.is_dir() for p in root.glob(f"*/{assignment.name}"))
+    skipped = []
+    for entry in sorted(root.iterdir()):
+        if entry.name in SKIP:
+            continue
+        if nested and not (entry / assignment.name).is_dir():
+            skipped.append(f"{entry.name}: no {assignment.name}/ folder inside")
+        elif not nested and not (entry.suffix == ".ipynb" and not entry.is_dir()):
+            skipped.append(f"{entry.name}: not a .ipynb file")
+    return skipped
+
+
+def fingerprint(folders: list[Path]) -> dict[str, str]:
+    """An identity of every regular file under ``folders`` (symlinks and FIFOs are not read)."""
+    found = {}
+    for folder in folders:
+        for path in sorted(Path(folder).rglob("*")):
+            found[str(path)] = file_identity(path)
+    return {path: identity for path, identity in found.items() if identity}
+
+
+def changed_since(before: dict[str, str]) -> list[str]:
+    """The files of ``before`` that are now different or gone."""
+    return [path for path, identity in before.items() if file_identity(Path(path)) != identity]
+
+
+def file_identity(path: Path, hash_below: int = 64 * 2**20) -> str:
+    """sha256 of a regular file (size and mtime when it is huge); "" for anything else."""
+    try:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode):
+            return ""
+        if info.st_size >= hash_below:
+            return f"{info.st_size}:{info.st_mtime_ns}"
+        with path.open("rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return ""

@@ -7,12 +7,14 @@ row: re-running after a few late submissions only grades those.
 
 from __future__ import annotations
 
+import shutil
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from . import cells, course, pipeline, report
+from . import cells, course, pipeline, report, sandbox
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool
@@ -24,48 +26,96 @@ GRADE = pipeline.grade()
 
 
 def grade_assignment(cfg: GradingConfig) -> dict:
-    """Grade ``cfg.submissions`` against ``cfg.assignment``; write gradebook and feedback."""
+    """Grade ``cfg.submissions`` against ``cfg.assignment``; write gradebook and feedback.
+
+    Raises:
+        ValueError: there is no submission at all (the skipped entries are listed first).
+        RuntimeError: no sandbox or no kernel can run here: nothing is written.
+    """
     assignment = course.load_assignment(cfg.course, cfg.assignment)
-    submissions = course.find_submissions(cfg.submissions, assignment)
+    submissions = _find(cfg, assignment)
+    backend = _sandbox(cfg)
     folder = Path(cfg.course) / "grades" / assignment.name
-    earlier = {(r["student"], r["notebook"]): r for r in report.read_gradebook(folder)}
+    originals = course.fingerprint([assignment.folder, Path(cfg.submissions)])
     rows, todo = [], []
-    for sub in submissions:
-        old = earlier.get((sub.student, sub.notebook))
+    for sub in submissions:  # a result of an earlier (maybe killed) run is kept if still valid
+        old = report.read_result(folder, sub.student, sub.notebook)
         if not cfg.force and old and old["digest"] == _digest(sub, assignment, cfg):
             rows.append(old)
         else:
             todo.append(sub)
-    rows += _grade_all(todo, assignment, cfg)
+    rows += _grade_all(todo, assignment, cfg, backend, folder)
+    changed = course.changed_since(originals)
     meta = {"assignment": assignment.name, "timeout": cfg.timeout, "grader": GRADER_VERSION}
-    json_path, csv_path = report.write_gradebook(rows, folder, meta)
+    json_path, csv_path = report.write_gradebook(rows, folder, {**meta, "changed": changed})
     statuses = sorted({r["status"] for r in rows})
     print(
         f"graded {len(todo)} of {len(rows)} submissions ({len(rows) - len(todo)} unchanged); "
         f"statuses: {', '.join(statuses) or 'none'}; gradebook: {csv_path}"
     )
+    for path in changed:
+        print(f"autogradkit grade: error: {path} changed while grading", file=sys.stderr)
     return {
         "command": "grade",
         "gradebook": str(json_path),
         "graded": len(todo),
         "reused": len(rows) - len(todo),
+        "changed": changed,
         "rows": rows,
-        "exit_code": 0,
+        "exit_code": 1 if changed else 0,
     }
 
 
-def _grade_all(todo: list, assignment, cfg: GradingConfig) -> list[dict]:
+def _find(cfg: GradingConfig, assignment) -> list:
+    """The submissions to grade; says which entries of the folder were skipped, and why."""
+    submissions = course.find_submissions(cfg.submissions, assignment)
+    for entry in course.skipped_entries(cfg.submissions, assignment):
+        print(f"autogradkit grade: skipped {entry}", file=sys.stderr)
+    if not submissions:
+        raise ValueError(
+            f"no submissions of '{assignment.name}' in {cfg.submissions}: expected "
+            f"<student>/{assignment.name}/<notebook>.ipynb folders or <student>.ipynb files"
+        )
+    return submissions
+
+
+def limits(cfg: GradingConfig) -> sandbox.Limits:
+    return sandbox.Limits(cfg.memory_limit_mb, cfg.max_processes, cfg.disk_limit_mb)
+
+
+def _sandbox(cfg: GradingConfig):
+    """The sandbox backend ``cfg`` asks for, checked to work here; None for ``none``.
+
+    Raises:
+        SandboxUnavailable: one sentence saying what to install, or to pass ``--sandbox none``.
+    """
+    backend = sandbox.backend(cfg.sandbox, limits(cfg))
+    if backend is None:
+        print(
+            "autogradkit grade: warning: --sandbox none: student code runs unconfined, as "
+            "you, and can read and change your files; the gradebook records it",
+            file=sys.stderr,
+        )
+    else:
+        backend.check()
+    return backend
+
+
+def _grade_all(todo: list, assignment, cfg: GradingConfig, backend, folder: Path) -> list[dict]:
     """Grade ``todo`` on ``cfg.jobs`` threads, each driving one kernel at a time."""
     if not todo:
         return []
     bar, rows = Progress(len(todo), cfg.progress), []
     cpu = threading.Semaphore(cfg.jobs)  # cfg.jobs submissions compute at a time...
-    with KernelPool(min(cfg.jobs, len(todo)), cfg.memory_limit_mb) as pool:
+    size = min(cfg.jobs, len(todo))
+    with KernelPool(size, cfg.memory_limit_mb, sandbox=backend, limits=limits(cfg)) as pool:
+        pool.check()  # no kernel at all: one clear error, not a gradebook of zeros
         # ...and as many more may sit in a slow cell (a loop waiting for its timeout)
         with ThreadPoolExecutor(2 * cfg.jobs, thread_name_prefix="grade") as workers:
             futures = [workers.submit(grade_one, sub, assignment, cfg, pool, cpu) for sub in todo]
             for future in as_completed(futures):
                 rows.append(future.result())
+                report.write_result(folder, rows[-1])  # a re-run after a kill resumes here
                 bar.update(rows[-1]["status"])
     bar.close()
     return rows
@@ -73,6 +123,7 @@ def _grade_all(todo: list, assignment, cfg: GradingConfig) -> list[dict]:
 
 def _digest(sub, assignment, cfg: GradingConfig) -> str:
     limits = f"{cfg.timeout}/{cfg.total_timeout}/{cfg.memory_limit_mb}/{cfg.max_output_chars}"
+    limits += f"/{cfg.sandbox}/{cfg.disk_limit_mb}/{cfg.max_processes}"
     return course.digest(sub.path, assignment.digests.get(sub.notebook, ""), limits, GRADER_VERSION)
 
 
@@ -103,8 +154,11 @@ def grade_one(sub, assignment, cfg: GradingConfig, pool: KernelPool, cpu=None) -
     )
     name = f"{sub.notebook or Path(sub.path).stem}.html"
     page = Path(cfg.course) / "feedback" / sub.student / assignment.name / name
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(report.feedback_html(row, ctx), encoding="utf-8")
+    try:
+        report.write_atomic(page, report.feedback_html(row, ctx))
+    except OSError as error:  # e.g. a folder in the page's place: this row only
+        row["issues"].append(f"the feedback page {page} could not be written: {error}")
+        row["status"] = "error" if row["status"] == "ok" else row["status"]
     return row
 
 
@@ -120,10 +174,11 @@ def _run(sub, assignment, ctx: Context) -> None:
         return ctx.fail("unreadable", f"{sub.path.name} is {error}")
     ctx.source = assignment.sources[sub.notebook]
     ctx.student = assignment.students[sub.notebook]
-    ctx.workdir.mkdir(parents=True, exist_ok=True)
-    course.copy_files(sub.folder, ctx.workdir)
+    shutil.rmtree(ctx.workdir, ignore_errors=True)  # nothing of an earlier run is reused
+    ctx.workdir.mkdir(parents=True)
+    for refused in course.copy_files(sub.folder, ctx.workdir, ctx.cfg.disk_limit_mb * 2**20):
+        ctx.fail("bad_files", refused)
     course.copy_files(assignment.folder, ctx.workdir)  # the instructor's helper files win
     graded = ctx.workdir / f"{sub.notebook}.ipynb"
-    graded.unlink(missing_ok=True)  # an earlier graded copy holds the hidden tests
     nb = GRADE(nb, ctx)
     write_notebook(nb, graded)

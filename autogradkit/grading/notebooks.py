@@ -6,10 +6,15 @@ not a version-4 notebook raises ``UnreadableNotebook`` with a reason a person ca
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
 from pathlib import Path
 
 from .cells import text
+
+MAX_BYTES = 64 * 2**20  # a submission larger than this is refused, not read
 
 
 class UnreadableNotebook(ValueError):
@@ -32,7 +37,7 @@ def read_notebook(path: str | Path) -> dict:
         autogradkit.grading.notebooks.UnreadableNotebook: not valid JSON (line 1, column 2)
     """
     try:
-        raw = Path(path).read_bytes().decode("utf-8")
+        raw = _read_regular_file(Path(path)).decode("utf-8")
         nb = json.loads(raw)
     except UnicodeDecodeError:
         raise UnreadableNotebook("not a UTF-8 text file") from None
@@ -45,8 +50,42 @@ def read_notebook(path: str | Path) -> dict:
     return normalise(nb)
 
 
+def _read_regular_file(path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``MAX_BYTES``.
+
+    Never follows a symlink and never blocks on a FIFO (it is opened non-blocking, then
+    refused), so one odd submission cannot hang or flood the grader.
+    """
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        reason = "a symlink" if error.errno == errno.ELOOP else f"unreadable ({error.strerror})"
+        raise UnreadableNotebook(f"not a plain file: it is {reason}") from None
+    with os.fdopen(handle, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableNotebook("not a plain file (a FIFO, socket or device)")
+        if info.st_size > MAX_BYTES:
+            raise UnreadableNotebook(f"too large: {info.st_size >> 20} MiB, over {MAX_BYTES >> 20}")
+        return f.read(MAX_BYTES + 1)
+
+
+def _upgrade(nb: dict) -> dict:
+    """A version-3 notebook converted to version 4 by nbformat (as Jupyter opens one)."""
+    import nbformat
+
+    try:
+        return json.loads(json.dumps(nbformat.convert(nbformat.from_dict(nb), 4)))
+    except Exception as error:  # nbformat raises many kinds on a broken v3 file
+        raise UnreadableNotebook(
+            f"a version-3 notebook that cannot be converted: {error}"
+        ) from None
+
+
 def normalise(nb) -> dict:
     """Check the notebook's outline and join list-of-lines sources into strings."""
+    if isinstance(nb, dict) and nb.get("nbformat") == 3:
+        nb = _upgrade(nb)
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise UnreadableNotebook("not a notebook (no list of cells)")
     if nb.get("nbformat") != 4:

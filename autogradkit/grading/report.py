@@ -1,15 +1,21 @@
 """Gradebook rows (CSV + JSON) and per-student feedback pages.
 
 Feedback shows what the student may see: points, the ✓/✗ lines of the checks and the name and
-message of each error. It never shows test source or tracebacks, and as a last guard every
-line of hidden-test code is blanked out of it even if an error message happened to quote it.
+message of each error. It never shows test source or tracebacks. A test cell that ran hidden
+tests shows only its verdict and the exercise's title (student code can put hidden code into
+an error message in any encoding). As a last guard every line of hidden-test code is blanked
+out of the rest even if an error message happened to quote it.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import html
+import io
 import json
+import os
+import tempfile
 from pathlib import Path
 
 from .context import Context
@@ -22,9 +28,11 @@ STATUS_TEXT = {
     "unreadable": "Your file could not be read as a notebook.",
     "missing": "This notebook was not handed in.",
     "unmatched": "The file name does not say which notebook of the assignment this is.",
+    "bad_files": "Some files handed in with the notebook were not used; see the notes.",
     "error": "The grader could not finish; your instructor will look at it.",
 }
 HIDDEN = "[hidden test]"
+VERDICTS = {"passed": "✓ passed", "partial": "partly passed", "failed": "✗ failed"}
 
 
 def make_row(
@@ -53,6 +61,8 @@ def make_row(
         "seconds": round(seconds, 3),
         "digest": digest,
         "submission": str(ctx.path),
+        "sandbox": ctx.cfg.sandbox,
+        "review": list(getattr(ctx, "review", [])),
     }
 
 
@@ -60,43 +70,87 @@ FIRST_COLUMNS = ("student", "assignment", "notebook", "status", "score", "max_sc
 
 
 def write_gradebook(rows: list[dict], folder: Path, meta: dict) -> tuple[Path, Path]:
-    """Write ``gradebook.json`` (everything) and ``gradebook.csv`` (one column per test)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write ``gradebook.json`` (everything) and ``gradebook.csv`` (one column per test).
+
+    Both are rebuilt from ``rows`` alone (never merged with what is on disk) and replace the
+    old files atomically: a reader, or a grader killed meanwhile, never sees half a gradebook.
+    """
     rows = sorted(rows, key=lambda r: (r["student"], r["notebook"]))
     json_path, csv_path = folder / "gradebook.json", folder / "gradebook.csv"
     body = json.dumps({**meta, "rows": rows}, indent=1, ensure_ascii=False)
-    json_path.write_text(body + "\n", encoding="utf-8")
-    _write_csv(rows, csv_path)
+    write_atomic(json_path, body + "\n")
+    write_atomic(csv_path, _csv(rows))
     return json_path, csv_path
 
 
-def _write_csv(rows: list[dict], path: Path) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file next to ``path``, then rename it over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _csv(rows: list[dict]) -> str:
     """One row per submission; test columns are ``grade_id`` (``notebook/grade_id`` when the
     assignment has several notebooks); a test that does not apply to a row stays empty."""
     several = len({r["notebook"] for r in rows}) > 1
     tests = sorted({(r["notebook"], gid) for r in rows for gid in r["tests"]})
     names = [f"{nb}/{gid}" if several else gid for nb, gid in tests]
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow([*FIRST_COLUMNS, *names, "issues", "seconds"])
-        for r in rows:
-            points = [
-                r["tests"].get(gid, {}).get("points", "") if nb == r["notebook"] else ""
-                for nb, gid in tests
-            ]
-            first = [r[key] for key in FIRST_COLUMNS]
-            writer.writerow([*first, *points, "; ".join(r["issues"]), r["seconds"]])
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([*FIRST_COLUMNS, *names, "issues", "seconds", "sandbox", "review"])
+    for r in rows:
+        points = [
+            r["tests"].get(gid, {}).get("points", "") if nb == r["notebook"] else ""
+            for nb, gid in tests
+        ]
+        first = [r[key] for key in FIRST_COLUMNS]
+        review = "; ".join(r.get("review", []))
+        last = ["; ".join(r["issues"]), r["seconds"], r.get("sandbox", ""), review]
+        writer.writerow([_inert(value) for value in (*first, *points, *last)])
+    return out.getvalue()
 
 
-def read_gradebook(folder: Path) -> list[dict]:
-    """The rows of an earlier run (for resuming), or [] when there is none."""
-    path = folder / "gradebook.json"
-    if not path.is_file():
-        return []
+def _inert(value):
+    """A CSV cell a spreadsheet shows as text, never runs as a formula (OWASP's rule).
+
+    Example:
+        >>> _inert("=HYPERLINK(1)"), _inert("-1"), _inert(-1.5), _inert("ann")
+        ("'=HYPERLINK(1)", "'-1", -1.5, 'ann')
+    """
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def _result_path(folder: Path, student: str, notebook: str) -> Path:
+    key = hashlib.sha256(f"{student}\0{notebook}".encode()).hexdigest()[:24]
+    return folder / "results" / f"{key}.json"
+
+
+def write_result(folder: Path, row: dict) -> None:
+    """Keep one finished row, so that a re-run (after a kill, too) does not grade it again."""
+    text = json.dumps(row, indent=1, ensure_ascii=False)
+    write_atomic(_result_path(folder, row["student"], row["notebook"]), text)
+
+
+def read_result(folder: Path, student: str, notebook: str) -> dict | None:
+    """The row an earlier run kept for this submission, or None."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))["rows"]
-    except (ValueError, KeyError):
-        return []  # a damaged gradebook only means everything is graded again
+        row = json.loads(_result_path(folder, student, notebook).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # none, or damaged: graded again
+    same = isinstance(row, dict) and (row.get("student"), row.get("notebook")) == (
+        student,
+        notebook,
+    )
+    return row if same else None
 
 
 def scrub(text: str, hidden: list[str]) -> str:
@@ -140,12 +194,17 @@ def feedback_html(row: dict, ctx: Context) -> str:
 
 
 def _test_row(gid: str, result, hidden: list[str]) -> str:
+    """One table row. A cell that ran hidden tests shows its verdict and the exercise's title
+    only: no check line, no error message, since either could carry (encode) hidden code."""
     e = html.escape
     detail = [*result.lines, result.error] if result.error else list(result.lines)
     if result.status == "manual":
         detail = ["graded by hand"]
     elif result.status == "not_run":
         detail = ["not run (see the notes above)"]
+    elif getattr(result, "hidden", False):
+        verdict = VERDICTS.get(result.status, result.status)
+        detail = [f"{result.title}: {verdict}" if result.title else verdict]
     cells = "<br>".join(e(scrub(line, hidden)) for line in detail if line) or e(result.status)
     return (
         f'<tr class="{e(result.status)}"><td>{e(gid)}</td>'

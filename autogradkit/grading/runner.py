@@ -1,8 +1,9 @@
 """Running one cell in a grading kernel, within a time limit and an output budget.
 
 A cell that runs too long is interrupted; if it ignores the interrupt (a loop that catches
-``KeyboardInterrupt``) the kernel is killed. Output beyond the budget is dropped with a note,
-but errors and results are always kept: scoring needs them.
+``KeyboardInterrupt``) the kernel is killed. Output beyond the budget (any kind: streams, displays,
+results, errors) is dropped with a note; an error or a result is still kept, cut short to its
+name and first characters, because scoring needs it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ from .kernels import Kernel, KernelDied
 
 SLOW_AFTER = 2.0  # seconds; a cell running longer yields the CPU to the other submissions
 TRUNCATED = "\n[output truncated by the grader: more than {limit} characters]\n"
+HIDDEN_ERROR = {
+    "output_type": "error",
+    "ename": "HiddenError",
+    "evalue": "the cell raised an error and kept it out of its output",
+    "traceback": ["HiddenError: the cell raised an error and kept it out of its output"],
+}
+ESSENTIAL_CHARS = 1000  # what is kept of an error or a result that is over the budget
 
 
 @dataclass
@@ -56,14 +64,13 @@ class Outputs:
         self.items, self.used, self._clear_next = [], 0, False
 
     def _append(self, out: dict) -> None:
-        size = len(str(out.get("text", ""))) + sum(
-            len(str(v)) for v in out.get("data", {}).values()
-        )
-        essential = out["output_type"] in ("error", "execute_result")
-        if not essential and self.used + size > self.max_chars:
+        size = _size(out)
+        if self.used + size > self.max_chars:
             room = self.max_chars - self.used
             if out["output_type"] == "stream" and room > 0 and not self.cut:
                 self._append({**out, "text": out["text"][:room]})  # keep what fits
+            elif out["output_type"] in ("error", "execute_result"):
+                self.items.append(_shrunk(out))  # scoring needs them: kept, cut short
             if not self.cut:
                 self.cut = True
                 note = TRUNCATED.format(limit=self.max_chars)
@@ -84,6 +91,22 @@ class Outputs:
     @property
     def has_error(self) -> bool:
         return any(out["output_type"] == "error" for out in self.items)
+
+
+def _size(out: dict) -> int:
+    """Characters an output holds, whatever its type (text, data, traceback)."""
+    parts = [out.get("text", ""), out.get("evalue", ""), *(out.get("traceback") or [])]
+    parts += list(out.get("data", {}).values())
+    return sum(len(str(part)) for part in parts)
+
+
+def _shrunk(out: dict, keep: int = ESSENTIAL_CHARS) -> dict:
+    """An error or result over the budget: its name and the start of its text only."""
+    if out["output_type"] == "error":
+        evalue = str(out.get("evalue") or "")[:keep]
+        return {**out, "evalue": evalue, "traceback": [f"{out.get('ename')}: {evalue}"]}
+    plain = str(out.get("data", {}).get("text/plain", ""))[:keep]
+    return {**out, "data": {"text/plain": plain}, "metadata": {}}
 
 
 def _output(kind: str, content: dict, count: int | None) -> dict:
@@ -137,8 +160,39 @@ def run_cell(
             interrupted, deadline = True, time.monotonic() + grace
             continue
         if _collect(kernel, msg_id, outputs):
-            status = "interrupted" if interrupted else "error" if outputs.has_error else "ok"
-            return CellRun(status, outputs.items, outputs.count)
+            return _finish(kernel, msg_id, outputs, interrupted)
+
+
+def _finish(kernel: Kernel, msg_id: str, outputs: Outputs, interrupted: bool) -> CellRun:
+    """The cell's status from its ``execute_reply``, which outputs cannot hide.
+
+    An error that the student kept out of the outputs (a patched ``showtraceback``, a custom
+    exception handler, ``clear_output`` in an event) is still an error. ``exit()`` ends the
+    kernel once the reply is sent: this cell, not the next, is the one that stopped it.
+    """
+    reply = get_reply(kernel, msg_id)
+    if reply is None or any(p.get("source") == "ask_exit" for p in reply.get("payload", [])):
+        return CellRun("died", outputs.items, outputs.count)
+    if interrupted:
+        return CellRun("interrupted", outputs.items, outputs.count)
+    if reply.get("status") != "ok" and not outputs.has_error:
+        outputs.items.append(dict(HIDDEN_ERROR))
+    status = "error" if outputs.has_error else "ok"
+    return CellRun(status, outputs.items, outputs.count)
+
+
+def get_reply(kernel: Kernel, msg_id: str, timeout: float = 10.0) -> dict | None:
+    """The content of the shell reply to ``msg_id``, or None if the kernel died first."""
+    deadline = time.monotonic() + timeout
+    socket = kernel.client.shell_channel.socket
+    while time.monotonic() < deadline:
+        while kernel.client.shell_channel.msg_ready():
+            msg = kernel.client.get_shell_msg(timeout=0)
+            if msg["parent_header"].get("msg_id") == msg_id:
+                return msg["content"]
+        if kernel.wait(deadline - time.monotonic(), socket) == "died":
+            return None
+    return None
 
 
 def _collect(kernel: Kernel, msg_id: str, outputs: Outputs) -> bool:
@@ -153,9 +207,15 @@ def _collect(kernel: Kernel, msg_id: str, outputs: Outputs) -> bool:
     return False
 
 
-def run_silent(kernel: Kernel, code: str, timeout: float = 30.0) -> None:
-    """Run set-up code that leaves no trace: no output, no history, no execution count."""
-    msg_id = kernel.client.execute(code, silent=True, store_history=False)
+def run_silent(kernel: Kernel, code: str, timeout: float = 30.0, expression: str = "") -> str:
+    """Run set-up code that leaves no trace: no output, no history, no execution count.
+
+    Returns the ``text/plain`` value of ``expression`` evaluated afterwards ("" without one).
+    """
+    expressions = {"value": expression} if expression else {}
+    msg_id = kernel.client.execute(
+        code, silent=True, store_history=False, user_expressions=expressions
+    )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         event = kernel.wait(deadline - time.monotonic())
@@ -164,5 +224,10 @@ def run_silent(kernel: Kernel, code: str, timeout: float = 30.0) -> None:
         for msg in kernel.drain():
             idle = msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle"
             if idle and msg["parent_header"].get("msg_id") == msg_id:
-                return
+                return _value(get_reply(kernel, msg_id)) if expression else ""
     raise TimeoutError(f"kernel {kernel.pid} did not finish its set-up in {timeout:g} s")
+
+
+def _value(reply: dict | None) -> str:
+    value = ((reply or {}).get("user_expressions") or {}).get("value", {})
+    return str(value.get("data", {}).get("text/plain", "")) if isinstance(value, dict) else ""

@@ -8,13 +8,16 @@ goes on. Every cell that could not run is left without outputs, so it scores zer
 
 from __future__ import annotations
 
+import ast
 import time
 
 from . import cells
 from .kernels import Kernel, KernelDied
-from .runner import CellRun, run_cell
+from .runner import CellRun, run_cell, run_silent
 
 MAX_RESTARTS = 1
+GUARD_INSTALL = "import autogradkit.grading.guard as _g; _g.install(get_ipython()); del _g"
+GUARD_RESET = "__import__('sys').modules['autogradkit.grading.guard'].reset()"
 MESSAGES = {
     "interrupted": ("timeout", "CellTimeoutError", "ran longer than {t:g} s and was interrupted"),
     "killed": (
@@ -25,7 +28,7 @@ MESSAGES = {
     "died": (
         "kernel_died",
         "DeadKernelError",
-        "stopped its kernel (a crash, os._exit() or running out of memory)",
+        "stopped its kernel (exit(), a crash, os._exit() or running out of memory)",
     ),
 }
 
@@ -57,6 +60,8 @@ class Session:
             if not self._kernel_ready(ran, label):
                 return
             limit = min(self.cfg.timeout, remaining)
+            if cells.is_test(cell):
+                self._check_tampering(label)
             result = self._run(cell["source"], limit)
             cell["outputs"], cell["execution_count"] = result.outputs, result.execution_count
             if result.status in ("ok", "error"):
@@ -83,6 +88,18 @@ class Session:
         if yielded:
             self.ctx.cpu.acquire()
         return result
+
+    def _check_tampering(self, label: str) -> None:
+        """Undo hooks and patches before a test cell; note them for review (``guard.py``)."""
+        try:
+            found = run_silent(self.kernel, "", expression=GUARD_RESET)
+            changes = ast.literal_eval(found) if found else ["the tamper check did not answer"]
+        except (KernelDied, TimeoutError, ValueError, SyntaxError):
+            changes = ["the tamper check could not run"]
+        for change in changes:
+            note = f"before {label}: {change}"
+            if note not in self.ctx.review:
+                self.ctx.review.append(note)
 
     def _report(self, cell: dict, result: CellRun, label: str, limit: float) -> None:
         status, ename, text = MESSAGES[result.status]
@@ -112,6 +129,7 @@ class Session:
             self.restarts_left -= 1
         try:
             self.kernel = self.ctx.kernels.acquire(self.ctx.workdir)
+            run_silent(self.kernel, GUARD_INSTALL)  # before any student code runs in it
         except (RuntimeError, TimeoutError, KernelDied) as error:
             self.ctx.fail("error", f"{label} and later cells were not run: {error}")
             return False

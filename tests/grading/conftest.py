@@ -7,14 +7,27 @@ import pytest
 from autogradkit.grading.config import GradingConfig
 from autogradkit.grading.context import Context
 from autogradkit.grading.kernels import KernelPool
+from autogradkit.grading.sandbox import Bubblewrap, Limits, SandboxUnavailable
 
 from . import builders
 
 
 @pytest.fixture(scope="session")
-def pool():
-    """Two warm kernels (forked from one server) shared by every test that executes code."""
-    with KernelPool(2, memory_limit_mb=1024) as kernels:
+def sandbox() -> Bubblewrap:
+    """The default sandbox backend, or a skip that says bubblewrap is missing (CI installs
+    it: tools/install_bubblewrap.sh; the skip is for local runs only)."""
+    backend = Bubblewrap(Limits(memory_mb=1024))
+    try:
+        backend.check()
+    except SandboxUnavailable as error:
+        pytest.skip(f"bubblewrap not installed or not usable here: {error}")
+    return backend
+
+
+@pytest.fixture(scope="session")
+def pool(sandbox):
+    """Two warm sandboxed kernels shared by every test that executes code."""
+    with KernelPool(2, sandbox=sandbox, limits=sandbox.limits) as kernels:
         yield kernels
 
 

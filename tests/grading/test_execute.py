@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 
 from autogradkit.grading.context import Context
@@ -68,7 +69,7 @@ def test_kernel_death_is_noticed_at_once(ctx):
 
 
 def test_a_kernel_that_dies_while_starting_is_replaced(pool, monkeypatch):
-    real_start, calls = Kernel.start, []
+    real_start, calls = pool.launcher.start, []
 
     def dies_once(*args):  # as when another kernel took its port in the meantime
         calls.append(args)
@@ -76,7 +77,7 @@ def test_a_kernel_that_dies_while_starting_is_replaced(pool, monkeypatch):
             raise KernelDied("kernel 1 died while starting")
         return real_start(*args)
 
-    monkeypatch.setattr(Kernel, "start", dies_once)
+    monkeypatch.setattr(pool.launcher, "start", dies_once)
     kernel = pool._boot()
     try:
         assert isinstance(kernel, Kernel) and kernel.alive() and len(calls) == 2
@@ -91,7 +92,7 @@ def test_a_kernel_that_keeps_dying_is_reported_after_three_attempts(pool, monkey
         calls.append(args)
         raise KernelDied(f"kernel {len(calls)} died while starting")
 
-    monkeypatch.setattr(Kernel, "start", always_dies)
+    monkeypatch.setattr(pool.launcher, "start", always_dies)
     error = pool._boot()
     assert isinstance(error, KernelDied) and str(error) == "kernel 3 died while starting"
 
@@ -133,3 +134,51 @@ def test_relative_notebook_folder_is_resolved(ctx, monkeypatch):
     ctx.workdir = type(ctx.workdir)(ctx.workdir.name)  # relative to the grader's cwd
     nb, _ = _run(ctx, "print(open('data.txt').read())")
     assert _text(nb["cells"][0]) == "found\n"
+
+
+def test_output_budget_covers_every_output_type(ctx):
+    flood = 10**6
+    nb, _ = _run(
+        ctx,
+        f"raise ValueError('e' * {flood})",
+        f"'r' * {flood}",
+        f"from IPython.display import display\ndisplay({{'text/plain': 'd' * {flood}}}, raw=True)",
+        max_output_chars=10_000,
+    )
+    for cell in nb["cells"]:
+        assert len(json.dumps(cell["outputs"])) < 3 * 10_000, cell["source"]
+    assert _error(nb["cells"][0]) == "ValueError"  # scoring still sees the error...
+    assert nb["cells"][1]["outputs"][0]["output_type"] == "execute_result"  # ...and the value
+
+
+def test_exit_is_blamed_on_its_own_cell(ctx):
+    nb, _ = _run(ctx, "x = 1", "exit()", "print(x)")
+    assert ctx.status == "kernel_died" and _error(nb["cells"][1]) == "DeadKernelError"
+    assert _error(nb["cells"][2]) == "" and _text(nb["cells"][2]) == "1\n"
+
+
+def test_an_error_kept_out_of_the_outputs_is_still_an_error(ctx):
+    hide = "get_ipython().showtraceback = lambda *args, **kwargs: None"
+    nb, _ = _run(ctx, hide, "1 / 0")
+    assert _error(nb["cells"][1]) == "HiddenError"
+
+
+def test_memory_is_capped_for_the_whole_sandbox_not_per_process(ctx):
+    # three processes of 400 MB each, each under the 1024 MiB cap of a process; together over
+    # the cap of the sandbox. Each holds its memory until all have answered, so those that
+    # say "ok" and exit cleanly held it at the same time: at most two can
+    hog = (
+        "import sys; b = bytearray(400 * 2**20); b[::4096] = bytes(len(b[::4096])); "
+        "print('ok', flush=True); sys.stdin.read()"
+    )
+    code = (
+        "import subprocess, sys\nPIPE = subprocess.PIPE\n"
+        f"hogs = [subprocess.Popen([sys.executable, '-c', {hog!r}], stdin=PIPE, stdout=PIPE)"
+        " for _ in range(3)]\n"
+        "said = [h.stdout.readline() == b'ok\\n' for h in hogs]\n"
+        "for h in hogs:\n    h.stdin.close()\n"
+        "print('HELD AT ONCE', sum(ok and h.wait() == 0 for ok, h in zip(said, hogs)))"
+    )
+    nb, _ = _run(ctx, code, timeout=30.0)
+    held = _text(nb["cells"][0])
+    assert "HELD AT ONCE" in held and "HELD AT ONCE 3" not in held, held

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -15,7 +16,8 @@ from autogradkit.grading.notebooks import UnreadableNotebook, read_notebook, wri
         (b'{"cells": [', "not valid JSON (line 1, column 12)"),
         (b"\xff\xfe\x00", "not a UTF-8 text file"),
         (b"[1, 2]", "not a notebook (no list of cells)"),
-        (b'{"cells": [], "nbformat": 3}', "notebook format 3 is not 4"),
+        (b'{"cells": [], "nbformat": 5}', "notebook format 5 is not 4"),
+        (b'{"cells": [], "nbformat": 3}', "a version-3 notebook that cannot be converted"),
         (b'{"cells": [{"cell_type": "picture"}], "nbformat": 4}', "cell 0 is not a code, markdown"),
     ],
 )
@@ -42,3 +44,24 @@ def test_list_sources_are_joined_and_round_trip(tmp_path):
     assert nb["cells"][0]["source"] == "a = 1\nb = 2" and nb["cells"][0]["outputs"] == []
     write_notebook(nb, tmp_path / "out" / "n.ipynb")
     assert read_notebook(tmp_path / "out" / "n.ipynb") == nb
+
+
+def test_version_3_notebooks_are_converted(tmp_path):
+    from nbformat import v3
+
+    old = v3.new_notebook(worksheets=[v3.new_worksheet(cells=[v3.new_code_cell("x = 1")])])
+    path = tmp_path / "old.ipynb"
+    path.write_text(v3.writes_json(old))
+    nb = read_notebook(path)
+    assert nb["nbformat"] == 4 and [c["source"] for c in nb["cells"]] == ["x = 1"]
+
+
+def test_fifos_symlinks_and_huge_files_are_refused_without_reading(tmp_path):
+    fifo, link, huge = tmp_path / "fifo.ipynb", tmp_path / "link.ipynb", tmp_path / "huge.ipynb"
+    os.mkfifo(fifo)  # reading it would block the grader forever
+    link.symlink_to("/etc/passwd")
+    with huge.open("wb") as f:  # sparse: 300 MiB on paper, nothing on disk
+        f.truncate(300 * 2**20)
+    for path, reason in ((fifo, "FIFO"), (link, "symlink"), (huge, "too large")):
+        with pytest.raises(UnreadableNotebook, match=reason):
+            read_notebook(path)

@@ -57,3 +57,14 @@ def test_student_cells_stay_and_copies_lose_their_grade_id(ctx):
     nb = RestoreLockedCells()(nb, ctx)
     assert nb["cells"][3]["source"] == "helper = 1"
     assert _ids(nb).count("test_mse") == 1 and len(nb["cells"]) == len(ctx.student["cells"]) + 2
+
+
+def test_a_duplicated_test_cell_is_restored_where_it_belongs_and_ids_stay_unique(ctx):
+    nb = copy.deepcopy(ctx.student)
+    nb["cells"].insert(0, copy.deepcopy(by_id(nb, "test_gradient")))  # a copy at the top
+    nb = RestoreLockedCells()(nb, ctx)
+    graded = [i for i, gid in enumerate(_ids(nb)) if gid == "test_gradient"]
+    assert len(graded) == 1 and graded[0] > _ids(nb).index("answer_gradient")
+    assert "an extra cell claimed grade_id test_gradient; it was not scored" in ctx.issues
+    ids = [c.get("id") for c in nb["cells"]]
+    assert len(set(ids)) == len(ids)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import cells
 from ..context import CellResult
+from .strip_hidden_tests import BEGIN
 
 MAX_ERROR_CHARS = 300
 
@@ -30,17 +31,28 @@ class CollectResults:
     requires: tuple[str, ...] = ("execute",)
 
     def __call__(self, nb: dict, ctx) -> dict:
+        title = ""
         for cell in nb["cells"]:
+            title = _heading(cell) or title
             gid = cells.grade_id(cell)
             if not cells.is_grade(cell) or not gid:
                 continue
-            result = CellResult(gid, cells.points(cell))
+            result = CellResult(gid, cells.points(cell), title=title)
+            result.hidden = BEGIN in cells.text(cell.get("source"))
             if cells.is_manual(cell):
                 result.status = "manual"
             elif cells.is_test(cell):
                 _read_outputs(cell, result)
             ctx.results[gid] = result
         return nb
+
+
+def _heading(cell: dict) -> str:
+    """The first Markdown heading of ``cell`` without its #s, or ""."""
+    if cell["cell_type"] != "markdown":
+        return ""
+    lines = cells.text(cell.get("source")).splitlines()
+    return next((line.lstrip("#").strip() for line in lines if line.startswith("#")), "")
 
 
 def _read_outputs(cell: dict, result: CellResult) -> None:

@@ -25,10 +25,11 @@ class RestoreLockedCells:
         released = [c for c in ctx.student["cells"] if cells.grade_id(c)]
         order = {cells.grade_id(c): i for i, c in enumerate(released)}
         present = {cells.grade_id(c) for c in nb["cells"]}
+        chosen = _chosen_copies(nb["cells"], released)
         out, done = [], set()
-        for cell in nb["cells"]:
+        for index, cell in enumerate(nb["cells"]):
             gid = cells.grade_id(cell)
-            if gid in order and gid not in done:
+            if gid in order and gid not in done and chosen.get(gid) == index:
                 for earlier in released[: order[gid]]:
                     self._add_missing(earlier, present, done, out, ctx)
                 out.append(self._restore(cell, released[order[gid]], ctx))
@@ -37,7 +38,7 @@ class RestoreLockedCells:
                 out.append(self._plain(cell, gid, ctx))
         for cell in released:
             self._add_missing(cell, present, done, out, ctx)
-        nb["cells"] = out
+        nb["cells"] = _unique_ids(out)
         nb["metadata"]["kernelspec"] = copy.deepcopy(ctx.student["metadata"].get("kernelspec", {}))
         return nb
 
@@ -75,3 +76,35 @@ class RestoreLockedCells:
                 ctx.issues.append(f"an extra cell claimed grade_id {gid}; it was not scored")
             del cell["metadata"]["nbgrader"]
         return cell
+
+
+def _chosen_copies(student_cells: list[dict], released: list[dict]) -> dict[str, int]:
+    """For each released grade_id, the index of the student's copy that is graded.
+
+    When a student duplicated a cell, the copy that keeps the release's order is chosen (the
+    first after the previous released cell), so a test copied to the top does not run before
+    its answer. The other copies run as plain cells.
+    """
+    where: dict[str, list[int]] = {}
+    for index, cell in enumerate(student_cells):
+        where.setdefault(cells.grade_id(cell), []).append(index)
+    chosen, last = {}, -1
+    for cell in released:
+        copies = where.get(cells.grade_id(cell), [])
+        if copies:
+            chosen[cells.grade_id(cell)] = next((i for i in copies if i > last), copies[-1])
+            last = max(last, chosen[cells.grade_id(cell)])
+    return chosen
+
+
+def _unique_ids(notebook_cells: list[dict]) -> list[dict]:
+    """Rename repeated nbformat cell ids (``x`` -> ``x-2``): a graded copy must be valid."""
+    seen: set[str] = set()
+    for cell in notebook_cells:
+        cell_id, number = cell.get("id"), 2
+        while cell_id is not None and cell_id in seen:
+            cell_id, number = f"{cell['id'][:56]}-{number}", number + 1
+        if cell_id is not None:
+            cell["id"] = cell_id
+            seen.add(cell_id)
+    return notebook_cells

@@ -1,0 +1,252 @@
+"""Sandboxes for grading kernels: each submission's kernel sees only what it needs.
+
+A sandbox backend turns "start this kernel" into a command that starts it confined. The
+default on Linux is bubblewrap (``bwrap``, Debian package ``bubblewrap``): unprivileged user,
+pid, network, mount, IPC and UTS namespaces, without a daemon and without root. Inside:
+
+* uid 1000 in a user namespace, no capabilities outside it, a scrubbed environment;
+* a root made of read-only binds of Python, the virtualenv and the kit, and nothing else of
+  the host (no course tree, no other submissions, no gradebook, no feedback);
+* ``/home/student``: a size-capped tmpfs, the working directory, that receives a copy of the
+  submission's own files from a read-only staging folder (``/run/submission``);
+* ``/run/kernel``: the only writable host folder, where the kernel binds its ZeroMQ ``ipc``
+  sockets (TCP cannot cross a network namespace; Unix sockets in a bound folder can);
+* no network at all, not even the host's loopback, so other kernels' ports are out of reach;
+* the whole process tree dies with the sandbox (pid namespace + ``--die-with-parent``), and
+  memory and processes are capped for the whole tree by a cgroup when one can be created,
+  per process by rlimits otherwise.
+
+Docker and Podman are behind the same interface but not implemented yet: choosing them fails
+with a clear message. ``--sandbox none`` runs kernels as the grader's own user (as nbgrader does).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+NOBODY = 65534
+INSIDE_HOME, INSIDE_SOCKETS, INSIDE_STAGING = "/home/student", "/run/kernel", "/run/submission"
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache")
+SYSTEM_DIRS += ("/etc/fonts", "/etc/localtime", "/etc/mime.types", "/etc/alternatives")
+KERNEL_ENV = {
+    "HOME": INSIDE_HOME,
+    "USER": "student",
+    "LANG": "C.UTF-8",
+    "TMPDIR": "/tmp",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+NO_BWRAP = (
+    "bubblewrap (bwrap) is not installed, and grading runs every kernel in a bubblewrap "
+    "sandbox: install it (Debian/Ubuntu: apt-get install bubblewrap) or pass --sandbox none "
+    "to grade without a sandbox (student code then runs as you, with your files)"
+)
+
+
+class SandboxUnavailable(RuntimeError):
+    """The chosen sandbox cannot run here; the message says what to install or pass."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one sandbox may use: memory (MiB, whole tree), processes+threads, disk (MiB)."""
+
+    memory_mb: int = 2048
+    processes: int = 64
+    disk_mb: int = 256
+
+
+class Bubblewrap:
+    """The bubblewrap backend: one ``bwrap`` per kernel, built by ``command``."""
+
+    name = "bwrap"
+
+    def __init__(self, limits: Limits, executable: str | None = None):
+        self.limits = limits
+        self.executable = executable or shutil.which("bwrap")
+
+    def check(self) -> None:
+        """Fail with one clear sentence unless a trivial sandbox really starts."""
+        if self.executable is None:
+            raise SandboxUnavailable(NO_BWRAP)
+        probe = [self.executable, "--unshare-all", "--ro-bind", "/", "/", "true"]
+        done = subprocess.run(probe, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SandboxUnavailable(
+                f"bubblewrap cannot create a sandbox here ({done.stderr.strip()}); unprivileged "
+                "user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1), "
+                "or pass --sandbox none to grade without a sandbox"
+            )
+
+    def command(self, box: Box, argv: list[str]) -> list[str]:
+        """The ``bwrap`` command line that runs ``argv`` inside ``box``."""
+        cmd = [self.executable, "--unshare-all", "--die-with-parent", "--new-session"]
+        cmd += ["--uid", "1000", "--gid", "1000", "--hostname", "sandbox", "--clearenv"]
+        cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        binds, links = readable_paths()
+        for path in binds:
+            cmd += ["--ro-bind", path, path]
+        for link, target in links.items():  # merged /usr: /bin -> usr/bin, /lib64 -> ...
+            cmd += ["--symlink", target, link]
+        cmd += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", INSIDE_HOME]
+        cmd += ["--bind", str(box.sockets), INSIDE_SOCKETS]
+        cmd += ["--ro-bind", str(box.staging), INSIDE_STAGING]
+        for key, value in KERNEL_ENV.items():
+            cmd += ["--setenv", key, value]
+        path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+        cmd += ["--setenv", "PATH", path, "--chdir", INSIDE_HOME, *argv]
+        return cmd
+
+
+class Container:
+    """Docker or Podman: the interface is reserved, the backend is not written yet."""
+
+    def __init__(self, runtime: str, limits: Limits):
+        self.name, self.limits = runtime, limits
+
+    def check(self) -> None:
+        client = shutil.which(self.name)
+        reachable = client is not None and (
+            subprocess.run([client, "info"], capture_output=True).returncode == 0
+        )
+        if not reachable:
+            raise SandboxUnavailable(f"--sandbox {self.name}: no {self.name} runtime is reachable")
+        raise SandboxUnavailable(
+            f"--sandbox {self.name} is not implemented yet; use --sandbox bwrap (the default)"
+        )
+
+
+def backend(name: str, limits: Limits):
+    """The backend called ``name``: ``bwrap``, ``docker``, ``podman`` or ``none`` (None)."""
+    if name == "none":
+        return None
+    if name == "bwrap":
+        return Bubblewrap(limits)
+    if name in ("docker", "podman"):
+        return Container(name, limits)
+    raise ValueError(f"unknown sandbox {name!r}: choose bwrap, docker, podman or none")
+
+
+def readable_paths() -> tuple[list[str], dict[str, str]]:
+    """Host paths a kernel needs, to bind read-only (system, Python, venv, the kit), and the
+    symlinks among them (path -> target) to recreate, so that ``/lib64/ld-linux...`` works."""
+    import autogradkit
+
+    kit = Path(autogradkit.__file__).resolve().parent
+    wanted = [p for p in (*SYSTEM_DIRS, sys.base_prefix, sys.prefix, str(kit)) if os.path.exists(p)]
+    links = {p: os.readlink(p) for p in wanted if os.path.islink(p)}
+    real = {os.path.realpath(p) for p in wanted}
+    binds = [p for p in real if not any(p.startswith(f"{other}/") for other in real)]
+    return sorted(binds), links
+
+
+class Box:
+    """The host side of one sandbox: its socket folder, its staging folder, its cgroup."""
+
+    def __init__(self, root: str):
+        self.folder = Path(tempfile.mkdtemp(prefix="box-", dir=root))
+        self.sockets, self.staging = self.folder / "sockets", self.folder / "staging"
+        self.sockets.mkdir()
+        self.staging.mkdir()
+        self.cgroups: list[Path] = []
+
+    def confine(self, limits: Limits) -> None:
+        """Create this box's cgroups (v1 ``memory`` and ``pids``) where we may; else none."""
+        name = f"autogradkit-{os.getpid()}-{uuid.uuid4().hex[:12]}"  # the grader's pid first
+        for controller, setting, value in (
+            ("memory", "memory.limit_in_bytes", limits.memory_mb * 2**20),
+            ("pids", "pids.max", limits.processes),
+        ):
+            parent = _own_cgroup(controller)
+            try:
+                group = parent / name
+                group.mkdir()
+                (group / setting).write_text(str(value))
+                self.cgroups.append(group)
+            except (OSError, TypeError):
+                continue  # no writable cgroup: the rlimits in ``enter`` still hold
+
+    def seal(self) -> None:
+        """Make the socket folder unwritable from inside, once the kernel has bound them.
+
+        It is the one host folder a sandbox can write to: left open, a student could fill the
+        host's disk past ``--disk-limit``, or swap a socket for a symlink. Owned by ``nobody``
+        (when the grader is root), the sandbox's user can neither write in it nor chmod it
+        back; a non-root grader can only take the write bit away.
+        """
+        if os.geteuid() == 0:
+            os.chown(self.sockets, NOBODY, NOBODY)
+        os.chmod(self.sockets, 0o555)
+
+    def enter(self, limits: Limits) -> None:
+        """In the child before exec: join the cgroups (the whole tree follows), set rlimits."""
+        for group in self.cgroups:
+            (group / "cgroup.procs").write_text(str(os.getpid()))
+        memory = limits.memory_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))  # each process, always
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        # no RLIMIT_NPROC: it counts every process of the grader's user (and exempts root)
+
+    def remove(self) -> None:
+        """Kill whatever is left in the cgroups, remove them, delete the host folder."""
+        for group in self.cgroups:
+            _empty_and_remove(group)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def remove_stale_cgroups() -> None:
+    """Remove the cgroups that graders killed before they could clean up left behind."""
+    for controller in ("memory", "pids"):
+        parent = _own_cgroup(controller)
+        for group in parent.glob("autogradkit-*-*") if parent else ():
+            grader = int(group.name.split("-")[1])
+            try:
+                os.kill(grader, 0)
+            except ProcessLookupError:  # that grader is gone
+                _empty_and_remove(group)
+            except PermissionError:
+                continue  # a live grader of another user
+
+
+def _empty_and_remove(group: Path, attempts: int = 200) -> None:
+    """SIGKILL every process of ``group`` until it is empty, then remove it (a cgroup with
+    processes cannot be removed, and a killed process takes a moment to leave)."""
+    for _ in range(attempts):
+        try:
+            for pid in (group / "cgroup.procs").read_text().split():
+                os.kill(int(pid), signal.SIGKILL)
+            group.rmdir()
+            return
+        except ProcessLookupError:
+            continue
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.01)
+
+
+def _own_cgroup(controller: str) -> Path | None:
+    """Where this process sits in cgroup v1 hierarchy ``controller``, or None."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controller in controllers.split(","):
+            folder = Path("/sys/fs/cgroup", controller, path.lstrip("/"))
+            return folder if folder.is_dir() else None
+    return None
