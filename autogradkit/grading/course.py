@@ -93,7 +93,8 @@ def _flat(path: Path, assignment: Assignment) -> Submission:
 def copy_files(folder: Path | None, target: Path, max_bytes: int = 2**30) -> list[str]:
     """Copy the regular non-notebook files under ``folder`` into ``target``; say what was not.
 
-    Symlinks are never followed (a link to ``/etc/passwd`` would copy the grader's file), and
+    A notebook's text source (``hw1.py`` beside ``hw1.ipynb``) is not copied: it holds the
+    solutions. Symlinks are never followed (a link to ``/etc/passwd`` would copy the grader's file), and
     FIFOs, sockets and devices are never opened (a FIFO blocks its reader forever): each is
     refused with a sentence in the returned list, as is a file that would take the copy past
     ``max_bytes``.
@@ -108,7 +109,7 @@ def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: 
     with os.scandir(root / relative) as entries:
         for entry in sorted(entries, key=lambda e: e.name):
             name = relative / entry.name
-            if entry.name in SKIP or entry.name.endswith(".ipynb"):
+            if entry.name in SKIP or entry.name.endswith(".ipynb") or _text_twin(root / name):
                 continue
             mode = entry.stat(follow_symlinks=False).st_mode
             if stat.S_ISDIR(mode):
@@ -123,6 +124,11 @@ def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: 
                     _copy_regular(root / name, target / name)
                 except OSError as error:
                     refused.append(f"{name} was not copied: {error.strerror}")
+
+
+def _text_twin(path: Path) -> bool:
+    """``hw1.py`` beside ``hw1.ipynb``: the notebook's Jupytext source, solutions included."""
+    return path.suffix == ".py" and path.with_suffix(".ipynb").is_file()
 
 
 def _copy_regular(source: Path, destination: Path) -> None:

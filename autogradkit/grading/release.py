@@ -22,8 +22,6 @@ def release_assignments(cfg: GradingConfig) -> dict:
         target.mkdir(parents=True, exist_ok=True)
         course.copy_files(folder, target)  # helper modules must be there when it runs
         for path in sorted(folder.glob("*.ipynb")):
-            # the notebook's text source holds the solutions: it never reaches students
-            (target / path.with_suffix(".py").name).unlink(missing_ok=True)
             release_notebook(path, target / path.name, cfg)
             written.append(str(target / path.name))
             print(f"released {target / path.name}", file=sys.stderr)

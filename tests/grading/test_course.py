@@ -35,3 +35,15 @@ def test_flat_folder_uses_file_names(course):
 def test_helper_files_are_copied_without_notebooks(course, tmp_path):
     copy_files(course / "source" / "hw1", tmp_path / "out")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["data.txt"]
+
+
+def test_a_notebooks_text_source_is_never_copied(tmp_path):
+    """``hw1.py`` beside ``hw1.ipynb`` is the notebook's Jupytext source, with its solutions:
+    neither a release nor a student's grading folder may get it; other modules still go."""
+    folder = tmp_path / "source" / "hw1"
+    folder.mkdir(parents=True)
+    (folder / "hw1.ipynb").write_text("{}")
+    (folder / "hw1.py").write_text("answer = 42  # the solution\n")
+    (folder / "helpers.py").write_text("def helper(): ...\n")
+    copy_files(folder, tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["helpers.py"]
