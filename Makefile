@@ -25,7 +25,7 @@ $(STAMP_LAB): pyproject.toml | $(PY)
 
 $(STAMP_TEST): pyproject.toml | $(PY)
 	$(PIP) install --quiet -e '.[test,lab,dev]'
-	touch $@
+	touch $@ $(STAMP_LAB)  # the test extras include the lab ones
 
 # JupyterLab refuses to run as root unless told to (containers and CI machines run as root)
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)

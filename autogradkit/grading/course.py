@@ -94,10 +94,10 @@ def copy_files(folder: Path | None, target: Path, max_bytes: int = 2**30) -> lis
     """Copy the regular non-notebook files under ``folder`` into ``target``; say what was not.
 
     A notebook's text source (``hw1.py`` beside ``hw1.ipynb``) is not copied: it holds the
-    solutions. Symlinks are never followed (a link to ``/etc/passwd`` would copy the grader's file), and
-    FIFOs, sockets and devices are never opened (a FIFO blocks its reader forever): each is
-    refused with a sentence in the returned list, as is a file that would take the copy past
-    ``max_bytes``.
+    solutions. Symlinks are never followed (a link to ``/etc/passwd`` would copy the grader's
+    file), and FIFOs, sockets and devices are never opened (a FIFO blocks its reader forever):
+    each is refused with a sentence in the returned list, as is a file that would take the copy
+    past ``max_bytes``.
     """
     refused: list[str] = []
     if folder is not None and Path(folder).is_dir():
