@@ -9,13 +9,26 @@ sign, NaN, a gradient that accumulated twice) without giving the answer away.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 
 from ..tensor import Tensor
 
-__all__ = ["check_close", "check_true", "check_shapes", "check_gradients", "check_raises"]
+__all__ = [
+    "check_close",
+    "check_true",
+    "check_shapes",
+    "check_gradients",
+    "check_raises",
+    "BuildItYourself",
+    "refuse_library",
+    "count_calls",
+    "time_limit",
+]
 
 
 def _passed(task: str) -> bool:
@@ -228,3 +241,67 @@ def check_raises(
         _failed(task, f"raised {type(error).__name__} instead of {exc_type.__name__}", hint)
     _failed(task, f"no {exc_type.__name__} was raised", hint)
     return False  # not reached: _failed raises
+
+
+class BuildItYourself(RuntimeError):
+    """Raised by a library function while an exercise that re-implements it is checked."""
+
+
+@contextmanager
+def refuse_library(owner, *names: str, exercise: str) -> Iterator[None]:
+    """While checking a "build it yourself" exercise, ``owner.<name>`` raises instead of working.
+
+    Patch what the library function itself calls at run time (a module global), so that a
+    student's earlier ``from ... import jacobian`` is refused too. Always restored.
+    """
+    originals = {name: getattr(owner, name) for name in names}
+
+    def refused(*args, **kwargs):
+        raise BuildItYourself(f"this exercise asks you to build {exercise} yourself")
+
+    try:
+        for name in names:
+            setattr(owner, name, refused)
+        yield
+    finally:
+        for name, original in originals.items():
+            setattr(owner, name, original)
+
+
+@contextmanager
+def count_calls(owner, name: str) -> Iterator[list]:
+    """Record every call of ``owner.<name>`` (e.g. ``Tensor.backward``) made inside the block."""
+    original, calls = getattr(owner, name), []
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    setattr(owner, name, counted)
+    try:
+        yield calls
+    finally:
+        setattr(owner, name, original)
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise ``TimeoutError`` in the block after ``seconds`` (main thread only; else no limit).
+
+    A walk that revisits shared nodes takes time exponential in the number of diamonds: the
+    limit turns "never finishes" into feedback.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise TimeoutError(f"did not finish within {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

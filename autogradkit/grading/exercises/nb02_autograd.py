@@ -9,7 +9,7 @@ from ...creation import tensor
 from ...nn import MSELoss
 from ...optim import SGD
 from ...tensor import Tensor
-from ..checks import check_close, check_true
+from ..checks import check_close, check_true, count_calls
 from ._common import require
 
 X = (2.0, 4.0, 6.0, 8.0)
@@ -82,7 +82,14 @@ def _full_grad(x, y, w_value: float) -> Tensor:
 
 
 def _check_accumulated(task: str, accumulated_grad, x, y, w_value: float, batch_size: int) -> None:
-    got = accumulated_grad(x, y, w_value, batch_size=batch_size)
+    with count_calls(Tensor, "backward") as backward_calls:
+        got = accumulated_grad(x, y, w_value, batch_size=batch_size)
+    pieces = len(x) // batch_size
+    require(
+        task,
+        len(backward_calls) == pieces,
+        hint=f"call backward() once per piece ({pieces} here) and let the gradients add up",
+    )
     check_close(
         task,
         got,

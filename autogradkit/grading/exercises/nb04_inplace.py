@@ -120,9 +120,16 @@ def check_sgd_step(sgd_step) -> None:
     """Exercise 4: one step on sum(w ** 2) from (1, -2) with lr = 0.1."""
     w = tensor([1.0, -2.0], requires_grad=True)
     (w**2).sum().backward()
+    version = w._version
     result = sgd_step(w, 0.1)
     require("sgd_step", result is None, hint="update w in place and return nothing")
     check_close("w after one step", w.detach(), [0.8, -1.6], hint="w - lr * w.grad")
+    check_true(
+        "autograd saw the update (w._version went up)",
+        w._version > version,
+        hint="a change made through .data is hidden from the version counter: update w "
+        "itself, in place, with recording switched off",
+    )
     check_true(
         "w is still a leaf that requires grad",
         w.is_leaf and w.requires_grad and w.grad_fn is None,

@@ -6,7 +6,7 @@ import numpy as np
 
 from ...autograd.gradcheck import gradcheck
 from ...creation import tensor
-from ..checks import check_close, check_gradients, check_true
+from ..checks import check_close, check_gradients, check_true, time_limit
 from ._common import require
 
 
@@ -66,6 +66,27 @@ def check_find_leaves(find_leaves) -> None:
     _same_leaves("leaves of (a + b) * d", find_leaves((a + b) * d), [a, b, d])
     x, k = tensor(1.5, requires_grad=True), tensor(2.0)
     _same_leaves("leaves of x * x * k + x", find_leaves(x * x * k + x), [x])
+    _check_diamonds(find_leaves, 40)
+
+
+def _check_diamonds(find_leaves, count: int) -> None:
+    """z = z + z, ``count`` times: 2**count paths from the top, but only count + 2 nodes."""
+    u = tensor(1.0, requires_grad=True)
+    z = u * 1.0
+    for _ in range(count):
+        z = z + z
+    task = f"leaves of {count} diamonds in a row"
+    try:
+        with time_limit(2.0):
+            found = find_leaves(z)
+    except TimeoutError:
+        check_true(
+            task,
+            False,
+            hint="a node reached along two paths is walked again and "
+            "again: keep a set of the nodes you have already seen",
+        )
+    _same_leaves(task, found, [u])
 
 
 def check_find_leaves_deep(find_leaves) -> None:
