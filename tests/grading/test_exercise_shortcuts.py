@@ -140,3 +140,30 @@ def test_the_guards_leave_the_library_as_they_found_it():
         nb02_autograd.check_accumulated_grad(whole_batch_at_once)
     assert (functional._jacobian_of, Tensor.backward) == before
     assert np.allclose(jacobian_by_rows(lambda t: 3 * t, agk.ones(2)).numpy(), 3 * np.eye(2))
+
+
+# ----- 06 ex. 3: the input's gradient from backward -----------------------------------------
+def test_06_a_typed_in_input_gradient_is_refused():
+    from autogradkit.grading.exercises import nb06_hooks
+
+    inp = agk.tensor([1, 2, 3, 4], dtype=agk.float32, requires_grad=True)
+    with pytest.raises(AssertionError, match="backward"):
+        nb06_hooks.check_input_grad(inp, agk.tensor([2.0, 2.0, 2.0, 2.0]))
+    linear, quarter = nb06_hooks._reference_net()
+    quarter(linear(inp)).sum().backward()
+    nb06_hooks.check_input_grad(inp, inp.grad)
+
+
+# ----- 07 ex. 3: accuracy on data the student never saw -------------------------------------
+def accuracy_computed(model, X, y):
+    with agk.no_grad():
+        predicted = model(X).argmax(dim=1)
+    return (predicted == y).float().mean().item()
+
+
+def test_07_a_typed_in_accuracy_is_refused():
+    from autogradkit.grading.exercises import nb07_capstone
+
+    nb07_capstone.check_accuracy(accuracy_computed)
+    with pytest.raises(AssertionError):
+        nb07_capstone.check_accuracy(lambda model, X, y: 5 / 8)

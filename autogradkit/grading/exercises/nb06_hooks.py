@@ -86,6 +86,11 @@ def check_input_grad(inp, input_grad) -> None:
     """Exercise 3: a float32 leaf input and its gradient (w / 4 = 2 everywhere)."""
     require("inp", isinstance(inp, Tensor), hint="inp should be a tensor")
     check_close("the values of inp", inp.detach(), [1.0, 2.0, 3.0, 4.0])
+    check_true(
+        "input_grad comes from backward()",
+        input_grad is not None and input_grad is inp.grad,
+        hint="run the net on inp, call backward(), and read the gradient left on inp",
+    )
     x = tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
     linear, quarter = _reference_net()
     quarter(linear(x)).sum().backward()

@@ -85,6 +85,23 @@ def check_accuracy(accuracy) -> None:
     check_close(
         "accuracy", result, 5 / 8, hint="compare argmax(dim=1) with the labels, then average"
     )
+    _check_accuracy_on_fresh_data(accuracy)
+
+
+def _check_accuracy_on_fresh_data(accuracy) -> None:
+    """New random points and labels at every check, so no typed-in number can pass."""
+    rng = np.random.default_rng()  # seeded by the OS: different on every run
+    n = int(rng.integers(20, 40))
+    x = tensor(rng.normal(size=(n, 2)).astype(np.float32))
+    labels = tensor(rng.integers(0, 2, size=n))
+    scores = x.numpy() * np.array([-1.0, 1.0])  # _Fixed's outputs, computed here in NumPy
+    expected = float(np.mean(scores.argmax(axis=1) == labels.numpy()))
+    check_close(
+        "accuracy on fresh random data",
+        accuracy(_Fixed(), x, labels),
+        expected,
+        hint="compute it from the model's outputs and the labels you are given",
+    )
 
 
 def check_accuracy_no_graph(accuracy) -> None:
