@@ -64,9 +64,10 @@ def _reset_modules() -> list[str]:
 
 def _reset_check_names(namespace: dict) -> list[str]:
     """Rebind the check functions' names in the notebook to the real ones, if changed."""
-    found = []
-    for name, original in _saved["modules"]["autogradkit.grading.checks"].items():
-        if name in namespace and namespace[name] is not original:
+    found, members = [], _saved["modules"]["autogradkit.grading.checks"]
+    exported = getattr(_saved["module_objects"]["autogradkit.grading.checks"], "__all__", members)
+    for name, original in members.items():
+        if name in exported and name in namespace and namespace[name] is not original:
             namespace[name] = original
             found.append(f"the name {name} was rebound in the notebook")
     return found
