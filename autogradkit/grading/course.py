@@ -162,9 +162,22 @@ def skipped_entries(root: Path, assignment: Assignment) -> list[str]:
             continue
         if nested and not (entry / assignment.name).is_dir():
             skipped.append(f"{entry.name}: no {assignment.name}/ folder inside")
+        elif nested:
+            skipped += _unknown_notebooks(entry / assignment.name, assignment)
         elif not nested and not (entry.suffix == ".ipynb" and not entry.is_dir()):
             skipped.append(f"{entry.name}: not a .ipynb file")
     return skipped
+
+
+def _unknown_notebooks(folder: Path, assignment: Assignment) -> list[str]:
+    """Notebooks in a student's folder whose name is none of the assignment's."""
+    expected = ", ".join(f"{name}.ipynb" for name in sorted(assignment.sources))
+    return [
+        f"{path.relative_to(folder.parent.parent)}: not a notebook of {assignment.name} "
+        f"(expected {expected})"
+        for path in sorted(folder.glob("*.ipynb"))
+        if path.stem not in assignment.sources
+    ]
 
 
 def fingerprint(folders: list[Path]) -> dict[str, str]:

@@ -8,7 +8,8 @@ sentence per thing it found changed:
   custom exception handler, callbacks on ``pre_run_cell``/``post_run_cell``/... events;
 * input and AST transformers, which could rewrite the test cells that come later;
 * replaced functions in ``builtins``, ``numpy``, ``numpy.testing``, ``math`` and the kit's
-  ``checks`` module (a patched ``numpy.allclose`` passes everything).
+  ``checks`` module (a patched ``numpy.allclose`` passes everything), those modules swapped in
+  ``sys.modules``, and names of check functions rebound in the notebook (``check_close = ...``).
 
 This is detection in the student's own interpreter, so it is best effort: code that runs
 before the guard looks, or that patches the guard itself, is not caught. What it finds marks
@@ -35,18 +36,40 @@ def install(shell) -> None:
     _saved["lists"] = {name: list(getattr(shell, name)) for name in TRANSFORMER_LISTS}
     _saved["custom"] = (shell.custom_exceptions, shell.CustomTB)
     _saved["modules"] = {name: _members(name) for name in WATCHED_MODULES}
+    _saved["module_objects"] = {name: sys.modules.get(name) for name in WATCHED_MODULES}
     _saved["shell_dict"] = set(vars(shell))
 
 
 def reset() -> list[str]:
     """Restore everything ``install`` saw; return what had been changed, in words."""
-    found = _reset_shell(_saved["shell"])
+    found = _reset_shell(_saved["shell"]) + _reset_modules()
     for module_name, members in _saved["modules"].items():
         module = sys.modules.get(module_name)
         for name, original in members.items():
             if module is not None and getattr(module, name, None) is not original:
                 setattr(module, name, original)
                 found.append(f"{module_name}.{name} was replaced")
+    return found + _reset_check_names(_saved["shell"].user_ns)
+
+
+def _reset_modules() -> list[str]:
+    """Put back watched modules that were swapped in ``sys.modules`` (a fake checks module)."""
+    found = []
+    for name, original in _saved["module_objects"].items():
+        if original is not None and sys.modules.get(name) is not original:
+            sys.modules[name] = original
+            found.append(f"sys.modules[{name!r}] was replaced")
+    return found
+
+
+def _reset_check_names(namespace: dict) -> list[str]:
+    """Rebind the check functions' names in the notebook to the real ones, if changed."""
+    found, members = [], _saved["modules"]["autogradkit.grading.checks"]
+    exported = getattr(_saved["module_objects"]["autogradkit.grading.checks"], "__all__", members)
+    for name, original in members.items():
+        if name in exported and name in namespace and namespace[name] is not original:
+            namespace[name] = original
+            found.append(f"the name {name} was rebound in the notebook")
     return found
 
 

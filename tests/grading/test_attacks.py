@@ -136,11 +136,28 @@ CHEATS = {  # wrong answers, plus a trick that made the tests pass anyway
         "    lambda lines: ['pass\\n'] if 'check_close' in ''.join(lines)"
         " or 'points' in ''.join(lines) else lines)"
     ),
+    "rebinds_checks": "check_close = lambda *args, **kwargs: print('✓')",
     "patches_numpy": (
         "import numpy\nnumpy.allclose = lambda *args, **kwargs: True\n"
         "numpy.isclose = lambda *args, **kwargs: True"
     ),
 }
+
+
+FAKE_CHECKS = (  # a cell of the student's own, above the setup cell that imports the checks
+    "import sys, types\nfake = types.ModuleType('autogradkit.grading.checks')\n"
+    "fake.check_close = lambda *args, **kwargs: print('✓')\n"
+    "sys.modules['autogradkit.grading.checks'] = fake"
+)
+
+
+def _write_cell_before_setup(course: Path, student: str, code: str) -> None:
+    nb = builders.wrong(json.loads(json.dumps(builders.student_version())))
+    nb["cells"].insert(1, {"cell_type": "code", "metadata": {}, "source": code, "outputs": []})
+    nb["cells"][1]["execution_count"], nb["cells"][1]["id"] = None, "fake"
+    path = course / "submitted" / student / "hw1" / "squares.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(nb))
 
 
 def _targets(course: Path) -> dict[str, list[str]]:
@@ -195,6 +212,7 @@ def attacked(tmp_path_factory, sandbox):
         _write_attacker(course, name, code.format(**fields))
     for name, code in CHEATS.items():
         _write_attacker(course, name, code, answers=builders.wrong)
+    _write_cell_before_setup(course, "fakes_checks_module", FAKE_CHECKS)
     os.environ["AGK_GRADER_SECRET"] = SECRET
     try:
         args = ["grade", str(course / "submitted"), "--assignment", "hw1", "--course", str(course)]
@@ -290,7 +308,7 @@ def test_no_process_outside_the_sandbox_can_be_signalled(attacked):
     assert _rows(course)["signaller"]["score"] == 10.0  # its kill reached nothing it needed
 
 
-@pytest.mark.parametrize("cheat", sorted(CHEATS))
+@pytest.mark.parametrize("cheat", sorted([*CHEATS, "fakes_checks_module"]))
 def test_hooks_and_patches_cannot_turn_wrong_answers_into_points(attacked, cheat):
     row = _rows(attacked[0])[cheat]
     assert row["score"] == 0.0, row

@@ -178,3 +178,14 @@ def test_a_killed_grader_can_be_rerun_and_finishes_the_job(course, sandbox, caps
     assert all(row["score"] == 10.0 for row in rows.values())
     leftovers = Path("/sys/fs/cgroup").glob(f"*/**/autogradkit-{grader.pid}-*")
     assert list(leftovers) == []  # the killed grader's cgroups were cleaned up by the re-run
+
+
+def test_a_notebook_under_another_name_is_reported_not_lost(course, sandbox, capsys):
+    path = builders.write_submission(course / "submitted", "ann", "correct")
+    path.rename(path.with_name("squares (1).ipynb"))  # as a browser renames a second download
+    assert _grade(course) == 0
+    assert _rows(course)["ann"]["status"] == "missing"
+    err = capsys.readouterr().err
+    assert (
+        "skipped ann/hw1/squares (1).ipynb: not a notebook of hw1 (expected squares.ipynb)" in err
+    )
