@@ -9,13 +9,13 @@ outputs byte-stable and writes ``NN_name.ipynb`` beside it. ``release`` then wor
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 
 from . import stable
 from .config import GradingConfig
+from .kernels import kernel_env, local_kernel_manager
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 TEXT_FORMAT = "py:percent"
@@ -47,17 +47,21 @@ def execute(nb, folder: Path, timeout: float) -> float:
     """Run every cell in a fresh ``python3`` kernel in ``folder``; return the seconds taken."""
     from nbclient import NotebookClient
 
-    os.environ.pop("MPLBACKEND", None)  # the inline backend only loads when this is unset
+    km = local_kernel_manager()
     start = time.perf_counter()
     client = NotebookClient(
         nb,
+        km=km,
         timeout=timeout,
-        kernel_name="python3",
         store_widget_state=True,
         record_timing=False,
         resources={"metadata": {"path": str(folder)}},
     )
-    client.execute()
+    try:
+        client.execute(env=kernel_env())
+    finally:  # nbclient only shuts down kernels it created itself
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)
     return time.perf_counter() - start
 
 

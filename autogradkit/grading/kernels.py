@@ -278,8 +278,33 @@ KERNEL_ARGV = [
 ]
 
 
+def local_kernel_manager():
+    """A manager for one unconfined kernel of this environment, for the instructor's own
+    notebooks (build, release): this Python whatever kernelspecs are installed (as nbval's
+    ``--nbval-current-env``, so stored outputs match CI's), over ``ipc`` sockets in Jupyter's
+    private runtime folder (an absolute path: the kernel runs in the notebook's folder)."""
+    import uuid
+
+    from jupyter_client.manager import KernelManager
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    runtime = Path(jupyter_runtime_dir())
+    runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
+    sockets = str(runtime / f"autogradkit-{uuid.uuid4().hex[:12]}")
+    manager = KernelManager(kernel_name="python3", transport="ipc", ip=sockets)
+    manager.kernel_spec.argv = [
+        sys.executable,
+        "-m",
+        "ipykernel_launcher",
+        "-f",
+        "{connection_file}",
+    ]
+    return manager
+
+
 class ForkLauncher:
-    """Kernels forked from a warm ``ForkServer``, unconfined, over TCP on 127.0.0.1."""
+    """Kernels forked from a warm ``ForkServer``, unconfined, over ``ipc`` sockets in a private
+    folder (TCP on 127.0.0.1 would be reachable by every local user, and ipykernel warns so)."""
 
     sandbox = "none"
 
@@ -288,11 +313,10 @@ class ForkLauncher:
         self._folder = tempfile.mkdtemp(prefix="autogradkit-kernels-")
 
     def start(self, timeout: float) -> Kernel:
-        from jupyter_client.connect import write_connection_file
-
         handle, name = tempfile.mkstemp(suffix=".json", dir=self._folder)
-        os.close(handle)
-        info = write_connection_file(name, ip="127.0.0.1", transport="tcp")[1]
+        info = _ipc_connection(name.removesuffix(".json"))
+        with os.fdopen(handle, "w") as connection_file:
+            json.dump(info, connection_file)
         return Kernel.connect(self._server.fork(name), info, name, timeout)
 
     def prepare(self, kernel: Kernel, workdir: Path) -> None:

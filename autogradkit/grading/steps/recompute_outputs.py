@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-
-from ..kernels import kernel_env
+from ..kernels import kernel_env, local_kernel_manager
 
 
 class RecomputeOutputs:
@@ -22,20 +20,10 @@ class RecomputeOutputs:
 
     def __call__(self, nb, ctx):
         import nbformat
-        from jupyter_client.manager import KernelManager
         from nbclient import NotebookClient
 
         nb = nbformat.from_dict(nb)
-        km = KernelManager(kernel_name="python3")
-        # the current environment's kernel, whatever kernelspecs are installed (nbval's
-        # --nbval-current-env does the same, so stored outputs match what CI sees)
-        km.kernel_spec.argv = [
-            sys.executable,
-            "-m",
-            "ipykernel_launcher",
-            "-f",
-            "{connection_file}",
-        ]
+        km = local_kernel_manager()
         client = NotebookClient(
             nb,
             km=km,
