@@ -9,18 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${VENV:-.venv}"
 
-if [ -x /usr/bin/chromium ]; then
-  echo "install_browser: chromium already installed ($(/usr/bin/chromium --version 2>/dev/null || true))"
-else
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || { echo "install_browser: need root or sudo for apt-get" >&2; exit 1; }
-    SUDO="sudo"
-  fi
-  $SUDO apt-get update
-  # --no-install-recommends: chromium alone, not the ~115 desktop packages it recommends
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends chromium
-fi
+tools/apt_install.sh chromium chromium  # Debian's, at /usr/bin/chromium
 
 if "$VENV/bin/python" -c "import playwright" 2>/dev/null; then
   echo "install_browser: playwright already installed in $VENV"
