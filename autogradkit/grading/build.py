@@ -4,7 +4,8 @@ An instructor writes ``source/NN_name/NN_name.py`` in Jupytext's percent format:
 starts a code cell, ``# %% [markdown]`` a markdown cell, and the header carries the cell's
 metadata (``tags=["topic:T01"]``, ``nbgrader={...}``). ``build`` reads it, gives every cell a
 stable id, runs the notebook in a fresh ``python3`` kernel from its own folder, makes the
-outputs byte-stable and writes ``NN_name.ipynb`` beside it. ``release`` then works from that.
+outputs byte-stable (release's ``NormaliseOutputs`` step) and writes ``NN_name.ipynb`` beside
+it. ``release`` then works from that.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import stable
 from .config import GradingConfig
+from .context import Context
 from .kernels import kernel_env, local_kernel_manager
+from .steps import NormaliseOutputs
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 TEXT_FORMAT = "py:percent"
@@ -55,6 +57,7 @@ def execute(nb, folder: Path, timeout: float) -> float:
         timeout=timeout,
         store_widget_state=True,
         record_timing=False,
+        coalesce_streams=True,  # how prints are chunked varies by run
         resources={"metadata": {"path": str(folder)}},
     )
     try:
@@ -63,34 +66,6 @@ def execute(nb, folder: Path, timeout: float) -> float:
         if km.has_kernel:
             km.shutdown_kernel(now=True)
     return time.perf_counter() - start
-
-
-def stabilise(nb, path: Path):
-    """Make a rebuild of an unchanged notebook change no byte: merge split stream chunks,
-    renumber memory addresses, drop kernel pids and machine paths, name widget ids after the
-    notebook."""
-    addresses: dict[str, str] = {}
-    for cell in nb.cells:
-        merged = []
-        for out in cell.get("outputs", []):
-            if out.get("output_type") == "stream":
-                out["text"] = stable.kernel_paths(stable.renumber_addresses(out["text"], addresses))
-                last = merged[-1] if merged else {}
-                if last.get("output_type") == "stream" and last["name"] == out["name"]:
-                    last["text"] += out["text"]
-                    continue
-            elif out.get("output_type") == "error":
-                out["traceback"] = [stable.strip_paths(t, path.parent) for t in out["traceback"]]
-            for mime, value in out.get("data", {}).items():
-                if mime.startswith("text/") and isinstance(value, str):
-                    out["data"][mime] = stable.renumber_addresses(value, addresses)
-            merged.append(out)
-        if cell.cell_type == "code":
-            cell["outputs"] = merged
-    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
-    if state.get("state"):
-        nb = stable.stable_widget_ids(nb, path.name, state["state"])
-    return nb
 
 
 def write_notebook(nb, path: Path) -> None:
@@ -110,7 +85,8 @@ def build_assignments(cfg: GradingConfig) -> dict:
         nb = read_text_source(text)
         target = text.with_suffix(".ipynb")
         seconds = execute(nb, text.parent, cfg.timeout)
-        write_notebook(stabilise(nb, target), target)
+        nb = NormaliseOutputs()(nb, Context(cfg, target, text.parent))  # as release does
+        write_notebook(nb, target)
         written.append(str(target))
         print(f"built {target} ({seconds:.1f} s)", file=sys.stderr)
     if not written:
