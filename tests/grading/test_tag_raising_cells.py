@@ -16,3 +16,14 @@ def test_only_cells_with_errors_get_the_tag_once():
     nb = TagRaisingCells()(notebook(bad, good), None)
     assert nb.cells[0].metadata.tags == ["raises-exception"]
     assert "tags" not in nb.cells[1].metadata
+
+
+def test_an_unanswered_cell_is_stored_clean_and_a_lesson_error_is_kept():
+    unanswered, lesson = code("raise NotImplementedError()"), code("1 / 0")
+    unanswered.outputs = [new_output("error", ename="NotImplementedError", evalue="", traceback=[])]
+    lesson.outputs = [new_output("error", ename="ZeroDivisionError", evalue="", traceback=[])]
+    lesson.metadata["tags"] = ["raises-exception"]  # tagged by the instructor: the lesson
+    nb = TagRaisingCells()(notebook(unanswered, lesson), None)
+    assert nb.cells[0].outputs == []
+    assert nb.cells[0].metadata.tags == ["raises-exception", "nbval-ignore-output"]
+    assert [o.ename for o in nb.cells[1].outputs] == ["ZeroDivisionError"]

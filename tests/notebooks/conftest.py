@@ -58,8 +58,8 @@ def comparable(path: Path) -> dict:
     Text outputs pass through the sanitize rules; images count by type and pixel size (their
     bytes differ with the CPU's BLAS kernel); widget views (random model ids) and tracebacks
     (their frames carry the library's line numbers) are dropped, and so are the outputs of
-    ``NBVAL_IGNORE_OUTPUT`` cells. Widget state in the notebook's metadata is compared, its
-    figures too by type and size.
+    cells nbval ignores (tag ``nbval-ignore-output``, or comment ``# NBVAL_IGNORE_OUTPUT``).
+    Widget state in the notebook's metadata is compared, its figures too by type and size.
     """
     rules = sanitize_rules()
 
@@ -72,7 +72,10 @@ def comparable(path: Path) -> dict:
     nb = json.loads(path.read_text(encoding="utf-8"))
     for cell in nb["cells"]:
         source = "".join(cell["source"])
-        if cell["cell_type"] == "code" and "# NBVAL_IGNORE_OUTPUT" in source.splitlines():
+        ignored = "nbval-ignore-output" in cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] == "code" and (
+            ignored or "# NBVAL_IGNORE_OUTPUT" in source.splitlines()
+        ):
             cell["outputs"] = []
         for output in cell.get("outputs", []):
             output.pop("traceback", None)

@@ -1,22 +1,27 @@
-"""TagRaisingCells: cells that raise in the student version are expected to raise."""
+"""TagRaisingCells: cells that raise in the student version are expected to, and stored clean."""
 
 from __future__ import annotations
 
 TAG = "raises-exception"
+IGNORE_OUTPUT = "nbval-ignore-output"
 
 
 class TagRaisingCells:
-    """Add the ``raises-exception`` tag to every code cell with an error output.
+    """Tag every code cell with an error output; store the answer-dependent ones empty.
 
-    In the student version an unanswered exercise raises ``NotImplementedError`` and the checks
-    after it fail; the tag tells JupyterLab's "Run all" to go on and tells nbval the error is
-    the expected output.
+    A cell that already carried ``raises-exception`` in the instructor's notebook raises on
+    purpose (the error is the lesson): it keeps its error output. Any other cell raises only
+    because the student has not answered yet (``NotImplementedError``, a ``NameError`` in the
+    check after it): its outputs are cleared, so the student's copy shows no red traceback,
+    and ``nbval-ignore-output`` tells nbval not to compare what it prints. Both get the
+    ``raises-exception`` tag, so JupyterLab's "Run all" and nbval go on past them.
 
     Example:
         >>> nb = {"cells": [{"cell_type": "code", "metadata": {},
         ...     "outputs": [{"output_type": "error", "ename": "NotImplementedError"}]}]}
-        >>> TagRaisingCells()(nb, None)["cells"][0]["metadata"]["tags"]
-        ['raises-exception']
+        >>> cell = TagRaisingCells()(nb, None)["cells"][0]
+        >>> cell["metadata"]["tags"], cell["outputs"]
+        (['raises-exception', 'nbval-ignore-output'], [])
     """
 
     name = "tag_raising_cells"
@@ -29,5 +34,6 @@ class TagRaisingCells:
             if any(out.get("output_type") == "error" for out in cell.get("outputs", [])):
                 tags = cell["metadata"].setdefault("tags", [])
                 if TAG not in tags:
-                    tags.append(TAG)
+                    tags += [TAG, IGNORE_OUTPUT]
+                    cell["outputs"] = []
         return nb

@@ -319,8 +319,7 @@ print("inside no_grad(): requires_grad =", out.requires_grad, "| grad_fn =", out
 # Now time both. Each is measured five times and the fastest run counts, which filters out
 # hiccups of a busy computer. The exact numbers depend on your machine:
 
-# %% tags=["topic:T29"]
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["topic:T29", "nbval-ignore-output"]
 # (timings differ from run to run, so nbval does not compare this output)
 def fastest_ms(function, repeats=5):
     times = []
