@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 
 _enabled = True  # the grad-mode flag: read by Function.apply on every operation
 
@@ -15,10 +16,16 @@ def is_grad_enabled() -> bool:
 class _GradModeContext:
     """Sets the flag on entry and restores the previous one on exit, even after an error.
 
-    Instances also work as decorators: ``@no_grad()`` runs the function inside the block.
+    Instances also work as decorators: ``@no_grad()`` (or bare ``@no_grad``) runs the function
+    inside the block; a generator runs inside it each time it is resumed, as in PyTorch.
     """
 
     mode = True
+
+    def __new__(cls, *args):
+        if len(args) == 1 and callable(args[0]) and not isinstance(args[0], bool):
+            return cls()(args[0])  # bare decorator: @no_grad
+        return super().__new__(cls)
 
     def __enter__(self):
         global _enabled
@@ -31,12 +38,39 @@ class _GradModeContext:
         _enabled = self._previous
 
     def __call__(self, fn):
+        if inspect.isgeneratorfunction(fn):
+            return self._wrap_generator(fn)
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with type(self)(*self._args()):
                 return fn(*args, **kwargs)
 
         return wrapper
+
+    def _wrap_generator(self, fn):
+        """The generator's own steps run in this mode; the caller's code between them does not."""
+
+        @functools.wraps(fn)
+        def generator(*args, **kwargs):
+            steps = fn(*args, **kwargs)
+            step, value = steps.send, None
+            while True:
+                try:
+                    with type(self)(*self._args()):
+                        response = step(value)
+                except StopIteration as finished:
+                    return finished.value
+                try:
+                    step, value = steps.send, (yield response)
+                except GeneratorExit:
+                    with type(self)(*self._args()):
+                        steps.close()
+                    raise
+                except BaseException as error:  # thrown in by the caller: pass it on
+                    step, value = steps.throw, error
+
+        return generator
 
     def _args(self) -> tuple:
         return ()

@@ -199,6 +199,50 @@ SNIPPETS = {
             return t * 2
         x = torch.tensor(1., requires_grad=True)
         print(double(x).requires_grad, torch.is_grad_enabled())""",
+    "t21_bare_decorators": """
+        @torch.no_grad
+        def off(t):
+            return t * 2, torch.is_grad_enabled()
+        @torch.enable_grad
+        def on(t):
+            return t * 2, torch.is_grad_enabled()
+        @torch.inference_mode
+        def inference(t):
+            return torch.is_grad_enabled()
+        @torch.inference_mode(False)
+        def not_inference(t):
+            return torch.is_grad_enabled()
+        @torch.set_grad_enabled(False)
+        def switched_off(t):
+            return torch.is_grad_enabled()
+        x = torch.tensor(1., requires_grad=True)
+        y, mode = off(x)
+        print(y.requires_grad, mode, off.__name__, torch.is_grad_enabled())
+        with torch.no_grad():
+            y, mode = on(x)
+        print(y.requires_grad, mode, inference(x), not_inference(x), switched_off(x))
+        print(torch.is_grad_enabled())""",
+    "t21_decorated_generators": """
+        @torch.no_grad()
+        def doubles(t, n):
+            for _ in range(n):
+                received = yield (t * 2).requires_grad, torch.is_grad_enabled()
+                print("received", received, "grad enabled inside:", torch.is_grad_enabled())
+            return "done"
+        x = torch.tensor(1., requires_grad=True)
+        gen = doubles(x, 2)
+        print(next(gen), torch.is_grad_enabled())
+        print(gen.send("hello"), torch.is_grad_enabled())
+        try:
+            gen.send("bye")
+        except StopIteration as stop:
+            print("stopped with", stop.value, torch.is_grad_enabled())
+        @torch.enable_grad()
+        def counting():
+            yield torch.is_grad_enabled()
+            yield torch.is_grad_enabled()
+        with torch.no_grad():
+            print(list(counting()), torch.is_grad_enabled())""",
     "t21_no_grad_restores_after_error": """
         try:
             with torch.no_grad():
