@@ -44,8 +44,25 @@ def selects_everything(x, index: tuple) -> bool:
     return all(s.indices(x.shape[d]) == (0, x.shape[d], 1) for s, d in zip(slices, dims))
 
 
+def _refuse_on_0d(index: tuple) -> None:
+    """PyTorch's errors for indexing a 0-dim tensor (None, ``...`` and bool masks still work)."""
+    used = [i for i in index if i is not None and i is not Ellipsis and np.asarray(i).dtype != bool]
+    if not used:
+        return
+    if len(used) == 1 and isinstance(used[0], (int, np.integer)):
+        raise IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+        )
+    if len(used) == 1 and isinstance(used[0], slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    raise IndexError("too many indices for tensor of dimension 0")
+
+
 def getitem(x, index):
     index = normalize_index(x, index)
+    if x.ndim == 0:
+        _refuse_on_0d(index)
     if any(_is_advanced(i) for i in index):
         return indexing.Index.apply(x, index=index)
     specified = sum(1 for i in index if i is not None and i is not Ellipsis)

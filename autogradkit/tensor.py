@@ -453,6 +453,7 @@ class Tensor:
         return bool(self._data)
 
     def __float__(self) -> float:
+        self._check_one_element()
         if self._requires_grad:
             warnings.warn(
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
@@ -463,7 +464,13 @@ class Tensor:
         return builtins.float(self.item())
 
     def __int__(self) -> int:
+        self._check_one_element()
         return builtins.int(self.item())
+
+    def _check_one_element(self) -> None:
+        """``float(t)`` and ``int(t)`` (unlike ``t.item()``) fail with a ValueError, as torch's."""
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:

@@ -115,6 +115,11 @@ class Neg(Function):
 
     @staticmethod
     def forward(ctx, x):
+        if x.dtype == bool:
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                "to invert a mask, use the `~` or `logical_not()` operator instead."
+            )
         return -x
 
     @staticmethod
@@ -143,7 +148,6 @@ class Pow(Function):
     """out = x ** y;  dx = g * y * x**(y-1),  dy = g * out * log(x)"""
 
     quiet_floating_errors = True
-
     broadcasts = True
 
     @classmethod
@@ -154,7 +158,12 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, x, y):
-        out = x**y
+        try:
+            out = x**y
+        except ValueError as error:  # torch raises this one as a RuntimeError
+            if "Integers to negative integer powers" not in str(error):
+                raise  # a broadcast error: Function.apply words it as torch does
+            raise RuntimeError(str(error)) from None
         ctx.save_for_backward(x, y, out if ctx.needs_input_grad[1] else None)
         return out
 

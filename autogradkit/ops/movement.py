@@ -202,6 +202,12 @@ class Stack(Function):
     @staticmethod
     def forward(ctx, *xs, dim=0):
         ctx.dim, ctx.count = dim, len(xs)
+        for entry, x in enumerate(xs):
+            if x.shape != xs[0].shape:
+                raise RuntimeError(
+                    f"stack expects each tensor to be equal size, but got {list(xs[0].shape)} "
+                    f"at entry 0 and {list(x.shape)} at entry {entry}"
+                )
         return np.stack(xs, axis=dim)
 
     @staticmethod

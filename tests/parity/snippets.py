@@ -243,6 +243,15 @@ SNIPPETS = {
             yield torch.is_grad_enabled()
         with torch.no_grad():
             print(list(counting()), torch.is_grad_enabled())""",
+    "err_mm_vector": "torch.mm(torch.ones(3), torch.ones(3, 2))",
+    "err_mm_vector_second": "torch.ones(2, 3).mm(torch.ones(3))",
+    "err_stack_sizes": "torch.stack([torch.ones(2, 3), torch.ones(2, 2)], dim=1)",
+    "err_float_of_many": "float(torch.ones(3))",
+    "err_int_of_many": "int(torch.ones(2))",
+    "err_int_negative_power": "torch.tensor([1, 2]) ** -1",
+    "err_int_negative_pow": "torch.tensor([1, 2]).pow(-2)",
+    "err_negate_bool": "-torch.tensor([True, False])",
+    "err_index_0d": "torch.tensor(1.)[0]",
     "t21_no_grad_restores_after_error": """
         try:
             with torch.no_grad():
