@@ -49,6 +49,8 @@ KERNEL_ENV = {
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
 }
+# the machine's BLAS settings (some CPUs need a forced OpenBLAS kernel): kept, never secrets
+HOST_ENV_KEPT = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 NO_BWRAP = (
     "bubblewrap (bwrap) is not installed, and grading runs every kernel in a bubblewrap "
     "sandbox: install it (Debian/Ubuntu: apt-get install bubblewrap) or pass --sandbox none "
@@ -104,7 +106,8 @@ class Bubblewrap:
         cmd += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", INSIDE_HOME]
         cmd += ["--bind", str(box.sockets), INSIDE_SOCKETS]
         cmd += ["--ro-bind", str(box.staging), INSIDE_STAGING]
-        for key, value in KERNEL_ENV.items():
+        kept = {key: os.environ[key] for key in HOST_ENV_KEPT if key in os.environ}
+        for key, value in {**KERNEL_ENV, **kept}.items():
             cmd += ["--setenv", key, value]
         path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
         cmd += ["--setenv", "PATH", path, "--chdir", INSIDE_HOME, *argv]

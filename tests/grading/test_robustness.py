@@ -189,3 +189,15 @@ def test_a_notebook_under_another_name_is_reported_not_lost(course, sandbox, cap
     assert (
         "skipped ann/hw1/squares (1).ipynb: not a notebook of hw1 (expected squares.ipynb)" in err
     )
+
+
+def test_the_sandbox_keeps_only_the_blas_settings_of_the_grader_environment(tmp_path, monkeypatch):
+    """Some CPUs need a forced OpenBLAS kernel: that setting reaches the kernel, secrets do not."""
+    from autogradkit.grading.sandbox import Box, Bubblewrap, Limits
+
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")
+    monkeypatch.setenv("AGK_GRADER_TOKEN", "secret")
+    cmd = Bubblewrap(Limits(), executable="bwrap").command(Box(str(tmp_path)), ["python"])
+    settings = {cmd[i + 1]: cmd[i + 2] for i, word in enumerate(cmd) if word == "--setenv"}
+    assert settings["OPENBLAS_CORETYPE"] == "Haswell"
+    assert "AGK_GRADER_TOKEN" not in settings and "--clearenv" in cmd
