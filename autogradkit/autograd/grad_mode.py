@@ -22,7 +22,7 @@ class _GradModeContext:
 
     mode = True
 
-    def __new__(cls, *args):
+    def __new__(cls, *args, **kwargs):
         if len(args) == 1 and callable(args[0]) and not isinstance(args[0], bool):
             return cls()(args[0])  # bare decorator: @no_grad
         return super().__new__(cls)

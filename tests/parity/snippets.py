@@ -209,10 +209,10 @@ SNIPPETS = {
         @torch.inference_mode
         def inference(t):
             return torch.is_grad_enabled()
-        @torch.inference_mode(False)
+        @torch.inference_mode(mode=False)
         def not_inference(t):
             return torch.is_grad_enabled()
-        @torch.set_grad_enabled(False)
+        @torch.set_grad_enabled(mode=False)
         def switched_off(t):
             return torch.is_grad_enabled()
         x = torch.tensor(1., requires_grad=True)
