@@ -7,6 +7,7 @@ backward share, as in PyTorch: ``y.grad_fn`` is the very object ``forward`` save
 
 from __future__ import annotations
 
+import numbers
 import re
 
 import numpy as np
@@ -62,6 +63,7 @@ class BackwardNode(Node):
     __slots__ = ("needs_input_grad", "_to_save", "_saved", "_saved_meta")
     _function: type  # the Function subclass this node runs backward for
     _outputs_meta = None  # set only for ops with several outputs
+    _edge_inputs = None  # positions that got an edge, when a number operand got none
 
     def __init__(self):
         self._priority = -next_id()  # later nodes run first among ready ones
@@ -121,6 +123,8 @@ class BackwardNode(Node):
             result = _call_custom_backward(self, grads)
         if not isinstance(result, tuple):
             result = (result,)
+        if self._edge_inputs is not None:  # drop the gradients of Scalar arguments
+            result = tuple(result[i] for i in self._edge_inputs)
         if len(result) != len(self.next_functions):
             raise RuntimeError(
                 f"function {self.name()} returned an incorrect number of gradients "
@@ -161,6 +165,9 @@ class Function:
     promotes = True  # inputs are cast to one dtype by PyTorch's promotion rules
     is_view = False  # the output shares memory and version counter with input 0
     broadcasts = False  # elementwise on two inputs: shapes must broadcast (PyTorch's error)
+    # a Python number is a Scalar argument of the op (rsub.Scalar, pow.Tensor_Scalar), not an
+    # input: it gets no edge in next_functions; add, mul... wrap it in a tensor: (None, 0)
+    numbers_are_scalars = False
     quiet_floating_errors = False  # log(0), 1/0...: inf or nan without NumPy's warning, as torch
     node_name: str | None = None  # only for nodes PyTorch names without the pattern
     _builtin = False
@@ -308,8 +315,13 @@ def _promote(inputs, arrays, tensor_cls):
 def _link(node: BackwardNode, inputs, needs) -> None:
     """Point the node at the nodes that made its inputs, and note each input's shape."""
     edges, metas = [], []  # plain loops: the cheapest way through two or three inputs
+    numbers_get_no_edge = node._function.numbers_are_scalars
     for i, x in enumerate(inputs):
-        if needs[i]:
+        if numbers_get_no_edge and isinstance(x, numbers.Number):
+            node._edge_inputs = tuple(
+                j for j, y in enumerate(inputs) if not isinstance(y, numbers.Number)
+            )
+        elif needs[i]:
             made_by = x._grad_fn  # None for a leaf: its AccumulateGrad node
             edges.append((x._accumulator(), 0) if made_by is None else (made_by, x._output_nr))
             metas.append((x._data.shape, x._data.dtype))
@@ -322,7 +334,7 @@ def _link(node: BackwardNode, inputs, needs) -> None:
 class _WriteThroughView:
     """What a CopySlices node runs backward (it is no op of its own, so no ``Function``)."""
 
-    _builtin, quiet_floating_errors = True, False
+    _builtin, quiet_floating_errors, numbers_are_scalars = True, False, False
 
     @staticmethod
     def backward(node, g):

@@ -51,6 +51,8 @@ class Sub(Function):
 class Rsub(Function):
     """out = y - x (``1 - x``);  dx = -g,  dy = g"""
 
+    numbers_are_scalars = True
+
     broadcasts = True
 
     @classmethod
@@ -141,6 +143,8 @@ class Reciprocal(Function):
 
 class Pow(Function):
     """out = x ** y;  dx = g * y * x**(y-1),  dy = g * out * log(x)"""
+
+    numbers_are_scalars = True
 
     quiet_floating_errors = True
 
@@ -237,6 +241,8 @@ class Where(Function):
 class MaskedFill(Function):
     """out = value where mask else x (in x's dtype);  dx = g where not mask,
     dvalue = sum of g where mask"""
+
+    numbers_are_scalars = True
 
     promotes = False
 

@@ -100,6 +100,17 @@ SNIPPETS = {
         c = a * b
         print(c.grad_fn.next_functions)
         print(c.grad_fn.next_functions[0][0].variable is a)""",
+    "next_functions_scalar_operands": """
+        x = torch.tensor([1., 2.], requires_grad=True); y = torch.tensor([3., 4.])
+        for out in (1 - x, x - 1, 2 * x, x / 2, 1 + x, x ** 2, x ** 0, 2 ** x, x.pow(2.5), y ** x, x ** y):
+            print(out.grad_fn.name(), [(f.name() if f else f, i) for f, i in out.grad_fn.next_functions])
+        print(x.masked_fill(x > 1, 0.).grad_fn.next_functions)""",
+    "scalar_operands_backward_and_hooks": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = (1 - x) * (x ** 2) + 2 ** x
+        y.grad_fn.next_functions[0][0].register_hook(lambda gi, go: print(len(gi), len(go)))
+        y.sum().backward(); print(x.grad)
+        z = torch.tensor([1., 2.], requires_grad=True).clone(); z[0:1].pow_(2); print(z.grad_fn.next_functions)""",
     "accumulate_grad_api": """
         a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True)
         ag = (a + b).grad_fn.next_functions[0][0]
