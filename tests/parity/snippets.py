@@ -111,6 +111,51 @@ SNIPPETS = {
         y.grad_fn.next_functions[0][0].register_hook(lambda gi, go: print(len(gi), len(go)))
         y.sum().backward(); print(x.grad)
         z = torch.tensor([1., 2.], requires_grad=True).clone(); z[0:1].pow_(2); print(z.grad_fn.next_functions)""",
+    "grad_mode_decorators_and_generators": """
+        x = torch.tensor(1., requires_grad=True)
+        @torch.no_grad
+        def f(): return (x * 2).requires_grad, torch.is_grad_enabled()
+        @torch.enable_grad
+        def g(): return (x * 2).requires_grad
+        @torch.set_grad_enabled(False)
+        def h(): return (x * 2).requires_grad
+        @torch.inference_mode
+        def i(): return (x * 2).requires_grad, torch.is_grad_enabled()
+        @torch.inference_mode()
+        def j(): return (x * 2).requires_grad
+        @torch.inference_mode(False)
+        def k(): return (x * 2).requires_grad
+        print(f(), f.__name__, g(), h(), i(), j(), k(), torch.is_grad_enabled())
+        with torch.no_grad():
+            print(g(), k(), torch.is_grad_enabled())
+        @torch.no_grad()
+        def gen(n):
+            for _ in range(n):
+                got = yield (x * 2).requires_grad, torch.is_grad_enabled()
+                print("got", got, torch.is_grad_enabled())
+            return "end"
+        it = gen(2)
+        print(torch.is_grad_enabled(), next(it), torch.is_grad_enabled(), it.send(5))
+        try: it.send(6)
+        except StopIteration as e: print("stop", e.value)
+        @torch.enable_grad()
+        def gen2():
+            yield torch.is_grad_enabled()
+        with torch.no_grad():
+            print(list(gen2()), torch.is_grad_enabled())
+        with torch.no_grad() as c: print(c)
+        with torch.enable_grad() as c: print(c)
+        with torch.set_grad_enabled(False) as c: print(c, torch.is_grad_enabled())
+        with torch.inference_mode() as c: print(c, torch.is_grad_enabled(), (x * 2).requires_grad)
+        print(torch.is_grad_enabled())
+        torch.set_grad_enabled(False); print(torch.is_grad_enabled()); torch.set_grad_enabled(True)
+        with torch.no_grad():
+            with torch.inference_mode(False): print("inf False in no_grad", torch.is_grad_enabled())
+            with torch.enable_grad(): print((x * 2).requires_grad)
+        class M:
+            @torch.no_grad()
+            def m(self): return (x * 3).requires_grad
+        print(M().m())""",
     "accumulate_grad_api": """
         a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True)
         ag = (a + b).grad_fn.next_functions[0][0]
