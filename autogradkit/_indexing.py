@@ -45,14 +45,20 @@ def selects_everything(x, index: tuple) -> bool:
 
 
 def getitem(x, index):
+    if x.ndim == 0 and isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+        raise IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+        )
     index = normalize_index(x, index)
     if any(_is_advanced(i) for i in index):
         return indexing.Index.apply(x, index=index)
     specified = sum(1 for i in index if i is not None and i is not Ellipsis)
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-    out, dim = x, 0
+    out, dim, named_dim = x, 0, 0  # named_dim: the dim errors name, counting each item
     for item in index:
+        named_dim += x.ndim - specified if item is Ellipsis else 1
         if item is Ellipsis:
             dim += x.ndim - specified
         elif item is None:
@@ -65,7 +71,8 @@ def getitem(x, index):
             size, position = out.shape[dim], int(item)
             if not -size <= position < size:
                 raise IndexError(
-                    f"index {position} is out of bounds for dimension {dim} with size {size}"
+                    f"index {position} is out of bounds for dimension {named_dim - 1} "
+                    f"with size {size}"
                 )
             out = indexing.Select.apply(out, index=(slice(None),) * dim + (position, Ellipsis))
     if out is x:

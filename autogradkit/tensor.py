@@ -460,10 +460,16 @@ class Tensor:
                 UserWarning,
                 stacklevel=2,
             )
-        return builtins.float(self.item())
+        return builtins.float(self._only_element())
 
     def __int__(self) -> int:
-        return builtins.int(self.item())
+        return builtins.int(self._only_element())
+
+    def _only_element(self):
+        """What float() and int() convert: PyTorch's ValueError (item() raises its own)."""
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:

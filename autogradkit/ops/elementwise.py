@@ -52,7 +52,6 @@ class Rsub(Function):
     """out = y - x (``1 - x``);  dx = -g,  dy = g"""
 
     numbers_are_scalars = True
-
     broadcasts = True
 
     @classmethod
@@ -94,7 +93,6 @@ class Div(Function):
     """out = x / y;  dx = g / y,  dy = -g * x / y**2"""
 
     quiet_floating_errors = True
-
     broadcasts = True
 
     @staticmethod
@@ -117,6 +115,11 @@ class Neg(Function):
 
     @staticmethod
     def forward(ctx, x):
+        if x.dtype == np.bool_:
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+            )
         return -x
 
     @staticmethod
@@ -145,9 +148,7 @@ class Pow(Function):
     """out = x ** y;  dx = g * y * x**(y-1),  dy = g * out * log(x)"""
 
     numbers_are_scalars = True
-
     quiet_floating_errors = True
-
     broadcasts = True
 
     @classmethod
@@ -158,6 +159,8 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, x, y):
+        if x.dtype.kind in "iub" and np.ndim(y) == 0 and y.dtype.kind in "iu" and y < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         out = x**y
         ctx.save_for_backward(x, y, out if ctx.needs_input_grad[1] else None)
         return out
@@ -243,7 +246,6 @@ class MaskedFill(Function):
     dvalue = sum of g where mask"""
 
     numbers_are_scalars = True
-
     promotes = False
 
     @classmethod

@@ -202,6 +202,12 @@ class Stack(Function):
     @staticmethod
     def forward(ctx, *xs, dim=0):
         ctx.dim, ctx.count = dim, len(xs)
+        for i, x in enumerate(xs):
+            if x.shape != xs[0].shape:
+                raise RuntimeError(
+                    "stack expects each tensor to be equal size, but got "
+                    f"{list(xs[0].shape)} at entry 0 and {list(x.shape)} at entry {i}"
+                )
         return np.stack(xs, axis=dim)
 
     @staticmethod

@@ -156,6 +156,22 @@ SNIPPETS = {
             @torch.no_grad()
             def m(self): return (x * 3).requires_grad
         print(M().m())""",
+    "errors_not_numpy_s": """
+        def show(f):
+            try:
+                print(f())
+            except Exception as e:
+                print(type(e).__name__ + ":", e)
+        a = torch.ones(2, 3); v = torch.ones(3)
+        show(lambda: torch.mm(a, v)); show(lambda: torch.mm(v, a)); show(lambda: a.mm(v)); show(lambda: torch.mm(v, v))
+        show(lambda: torch.stack([torch.ones(2), torch.ones(3)]))
+        show(lambda: torch.stack([torch.ones(2, 3), torch.ones(2, 3), torch.ones(3, 2)]))
+        show(lambda: float(torch.ones(2))); show(lambda: int(torch.ones(2))); show(lambda: torch.ones(2).item())
+        show(lambda: torch.tensor([1, 2]) ** -1); show(lambda: torch.tensor([1, 2]).pow(-2)); show(lambda: torch.tensor([2, 4]) ** -1.0)
+        show(lambda: -torch.tensor([True, False])); show(lambda: torch.tensor(True).neg())
+        show(lambda: torch.tensor(3.)[0]); show(lambda: torch.tensor(3.)[0, 1]); show(lambda: torch.tensor(3.)[None, 0])
+        show(lambda: torch.ones(2)[5]); show(lambda: torch.ones(2, 3)[0, 7]); show(lambda: torch.ones(2, 3)[None, 0, 9])
+        show(lambda: torch.ones(2, 3)[..., 4]); show(lambda: torch.ones(2, 3)[:, -4])""",
     "accumulate_grad_api": """
         a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True)
         ag = (a + b).grad_fn.next_functions[0][0]
