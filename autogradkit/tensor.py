@@ -37,6 +37,13 @@ _T_WARNING = (
     "the dimensions of a tensor."
 )
 _LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+_NO_GRAD_VIEW_INPLACE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+    "to be tracked)."
+)
 
 
 class _VersionCounter:
@@ -373,7 +380,7 @@ class Tensor:
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The NumPy array behind this tensor (shared memory, as in PyTorch)."""
-        if self._requires_grad and not force:
+        if self._requires_grad and grad_mode._enabled and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
@@ -885,6 +892,8 @@ class Tensor:
     # ----- in-place operations ---------------------------------------------------------------
     def _check_inplace(self, what: str = "a leaf Variable") -> None:
         if self._requires_grad and self._grad_fn is None and grad_mode._enabled:
+            if self._base is not None:  # only a view made under no_grad has no grad_fn
+                raise RuntimeError(_NO_GRAD_VIEW_INPLACE)
             raise RuntimeError(_LEAF_INPLACE.replace("a leaf Variable", what))
 
     def _inplace(self, compute, *args, **kwargs) -> Tensor:

@@ -394,6 +394,9 @@ def _wrap_outputs(cls, out, inputs, ctx):
         base = inputs[0]
         result._version_counter = base._version_counter
         result._base = base if base._base is None else base._base
+        # made under no_grad, a view still requires grad (PyTorch forbids changing it in place)
+        if ctx is None and base._requires_grad:
+            result._requires_grad = True
     return result
 
 

@@ -172,6 +172,19 @@ SNIPPETS = {
         show(lambda: torch.tensor(3.)[0]); show(lambda: torch.tensor(3.)[0, 1]); show(lambda: torch.tensor(3.)[None, 0])
         show(lambda: torch.ones(2)[5]); show(lambda: torch.ones(2, 3)[0, 7]); show(lambda: torch.ones(2, 3)[None, 0, 9])
         show(lambda: torch.ones(2, 3)[..., 4]); show(lambda: torch.ones(2, 3)[:, -4])""",
+    "views_made_under_no_grad": """
+        x = torch.ones(2, 3, requires_grad=True)
+        with torch.no_grad():
+            v = x[0]; t = x.t(); r = x.view(6)
+            print(x.numpy(), (x * 2).numpy())
+        print(v.requires_grad, v.grad_fn, v.is_leaf, t.requires_grad, r.requires_grad, r._base is x)
+        try:
+            v.mul_(2)
+        except RuntimeError as e:
+            print(e)
+        with torch.no_grad():
+            v.mul_(2)
+        print(x)""",
     "accumulate_grad_api": """
         a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True)
         ag = (a + b).grad_fn.next_functions[0][0]
