@@ -7,6 +7,7 @@ backward share, as in PyTorch: ``y.grad_fn`` is the very object ``forward`` save
 
 from __future__ import annotations
 
+import functools
 import numbers
 import re
 
@@ -187,6 +188,11 @@ class Function:
         raise NotImplementedError(
             "You must implement the forward function for custom autograd.Function."
         )
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Save for backward here, and write ``forward(*inputs)`` without ctx (optional)."""
+        raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
@@ -488,11 +494,55 @@ def _call_custom_backward(node, grads):
     """A custom Function's backward gets and returns Tensors, as in PyTorch."""
     tensor_cls = _tensor.Tensor
     result = node._function.backward(node, *_as_tensors(grads))
-    if not isinstance(result, tuple):
-        result = (result,)
+    result = _one_gradient_per_tensor_input(node, result)
     if grad_mode._enabled:
         return result
     return tuple(r._data if isinstance(r, tensor_cls) else r for r in result)
+
+
+def once_differentiable(backward):
+    """Decorate a custom Function's ``backward`` to run with grad mode off: its gradients
+    record no graph, so they cannot be differentiated again (``create_graph`` gets plain
+    gradients)."""
+
+    @functools.wraps(backward)
+    def backward_without_graph(ctx, *grad_outputs):
+        with grad_mode.no_grad():
+            return backward(ctx, *grad_outputs)
+
+    return backward_without_graph
+
+
+def _one_gradient_per_tensor_input(node, result) -> tuple:
+    """Check backward gave one gradient per forward argument (extra trailing Nones are
+    dropped, as PyTorch does), None for each non-Tensor one; keep the Tensor inputs' ones."""
+    result = result if isinstance(result, tuple) else (result,)
+    is_tensor = node._input_is_tensor
+    expected = len(is_tensor)
+    if len(result) > expected and all(g is None for g in result[expected:]):
+        result = result[:expected]
+    if len(result) != expected:
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients "
+            f"(expected {expected}, got {len(result)})"
+        )
+    for position, (g, tensor_input) in enumerate(zip(result, is_tensor), 1):
+        if g is not None and not tensor_input:
+            raise RuntimeError(
+                f"function {node.name()} returned a gradient different than None at position "
+                f"{position}, but the corresponding forward input was not a Variable"
+            )
+    return tuple(g for g, tensor_input in zip(result, is_tensor) if tensor_input)
+
+
+def _run_custom_forward(cls, ctx, inputs, static):
+    """``forward(ctx, *inputs)``, or ``forward(*inputs)`` then ``setup_context``, grad off."""
+    with grad_mode.no_grad():
+        if cls.setup_context is Function.setup_context:
+            return cls.forward(ctx, *inputs, **static)
+        out = cls.forward(*inputs, **static)
+        cls.setup_context(ctx, inputs, out)
+        return out
 
 
 def _apply_custom(cls, inputs, static):
@@ -504,12 +554,14 @@ def _apply_custom(cls, inputs, static):
     ctx.needs_input_grad = needs
     if record and anomaly_mode._mode["enabled"]:
         anomaly_mode.record_forward(ctx)
-    with grad_mode.no_grad():
-        out = cls.forward(ctx, *inputs, **static)
+    out = _run_custom_forward(cls, ctx, inputs, static)
     outputs = out if isinstance(out, tuple) else (out,)
     if not record:
         return out
-    _link(ctx, inputs, needs)
+    # only Tensor arguments are inputs of the node: numbers, strings... get no edge
+    ctx._input_is_tensor = tuple(isinstance(x, tensor_cls) for x in inputs)
+    tensor_inputs = [x for x in inputs if isinstance(x, tensor_cls)]
+    _link(ctx, tensor_inputs, [x._requires_grad for x in tensor_inputs])
     ctx._outputs_meta = tuple(
         (o.shape, o._data.dtype) if isinstance(o, tensor_cls) else None for o in outputs
     )

@@ -185,6 +185,101 @@ SNIPPETS = {
         with torch.no_grad():
             v.mul_(2)
         print(x)""",
+    "custom_function_arguments_and_styles": """
+        Function = torch.autograd.Function
+        def show(f):
+            try:
+                print(f())
+            except Exception as e:
+                print(type(e).__name__ + ":", e)
+        class Scale(Function):
+            @staticmethod
+            def forward(ctx, x, k, flag):
+                print("needs", ctx.needs_input_grad)
+                ctx.k = k
+                return x * k
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.k, None, None
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = Scale.apply(x, 3., "s")
+        print(y.grad_fn.next_functions)
+        y.sum().backward(); print(x.grad)
+        class Trailing(Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, None, None
+        show(lambda: Trailing.apply(x).sum().backward())
+        print(x.grad)
+        class Too(Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, g
+        show(lambda: Too.apply(x).sum().backward())
+        class Sq(Function):
+            @staticmethod
+            def forward(x):
+                return x * x
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                (x,) = inputs
+                ctx.save_for_backward(x)
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 2 * x * g
+        x.grad = None
+        Sq.apply(x).sum().backward(); print(x.grad)
+        class Sort(Function):
+            @staticmethod
+            def forward(ctx, x):
+                idx = torch.tensor([1, 0])
+                ctx.mark_non_differentiable(idx)
+                return x * 1, idx
+            @staticmethod
+            def backward(ctx, g, gi):
+                print("gi", gi)
+                return g
+        a, b = Sort.apply(x); print(a.requires_grad, b.requires_grad)
+        x.grad = None; a.sum().backward(); print(x.grad)
+        class Mat(Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_materialize_grads(False)
+                return x * 1, x * 2
+            @staticmethod
+            def backward(ctx, g1, g2):
+                print("g2", g2)
+                return g1
+        p, q = Mat.apply(x); x.grad = None; p.sum().backward(); print(x.grad)
+        class Exp(Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x.exp(); ctx.save_for_backward(out); return out
+            @staticmethod
+            def backward(ctx, g):
+                (out,) = ctx.saved_tensors; return g * out
+        e = Exp.apply(x); e.mul_(2) if False else None
+        with torch.no_grad(): e.add_(1)
+        show(lambda: e.sum().backward())
+        once_differentiable = torch.autograd.function.once_differentiable
+        class Od(Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 3
+            @staticmethod
+            @once_differentiable
+            def backward(ctx, g):
+                print(type(g).__name__, g.requires_grad, torch.is_grad_enabled())
+                return g * 3
+        x.grad = None; Od.apply(x).sum().backward(); print(x.grad)
+        z = Od.apply(x).sum(); (gx,) = torch.autograd.grad(z, x, create_graph=True); print(gx.requires_grad, gx.grad_fn)""",
     "accumulate_grad_api": """
         a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True)
         ag = (a + b).grad_fn.next_functions[0][0]
