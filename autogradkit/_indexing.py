@@ -46,6 +46,8 @@ def selects_everything(x, index: tuple) -> bool:
 
 def getitem(x, index):
     if x.ndim == 0 and isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+        if index != 0:  # PyTorch reads a 0-dim tensor as size 0 along dimension 0 here
+            raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
         raise IndexError(
             "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"

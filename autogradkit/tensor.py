@@ -460,6 +460,7 @@ class Tensor:
         return bool(self._data)
 
     def __float__(self) -> float:
+        value = self._only_element()  # PyTorch checks the size before it warns
         if self._requires_grad:
             warnings.warn(
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
@@ -467,7 +468,7 @@ class Tensor:
                 UserWarning,
                 stacklevel=2,
             )
-        return builtins.float(self._only_element())
+        return builtins.float(value)
 
     def __int__(self) -> int:
         return builtins.int(self._only_element())

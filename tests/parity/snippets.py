@@ -169,7 +169,7 @@ SNIPPETS = {
         show(lambda: float(torch.ones(2))); show(lambda: int(torch.ones(2))); show(lambda: torch.ones(2).item())
         show(lambda: torch.tensor([1, 2]) ** -1); show(lambda: torch.tensor([1, 2]).pow(-2)); show(lambda: torch.tensor([2, 4]) ** -1.0)
         show(lambda: -torch.tensor([True, False])); show(lambda: torch.tensor(True).neg())
-        show(lambda: torch.tensor(3.)[0]); show(lambda: torch.tensor(3.)[0, 1]); show(lambda: torch.tensor(3.)[None, 0])
+        show(lambda: torch.tensor(3.)[0]); show(lambda: torch.tensor(3.)[-2]); show(lambda: torch.tensor(3.)[0, 1]); show(lambda: torch.tensor(3.)[None, 0])
         show(lambda: torch.ones(2)[5]); show(lambda: torch.ones(2, 3)[0, 7]); show(lambda: torch.ones(2, 3)[None, 0, 9])
         show(lambda: torch.ones(2, 3)[..., 4]); show(lambda: torch.ones(2, 3)[:, -4])""",
     "views_made_under_no_grad": """
