@@ -8,7 +8,7 @@ from .ops import movement
 from .tensor import Tensor, where
 
 _SAME_AS_METHOD = (
-    "add sub mul div pow neg reciprocal square exp log sin cos tanh sigmoid relu sqrt abs sign sgn "
+    "add sub mul div neg reciprocal square exp log sin cos tanh sigmoid relu sqrt abs sign sgn "
     "clamp clip clamp_min clamp_max maximum minimum sum mean prod var std max min argmax argmin "
     "norm logsumexp softmax log_softmax allclose equal eq ne lt le gt ge isnan mm mv dot matmul "
     "reshape flatten squeeze unsqueeze permute transpose t clone detach numel masked_fill split "
@@ -29,6 +29,13 @@ globals().update({name: _call_method(name) for name in _SAME_AS_METHOD})
 true_divide = globals()["div"]
 
 
+def pow(input, exponent) -> Tensor:  # noqa: A001, A002
+    """``input ** exponent``; ``input`` may be a number (``pow(2, x)`` is PowBackward2)."""
+    from .ops.elementwise import Pow
+
+    return Pow.apply(input, exponent)
+
+
 def rsub(input, other) -> Tensor:  # noqa: A002
     """``other - input``."""
     from .ops.elementwise import Rsub
@@ -39,11 +46,16 @@ def rsub(input, other) -> Tensor:  # noqa: A002
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim."""
     tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     d = normalize_dim(dim, tensors[0].ndim)
     for i, t in enumerate(tensors[1:], start=1):
-        if t.ndim != tensors[0].ndim or any(
-            a != b for k, (a, b) in enumerate(zip(t.shape, tensors[0].shape)) if k != d
-        ):
+        if t.ndim != tensors[0].ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {tensors[0].ndim} and {t.ndim}"
+            )
+        if any(a != b for k, (a, b) in enumerate(zip(t.shape, tensors[0].shape)) if k != d):
             k = next(k for k in range(t.ndim) if k != d and t.shape[k] != tensors[0].shape[k])
             raise RuntimeError(
                 f"Sizes of tensors must match except in dimension {d}. Expected size "
@@ -73,6 +85,7 @@ def is_floating_point(input) -> bool:  # noqa: A002
 __all__ = [
     *_SAME_AS_METHOD,
     "true_divide",
+    "pow",
     "rsub",
     "cat",
     "concat",

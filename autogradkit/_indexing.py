@@ -45,21 +45,24 @@ def selects_everything(x, index: tuple) -> bool:
 
 
 def _refuse_on_0d(index: tuple) -> None:
-    """PyTorch's errors for indexing a 0-dim tensor (None, ``...`` and bool masks still work)."""
+    """PyTorch's errors for a slice or several indices into a 0-dim tensor (None, ``...`` and bool
+    masks still work; a lone integer is handled in ``getitem``)."""
     used = [i for i in index if i is not None and i is not Ellipsis and np.asarray(i).dtype != bool]
     if not used:
         return
-    if len(used) == 1 and isinstance(used[0], (int, np.integer)):
-        raise IndexError(
-            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
-        )
-    if len(used) == 1 and isinstance(used[0], slice):
+    if len(index) == 1 and isinstance(index[0], slice):  # with ... or None: "too many"
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     raise IndexError("too many indices for tensor of dimension 0")
 
 
 def getitem(x, index):
+    if x.ndim == 0 and isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+        if index != 0:  # PyTorch reads a 0-dim tensor as size 0 along dimension 0 here
+            raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
+        raise IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+        )
     index = normalize_index(x, index)
     if x.ndim == 0:
         _refuse_on_0d(index)
@@ -68,8 +71,9 @@ def getitem(x, index):
     specified = sum(1 for i in index if i is not None and i is not Ellipsis)
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-    out, dim = x, 0
+    out, dim, named_dim = x, 0, 0  # named_dim: the dim errors name, counting each item
     for item in index:
+        named_dim += x.ndim - specified if item is Ellipsis else 1
         if item is Ellipsis:
             dim += x.ndim - specified
         elif item is None:
@@ -82,7 +86,8 @@ def getitem(x, index):
             size, position = out.shape[dim], int(item)
             if not -size <= position < size:
                 raise IndexError(
-                    f"index {position} is out of bounds for dimension {dim} with size {size}"
+                    f"index {position} is out of bounds for dimension {named_dim - 1} "
+                    f"with size {size}"
                 )
             out = indexing.Select.apply(out, index=(slice(None),) * dim + (position, Ellipsis))
     if out is x:

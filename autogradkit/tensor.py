@@ -37,6 +37,13 @@ _T_WARNING = (
     "the dimensions of a tensor."
 )
 _LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+_NO_GRAD_VIEW_INPLACE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+    "to be tracked)."
+)
 
 
 class _VersionCounter:
@@ -373,7 +380,7 @@ class Tensor:
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The NumPy array behind this tensor (shared memory, as in PyTorch)."""
-        if self._requires_grad and not force:
+        if self._requires_grad and grad_mode._enabled and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
@@ -453,7 +460,7 @@ class Tensor:
         return bool(self._data)
 
     def __float__(self) -> float:
-        self._check_one_element()
+        value = self._only_element()  # PyTorch checks the size before it warns
         if self._requires_grad:
             warnings.warn(
                 "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
@@ -461,16 +468,16 @@ class Tensor:
                 UserWarning,
                 stacklevel=2,
             )
-        return builtins.float(self.item())
+        return builtins.float(value)
 
     def __int__(self) -> int:
-        self._check_one_element()
-        return builtins.int(self.item())
+        return builtins.int(self._only_element())
 
-    def _check_one_element(self) -> None:
-        """``float(t)`` and ``int(t)`` (unlike ``t.item()``) fail with a ValueError, as torch's."""
+    def _only_element(self):
+        """What float() and int() convert: PyTorch's ValueError (item() raises its own)."""
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -886,6 +893,8 @@ class Tensor:
     # ----- in-place operations ---------------------------------------------------------------
     def _check_inplace(self, what: str = "a leaf Variable") -> None:
         if self._requires_grad and self._grad_fn is None and grad_mode._enabled:
+            if self._base is not None:  # only a view made under no_grad has no grad_fn
+                raise RuntimeError(_NO_GRAD_VIEW_INPLACE)
             raise RuntimeError(_LEAF_INPLACE.replace("a leaf Variable", what))
 
     def _inplace(self, compute, *args, **kwargs) -> Tensor:

@@ -7,6 +7,8 @@ backward share, as in PyTorch: ``y.grad_fn`` is the very object ``forward`` save
 
 from __future__ import annotations
 
+import functools
+import numbers
 import re
 
 import numpy as np
@@ -62,6 +64,7 @@ class BackwardNode(Node):
     __slots__ = ("needs_input_grad", "_to_save", "_saved", "_saved_meta")
     _function: type  # the Function subclass this node runs backward for
     _outputs_meta = None  # set only for ops with several outputs
+    _edge_inputs = None  # positions that got an edge, when a number operand got none
 
     def __init__(self):
         self._priority = -next_id()  # later nodes run first among ready ones
@@ -121,6 +124,8 @@ class BackwardNode(Node):
             result = _call_custom_backward(self, grads)
         if not isinstance(result, tuple):
             result = (result,)
+        if self._edge_inputs is not None:  # drop the gradients of Scalar arguments
+            result = tuple(result[i] for i in self._edge_inputs)
         if len(result) != len(self.next_functions):
             raise RuntimeError(
                 f"function {self.name()} returned an incorrect number of gradients "
@@ -161,6 +166,9 @@ class Function:
     promotes = True  # inputs are cast to one dtype by PyTorch's promotion rules
     is_view = False  # the output shares memory and version counter with input 0
     broadcasts = False  # elementwise on two inputs: shapes must broadcast (PyTorch's error)
+    # a Python number is a Scalar argument of the op (rsub.Scalar, pow.Tensor_Scalar), not an
+    # input: it gets no edge in next_functions; add, mul... wrap it in a tensor: (None, 0)
+    numbers_are_scalars = False
     quiet_floating_errors = False  # log(0), 1/0...: inf or nan without NumPy's warning, as torch
     node_name: str | None = None  # only for nodes PyTorch names without the pattern
     _builtin = False
@@ -180,6 +188,11 @@ class Function:
         raise NotImplementedError(
             "You must implement the forward function for custom autograd.Function."
         )
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Save for backward here, and write ``forward(*inputs)`` without ctx (optional)."""
+        raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
@@ -308,8 +321,13 @@ def _promote(inputs, arrays, tensor_cls):
 def _link(node: BackwardNode, inputs, needs) -> None:
     """Point the node at the nodes that made its inputs, and note each input's shape."""
     edges, metas = [], []  # plain loops: the cheapest way through two or three inputs
+    numbers_get_no_edge = node._function.numbers_are_scalars
     for i, x in enumerate(inputs):
-        if needs[i]:
+        if numbers_get_no_edge and isinstance(x, numbers.Number):
+            node._edge_inputs = tuple(
+                j for j, y in enumerate(inputs) if not isinstance(y, numbers.Number)
+            )
+        elif needs[i]:
             made_by = x._grad_fn  # None for a leaf: its AccumulateGrad node
             edges.append((x._accumulator(), 0) if made_by is None else (made_by, x._output_nr))
             metas.append((x._data.shape, x._data.dtype))
@@ -322,7 +340,7 @@ def _link(node: BackwardNode, inputs, needs) -> None:
 class _WriteThroughView:
     """What a CopySlices node runs backward (it is no op of its own, so no ``Function``)."""
 
-    _builtin, quiet_floating_errors = True, False
+    _builtin, quiet_floating_errors, numbers_are_scalars = True, False, False
 
     @staticmethod
     def backward(node, g):
@@ -382,6 +400,9 @@ def _wrap_outputs(cls, out, inputs, ctx):
         base = inputs[0]
         result._version_counter = base._version_counter
         result._base = base if base._base is None else base._base
+        # made under no_grad, a view still requires grad (PyTorch forbids changing it in place)
+        if ctx is None and base._requires_grad:
+            result._requires_grad = True
     return result
 
 
@@ -473,11 +494,55 @@ def _call_custom_backward(node, grads):
     """A custom Function's backward gets and returns Tensors, as in PyTorch."""
     tensor_cls = _tensor.Tensor
     result = node._function.backward(node, *_as_tensors(grads))
-    if not isinstance(result, tuple):
-        result = (result,)
+    result = _one_gradient_per_tensor_input(node, result)
     if grad_mode._enabled:
         return result
     return tuple(r._data if isinstance(r, tensor_cls) else r for r in result)
+
+
+def once_differentiable(backward):
+    """Decorate a custom Function's ``backward`` to run with grad mode off: its gradients
+    record no graph, so they cannot be differentiated again (``create_graph`` gets plain
+    gradients)."""
+
+    @functools.wraps(backward)
+    def backward_without_graph(ctx, *grad_outputs):
+        with grad_mode.no_grad():
+            return backward(ctx, *grad_outputs)
+
+    return backward_without_graph
+
+
+def _one_gradient_per_tensor_input(node, result) -> tuple:
+    """Check backward gave one gradient per forward argument (extra trailing Nones are
+    dropped, as PyTorch does), None for each non-Tensor one; keep the Tensor inputs' ones."""
+    result = result if isinstance(result, tuple) else (result,)
+    is_tensor = node._input_is_tensor
+    expected = len(is_tensor)
+    if len(result) > expected and all(g is None for g in result[expected:]):
+        result = result[:expected]
+    if len(result) != expected:
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients "
+            f"(expected {expected}, got {len(result)})"
+        )
+    for position, (g, tensor_input) in enumerate(zip(result, is_tensor), 1):
+        if g is not None and not tensor_input:
+            raise RuntimeError(
+                f"function {node.name()} returned a gradient different than None at position "
+                f"{position}, but the corresponding forward input was not a Variable"
+            )
+    return tuple(g for g, tensor_input in zip(result, is_tensor) if tensor_input)
+
+
+def _run_custom_forward(cls, ctx, inputs, static):
+    """``forward(ctx, *inputs)``, or ``forward(*inputs)`` then ``setup_context``, grad off."""
+    with grad_mode.no_grad():
+        if cls.setup_context is Function.setup_context:
+            return cls.forward(ctx, *inputs, **static)
+        out = cls.forward(*inputs, **static)
+        cls.setup_context(ctx, inputs, out)
+        return out
 
 
 def _apply_custom(cls, inputs, static):
@@ -489,12 +554,14 @@ def _apply_custom(cls, inputs, static):
     ctx.needs_input_grad = needs
     if record and anomaly_mode._mode["enabled"]:
         anomaly_mode.record_forward(ctx)
-    with grad_mode.no_grad():
-        out = cls.forward(ctx, *inputs, **static)
+    out = _run_custom_forward(cls, ctx, inputs, static)
     outputs = out if isinstance(out, tuple) else (out,)
     if not record:
         return out
-    _link(ctx, inputs, needs)
+    # only Tensor arguments are inputs of the node: numbers, strings... get no edge
+    ctx._input_is_tensor = tuple(isinstance(x, tensor_cls) for x in inputs)
+    tensor_inputs = [x for x in inputs if isinstance(x, tensor_cls)]
+    _link(ctx, tensor_inputs, [x._requires_grad for x in tensor_inputs])
     ctx._outputs_meta = tuple(
         (o.shape, o._data.dtype) if isinstance(o, tensor_cls) else None for o in outputs
     )

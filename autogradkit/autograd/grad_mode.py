@@ -27,11 +27,10 @@ class _GradModeContext:
             return cls()(args[0])  # bare decorator: @no_grad
         return super().__new__(cls)
 
-    def __enter__(self):
+    def __enter__(self) -> None:  # ``with no_grad() as c`` binds None, as in PyTorch
         global _enabled
         self._previous = _enabled
         _enabled = self.mode
-        return self
 
     def __exit__(self, *exc_info) -> None:
         global _enabled
@@ -106,8 +105,8 @@ class set_grad_enabled(_GradModeContext):
         self.mode = bool(mode)
         _enabled = self.mode
 
-    def __enter__(self):
-        return self  # the flag was already set in __init__, as in PyTorch
+    def __enter__(self) -> None:
+        pass  # the flag was already set in __init__, as in PyTorch
 
     def _args(self) -> tuple:
         return (self.mode,)

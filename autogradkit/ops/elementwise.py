@@ -51,6 +51,7 @@ class Sub(Function):
 class Rsub(Function):
     """out = y - x (``1 - x``);  dx = -g,  dy = g"""
 
+    numbers_are_scalars = True
     broadcasts = True
 
     @classmethod
@@ -92,7 +93,6 @@ class Div(Function):
     """out = x / y;  dx = g / y,  dy = -g * x / y**2"""
 
     quiet_floating_errors = True
-
     broadcasts = True
 
     @staticmethod
@@ -115,10 +115,10 @@ class Neg(Function):
 
     @staticmethod
     def forward(ctx, x):
-        if x.dtype == bool:
+        if x.dtype == np.bool_:
             raise RuntimeError(
-                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-                "to invert a mask, use the `~` or `logical_not()` operator instead."
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead."
             )
         return -x
 
@@ -147,6 +147,7 @@ class Reciprocal(Function):
 class Pow(Function):
     """out = x ** y;  dx = g * y * x**(y-1),  dy = g * out * log(x)"""
 
+    numbers_are_scalars = True
     quiet_floating_errors = True
     broadcasts = True
 
@@ -158,12 +159,9 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, x, y):
-        try:
-            out = x**y
-        except ValueError as error:  # torch raises this one as a RuntimeError
-            if "Integers to negative integer powers" not in str(error):
-                raise  # a broadcast error: Function.apply words it as torch does
-            raise RuntimeError(str(error)) from None
+        if x.dtype.kind in "iub" and np.ndim(y) == 0 and y.dtype.kind in "iu" and y < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        out = x**y
         ctx.save_for_backward(x, y, out if ctx.needs_input_grad[1] else None)
         return out
 
@@ -247,6 +245,7 @@ class MaskedFill(Function):
     """out = value where mask else x (in x's dtype);  dx = g where not mask,
     dvalue = sum of g where mask"""
 
+    numbers_are_scalars = True
     promotes = False
 
     @classmethod

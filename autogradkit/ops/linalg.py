@@ -38,8 +38,8 @@ class Mm(Function):
 
     @staticmethod
     def forward(ctx, x, y):
-        for name, matrix in (("self", x), ("mat2", y)):
-            if matrix.ndim != 2:
+        for name, m in (("self", x), ("mat2", y)):
+            if m.ndim != 2:
                 raise RuntimeError(f"{name} must be a matrix")
         _check_same_dtype(x, y)
         if x.shape[1] != y.shape[0]:

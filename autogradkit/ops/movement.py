@@ -202,11 +202,11 @@ class Stack(Function):
     @staticmethod
     def forward(ctx, *xs, dim=0):
         ctx.dim, ctx.count = dim, len(xs)
-        for entry, x in enumerate(xs):
+        for i, x in enumerate(xs):
             if x.shape != xs[0].shape:
                 raise RuntimeError(
-                    f"stack expects each tensor to be equal size, but got {list(xs[0].shape)} "
-                    f"at entry 0 and {list(x.shape)} at entry {entry}"
+                    "stack expects each tensor to be equal size, but got "
+                    f"{list(xs[0].shape)} at entry 0 and {list(x.shape)} at entry {i}"
                 )
         return np.stack(xs, axis=dim)
 

@@ -100,6 +100,186 @@ SNIPPETS = {
         c = a * b
         print(c.grad_fn.next_functions)
         print(c.grad_fn.next_functions[0][0].variable is a)""",
+    "next_functions_scalar_operands": """
+        x = torch.tensor([1., 2.], requires_grad=True); y = torch.tensor([3., 4.])
+        for out in (1 - x, x - 1, 2 * x, x / 2, 1 + x, x ** 2, x ** 0, 2 ** x, x.pow(2.5), y ** x, x ** y):
+            print(out.grad_fn.name(), [(f.name() if f else f, i) for f, i in out.grad_fn.next_functions])
+        print(x.masked_fill(x > 1, 0.).grad_fn.next_functions)""",
+    "scalar_operands_backward_and_hooks": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = (1 - x) * (x ** 2) + 2 ** x
+        y.grad_fn.next_functions[0][0].register_hook(lambda gi, go: print(len(gi), len(go)))
+        y.sum().backward(); print(x.grad)
+        z = torch.tensor([1., 2.], requires_grad=True).clone(); z[0:1].pow_(2); print(z.grad_fn.next_functions)""",
+    "grad_mode_decorators_and_generators": """
+        x = torch.tensor(1., requires_grad=True)
+        @torch.no_grad
+        def f(): return (x * 2).requires_grad, torch.is_grad_enabled()
+        @torch.enable_grad
+        def g(): return (x * 2).requires_grad
+        @torch.set_grad_enabled(False)
+        def h(): return (x * 2).requires_grad
+        @torch.inference_mode
+        def i(): return (x * 2).requires_grad, torch.is_grad_enabled()
+        @torch.inference_mode()
+        def j(): return (x * 2).requires_grad
+        @torch.inference_mode(False)
+        def k(): return (x * 2).requires_grad
+        print(f(), f.__name__, g(), h(), i(), j(), k(), torch.is_grad_enabled())
+        with torch.no_grad():
+            print(g(), k(), torch.is_grad_enabled())
+        @torch.no_grad()
+        def gen(n):
+            for _ in range(n):
+                got = yield (x * 2).requires_grad, torch.is_grad_enabled()
+                print("got", got, torch.is_grad_enabled())
+            return "end"
+        it = gen(2)
+        print(torch.is_grad_enabled(), next(it), torch.is_grad_enabled(), it.send(5))
+        try: it.send(6)
+        except StopIteration as e: print("stop", e.value)
+        @torch.enable_grad()
+        def gen2():
+            yield torch.is_grad_enabled()
+        with torch.no_grad():
+            print(list(gen2()), torch.is_grad_enabled())
+        with torch.no_grad() as c: print(c)
+        with torch.enable_grad() as c: print(c)
+        with torch.set_grad_enabled(False) as c: print(c, torch.is_grad_enabled())
+        with torch.inference_mode() as c: print(c, torch.is_grad_enabled(), (x * 2).requires_grad)
+        print(torch.is_grad_enabled())
+        torch.set_grad_enabled(False); print(torch.is_grad_enabled()); torch.set_grad_enabled(True)
+        with torch.no_grad():
+            with torch.inference_mode(False): print("inf False in no_grad", torch.is_grad_enabled())
+            with torch.enable_grad(): print((x * 2).requires_grad)
+        class M:
+            @torch.no_grad()
+            def m(self): return (x * 3).requires_grad
+        print(M().m())""",
+    "errors_not_numpy_s": """
+        def show(f):
+            try:
+                print(f())
+            except Exception as e:
+                print(type(e).__name__ + ":", e)
+        a = torch.ones(2, 3); v = torch.ones(3)
+        show(lambda: torch.mm(a, v)); show(lambda: torch.mm(v, a)); show(lambda: a.mm(v)); show(lambda: torch.mm(v, v))
+        show(lambda: torch.stack([torch.ones(2), torch.ones(3)]))
+        show(lambda: torch.stack([torch.ones(2, 3), torch.ones(2, 3), torch.ones(3, 2)]))
+        show(lambda: float(torch.ones(2))); show(lambda: int(torch.ones(2))); show(lambda: torch.ones(2).item())
+        show(lambda: torch.tensor([1, 2]) ** -1); show(lambda: torch.tensor([1, 2]).pow(-2)); show(lambda: torch.tensor([2, 4]) ** -1.0)
+        show(lambda: -torch.tensor([True, False])); show(lambda: torch.tensor(True).neg())
+        show(lambda: torch.tensor(3.)[0]); show(lambda: torch.tensor(3.)[-2]); show(lambda: torch.tensor(3.)[0, 1]); show(lambda: torch.tensor(3.)[None, 0])
+        show(lambda: torch.ones(2)[5]); show(lambda: torch.ones(2, 3)[0, 7]); show(lambda: torch.ones(2, 3)[None, 0, 9])
+        show(lambda: torch.ones(2, 3)[..., 4]); show(lambda: torch.ones(2, 3)[:, -4])""",
+    "views_made_under_no_grad": """
+        x = torch.ones(2, 3, requires_grad=True)
+        with torch.no_grad():
+            v = x[0]; t = x.t(); r = x.view(6)
+            print(x.numpy(), (x * 2).numpy())
+        print(v.requires_grad, v.grad_fn, v.is_leaf, t.requires_grad, r.requires_grad, r._base is x)
+        try:
+            v.mul_(2)
+        except RuntimeError as e:
+            print(e)
+        with torch.no_grad():
+            v.mul_(2)
+        print(x)""",
+    "custom_function_arguments_and_styles": """
+        Function = torch.autograd.Function
+        def show(f):
+            try:
+                print(f())
+            except Exception as e:
+                print(type(e).__name__ + ":", e)
+        class Scale(Function):
+            @staticmethod
+            def forward(ctx, x, k, flag):
+                print("needs", ctx.needs_input_grad)
+                ctx.k = k
+                return x * k
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.k, None, None
+        x = torch.tensor([1., 2.], requires_grad=True)
+        y = Scale.apply(x, 3., "s")
+        print(y.grad_fn.next_functions)
+        y.sum().backward(); print(x.grad)
+        class Trailing(Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, None, None
+        show(lambda: Trailing.apply(x).sum().backward())
+        print(x.grad)
+        class Too(Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, g
+        show(lambda: Too.apply(x).sum().backward())
+        class Sq(Function):
+            @staticmethod
+            def forward(x):
+                return x * x
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                (x,) = inputs
+                ctx.save_for_backward(x)
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 2 * x * g
+        x.grad = None
+        Sq.apply(x).sum().backward(); print(x.grad)
+        class Sort(Function):
+            @staticmethod
+            def forward(ctx, x):
+                idx = torch.tensor([1, 0])
+                ctx.mark_non_differentiable(idx)
+                return x * 1, idx
+            @staticmethod
+            def backward(ctx, g, gi):
+                print("gi", gi)
+                return g
+        a, b = Sort.apply(x); print(a.requires_grad, b.requires_grad)
+        x.grad = None; a.sum().backward(); print(x.grad)
+        class Mat(Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_materialize_grads(False)
+                return x * 1, x * 2
+            @staticmethod
+            def backward(ctx, g1, g2):
+                print("g2", g2)
+                return g1
+        p, q = Mat.apply(x); x.grad = None; p.sum().backward(); print(x.grad)
+        class Exp(Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x.exp(); ctx.save_for_backward(out); return out
+            @staticmethod
+            def backward(ctx, g):
+                (out,) = ctx.saved_tensors; return g * out
+        e = Exp.apply(x); e.mul_(2) if False else None
+        with torch.no_grad(): e.add_(1)
+        show(lambda: e.sum().backward())
+        once_differentiable = torch.autograd.function.once_differentiable
+        class Od(Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 3
+            @staticmethod
+            @once_differentiable
+            def backward(ctx, g):
+                print(type(g).__name__, g.requires_grad, torch.is_grad_enabled())
+                return g * 3
+        x.grad = None; Od.apply(x).sum().backward(); print(x.grad)
+        z = Od.apply(x).sum(); (gx,) = torch.autograd.grad(z, x, create_graph=True); print(gx.requires_grad, gx.grad_fn)""",
     "accumulate_grad_api": """
         a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True)
         ag = (a + b).grad_fn.next_functions[0][0]

@@ -1,9 +1,11 @@
 """Random programs run through autogradkit and PyTorch: same values, graph, gradients, errors.
 
 Each program draws two float64 leaves and chains up to five ops (unary, binary, in-place, on
-views) picked from the tables below. Whatever PyTorch does, autogradkit must do too: print
-the same error, or give the same output values, the same node names along the graph and the
-same ``.grad`` on every leaf. A failure prints the program, so it can be replayed by hand.
+views, Python numbers on either side, grad-mode contexts and decorators, non-contiguous
+operands, bad shapes, dtypes and indexes) picked from the tables below. Whatever PyTorch does,
+autogradkit must do too: raise the same error type and message, or give the same output
+values, the same nodes along the graph (name and which edges are None) and the same ``.grad``
+on every leaf. A failure prints the program, so it can be replayed by hand.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import numpy as np
 import pytest
 
 import autogradkit as agk
+
+from .harness import normalise
 
 torch = pytest.importorskip("torch")
 
@@ -40,6 +44,39 @@ def _mul_first_row_in_place(lib, x):
     if x.ndim and x.shape[0]:
         y[0].mul_(3)
     return y
+
+
+def _in_grad_mode(context):
+    """x * 2 inside a grad-mode context (its output may not require grad: then no backward).
+
+    The result is cloned outside: PyTorch's inference tensors (which autogradkit does not
+    model) cannot be saved by later ops, a clone of one is a normal tensor."""
+
+    def run(lib, x):
+        with context(lib):
+            y = x * 2
+        return y.clone()
+
+    return run
+
+
+def _decorated(decorate):
+    """x * 3 in a function, and x + 1 in a generator, under a grad-mode decorator."""
+
+    def run(lib, x):
+        def times_three():
+            return x * 3
+
+        def plus_one():
+            yield lib.is_grad_enabled()
+            yield x + 1
+
+        steps = decorate(lib)(plus_one)()
+        enabled_inside = next(steps)
+        shifted = next(steps).clone()
+        return decorate(lib)(times_three)().clone() + shifted * (2 if enabled_inside else 1)
+
+    return run
 
 
 def _inplace(method, *args):
@@ -104,6 +141,36 @@ UNARY = {
     "set_row": _set_first_row,
     "set_mask": _set_where_positive,
     "mul_row_": _mul_first_row_in_place,
+    # Python numbers on either side of an op (the graph records them as PyTorch does)
+    "radd": lambda lib, x: 2.5 + x,
+    "rmul": lambda lib, x: 3 * x,
+    "sub_number": lambda lib, x: x - 0.5,
+    "div_number": lambda lib, x: x / 4,
+    "pow2": lambda lib, x: x**2,
+    "pow_float": lambda lib, x: (x.abs() + 0.5) ** 1.5,
+    "rpow_float": lambda lib, x: 1.5**x,
+    "rsub_float": lambda lib, x: 0.5 - x,
+    "masked_fill": lambda lib, x: x.masked_fill(x > 0, 0.5),
+    # grad-mode contexts and decorators (bare and called, on functions and generators)
+    "no_grad": _in_grad_mode(lambda lib: lib.no_grad()),
+    "enable_grad": _in_grad_mode(lambda lib: lib.enable_grad()),
+    "set_grad_false": _in_grad_mode(lambda lib: lib.set_grad_enabled(False)),
+    "inference_mode": _in_grad_mode(lambda lib: lib.inference_mode()),
+    "at_no_grad": _decorated(lambda lib: lib.no_grad),
+    "at_enable_grad": _decorated(lambda lib: lib.enable_grad()),
+    "at_set_grad_false": _decorated(lambda lib: lib.set_grad_enabled(False)),
+    "at_inference_mode": _decorated(lambda lib: lib.inference_mode),
+    # non-contiguous operands: stepped slices, transposes, expands
+    "step_slice": lambda lib, x: x[..., ::2] * 2,
+    "transpose_mul": lambda lib, x: x.transpose(0, -1) * x.transpose(0, -1) if x.ndim else x,
+    "expand_sum": lambda lib, x: x.expand(3, *x.shape).sum(0) * 0.5,
+    # error paths: bad shapes, dtypes and indexes give PyTorch's error type and message
+    # (detached: PyTorch warns only once per process on float() of a tensor requiring grad)
+    "float_of": lambda lib, x: x * float(x.detach().sum() if x.ndim > 2 else x.detach()),
+    "int_pow_negative": lambda lib, x: x * (x > 0).long() ** -1,
+    "bool_neg": lambda lib, x: x * -(x > 0),
+    "index_2": lambda lib, x: x[2],
+    "index_row_3": lambda lib, x: x[:, 3] if x.ndim > 1 else x[None, 0, 3],
 }
 
 BINARY = {
@@ -117,6 +184,11 @@ BINARY = {
     "where": lambda lib, x, y: lib.where(x > 0, x, y),
     "cat": lambda lib, x, y: lib.cat([x, y], -1) if x.ndim and x.ndim == y.ndim else x + y,
     "stack": lambda lib, x, y: lib.stack([x, y]) if x.shape == y.shape else x * y,
+    "mm": lambda lib, x, y: x.mm(y),
+    "stack_any": lambda lib, x, y: lib.stack([x, y]),
+    "cat_any": lambda lib, x, y: lib.cat([x, y]),
+    "mul_t": lambda lib, x, y: x.t() * y if x.ndim <= 2 else x * y,
+    "pow_scalar_tensor": lambda lib, x, y: lib.pow(2, x) * y,
 }
 
 
@@ -138,7 +210,8 @@ def _names(root) -> list:
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
-        names.append(node.name().replace("torch::", "autogradkit::"))
+        edges = tuple(child is None for child, _ in node.next_functions)  # count, None edges
+        names.append((node.name().replace("torch::", "autogradkit::"), edges))
         stack.extend(child for child, _ in node.next_functions)
     return names
 
@@ -148,7 +221,7 @@ def _run(lib, leaves, steps, seed):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = _outcome(lib, leaves, steps, seed)
-    return result, sorted(f"{w.category.__name__}: {w.message}" for w in caught)
+    return result, sorted(normalise(f"{w.category.__name__}: {w.message}") for w in caught)
 
 
 def _outcome(lib, leaves, steps, seed):
@@ -166,7 +239,7 @@ def _outcome(lib, leaves, steps, seed):
         upstream = lib.tensor(rng.uniform(-1, 1, tuple(out.shape)), dtype=lib.float64)
         if out.requires_grad:
             out.backward(upstream)
-    except (RuntimeError, IndexError, TypeError) as error:
+    except (RuntimeError, IndexError, TypeError, ValueError) as error:
         return f"{type(error).__name__}: {error}".replace("torch.", "autogradkit.")
     grads = [None if v.grad is None else v.grad.detach().numpy() for v in values]
     return out.detach().numpy(), _names(out) if out.grad_fn else [], grads
