@@ -1,11 +1,12 @@
-"""Grading: student-facing checks, and the instructor's release/validate/grade pipeline.
+"""Grading: the check API a course's ``checks.py`` is written with, and the instructor's
+build/release/validate/grade pipeline.
 
-``checks`` is what test cells import. The pipeline (``pipeline``, ``steps``, ``cli``) loads
-nbformat/nbclient lazily, so ``import autogradkit.grading`` stays cheap inside a kernel.
+``checks`` is what a course's checks import. The pipeline (``pipeline``, ``steps``, ``cli``)
+loads nbformat/nbclient lazily, so ``import autogradkit.grading`` stays cheap inside a kernel.
 """
 
 from __future__ import annotations
 
-from .checks import check_close, check_gradients, check_raises, check_shapes, check_true
+from .checks import CheckFailed, Checks, Observer
 
-__all__ = ["check_close", "check_true", "check_shapes", "check_gradients", "check_raises"]
+__all__ = ["Checks", "CheckFailed", "Observer"]

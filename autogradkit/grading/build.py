@@ -6,14 +6,21 @@ metadata (``tags=["topic:T01"]``, ``nbgrader={...}``). ``build`` reads it, gives
 stable id, runs the notebook in a fresh ``python3`` kernel from its own folder, makes the
 outputs byte-stable (release's ``NormaliseOutputs`` step) and writes ``NN_name.ipynb`` beside
 it. ``release`` then works from that.
+
+While it runs, the notebook's checks record what they see on the solution
+(``checks.RECORD_ENV``); ``build`` writes that to ``.expected.json`` beside the notebook, the
+recorded answers that give students instant feedback in practice mode.
 """
 
 from __future__ import annotations
 
+import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+from .checks import EXPECTED_FILE, RECORD_ENV, expected_text
 from .config import GradingConfig
 from .context import Context
 from .kernels import kernel_env, local_kernel_manager
@@ -45,7 +52,7 @@ def read_text_source(path: Path):
     return nb
 
 
-def execute(nb, folder: Path, timeout: float) -> float:
+def execute(nb, folder: Path, timeout: float, env: dict | None = None) -> float:
     """Run every cell in a fresh ``python3`` kernel in ``folder``; return the seconds taken."""
     from nbclient import NotebookClient
 
@@ -61,7 +68,7 @@ def execute(nb, folder: Path, timeout: float) -> float:
         resources={"metadata": {"path": str(folder)}},
     )
     try:
-        client.execute(env=kernel_env())
+        client.execute(env={**kernel_env(), **(env or {})})
     finally:  # nbclient only shuts down kernels it created itself
         if km.has_kernel:
             km.shutdown_kernel(now=True)
@@ -84,7 +91,11 @@ def build_assignments(cfg: GradingConfig) -> dict:
     for text in text_sources(Path(cfg.course), cfg.assignments):
         nb = read_text_source(text)
         target = text.with_suffix(".ipynb")
-        seconds = execute(nb, text.parent, cfg.timeout)
+        with tempfile.TemporaryDirectory() as scratch:
+            recorded = Path(scratch) / "records.jsonl"
+            recorded.touch()
+            seconds = execute(nb, text.parent, cfg.timeout, {RECORD_ENV: str(recorded)})
+            write_expected(recorded, text.parent / EXPECTED_FILE)
         nb = NormaliseOutputs()(nb, Context(cfg, target, text.parent))  # as release does
         write_notebook(nb, target)
         written.append(str(target))
@@ -92,3 +103,19 @@ def build_assignments(cfg: GradingConfig) -> dict:
     if not written:
         raise ValueError(f"no text sources (source/NN/NN.py) under {cfg.course}")
     return {"command": "build", "notebooks": written, "exit_code": 0}
+
+
+def write_expected(recorded: Path, target: Path) -> None:
+    """The checks' records of one run -> ``.expected.json`` (none: no file at all)."""
+    entries, hidden = {}, set()
+    for line in recorded.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record["check"] in entries and entries[record["check"]] != record["values"]:
+            raise ValueError(f"check {record['check']} saw different values in two calls")
+        entries[record["check"]] = record["values"]
+        if record["hidden"]:
+            hidden.add(record["check"])
+    if entries:
+        target.write_text(expected_text(entries, hidden), encoding="utf-8")
+    else:
+        target.unlink(missing_ok=True)

@@ -100,29 +100,33 @@ def compute_checksum(cell: dict) -> str:
     return m.hexdigest()
 
 
-def replace_regions(source: str, begin: str, end: str, stub: str | None) -> tuple[str, bool]:
+def replace_regions(source: str, begin: str, end: str, stub) -> tuple[str, bool]:
     """Replace each ``begin``..``end`` line region (markers included) by ``stub`` lines.
 
-    The stub keeps the indentation of the begin marker; ``stub=None`` deletes the region.
-    Returns the new source and whether a region was found.
+    ``stub`` is the text, a function of the region's text and its marker's indentation that
+    returns it, or None to delete the region. The stub keeps the indentation of the begin
+    marker. Returns the new source and whether a region was found.
 
     Example:
-        >>> src = "def f():\\n    ### BEGIN SOLUTION\\n    return 1\\n    ### END SOLUTION"
+        >>> src = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"
         >>> print(replace_regions(src, "BEGIN SOLUTION", "END SOLUTION", "pass")[0])
         def f():
             pass
     """
-    lines, inside, found = [], False, False
-    for line in source.split("\n"):
-        if begin in line:
+    lines, inside, found, region, indent = [], False, False, [], ""
+    for line in source.split("\n") + [None]:
+        if line is not None and begin in line:
             if inside:
                 raise ValueError(f"nested '{begin}' markers")
             inside = found = True
-            indent = re.match(r"\s*", line).group(0)
-            lines += [indent + s for s in stub.split("\n")] if stub is not None else []
-        elif end in line:
+            indent, region = re.match(r"\s*", line).group(0), []
+        elif line is not None and end in line and inside:
             inside = False
-        elif not inside:
+            text = stub("\n".join(region), indent) if callable(stub) else stub
+            lines += [indent + s for s in text.split("\n")] if text is not None else []
+        elif inside and line is not None:
+            region.append(line)
+        elif line is not None and end not in line:
             lines.append(line)
     if inside:
         raise ValueError(f"'{begin}' without a matching '{end}'")

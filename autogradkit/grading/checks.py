@@ -1,252 +1,339 @@
-"""Checks for graded test cells: one line of feedback each, never the expected value.
+"""The check API a course's ``checks.py`` is written with: a check observes, it does not decide.
 
-A passing check prints ``✓ <task>`` and returns True. A failing one prints
-``✗ <task>: <hint>`` and raises ``AssertionError("<task>: <hint>")`` so the grader sees the cell
-fail. Every message is deterministic text (nbval compares it) and says *what* is wrong (shape,
-sign, NaN, a gradient that accumulated twice) without giving the answer away.
+A course keeps one ``checks.py`` beside each notebook. Each check is a function that runs the
+student's answer on inputs it draws, and reports what it saw::
+
+    check = Checks(__file__)
+
+    @check.exercise("accumulated_grad")
+    def accumulation(obs, accumulated_grad):
+        \"\"\"Exercise 3: the gradient, accumulated over pieces\"\"\"
+        x = agk.tensor(obs.rng.normal(size=6))
+        ...
+        grad = obs.call(accumulated_grad, x, y, 0.7, batch_size=2)
+        obs.close("the gradient", grad, hint="divide each piece's loss by the number of pieces")
+
+A test cell calls ``checks.accumulation()``; the answers are looked up by name in the notebook.
+What the observations are compared with is always the same observation made on the
+instructor's solution, on the same inputs:
+
+* **practice** (JupyterLab, ``validate``, nbval): inputs from a fixed seed; the solution's
+  observations were recorded by ``autogradkit build`` in ``.expected.json`` beside this file.
+  One ``✓`` line per observation, or one ``✗`` line (``CheckFailed``, shown without a
+  traceback unless the student's own code raised; then only the student's frames).
+* **record** (``autogradkit build``): as practice, and the solution's observations are written
+  out for practice mode.
+* **grading** (``autogradkit grade`` arms the kernel): the grader sends a fresh seed just before
+  each test cell; a check only emits its record (display data, ``observations.MIME``) and the
+  grader judges it in its own process. Typed-in constants and a patched kernel cannot pass.
 """
 
 from __future__ import annotations
 
-import re
+import base64
+import json
+import os
 import signal
+import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import traceback
+import zlib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
-from ..tensor import Tensor
+from .observations import MIME, Observation, Record, encode, judge, stopped_reason
 
 __all__ = [
-    "check_close",
-    "check_true",
-    "check_shapes",
-    "check_gradients",
-    "check_raises",
+    "Checks",
+    "Observer",
+    "CheckFailed",
     "BuildItYourself",
+    "CheckTimeout",
     "refuse_library",
     "count_calls",
     "time_limit",
 ]
 
-
-def _passed(task: str) -> bool:
-    print(f"✓ {task}")
-    return True
-
-
-def _failed(task: str, reason: str, hint: str = "") -> None:
-    """Print the ✗ line and raise; the student's hint comes first, our diagnosis after it."""
-    message = f"{hint} ({reason})" if hint else reason
-    print(f"✗ {task}: {message}")
-    raise AssertionError(f"{task}: {message}")
+EXPECTED_FILE = ".expected.json"
+RECORD_ENV = "AUTOGRADKIT_RECORD_CHECKS"  # set by ``build``: where to write the observations
+_armed: dict = {}  # set by the grader only: {"seed": int | None}
 
 
-def _as_array(value, what: str) -> np.ndarray | str:
-    """A float NumPy array for a Tensor, array or number; otherwise a reason string."""
-    if isinstance(value, Tensor):
-        value = value.detach().numpy()
-    if value is None:
-        return f"{what} is None"
-    if isinstance(value, (str, bytes)) or callable(value):
-        return f"{what} should be a tensor, an array or a number, not {type(value).__name__}"
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        return f"{what} should be a tensor, an array or a number, not {type(value).__name__}"
-    return array
+class CheckFailed(Exception):
+    """A check's ``✗`` line, raised in practice mode so the cell fails (as nbgrader expects).
 
-
-def _shape_text(shape: tuple[int, ...]) -> str:
-    return str(tuple(int(n) for n in shape))
-
-
-def _diagnose(actual: np.ndarray, expected: np.ndarray, atol: float, rtol: float) -> str:
-    """Why ``actual`` is not close to ``expected``, in words; "" when it is close."""
-    if actual.shape != expected.shape:
-        return f"expected shape {_shape_text(expected.shape)}, got {_shape_text(actual.shape)}"
-    if np.isnan(actual).any() and not np.isnan(expected).any():
-        return "the result contains NaN"
-    if np.isinf(actual).any() and not np.isinf(expected).any():
-        return "the result contains inf"
-    if np.allclose(actual, expected, atol=atol, rtol=rtol, equal_nan=True):
-        return ""
-    flipped = np.allclose(actual, -expected, atol=atol, rtol=rtol)
-    if flipped and np.abs(expected).max(initial=0) > atol:
-        return "the sign is wrong"
-    if not actual.any() and expected.any():
-        return "the result is all zeros"
-    return "the values are not close enough"
-
-
-def check_close(
-    task: str, actual, expected, *, atol: float = 1e-6, rtol: float = 1e-4, hint: str = ""
-) -> bool:
-    """Check that ``actual`` equals ``expected`` within ``atol + rtol * |expected|``.
-
-    Args:
-        task: short name shown to the student, e.g. ``"loss at w=0"``.
-        actual: the student's value (Tensor, NumPy array or number).
-        expected: the right value, computed in code (never printed).
-        atol: absolute tolerance.
-        rtol: relative tolerance.
-        hint: what to look at when it fails.
-
-    Returns:
-        True; a mismatch raises ``AssertionError`` after printing one ``✗`` line.
-
-    Example:
-        >>> import autogradkit as agk
-        >>> check_close("double", agk.tensor([1., 2.]) * 2, [2., 4.])
-        ✓ double
-        True
-        >>> check_close("half", 1.0, -1.0, hint="divide, do not negate")
-        Traceback (most recent call last):
-        ...
-        AssertionError: half: divide, do not negate (the sign is wrong)
+    IPython shows an exception through its ``_render_traceback_`` when it has one: a failed
+    check shows as its ``✗`` line (and the student's own frames), never as a traceback into the
+    checks.
     """
-    got, want = _as_array(actual, "the result"), _as_array(expected, "the expected value")
-    if isinstance(want, str):
-        raise TypeError(f"check_close({task!r}): {want}")
-    if isinstance(got, str):
-        _failed(task, got, hint)
-    reason = _diagnose(got, want, atol, rtol)
-    if reason:
-        _failed(task, reason, hint)
-    return _passed(task)
 
-
-def check_true(task: str, condition, hint: str = "") -> bool:
-    """Check that ``condition`` is true (a bool, or a one-element Tensor/array).
-
-    Example:
-        >>> check_true("positive", 3 > 0)
-        ✓ positive
-        True
-    """
-    if isinstance(condition, Tensor):
-        condition = condition.detach().numpy()
-    if not bool(np.all(condition)):
-        _failed(task, "the condition is false", hint)
-    return _passed(task)
-
-
-def check_shapes(task: str, actual, expected_shape: Sequence[int], hint: str = "") -> bool:
-    """Check the shape of a Tensor or array; says when it is the transpose.
-
-    Example:
-        >>> import numpy as np
-        >>> check_shapes("logits", np.zeros((4, 3)), (3, 4))
-        Traceback (most recent call last):
-        ...
-        AssertionError: logits: expected shape (3, 4), got (4, 3) (transposed?)
-    """
-    if actual is None or not hasattr(actual, "shape"):
-        _failed(task, f"expected a tensor or array, got {type(actual).__name__}", hint)
-    got, want = tuple(actual.shape), tuple(expected_shape)
-    if got != want:
-        reason = f"expected shape {_shape_text(want)}, got {_shape_text(got)}"
-        if len(got) == 2 and got[::-1] == want:
-            reason += " (transposed?)"
-        _failed(task, reason, hint)
-    return _passed(task)
-
-
-def _named(tensors, expected) -> list[tuple[str, object, object]]:
-    """Pair tensors with expected grads: a dict gives names, a list gives positions."""
-    if isinstance(tensors, Mapping):
-        return [(str(name), tensors[name], expected[name]) for name in tensors]
-    if isinstance(tensors, (list, tuple)):
-        pairs = zip(tensors, expected, strict=True)
-        return [(f"input {i}", t, e) for i, (t, e) in enumerate(pairs)]
-    return [("the tensor", tensors, expected)]
-
-
-def _gradient_problem(name: str, tensor, expected, atol: float, rtol: float) -> str:
-    """What is wrong with one tensor's ``.grad``, or "" when it is right."""
-    grad = getattr(tensor, "grad", None) if isinstance(tensor, Tensor) else tensor
-    if grad is None:
-        return f"the gradient of {name} is None: did you call backward()? Is requires_grad set?"
-    got, want = _as_array(grad, f"the gradient of {name}"), _as_array(expected, "expected")
-    if isinstance(got, str):
-        return got
-    if got.shape != want.shape:
-        want_shape, got_shape = _shape_text(want.shape), _shape_text(got.shape)
-        return f"the gradient of {name} should have shape {want_shape}, got {got_shape}"
-    reason = _diagnose(got, want, atol, rtol)
-    if not reason:
-        return ""
-    if reason == "the sign is wrong":
-        return f"the gradient of {name} has the wrong sign"
-    scale = float(np.vdot(got, want) / np.vdot(want, want)) if want.any() else 0.0
-    if round(scale) >= 2 and np.allclose(got, round(scale) * want, atol=atol, rtol=rtol):
-        return f"the gradient of {name} is {round(scale)}x too large: did you forget zero_grad()?"
-    return f"the gradient of {name}: {reason}"
-
-
-def check_gradients(
-    task: str,
-    tensor_or_tensors,
-    expected_grads,
-    *,
-    atol: float = 1e-6,
-    rtol: float = 1e-4,
-    hint: str = "",
-) -> bool:
-    """Check ``.grad`` of one tensor, a list of tensors, or a ``{name: tensor}`` dict.
-
-    The message names the first wrong gradient and what is wrong with it: missing, wrong shape,
-    wrong sign, or a whole multiple of the right one (gradients accumulated over several
-    ``backward()`` calls: "did you forget zero_grad()?").
-
-    Example:
-        >>> import autogradkit as agk
-        >>> w = agk.tensor([1., 2.], requires_grad=True)
-        >>> for _ in range(2):
-        ...     (w * w).sum().backward()
-        >>> check_gradients("dw", {"w": w}, {"w": [2., 4.]})
-        Traceback (most recent call last):
-        ...
-        AssertionError: dw: the gradient of w is 2x too large: did you forget zero_grad()?
-    """
-    for name, tensor, expected in _named(tensor_or_tensors, expected_grads):
-        problem = _gradient_problem(name, tensor, expected, atol, rtol)
-        if problem:
-            _failed(task, problem, hint)
-    return _passed(task)
-
-
-def check_raises(
-    task: str,
-    fn: Callable[[], object],
-    exc_type: type[BaseException],
-    match: str | None = None,
-    hint: str = "",
-) -> bool:
-    """Check that calling ``fn()`` raises ``exc_type`` (message matching the regex ``match``).
-
-    Example:
-        >>> check_raises("bad shape", lambda: [][0], IndexError)
-        ✓ bad shape
-        True
-    """
-    try:
-        fn()
-    except exc_type as error:
-        if match is not None and not re.search(match, str(error)):
-            _failed(task, f"{exc_type.__name__} was raised with a different message", hint)
-        return _passed(task)
-    except Exception as error:  # the wrong kind of error is feedback, not a crash
-        _failed(task, f"raised {type(error).__name__} instead of {exc_type.__name__}", hint)
-    _failed(task, f"no {exc_type.__name__} was raised", hint)
-    return False  # not reached: _failed raises
+    def _render_traceback_(self) -> list[str]:
+        return str(self).splitlines()
 
 
 class BuildItYourself(RuntimeError):
     """Raised by a library function while an exercise that re-implements it is checked."""
 
 
+class CheckTimeout(TimeoutError):
+    """The answer did not finish within ``time_limit``."""
+
+
+class _Stop(Exception):
+    """Ends a check early: the answer is missing, raised, or called a refused function."""
+
+    def __init__(self, stopped: dict, error: BaseException | None = None):
+        super().__init__(stopped)
+        self.stopped, self.error = stopped, error
+
+
+def arm(seed: int | None) -> None:
+    """Grader only: switch this kernel to grading mode; ``seed`` is the next test cell's."""
+    _armed["seed"] = seed
+
+
+def mode() -> str:
+    """``grading``, ``record`` or ``practice`` (see the module docstring)."""
+    if _armed:
+        return "grading"
+    return "record" if os.environ.get(RECORD_ENV) else "practice"
+
+
+def seed_for(check: str) -> int:
+    """The seed a check draws its inputs from: fixed outside grading, the grader's inside."""
+    fixed = zlib.crc32(check.encode())
+    if mode() != "grading":
+        return fixed
+    return int(np.random.SeedSequence([_armed.get("seed") or 0, fixed]).generate_state(1)[0])
+
+
+class Observer:
+    """What a check function gets as ``obs``: a seeded ``rng`` and ways to report.
+
+    Every report has a ``name`` the student reads (``"w after 3 epochs"``) and a ``hint`` shown
+    when it differs from the solution's. Nothing is compared here.
+    """
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+        self.observations: list[Observation] = []
+
+    def _add(self, name: str, value, **how) -> None:
+        if any(o.name == name for o in self.observations):
+            raise ValueError(f"two observations are called {name!r}: give each its own name")
+        self.observations.append(Observation(name, encode(value), **how))
+
+    def close(self, name: str, value, *, hint: str = "", atol=1e-6, rtol=1e-4, reveal=False):
+        """A number, array or tensor that must be close to the solution's."""
+        self._add(name, value, kind="close", hint=hint, atol=atol, rtol=rtol, reveal=reveal)
+
+    def equal(self, name: str, value, *, hint: str = "", reveal: bool = False) -> None:
+        """A value (bool, int, str, None, a list of them) that must equal the solution's."""
+        self._add(name, value, kind="equal", hint=hint, reveal=reveal)
+
+    def predicted(self, name: str, value, *, hint: str = "", atol=1e-4, rtol=1e-4) -> None:
+        """A prediction: numbers are compared within a tolerance, anything else exactly; once
+        the student has predicted, a wrong prediction shows the real value."""
+        numeric = isinstance(value, (int, float, list, tuple)) and not isinstance(value, bool)
+        kind = "close" if numeric or hasattr(value, "numpy") else "equal"
+        self._add(name, value, kind=kind, hint=hint, atol=atol, rtol=rtol, reveal=True)
+
+    def require(self, name: str, condition, *, hint: str = "") -> None:
+        """A property the solution has (``True`` there); the check ends here when it fails.
+
+        Require on every run, not only when it fails: the solution's record must hold the
+        same observation for the grader to judge this one.
+        """
+        self.equal(name, bool(condition), hint=hint)
+        if not condition:
+            raise _Stop({"reason": "unmet"})
+
+    def call(self, answer, *args, **kwargs):
+        """Call the student's function; a missing, unfinished or failing answer ends the check
+        with a reason (``NotImplementedError`` means "not answered yet")."""
+        if answer is None or answer is Ellipsis:
+            raise _Stop({"reason": "not_answered"})
+        if not callable(answer):
+            raise _Stop({"reason": "raised", "error": "TypeError"})
+        try:
+            return answer(*args, **kwargs)
+        except NotImplementedError:
+            raise _Stop({"reason": "not_answered"}) from None
+        except BuildItYourself as error:
+            raise _Stop({"reason": "refused"}, error) from None
+        except CheckTimeout as error:
+            raise _Stop({"reason": "timeout"}, error) from None
+        except Exception as error:  # the student's own bug: reported, never a crash
+            raise _Stop({"reason": "raised", "error": type(error).__name__}, error) from None
+
+
+class Check:
+    """One check function, callable from a test cell: ``checks.accumulation()``."""
+
+    def __init__(self, owner: Checks, fn: Callable, answers: tuple[str, ...], hidden: bool):
+        self.owner, self.fn, self.answers, self.hidden = owner, fn, answers, hidden
+        self.name = fn.__name__
+        self.title = (fn.__doc__ or fn.__name__).strip().splitlines()[0].rstrip(".")
+        self.__doc__, self.__name__ = fn.__doc__, fn.__name__
+
+    def observe(self, *values, seed: int | None = None, **named) -> Record:
+        """Run the check on these answers (by position or name; missing ones are looked up in
+        the notebook) and return what it saw. Tests call this directly."""
+        return self._run(values, named, seed)[0]
+
+    def _run(self, values, named, seed) -> tuple[Record, BaseException | None]:
+        answers = {**dict(zip(self.answers, values)), **named}
+        record = Record(self.name, self.title, self.hidden)
+        obs = Observer(seed_for(self.name) if seed is None else seed)
+        error = None
+        try:
+            for name in self.answers:
+                answers[name] = answers[name] if name in answers else _from_notebook(name)
+            if any(answers[name] is Ellipsis for name in self.answers):
+                raise _Stop({"reason": "not_answered"})
+            self.fn(obs, *(answers[name] for name in self.answers))
+        except _Stop as stop:
+            record.stopped, error = stop.stopped, stop.error
+        except Exception as bug:  # the answer is of a kind the check did not foresee
+            record.stopped = {"reason": "unexpected", "error": type(bug).__name__}
+            error = bug
+        record.observations = obs.observations
+        return record, error
+
+    def __call__(self, *values, **named) -> None:
+        record, error = self._run(values, named, None)
+        current = mode()
+        if current == "grading":
+            return _emit(record)
+        if current == "record":
+            _write_record(record)
+            expected = {o.name: o.value for o in record.observations}
+        else:
+            expected = self.owner.expected(self.name)
+        _show(record, expected, error)
+
+
+class Checks:
+    """The checks of one notebook folder: ``check = Checks(__file__)`` in its ``checks.py``."""
+
+    def __init__(self, module_file: str):
+        self.folder = Path(module_file).resolve().parent
+        self._expected: dict | None = None
+
+    def exercise(self, *answers: str, hidden: bool = False) -> Callable[[Callable], Check]:
+        """Decorate ``fn(obs, *answers)``; ``answers`` are the notebook names it checks.
+        ``hidden=True`` marks a check that only the instructor's notebook runs."""
+        return lambda fn: Check(self, fn, answers, hidden)
+
+    def expected(self, name: str) -> dict | None:
+        """The solution's observations for check ``name`` in practice mode (None: unrecorded)."""
+        if self._expected is None:
+            self._expected = read_expected(self.folder / EXPECTED_FILE)
+        return self._expected.get(name)
+
+
+# ----- the three modes' outputs --------------------------------------------------------------
+def _emit(record: Record) -> None:
+    """Grading: the record goes out as display data; the grader judges it."""
+    from IPython.display import display
+
+    display({MIME: record.as_json()}, raw=True)
+
+
+def _write_record(record: Record) -> None:
+    """Record mode: keep the solution's values for practice mode (``build`` collects them)."""
+    if record.stopped:
+        return  # shown as a failure below: a solution that does not pass is an authoring bug
+    values = {o.name: o.value for o in record.observations}
+    line = {"check": record.check, "hidden": record.hidden, "values": values}
+    with open(os.environ[RECORD_ENV], "a", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
+
+
+def _show(record: Record, expected: dict | None, error: BaseException | None) -> None:
+    """Practice: one ``✓`` line per observation, or one ``✗`` line and ``CheckFailed``."""
+    if expected is None and not record.stopped:
+        raise CheckFailed(f"✗ {record.title}: no recorded answers (run `autogradkit build`)")
+    for seen in record.observations:
+        want = Observation(**{**seen.as_json(), "value": (expected or {}).get(seen.name)})
+        reason = judge(want, seen) if seen.name in (expected or {}) else "not recorded"
+        if reason:
+            hint = f" ({seen.hint})" if seen.hint else ""
+            raise CheckFailed(f"✗ {seen.name}: {reason}{hint}")
+        print(f"✓ {seen.name}")
+    if record.stopped:
+        reason = stopped_reason(record.stopped)
+        raise CheckFailed(f"✗ {record.title}: {reason}{_student_frames(error)}")
+
+
+def _student_frames(error: BaseException | None) -> str:
+    """The frames of ``error``'s traceback that are the student's code (notebook cells and
+    their own files), one short line each; nothing from Python, the kit or the checks."""
+    if error is None or error.__traceback__ is None:
+        return ""
+    kit = Path(__file__).resolve().parents[1]
+    library = tuple(str(Path(p).resolve()) for p in {sys.prefix, sys.base_prefix, kit})
+    frames = [
+        f"\n    line {frame.lineno} in {frame.name}: {(frame.line or '').strip()}"
+        for frame in traceback.extract_tb(error.__traceback__)
+        if not str(Path(frame.filename).resolve()).startswith(library)
+        and Path(frame.filename).name != "checks.py"
+    ]
+    message = str(error).splitlines()[0][:200] if str(error) else ""
+    return (f": {message}" if message else "") + "".join(frames[-5:])
+
+
+def _from_notebook(name: str):
+    """The value of ``name`` in the running notebook; a missing name is "not answered"."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        get_ipython = None
+    shell = get_ipython() if get_ipython else None
+    if shell is None or name not in shell.user_ns:
+        raise _Stop({"reason": "not_answered"})
+    return shell.user_ns[name]
+
+
+# ----- the recorded answers of practice mode -------------------------------------------------
+ABOUT = (
+    "Recorded by `autogradkit build` from the instructor's solutions, for the checks' instant "
+    "feedback. Encoded so that answers are not in plain sight; grading never reads this file."
+)
+
+
+def expected_text(entries: dict[str, dict], hidden: set[str] = frozenset()) -> str:
+    """The ``.expected.json`` text for ``{check: {observation: value}}`` (stable bytes);
+    ``hidden`` names the checks that only the instructor's notebook has."""
+    encoded = {
+        name: base64.b64encode(json.dumps(values, sort_keys=True).encode()).decode()
+        for name, values in sorted(entries.items())
+    }
+    data = {"about": ABOUT, "checks": encoded, "hidden": sorted(hidden)}
+    return json.dumps(data, indent=1) + "\n"
+
+
+def read_expected(path: Path) -> dict[str, dict]:
+    """``{check: {observation: value}}`` from an ``.expected.json`` ({} when there is none)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return {k: json.loads(base64.b64decode(v)) for k, v in data["checks"].items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def public_expected(path: Path) -> str:
+    """The release's ``.expected.json``: the same file without the hidden checks' answers."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    hidden = set(data.get("hidden", []))
+    entries = {k: v for k, v in data["checks"].items() if k not in hidden}
+    return json.dumps({"about": ABOUT, "checks": entries, "hidden": []}, indent=1) + "\n"
+
+
+# ----- helpers for "build it yourself" exercises ---------------------------------------------
 @contextmanager
 def refuse_library(owner, *names: str, exercise: str) -> Iterator[None]:
     """While checking a "build it yourself" exercise, ``owner.<name>`` raises instead of working.
@@ -286,7 +373,7 @@ def count_calls(owner, name: str) -> Iterator[list]:
 
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
-    """Raise ``TimeoutError`` in the block after ``seconds`` (main thread only; else no limit).
+    """Raise ``CheckTimeout`` in the block after ``seconds`` (main thread only; else no limit).
 
     A walk that revisits shared nodes takes time exponential in the number of diamonds: the
     limit turns "never finishes" into feedback.
@@ -296,7 +383,7 @@ def time_limit(seconds: float) -> Iterator[None]:
         return
 
     def expire(signum, frame):
-        raise TimeoutError(f"did not finish within {seconds:g} s")
+        raise CheckTimeout(f"did not finish within {seconds:g} s")
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)

@@ -59,6 +59,10 @@ class Context:
         done: names of the steps that have run, in order.
         cpu: a semaphore of "computing" slots (one per core) held while this submission runs;
             a slow cell gives its slot up so that a loop does not hold a core's worth of work.
+        seeds: the seed each test cell's checks draw their inputs from (by grade_id); empty
+            outside ``grade``, where checks use their fixed practice seeds.
+        references: what each test cell's checks saw on the instructor's solution with the
+            same seeds (by grade_id); a test cell listed here is judged from its records.
     """
 
     cfg: GradingConfig
@@ -74,6 +78,8 @@ class Context:
     review: list[str] = field(default_factory=list)
     done: list[str] = field(default_factory=list)
     cpu: Any = None
+    seeds: dict[str, int] = field(default_factory=dict)
+    references: dict[str, list] = field(default_factory=dict)
 
     def fail(self, status: str, issue: str) -> None:
         """Record an issue; the first abnormal status wins (a timeout stays a timeout)."""

@@ -14,7 +14,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from . import cells, course, pipeline, report, sandbox
+from . import cells, course, pipeline, reference, report, sandbox
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool
@@ -110,9 +110,12 @@ def _grade_all(todo: list, assignment, cfg: GradingConfig, backend, folder: Path
     size = min(cfg.jobs, len(todo))
     with KernelPool(size, cfg.memory_limit_mb, sandbox=backend, limits=limits(cfg)) as pool:
         pool.check()  # no kernel at all: one clear error, not a gradebook of zeros
+        judged = _references(assignment, {sub.notebook for sub in todo}, cfg, pool, folder)
         # ...and as many more may sit in a slow cell (a loop waiting for its timeout)
         with ThreadPoolExecutor(2 * cfg.jobs, thread_name_prefix="grade") as workers:
-            futures = [workers.submit(grade_one, sub, assignment, cfg, pool, cpu) for sub in todo]
+            futures = [
+                workers.submit(grade_one, sub, assignment, cfg, pool, cpu, judged) for sub in todo
+            ]
             for future in as_completed(futures):
                 rows.append(future.result())
                 report.write_result(folder, rows[-1])  # a re-run after a kill resumes here
@@ -121,16 +124,32 @@ def _grade_all(todo: list, assignment, cfg: GradingConfig, backend, folder: Path
     return rows
 
 
+def _references(assignment, notebooks: set, cfg: GradingConfig, pool, folder: Path) -> dict:
+    """For each notebook: fresh seeds for its test cells, and what the instructor's solution's
+    checks see with them (``reference.py``). Raises ``RuntimeError`` if the solution fails."""
+    judged = {}
+    for name in sorted(n for n in notebooks if n in assignment.sources):
+        seeds = reference.draw_seeds(assignment.sources[name])
+        found = reference.run_reference(assignment, name, cfg, pool, seeds, folder)
+        judged[name] = (seeds, found)
+    return judged
+
+
 def _digest(sub, assignment, cfg: GradingConfig) -> str:
     limits = f"{cfg.timeout}/{cfg.total_timeout}/{cfg.memory_limit_mb}/{cfg.max_output_chars}"
     limits += f"/{cfg.sandbox}/{cfg.disk_limit_mb}/{cfg.max_processes}"
     return course.digest(sub.path, assignment.digests.get(sub.notebook, ""), limits, GRADER_VERSION)
 
 
-def grade_one(sub, assignment, cfg: GradingConfig, pool: KernelPool, cpu=None) -> dict:
-    """Grade one submission; never raises: any failure becomes the row's status."""
+def grade_one(sub, assignment, cfg: GradingConfig, pool: KernelPool, cpu=None, judged=None) -> dict:
+    """Grade one submission; never raises: any failure becomes the row's status.
+
+    ``judged`` maps a notebook to its test cells' seeds and reference records; without it
+    every test cell is judged by whether it raised.
+    """
     workdir = Path(cfg.course) / "autograded" / sub.student / assignment.name
     ctx = Context(cfg, sub.path or Path(sub.notebook), workdir, kernels=pool, cpu=cpu)
+    ctx.seeds, ctx.references = (judged or {}).get(sub.notebook, ({}, {}))
     if cpu is not None:
         cpu.acquire()
     started = time.monotonic()
@@ -176,9 +195,16 @@ def _run(sub, assignment, ctx: Context) -> None:
     ctx.student = assignment.students[sub.notebook]
     shutil.rmtree(ctx.workdir, ignore_errors=True)  # nothing of an earlier run is reused
     ctx.workdir.mkdir(parents=True)
-    for refused in course.copy_files(sub.folder, ctx.workdir, ctx.cfg.disk_limit_mb * 2**20):
+    instructor = assignment.folder  # its files replace the student's copies of them
+    for refused in course.copy_files(
+        sub.folder,
+        ctx.workdir,
+        ctx.cfg.disk_limit_mb * 2**20,
+        skip=course.instructor_files(instructor),
+        shadowed=course.shadowed_names(instructor),
+    ):
         ctx.fail("bad_files", refused)
-    course.copy_files(assignment.folder, ctx.workdir)  # the instructor's helper files win
+    course.copy_files(instructor, ctx.workdir, skip=course.PRACTICE_ONLY)
     graded = ctx.workdir / f"{sub.notebook}.ipynb"
     nb = GRADE(nb, ctx)
     write_notebook(nb, graded)

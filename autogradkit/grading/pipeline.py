@@ -94,6 +94,11 @@ def grade() -> Pipeline:
     )
 
 
+def reference() -> Pipeline:
+    """The instructor's notebook, run as submissions are, for what its checks see."""
+    return Pipeline([ClearOutputs(), Execute(requires=("clear_outputs",))])
+
+
 def validate() -> Pipeline:
     """A student's notebook as it is: which tests pass, which locked cells changed."""
     return Pipeline(

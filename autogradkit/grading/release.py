@@ -6,8 +6,10 @@ import sys
 from pathlib import Path
 
 from . import cells, course, pipeline
+from .checks import EXPECTED_FILE, public_expected
 from .config import GradingConfig
 from .context import Context
+from .steps.strip_hidden_tests import BEGIN, END
 
 
 def release_assignments(cfg: GradingConfig) -> dict:
@@ -21,6 +23,7 @@ def release_assignments(cfg: GradingConfig) -> dict:
         target = Path(cfg.course) / "release" / name
         target.mkdir(parents=True, exist_ok=True)
         course.copy_files(folder, target)  # helper modules must be there when it runs
+        _hide_what_students_may_not_see(target)
         for path in sorted(folder.glob("*.ipynb")):
             release_notebook(path, target / path.name, cfg)
             written.append(str(target / path.name))
@@ -39,3 +42,16 @@ def release_notebook(source: Path, target: Path, cfg: GradingConfig) -> None:
     ctx = Context(cfg, target, target.parent.resolve())
     nb = pipeline.release()(nb, ctx)
     nbformat.write(nb, target)
+
+
+def _hide_what_students_may_not_see(target: Path) -> None:
+    """In the released helper files: no hidden-test region of any ``.py`` (the hidden checks
+    of ``checks.py``), and no recorded answer of a hidden check."""
+    for path in sorted(target.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        public, found = cells.replace_regions(text, BEGIN, END, None)
+        if found:
+            path.write_text(public, encoding="utf-8")
+    expected = target / EXPECTED_FILE
+    if expected.is_file():
+        expected.write_text(public_expected(expected), encoding="utf-8")

@@ -21,7 +21,7 @@ from pathlib import Path
 from .context import Context
 
 STATUS_TEXT = {
-    "ok": "Every cell ran.",
+    "ok": "Your notebook ran to the end.",
     "timeout": "A cell ran for too long and was stopped; see the notes.",
     "kernel_died": "Your notebook stopped its Python kernel (a crash, os._exit() or too much "
     "memory); see the notes.",
@@ -184,7 +184,7 @@ def feedback_html(row: dict, ctx: Context) -> str:
             f'<p class="score">Score: {row["score"]:g} / {row["max_score"]:g}</p>',
             f'<p class="status {e(row["status"])}">{e(STATUS_TEXT[row["status"]])}</p>',
             f"<ul>{''.join(items)}</ul>" if items else "",
-            "<table><tr><th>Test</th><th>Points</th><th>Result</th></tr>",
+            "<table><tr><th>Exercise</th><th>Points</th><th>Result</th></tr>",
             *rows,
             "</table>",
             "</body></html>",
@@ -194,20 +194,26 @@ def feedback_html(row: dict, ctx: Context) -> str:
 
 
 def _test_row(gid: str, result, hidden: list[str]) -> str:
-    """One table row. A cell that ran hidden tests shows its verdict and the exercise's title
-    only: no check line, no error message, since either could carry (encode) hidden code."""
+    """One table row, named by the exercise's title, each message once.
+
+    A cell judged from check records shows the grader's own lines. An ``assert`` cell that ran
+    hidden tests shows its verdict and the exercise's title only: no check line, no error
+    message, since either could carry (encode) hidden code.
+    """
     e = html.escape
-    detail = [*result.lines, result.error] if result.error else list(result.lines)
+    detail = list(result.lines)
+    if result.error and not any(result.error in line for line in detail):
+        detail.append(result.error)
     if result.status == "manual":
         detail = ["graded by hand"]
     elif result.status == "not_run":
         detail = ["not run (see the notes above)"]
     elif getattr(result, "hidden", False):
-        verdict = VERDICTS.get(result.status, result.status)
-        detail = [f"{result.title}: {verdict}" if result.title else verdict]
+        detail = [VERDICTS.get(result.status, result.status)]
     cells = "<br>".join(e(scrub(line, hidden)) for line in detail if line) or e(result.status)
+    name = f"{e(result.title)}<br><small>{e(gid)}</small>" if result.title else e(gid)
     return (
-        f'<tr class="{e(result.status)}"><td>{e(gid)}</td>'
+        f'<tr class="{e(result.status)}"><td>{name}</td>'
         f"<td>{result.points:g} / {result.max_points:g}</td><td>{cells}</td></tr>"
     )
 

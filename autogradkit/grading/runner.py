@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .kernels import Kernel, KernelDied
+from .observations import MAX_RECORD_CHARS, MIME
 
 SLOW_AFTER = 2.0  # seconds; a cell running longer yields the CPU to the other submissions
 TRUNCATED = "\n[output truncated by the grader: more than {limit} characters]\n"
@@ -23,6 +24,7 @@ HIDDEN_ERROR = {
     "traceback": ["HiddenError: the cell raised an error and kept it out of its output"],
 }
 ESSENTIAL_CHARS = 1000  # what is kept of an error or a result that is over the budget
+MAX_RECORDS = 64  # check records kept per cell, outside the output budget
 
 
 @dataclass
@@ -46,6 +48,7 @@ class Outputs:
         self.items: list[dict] = []
         self.max_chars, self.used, self.cut = max_chars, 0, False
         self.count: int | None = None
+        self.records = 0
         self._clear_next = False
 
     def add(self, kind: str, content: dict) -> None:
@@ -61,10 +64,17 @@ class Outputs:
             self._append(_output(kind, content, self.count))
 
     def _clear(self) -> None:
-        self.items, self.used, self._clear_next = [], 0, False
+        """``clear_output``: the cell's outputs go, its check records stay."""
+        self.items = [out for out in self.items if MIME in out.get("data", {})]
+        self.used, self._clear_next = 0, False
 
     def _append(self, out: dict) -> None:
         size = _size(out)
+        if MIME in out.get("data", {}):  # a check's record: what the verdict is made of
+            if size <= MAX_RECORD_CHARS and self.records < MAX_RECORDS:
+                self.items.append(out)
+                self.records += 1
+            return
         if self.used + size > self.max_chars:
             room = self.max_chars - self.used
             if out["output_type"] == "stream" and room > 0 and not self.cut:

@@ -16,6 +16,8 @@ from .kernels import Kernel, KernelDied
 from .runner import CellRun, run_cell, run_silent
 
 MAX_RESTARTS = 1
+# grading mode first (checks then only report), then the guard looks at IPython as it is
+ARM = "import autogradkit.grading.checks as _c; _c.arm({seed}); del _c"
 GUARD_INSTALL = "import autogradkit.grading.guard as _g; _g.install(get_ipython()); del _g"
 GUARD_RESET = "__import__('sys').modules['autogradkit.grading.guard'].reset()"
 MESSAGES = {
@@ -62,6 +64,7 @@ class Session:
             limit = min(self.cfg.timeout, remaining)
             if cells.is_test(cell):
                 self._check_tampering(label)
+                self._arm(cells.grade_id(cell))
             result = self._run(cell["source"], limit)
             cell["outputs"], cell["execution_count"] = result.outputs, result.execution_count
             if result.status in ("ok", "error"):
@@ -101,6 +104,16 @@ class Session:
             if note not in self.ctx.review:
                 self.ctx.review.append(note)
 
+    def _arm(self, grade_id: str | None) -> None:
+        """Send the test cell's seed just before it runs: its checks draw fresh inputs that no
+        earlier cell could know (the instructor's reference run gets the same seed)."""
+        seed = self.ctx.seeds.get(grade_id)
+        if seed is not None:
+            try:
+                run_silent(self.kernel, ARM.format(seed=seed))
+            except (KernelDied, TimeoutError):
+                pass  # the test cell then meets the dead kernel and reports it
+
     def _report(self, cell: dict, result: CellRun, label: str, limit: float) -> None:
         status, ename, text = MESSAGES[result.status]
         evalue = f"this cell {text.format(t=limit)}"
@@ -129,7 +142,9 @@ class Session:
             self.restarts_left -= 1
         try:
             self.kernel = self.ctx.kernels.acquire(self.ctx.workdir)
-            run_silent(self.kernel, GUARD_INSTALL)  # before any student code runs in it
+            if self.ctx.seeds:  # before any student code runs in it
+                run_silent(self.kernel, ARM.format(seed=None))
+            run_silent(self.kernel, GUARD_INSTALL)
         except (RuntimeError, TimeoutError, KernelDied) as error:
             self.ctx.fail("error", f"{label} and later cells were not run: {error}")
             return False

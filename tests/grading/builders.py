@@ -1,8 +1,11 @@
 """Course notebooks built in code for the grading tests and benchmark.
 
 ``source_notebook()`` is a three-exercise instructor notebook (nbgrader schema v3 metadata,
-solutions and hidden tests); ``SUBMISSIONS`` maps each kind of student behaviour to a function
-that turns the released notebook into such a submission.
+solutions and hidden tests). Two of its test cells call the course's checks (``CHECKS``,
+written beside it as ``checks.py``, with a hidden check), which are judged from their records;
+the third is an nbgrader ``assert``-style cell with partial credit. ``SUBMISSIONS`` maps each
+kind of student behaviour to a function that turns the released notebook into such a
+submission.
 """
 
 from __future__ import annotations
@@ -17,6 +20,36 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 ASSIGNMENT, NOTEBOOK = "hw1", "squares"
 POINTS = {"test_square_sum": 2.0, "test_gradient": 3.0, "test_mse": 5.0}
 HIDDEN_MARK = "square_sum hidden"  # text that appears only in the hidden tests
+CHECKS = f'''"""The checks of the squares notebook."""
+
+import autogradkit as agk
+from autogradkit.grading.checks import Checks
+
+check = Checks(__file__)
+
+
+@check.exercise("square_sum")
+def square_sum_values(obs, square_sum):
+    """square_sum on a random vector"""
+    x = agk.tensor(obs.rng.normal(size=3))
+    obs.close("square_sum(x)", obs.call(square_sum, x), hint="square each entry, then add")
+
+
+@check.exercise("gradient_of_square_sum")
+def gradient(obs, gradient_of_square_sum):
+    """the gradient of the square sum"""
+    values = obs.rng.normal(size=4).tolist()
+    obs.close("gradient", obs.call(gradient_of_square_sum, values), hint="d(x*x)/dx = 2x")
+
+
+### BEGIN HIDDEN TESTS
+@check.exercise("square_sum", hidden=True)
+def square_sum_of_negatives(obs, square_sum):
+    """{HIDDEN_MARK}"""
+    x = agk.tensor(-abs(obs.rng.normal(size=5)))
+    obs.close("square_sum of negatives", obs.call(square_sum, x))
+### END HIDDEN TESTS
+'''
 
 
 def _meta(grade_id: str, *, grade=False, solution=False, locked=False, points=None) -> dict:
@@ -62,17 +95,12 @@ def _solution(grade_id: str) -> str:
 
 TESTS = {
     "test_square_sum": (
-        'check_close("square_sum", square_sum(agk.tensor([1.0, 2.0])), 5.0)\n'
+        "checks.square_sum_values()\n"
         "### BEGIN HIDDEN TESTS\n"
-        f'check_close("{HIDDEN_MARK}", square_sum(agk.tensor([3.0, -1.0])), 10.0)\n'
+        "checks.square_sum_of_negatives()\n"
         "### END HIDDEN TESTS"
     ),
-    "test_gradient": (
-        'check_close("gradient", gradient_of_square_sum([1.0, 2.0]), [2.0, 4.0])\n'
-        "### BEGIN HIDDEN TESTS\n"
-        'check_close("gradient hidden", gradient_of_square_sum([-3.0]), [-6.0])\n'
-        "### END HIDDEN TESTS"
-    ),
+    "test_gradient": "checks.gradient()",
     "test_mse": (  # partial credit: the cell's value is the points earned
         "points = 0.0\n"
         "points += 2.5 * bool(np.isclose(float(mse(agk.tensor([1.0, 2.0]), "
@@ -100,8 +128,7 @@ def source_notebook() -> nbformat.NotebookNode:
     nb.cells = [
         intro,
         _code(
-            "import numpy as np\nimport autogradkit as agk\n"
-            "from autogradkit.grading.checks import check_close",
+            "import numpy as np\nimport autogradkit as agk\nimport checks",
             grade_id="setup",
             locked=True,
         ),
@@ -115,13 +142,53 @@ def source_notebook() -> nbformat.NotebookNode:
 
 
 def write_course(root: Path) -> Path:
-    """``root/source/hw1/squares.ipynb`` (plus a helper file); returns the notebook path."""
+    """``root/source/hw1/squares.ipynb``, its ``checks.py`` with the practice answers that
+    ``build`` would record, and a helper file; returns the notebook path."""
     folder = root / "source" / ASSIGNMENT
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "data.txt").write_text("helper file copied with the assignment\n")
+    (folder / "checks.py").write_text(CHECKS)
     path = folder / f"{NOTEBOOK}.ipynb"
     nbformat.write(source_notebook(), path)
+    write_expected(folder)
     return path
+
+
+def load_checks(folder: Path):
+    """The ``checks.py`` of ``folder`` as a fresh module (each folder has its own)."""
+    import importlib.util
+
+    name = f"checks_{abs(hash(str(folder)))}"
+    spec = importlib.util.spec_from_file_location(name, Path(folder) / "checks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def solution_answers() -> dict:
+    """The instructor's answers as Python objects: ``{"square_sum": <function>, ...}``."""
+    import numpy as np
+
+    import autogradkit as agk
+
+    namespace = {"agk": agk, "np": np}
+    for code in ANSWERS.values():
+        exec(code, namespace)
+    return namespace
+
+
+def write_expected(folder: Path) -> None:
+    """What ``autogradkit build`` records: each check run on the solution, practice seeds."""
+    from autogradkit.grading.checks import Check, expected_text
+
+    checks, answers = load_checks(folder), solution_answers()
+    entries, hidden = {}, set()
+    for check in (v for v in vars(checks).values() if isinstance(v, Check)):
+        record = check.observe(**{name: answers[name] for name in check.answers})
+        entries[check.name] = {o.name: o.value for o in record.observations}
+        if check.hidden:
+            hidden.add(check.name)
+    (Path(folder) / ".expected.json").write_text(expected_text(entries, hidden))
 
 
 def student_version() -> dict:

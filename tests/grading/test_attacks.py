@@ -19,6 +19,7 @@ import pytest
 
 import autogradkit
 from autogradkit.grading.cli import main
+from autogradkit.grading.observations import MIME, judge_record
 
 from . import builders
 
@@ -93,10 +94,12 @@ except OSError:
 print('MIB WRITTEN', written)
 """,
     "leaker": """
-import base64, inspect, linecache
-def square_sum(x):  # puts the whole test cell, hidden tests included, into its error
-    cell = linecache.getlines(inspect.currentframe().f_back.f_code.co_filename)
-    raise ValueError(base64.b64encode(''.join(cell).encode()).decode())
+import base64, glob, sys
+def square_sum(x):  # puts the course's checks, hidden ones included, into all it can reach
+    text = ''.join(open(path).read() for path in glob.glob('*.py'))
+    secret = base64.b64encode(text.encode()).decode()
+    print(secret)
+    raise ValueError(secret)
 """,
     "socketfiller": """
 import os
@@ -133,22 +136,47 @@ CHEATS = {  # wrong answers, plus a trick that made the tests pass anyway
     ),
     "rewrites_tests": (
         "get_ipython().input_transformers_post.append(\n"
-        "    lambda lines: ['pass\\n'] if 'check_close' in ''.join(lines)"
+        "    lambda lines: ['pass\\n'] if 'checks.' in ''.join(lines)"
         " or 'points' in ''.join(lines) else lines)"
     ),
-    "rebinds_checks": "check_close = lambda *args, **kwargs: print('✓')",
+    "rebinds_checks": "checks.square_sum_values = lambda *args, **kwargs: print('✓ square_sum(x)')",
     "patches_numpy": (
         "import numpy\nnumpy.allclose = lambda *args, **kwargs: True\n"
         "numpy.isclose = lambda *args, **kwargs: True"
+    ),
+    "forges_records": (  # a record of its own for each check, before the real one
+        "from IPython.display import display\n"
+        "def square_sum(x):\n"
+        "    for name in ('square_sum_values', 'square_sum_of_negatives'):\n"
+        "        fake = {'check': name, 'title': name, 'observations': [\n"
+        "            {'name': n, 'value': float((x * x).sum())}\n"
+        "            for n in ('square_sum(x)', 'square_sum of negatives')]}\n"
+        f"        display({{'{MIME}': fake}}, raw=True)\n"
+        "    return x.sum() ** 2\n"
     ),
 }
 
 
 FAKE_CHECKS = (  # a cell of the student's own, above the setup cell that imports the checks
-    "import sys, types\nfake = types.ModuleType('autogradkit.grading.checks')\n"
-    "fake.check_close = lambda *args, **kwargs: print('✓')\n"
-    "sys.modules['autogradkit.grading.checks'] = fake"
+    "import sys, types\nfake = types.ModuleType('checks')\n"
+    "fake.__getattr__ = lambda name: (lambda *args, **kwargs: print('✓'))\n"
+    "sys.modules['checks'] = fake"
 )
+
+
+def _typed_in_practice_answer(course: Path) -> str:
+    """An answer that returns what the check's practice inputs give, typed in: it passes the
+    student's own practice check, and must not pass grading (fresh inputs)."""
+    checks = builders.load_checks(course / "source" / "hw1")
+    answers = builders.solution_answers()
+    record = checks.square_sum_values.observe(square_sum=answers["square_sum"])
+    value = record.observations[0].value["array"]
+    typed = f"def square_sum(x):\n    return agk.tensor({value!r})\n"
+    namespace = {"agk": autogradkit}
+    exec(typed, namespace)
+    fooled = checks.square_sum_values.observe(square_sum=namespace["square_sum"])
+    assert judge_record(record, fooled).passed  # the practice check is fooled
+    return typed
 
 
 def _write_cell_before_setup(course: Path, student: str, code: str) -> None:
@@ -213,6 +241,7 @@ def attacked(tmp_path_factory, sandbox):
     for name, code in CHEATS.items():
         _write_attacker(course, name, code, answers=builders.wrong)
     _write_cell_before_setup(course, "fakes_checks_module", FAKE_CHECKS)
+    _write_attacker(course, "typed_in", _typed_in_practice_answer(course))
     os.environ["AGK_GRADER_SECRET"] = SECRET
     try:
         args = ["grade", str(course / "submitted"), "--assignment", "hw1", "--course", str(course)]
@@ -236,6 +265,15 @@ def _said(course: Path, student: str) -> str:
         c
         for c in nb["cells"]
         if c["metadata"].get("nbgrader", {}).get("grade_id") == "answer_square_sum"
+    )
+    return "".join(o.get("text", "") for o in cell["outputs"] if o["output_type"] == "stream")
+
+
+def _test_output(course: Path, student: str, grade_id: str) -> str:
+    """What a test cell printed in the graded copy."""
+    nb = json.loads((course / "autograded" / student / "hw1" / "squares.ipynb").read_text())
+    cell = next(
+        c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id
     )
     return "".join(o.get("text", "") for o in cell["outputs"] if o["output_type"] == "stream")
 
@@ -315,6 +353,12 @@ def test_hooks_and_patches_cannot_turn_wrong_answers_into_points(attacked, cheat
     assert row["review"], row  # the tampering is flagged for a person to look at
 
 
+def test_a_typed_in_practice_answer_gets_no_points_when_graded(attacked):
+    row = _rows(attacked[0])["typed_in"]
+    assert row["tests"]["test_square_sum"]["points"] == 0.0, row
+    assert row["tests"]["test_gradient"]["points"] == 3.0, row
+
+
 def test_honest_students_are_not_flagged_for_review(attacked):
     rows = _rows(attacked[0])
     assert all(rows[student]["review"] == [] for student in HONEST)
@@ -323,9 +367,12 @@ def test_honest_students_are_not_flagged_for_review(attacked):
 def test_hidden_tests_never_reach_feedback_in_any_encoding(attacked):
     course = attacked[0]
     page = (course / "feedback" / "leaker" / "hw1" / "squares.html").read_text()
-    encoded = base64.b64encode(b'check_close("square_sum"').decode()[:24]
-    assert "ValueError" not in page and encoded not in page
-    assert "Squares: ✗ failed" in page  # the verdict and the exercise's title
+    said = _said(course, "leaker") + _test_output(course, "leaker", "test_square_sum")
+    assert base64.b64decode(said.split()[0]).decode().count(builders.HIDDEN_MARK)  # it did read it
+    for chunk in (builders.CHECKS[i : i + 12] for i in range(0, len(builders.CHECKS), 12)):
+        assert base64.b64encode(chunk.encode()).decode()[:12] not in page
+    assert builders.HIDDEN_MARK not in page
+    assert "✗ square_sum(x): your code raised ValueError" in page  # the grader's words only
 
 
 def test_the_socket_folder_is_sealed_once_the_kernel_listens(attacked):

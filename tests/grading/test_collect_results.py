@@ -12,7 +12,7 @@ from .helpers import code, markdown, notebook
 
 
 def _collect(*cells):
-    ctx = SimpleNamespace(results={})
+    ctx = SimpleNamespace(results={}, references={}, issues=[], review=[])
     CollectResults()(notebook(*cells), ctx)
     return ctx.results
 

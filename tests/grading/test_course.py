@@ -34,7 +34,8 @@ def test_flat_folder_uses_file_names(course):
 
 def test_helper_files_are_copied_without_notebooks(course, tmp_path):
     copy_files(course / "source" / "hw1", tmp_path / "out")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["data.txt"]
+    copied = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert copied == [".expected.json", "checks.py", "data.txt"]
 
 
 def test_a_notebooks_text_source_is_never_copied(tmp_path):

@@ -6,15 +6,14 @@ import copy
 
 from autogradkit.grading.steps import InjectHiddenTests
 
-from . import builders
 from .helpers import by_id
 
 
 def test_test_cells_get_their_hidden_tests_back(ctx):
     nb = InjectHiddenTests()(copy.deepcopy(ctx.student), ctx)
-    assert builders.HIDDEN_MARK in by_id(nb, "test_square_sum")["source"]
+    assert "square_sum_of_negatives" in by_id(nb, "test_square_sum")["source"]
     assert by_id(nb, "test_square_sum")["source"] == by_id(ctx.source, "test_square_sum")["source"]
-    assert any(builders.HIDDEN_MARK in code for code in ctx.hidden) and len(ctx.hidden) == 3
+    assert any("square_sum_of_negatives" in code for code in ctx.hidden) and len(ctx.hidden) == 2
 
 
 def test_answer_cells_are_not_touched(ctx):

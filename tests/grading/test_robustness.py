@@ -44,8 +44,27 @@ def test_symlinks_fifos_and_huge_files_are_refused_and_reported(course, sandbox)
     assert "passwd" in notes and "symlink" in notes and "pipe" in notes and "FIFO" in notes
     assert "huge.bin" in notes and "too large" in notes
     kept = sorted(p.name for p in (course / "autograded" / "odd" / "hw1").iterdir())
-    assert kept == ["data.txt", "squares.ipynb"]
+    assert kept == ["checks.py", "data.txt", "squares.ipynb"]
     assert (rows["plain"]["status"], rows["plain"]["score"]) == ("ok", 10.0)
+
+
+def test_files_that_would_replace_a_module_the_notebook_imports_are_refused(course, sandbox):
+    """The notebook's folder comes first on ``sys.path``: a student's ``numpy/`` or
+    ``checks/`` would be imported in place of the real ones. A student's copy of the
+    instructor's own ``checks.py`` (handed back with the release) is simply replaced."""
+    folder = builders.write_submission(course / "submitted", "shadow", "wrong").parent
+    fake = "def __getattr__(name):\n    return lambda *args, **kwargs: print('✓')\n"
+    for package in ("numpy", "checks", "autogradkit"):
+        (folder / package).mkdir()
+        (folder / package / "__init__.py").write_text(fake)
+    builders.write_submission(course / "submitted", "copy", "correct")
+    (course / "submitted" / "copy" / "hw1" / "checks.py").write_text(fake)
+    assert _grade(course) == 0
+    rows = _rows(course)
+    assert (rows["shadow"]["status"], rows["shadow"]["score"]) == ("bad_files", 0.0)
+    notes = " ".join(rows["shadow"]["issues"])
+    assert all(f"{name} was not copied: it would hide" in notes for name in ("numpy", "checks"))
+    assert (rows["copy"]["status"], rows["copy"]["score"]) == ("ok", 10.0)
 
 
 def test_a_feedback_path_that_is_a_folder_costs_only_that_submission(course, sandbox):

@@ -29,7 +29,7 @@ def test_passed_cell_gets_full_points():
 def test_numeric_result_is_partial_credit_clipped_to_the_range():
     assert _score("passed", "1.5") == (1.5, "partial")
     assert _score("passed", "9") == (4.0, "passed")
-    assert _score("passed", "-2") == (0.0, "partial")
+    assert _score("passed", "-2") == (0.0, "failed")  # no points is no partial credit
 
 
 def test_failed_or_unrun_cells_get_zero():

@@ -2,19 +2,63 @@
 
 from __future__ import annotations
 
+import ast
+import textwrap
+
 from .. import cells
 
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
+VALUE_STUB = "# YOUR ANSWER HERE"
 TEXT_STUB = "YOUR ANSWER HERE"
 BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"
+
+
+def code_stub(region: str, indent: str) -> str:
+    """What the student finds where the solution was.
+
+    At the top of a cell, a solution that sets values becomes ``name = ...`` for each name it
+    sets: running the cell raises nothing, and the check says "not answered yet". Anywhere
+    else (a function's body) it is nbgrader's stub, whose ``NotImplementedError`` the check
+    also reads as "not answered yet".
+
+    Example:
+        >>> print(code_stub("a_grad = 3.0\\nb_grad, c_grad = 1.0, 2.0", ""))
+        # YOUR ANSWER HERE
+        a_grad = ...
+        b_grad = ...
+        c_grad = ...
+    """
+    names = _names_set(region) if not indent else []
+    if not names:
+        return CODE_STUB
+    return "\n".join([VALUE_STUB, *(f"{name} = ..." for name in names)])
+
+
+def _names_set(region: str) -> list[str]:
+    """The names a block of top-level statements assigns, in order; [] if it defines a
+    function or class (that is code to write, not values to give) or does not parse."""
+    try:
+        tree = ast.parse(textwrap.dedent(region))
+    except SyntaxError:
+        return []
+    names: list[str] = []
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            return []
+        targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
+        for target in targets:
+            for node in ast.walk(target) if target is not None else ():
+                if isinstance(node, ast.Name) and node.id not in names:
+                    names.append(node.id)
+    return names
 
 
 class ClearSolutions:
     """Replace each ``### BEGIN SOLUTION`` .. ``### END SOLUTION`` region with a stub.
 
-    Code cells get ``# YOUR CODE HERE`` / ``raise NotImplementedError()``, markdown answers
-    ``YOUR ANSWER HERE`` (nbgrader's stubs). An answer cell without markers is replaced
-    whole; markers outside an answer cell are an authoring error.
+    Code cells get ``code_stub``'s stub, markdown answers ``YOUR ANSWER HERE`` (nbgrader's).
+    An answer cell without markers is replaced whole; markers outside an answer cell are an
+    authoring error.
 
     Example:
         >>> nb = {"metadata": {}, "cells": [{"cell_type": "code", "metadata": {"nbgrader": {
@@ -29,7 +73,7 @@ class ClearSolutions:
 
     def __call__(self, nb: dict, ctx) -> dict:
         for index, cell in enumerate(nb["cells"]):
-            stub = CODE_STUB if cell["cell_type"] == "code" else TEXT_STUB
+            stub = code_stub if cell["cell_type"] == "code" else TEXT_STUB
             try:
                 source, found = cells.replace_regions(cells.text(cell["source"]), BEGIN, END, stub)
             except ValueError as error:
@@ -39,6 +83,7 @@ class ClearSolutions:
                     f"cell {cells.grade_id(cell) or index} has a solution region but is not "
                     "marked as a solution cell (nbgrader metadata 'solution': true)"
                 )
-            cell["source"] = source if found or not cells.is_solution(cell) else stub
+            whole = CODE_STUB if cell["cell_type"] == "code" else TEXT_STUB
+            cell["source"] = source if found or not cells.is_solution(cell) else whole
         nb["metadata"].pop("celltoolbar", None)
         return nb

@@ -1,26 +1,30 @@
-"""CollectResults: read what each graded cell did from its fresh outputs."""
+"""CollectResults: what each graded cell did, judged in the grader's process."""
 
 from __future__ import annotations
 
 from .. import cells
 from ..context import CellResult
+from ..observations import BUILTIN_ERRORS, judge_record, records_in
 from .strip_hidden_tests import BEGIN
 
 MAX_ERROR_CHARS = 300
 
 
 class CollectResults:
-    """Make one ``CellResult`` per graded cell, with the ✓/✗ lines and the error it raised.
+    """Make one ``CellResult`` per graded cell.
 
-    Only the check lines and ``ExceptionName: message`` are kept: never a traceback, which
-    would quote the (possibly hidden) test code.
+    A test cell with references (``ctx.references``: what its checks saw on the instructor's
+    solution, same seeds) is judged from its own check records, here: each expected check must
+    have sent one record whose observations match. Its lines are the grader's words. Any other
+    test cell (an nbgrader ``assert`` cell) passes when it raised nothing; its ``✓``/``✗`` lines
+    and ``ExceptionName: message`` are kept, never a traceback.
 
     Example:
         >>> from types import SimpleNamespace
         >>> cell = {"cell_type": "code", "execution_count": 1, "metadata": {"nbgrader": {
         ...     "grade": True, "grade_id": "t1", "points": 2}}, "outputs": [
         ...     {"output_type": "stream", "name": "stdout", "text": "✓ sum\\nchatter\\n"}]}
-        >>> ctx = SimpleNamespace(results={})
+        >>> ctx = SimpleNamespace(results={}, references={}, issues=[])
         >>> _ = CollectResults()({"cells": [cell]}, ctx)
         >>> result = ctx.results["t1"]
         >>> result.status, result.lines, result.error
@@ -35,13 +39,17 @@ class CollectResults:
         for cell in nb["cells"]:
             title = _heading(cell) or title
             gid = cells.grade_id(cell)
+            if cells.is_solution(cell) and not cells.is_grade(cell) and _error(cell):
+                ctx.issues.append(f"answer cell {gid} raised {_error_name(cell)}")
             if not cells.is_grade(cell) or not gid:
                 continue
             result = CellResult(gid, cells.points(cell), title=title)
-            result.hidden = BEGIN in cells.text(cell.get("source"))
             if cells.is_manual(cell):
                 result.status = "manual"
-            elif cells.is_test(cell):
+            elif gid in ctx.references and _ran(cell):
+                ctx.review += _judge(cell, ctx.references[gid], result)
+            elif cells.is_test(cell) and _ran(cell):
+                result.hidden = BEGIN in cells.text(cell.get("source"))
                 _read_outputs(cell, result)
             ctx.results[gid] = result
         return nb
@@ -55,9 +63,58 @@ def _heading(cell: dict) -> str:
     return next((line.lstrip("#").strip() for line in lines if line.startswith("#")), "")
 
 
+def _ran(cell: dict) -> bool:
+    return cell.get("execution_count") is not None or bool(cell.get("outputs"))
+
+
+def _error(cell: dict) -> dict | None:
+    return next((o for o in cell.get("outputs", []) if o.get("output_type") == "error"), None)
+
+
+def _error_name(cell: dict) -> str:
+    """The error's class name when it is one of Python's; a class a submission made up could
+    spell out anything, so it is not repeated."""
+    name = str((_error(cell) or {}).get("ename", ""))
+    return name if name in BUILTIN_ERRORS else "an exception"
+
+
+def _judge(cell: dict, references: list, result: CellResult) -> list[str]:
+    """Judge the cell's records against the solution's; return what needs a person's look.
+
+    A test cell that ran without an error but whose checks did not each report exactly once
+    was tampered with (a replaced checks module or function, a forged record): it fails, and
+    the row is flagged for review.
+    """
+    seen, unreadable = records_in(cell)
+    by_check: dict[str, list] = {}
+    for record in seen:
+        by_check.setdefault(record.check, []).append(record)
+    passed, hidden, review = True, [], []
+    raised = _error(cell) is not None
+    for expected in references:
+        copies = by_check.get(expected.check, [])
+        verdict = judge_record(expected, copies[0] if len(copies) == 1 else None)
+        if len(copies) != 1 and not raised:
+            review.append(f"{result.grade_id}: check {expected.check} reported {len(copies)} times")
+        if len(copies) > 1:
+            verdict.passed, verdict.lines = False, [f"✗ {expected.title}: reported twice"]
+        passed = passed and verdict.passed
+        if verdict.hidden:
+            hidden.append(verdict.passed)
+        else:
+            result.lines += verdict.lines
+    if hidden:
+        result.lines.append("✓ hidden tests passed" if all(hidden) else "✗ hidden tests failed")
+    if unreadable:
+        review.append(f"{result.grade_id}: {unreadable} check records could not be read")
+    if raised:
+        result.error = f"the test cell raised {_error_name(cell)}"
+        passed = False
+    result.status = "passed" if passed else "failed"
+    return review
+
+
 def _read_outputs(cell: dict, result: CellResult) -> None:
-    if cell.get("execution_count") is None and not cell.get("outputs"):
-        return  # never ran: stays "not_run"
     result.status = "passed"
     for out in cell.get("outputs", []):
         kind = out.get("output_type")

@@ -42,7 +42,7 @@ class Score:
                 result.points = result.max_points
             else:
                 result.points = max(0.0, partial)
-                result.status = "partial"
+                result.status = "partial" if result.points > 0 else "failed"
         return nb
 
 
