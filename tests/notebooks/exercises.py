@@ -1,0 +1,75 @@
+"""Helpers for the exercise tests: a notebook's checks, its solutions, and grading's verdict.
+
+A test judges an answer exactly as ``autogradkit grade`` does: the check runs on the answer and
+on the instructor's solution (taken from the notebook's text source, never copied into a test)
+with the same seed, and ``observations.judge_record`` compares the two records. Each answer is
+judged on the practice seed and on a few grading-like seeds, so a typed-in number cannot pass.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+
+import autogradkit as agk
+from autogradkit.grading import cells
+from autogradkit.grading.build import read_text_source
+from autogradkit.grading.observations import judge_record
+
+COURSE = Path(__file__).resolve().parents[2] / "notebooks" / "source"
+SEEDS = (None, 11, 2024, 987654321)  # None: the practice seed; the others as grading draws them
+
+
+@functools.cache
+def checks_of(assignment: str):
+    """``notebooks/source/<assignment>/checks.py``, hidden checks included, as a module."""
+    path = COURSE / assignment / "checks.py"
+    spec = importlib.util.spec_from_file_location(f"checks_{assignment}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def solution(assignment: str, grade_id: str, **namespace) -> dict:
+    """Run the solution cell ``grade_id`` of the notebook's text source in a namespace holding
+    ``agk``, ``np``, ``nn`` and ``namespace`` (whatever notebook globals it uses); return it."""
+    nb = read_text_source(COURSE / assignment / f"{assignment}.py")
+    cell = next(c for c in nb.cells if cells.grade_id(c) == grade_id)
+    assert cells.is_solution(cell), f"{grade_id} is not an answer cell"
+    scope = {"agk": agk, "np": np, "nn": agk.nn, **namespace}
+    exec(compile(cells.text(cell.source), f"<{grade_id}>", "exec"), scope)
+    return scope
+
+
+def verdicts(check, reference: dict, answers: dict, seeds=SEEDS) -> list:
+    """The grader's verdict on ``answers`` for each seed, against ``reference`` (the solution's
+    answers) on the same seed."""
+    found = []
+    for seed in seeds:
+        want = check.observe(seed=seed, **{n: reference[n] for n in check.answers})
+        assert not want.stopped, f"the solution stops {check.name}: {want.stopped}"
+        got = check.observe(seed=seed, **{n: answers[n] for n in check.answers})
+        found.append(judge_record(want, got))
+    return found
+
+
+def assert_passes(check, reference: dict, **answers) -> None:
+    """``answers`` pass on every seed (a correct answer, other than the solution's own)."""
+    for verdict in verdicts(check, reference, {**reference, **answers}):
+        assert verdict.passed, verdict.lines
+
+
+def assert_refused(check, reference: dict, words: str = "", **answers) -> list[str]:
+    """``answers`` fail on every grading seed (a typed-in answer may pass the practice seed),
+    and the last line of each failure contains ``words``; returns the first failure's lines."""
+    found = verdicts(check, reference, {**reference, **answers})
+    for seed, verdict in zip(SEEDS, found):
+        if seed is not None:
+            assert not verdict.passed, f"{check.name} accepted a shortcut with seed {seed}"
+    failing = [v for v in found if not v.passed]
+    for verdict in failing:
+        assert words in verdict.lines[-1], verdict.lines
+    return failing[0].lines

@@ -1,0 +1,139 @@
+"""Notebook 02's exercises: the lesson's mechanism passes, its shortcuts do not."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autogradkit as agk
+
+from .exercises import assert_passes, assert_refused, checks_of, solution
+
+NB = "02_autograd_does_it"
+checks = checks_of(NB)
+loss_fn = agk.nn.MSELoss()
+DATA = {
+    "loss_fn": loss_fn,
+    "x": agk.tensor([2.0, 4.0, 6.0, 8.0]),
+    "y": agk.tensor([4.0, 8.0, 12.0, 16.0]),
+}
+
+
+@pytest.fixture(scope="module")
+def answers() -> dict:
+    found = {}
+    for grade_id in ("nb02_ex1_predict", "nb02_ex2_find_the_bug", "nb02_ex3_accumulate"):
+        found.update(solution(NB, grade_id, **DATA))
+    found.update(solution(NB, "nb02_ex4_tracked"))
+    return found
+
+
+# ----- ex. 1: a tensor used twice ------------------------------------------------------------
+def test_ex1_the_gradient_along_one_use_only_is_refused_and_then_revealed(answers):
+    assert_passes(checks.reuse_prediction, answers)
+    lines = assert_refused(checks.reuse_prediction, answers, "it is 7", predicted_a_grad=5.0)
+    assert lines == [
+        "✗ a.grad: it is 7, not your prediction (a is used twice: what happens at a fork?)"
+    ]
+    assert_refused(checks.reuse_prediction, answers, "it is None", predicted_b_grad=0.0)
+
+
+# ----- ex. 2: the loop that forgot zero_grad -------------------------------------------------
+def train_zeroing_first(x, y, epochs):
+    w = agk.tensor(0.0, requires_grad=True)
+    optimizer = agk.optim.SGD([w], lr=0.01)
+    for _ in range(epochs):
+        optimizer.zero_grad()
+        loss_fn(w * x, y).backward()
+        optimizer.step()
+    return w
+
+
+def train_classmate(x, y, epochs):
+    w = agk.tensor(0.0, requires_grad=True)
+    optimizer = agk.optim.SGD([w], lr=0.01)
+    for _ in range(epochs):
+        loss_fn(w * x, y).backward()
+        optimizer.step()
+    return w
+
+
+def least_squares(x, y, epochs):
+    best = float((x * y).sum() / (x * x).sum())  # where training heads, without training
+    return agk.tensor(best, requires_grad=True)
+
+
+def test_ex2_zeroing_in_any_order_passes_and_the_bug_or_the_end_point_do_not(answers):
+    assert_passes(checks.fixed_loop, answers, train_fixed=train_zeroing_first)
+    assert_refused(checks.fixed_loop, answers, "still left in w.grad", train_fixed=train_classmate)
+    assert_refused(checks.fixed_loop, answers, "still left", train_fixed=least_squares)
+    typed_in = lambda x, y, epochs: agk.tensor(2.0, requires_grad=True)  # noqa: E731
+    assert_refused(checks.fixed_loop, answers, "", train_fixed=typed_in)
+    detached = lambda x, y, epochs: train_zeroing_first(x, y, epochs).detach()  # noqa: E731
+    assert_refused(checks.fixed_loop, answers, "return w itself", train_fixed=detached)
+
+
+# ----- ex. 3: accumulation on purpose ----------------------------------------------------------
+def whole_batch_at_once(x, y, w_value, batch_size):
+    w = agk.tensor(w_value, requires_grad=True)
+    loss_fn(w * x, y).backward()  # the same number, without accumulating anything
+    return w.grad
+
+
+def pieces_not_scaled(x, y, w_value, batch_size):
+    w = agk.tensor(w_value, requires_grad=True)
+    for start in range(0, len(x), batch_size):
+        loss_fn(w * x[start : start + batch_size], y[start : start + batch_size]).backward()
+    return w.grad
+
+
+def summed_by_hand(x, y, w_value, batch_size):
+    w, total, pieces = agk.tensor(w_value, requires_grad=True), 0.0, len(x) // batch_size
+    for start in range(0, len(x), batch_size):
+        loss = loss_fn(w * x[start : start + batch_size], y[start : start + batch_size])
+        total = total + agk.autograd.grad(loss, w)[0] / pieces  # no accumulation in w.grad
+    return total
+
+
+def through_autograd_backward(x, y, w_value, batch_size):
+    w, pieces = agk.tensor(w_value, requires_grad=True), len(x) // batch_size
+    for start in range(0, len(x), batch_size):
+        loss = loss_fn(w * x[start : start + batch_size], y[start : start + batch_size])
+        agk.autograd.backward(loss / pieces)
+    return w.grad
+
+
+def test_ex3_accumulating_passes_and_one_backward_or_no_scaling_does_not(answers):
+    assert_passes(checks.accumulation, answers, accumulated_grad=through_autograd_backward)
+    assert_refused(
+        checks.accumulation, answers, "once per piece", accumulated_grad=whole_batch_at_once
+    )
+    assert_refused(checks.accumulation, answers, "x too large", accumulated_grad=pieces_not_scaled)
+    assert_refused(checks.accumulation, answers, "once per piece", accumulated_grad=summed_by_hand)
+
+
+def test_ex3_hidden_each_call_starts_from_a_fresh_leaf(answers):
+    shared = agk.tensor(0.0, requires_grad=True)
+
+    def one_leaf_for_all_calls(x, y, w_value, batch_size):
+        shared.data.fill_(w_value)
+        pieces = len(x) // batch_size
+        for start in range(0, len(x), batch_size):
+            part = slice(start, start + batch_size)
+            (loss_fn(shared * x[part], y[part]) / pieces).backward()
+        return shared.grad
+
+    assert_passes(checks.accumulation_called_twice, answers)
+    assert_refused(
+        checks.accumulation_called_twice, answers, "", accumulated_grad=one_leaf_for_all_calls
+    )
+
+
+# ----- ex. 4: tracked or not -------------------------------------------------------------------
+def test_ex4_each_prediction_is_judged_and_revealed_one_at_a_time(answers):
+    assert_passes(checks.tracked_or_not, answers)
+    wrong = {**answers["tracked"], "a": True}
+    lines = assert_refused(checks.tracked_or_not, answers, "it is False", tracked=wrong)
+    assert lines[-1].startswith('✗ tracked["a"]') and len(lines) == 2  # then it stops
+    assert_refused(checks.tracked_or_not, answers, "is a dict", tracked=[False] * 4)
+    assert np.all([not v for k, v in answers["tracked"].items() if k != "c"])  # the lesson's data
