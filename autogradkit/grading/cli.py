@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=GradingConfig.max_output_chars,
         help="output characters kept per cell",
     )
-    _add_sandbox_options(grd)
+    _add_sandbox_options(grd, default=GradingConfig.sandbox)
+    _add_sandbox_options(val, default="auto")
     grd.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
     grd.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     for sub, timeout in ((bld, 120.0), (rel, 120.0), (val, 30.0), (grd, 30.0)):
@@ -59,12 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_sandbox_options(grd: argparse.ArgumentParser) -> None:
+def _add_sandbox_options(grd: argparse.ArgumentParser, default: str) -> None:
+    choices = ("bwrap", "docker", "podman", "none") + (("auto",) if default == "auto" else ())
     grd.add_argument(
         "--sandbox",
-        choices=("bwrap", "docker", "podman", "none"),
-        default=GradingConfig.sandbox,
-        help="where student code runs: bubblewrap (default); none runs it as you, unconfined",
+        choices=choices,
+        default=default,
+        help=f"where student code runs (default {default}); none runs it as you, unconfined",
     )
     grd.add_argument(
         "--disk-limit",

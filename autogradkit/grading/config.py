@@ -32,7 +32,8 @@ class GradingConfig:
         interrupt_grace: seconds a kernel gets to obey an interrupt before it is killed.
         memory_limit_mb: memory cap of each grading kernel: its whole sandbox when a cgroup
             can be made, each process otherwise (0: none; forked kernels only).
-        sandbox: ``bwrap`` (default), ``docker``, ``podman`` or ``none`` (see sandbox.py).
+        sandbox: ``bwrap`` (default), ``docker``, ``podman`` or ``none`` (see sandbox.py);
+            ``validate`` also takes ``auto``: bubblewrap where it works, else none.
         disk_limit_mb: size of each sandbox's private working directory.
         max_processes: processes and threads one sandbox may run (needs a cgroup).
         max_output_chars: output kept per cell; the rest is cut with a note.
@@ -63,6 +64,13 @@ class GradingConfig:
     force: bool = False
     report: Path | None = None
     progress: bool | None = None
+
+    def limits(self):
+        """What one sandbox may use, from ``memory_limit_mb``, ``max_processes`` and
+        ``disk_limit_mb``."""
+        from .sandbox import Limits
+
+        return Limits(self.memory_limit_mb, self.max_processes, self.disk_limit_mb)
 
     def __post_init__(self) -> None:
         if self.timeout <= 0:

@@ -79,17 +79,13 @@ def _find(cfg: GradingConfig, assignment) -> list:
     return submissions
 
 
-def limits(cfg: GradingConfig) -> sandbox.Limits:
-    return sandbox.Limits(cfg.memory_limit_mb, cfg.max_processes, cfg.disk_limit_mb)
-
-
 def _sandbox(cfg: GradingConfig):
     """The sandbox backend ``cfg`` asks for, checked to work here; None for ``none``.
 
     Raises:
         SandboxUnavailable: one sentence saying what to install, or to pass ``--sandbox none``.
     """
-    backend = sandbox.backend(cfg.sandbox, limits(cfg))
+    backend = sandbox.backend(cfg.sandbox, cfg.limits())
     if backend is None:
         print(
             "autogradkit grade: warning: --sandbox none: student code runs unconfined, as "
@@ -108,7 +104,7 @@ def _grade_all(todo: list, assignment, cfg: GradingConfig, backend, folder: Path
     bar, rows = Progress(len(todo), cfg.progress), []
     cpu = threading.Semaphore(cfg.jobs)  # cfg.jobs submissions compute at a time...
     size = min(cfg.jobs, len(todo))
-    with KernelPool(size, cfg.memory_limit_mb, sandbox=backend, limits=limits(cfg)) as pool:
+    with KernelPool(size, cfg.memory_limit_mb, sandbox=backend, limits=cfg.limits()) as pool:
         pool.check()  # no kernel at all: one clear error, not a gradebook of zeros
         judged = _references(assignment, {sub.notebook for sub in todo}, cfg, pool, folder)
         # ...and as many more may sit in a slow cell (a loop waiting for its timeout)

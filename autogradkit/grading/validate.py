@@ -4,11 +4,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import cells, pipeline
+import sys
+
+from . import cells, pipeline, sandbox
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool
 from .notebooks import read_notebook
+
+
+def _sandbox(cfg: GradingConfig):
+    """The sandbox to run the notebook in: ``auto`` (the default) is bubblewrap where it works
+    here and none otherwise (a student's own laptop), saying so; see ``sandbox.backend``."""
+    if cfg.sandbox != "auto":
+        backend = sandbox.backend(cfg.sandbox, cfg.limits())
+        if backend is not None:
+            backend.check()
+        return backend
+    try:
+        backend = sandbox.backend("bwrap", cfg.limits())
+        backend.check()
+        return backend
+    except sandbox.SandboxUnavailable:
+        print("validate: no sandbox here (bubblewrap is not usable): the notebook runs as you")
+        return None
 
 
 def validate_notebook(cfg: GradingConfig) -> dict:
@@ -20,12 +39,13 @@ def validate_notebook(cfg: GradingConfig) -> dict:
     nb = read_notebook(path)
     ctx = Context(cfg, path, path.parent.resolve())
     ctx.issues += [f"metadata: {p}" for p in cells.metadata_problems(nb)]
-    with KernelPool(1, cfg.memory_limit_mb) as pool:
+    backend, limits = _sandbox(cfg), cfg.limits()
+    with KernelPool(1, cfg.memory_limit_mb, sandbox=backend, limits=limits) as pool:
         ctx.kernels = pool
         pipeline.validate()(nb, ctx)
     for gid, result in ctx.results.items():
         mark = "✓" if result.status in ("passed", "partial") else "✗"
-        detail = f": {result.error}" if result.error else ""
+        detail = f": {result.error.removeprefix('✗ ')}" if result.error else ""
         if result.status == "manual":
             mark, detail = "·", ": graded by hand"
         print(f"{mark} {gid} ({result.points:g}/{result.max_points:g}){detail}")

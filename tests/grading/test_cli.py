@@ -12,6 +12,7 @@ import pytest
 from autogradkit.grading.cli import main
 
 from . import builders
+from .helpers import code, notebook
 
 KINDS = list(builders.EXPECTED)
 FAST = ["--timeout", "3", "--interrupt-grace", "1", "-j", "2", "--no-progress"]
@@ -156,6 +157,18 @@ def test_validate_reports_tests_and_changed_locked_cells(course, tmp_path, capsy
     assert json.loads(report.read_text())["issues"] == [
         "test cell test_square_sum was changed; it will be restored from the original when graded"
     ]
+
+
+def test_validate_runs_the_notebook_in_a_sandbox_unless_told_not_to(tmp_path, sandbox, capsys):
+    """An instructor may validate a student's notebook: its code is as hostile there as when
+    graded. ``--sandbox none`` (a student's own laptop) runs it as the caller."""
+    confined = "import os\nassert os.getuid() == 1000 and not os.path.exists(%r)" % str(tmp_path)
+    nb = notebook(code(confined, grade_id="t", grade=True, locked=True, points=1))
+    path = tmp_path / "probe.ipynb"
+    nbformat.write(nb, path)
+    assert main(["validate", str(path), "--timeout", "20"]) == 0
+    assert main(["validate", str(path), "--timeout", "20", "--sandbox", "none"]) == 1
+    assert "✗ t (0/1): AssertionError" in capsys.readouterr().out
 
 
 def test_bad_command_lines_and_missing_assignments(tmp_path, capsys):

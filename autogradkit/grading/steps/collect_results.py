@@ -124,5 +124,7 @@ def _read_outputs(cell: dict, result: CellResult) -> None:
         elif kind == "error" and not result.error:
             message = str(out.get("evalue", "")).strip().split("\n")[0]
             error = f"{out.get('ename', 'Error')}: {message}" if message else out.get("ename", "")
+            if out.get("ename") == "CheckFailed":  # a practice check's own ✗ line
+                error = message
             result.error = error[:MAX_ERROR_CHARS]
             result.status = "failed"

@@ -337,9 +337,6 @@ def train_fixed(x, y, epochs):
     ### END SOLUTION
     return w
 
-
-print(train_fixed(x, y, 10))
-
 # %% nbgrader={"grade": true, "grade_id": "nb02_ex2_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.fixed_loop()
 
@@ -397,9 +394,6 @@ def accumulated_grad(x, y, w_value, batch_size):
         loss.backward()
     ### END SOLUTION
     return w.grad
-
-
-print(accumulated_grad(x, y, 0.0, batch_size=1), accumulated_grad(x, y, 0.0, batch_size=2))
 
 # %% nbgrader={"grade": true, "grade_id": "nb02_ex3_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.accumulation()
