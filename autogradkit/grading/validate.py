@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import sys
-
 from . import cells, pipeline, sandbox
 from .config import GradingConfig
 from .context import Context

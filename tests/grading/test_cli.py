@@ -162,7 +162,7 @@ def test_validate_reports_tests_and_changed_locked_cells(course, tmp_path, capsy
 def test_validate_runs_the_notebook_in_a_sandbox_unless_told_not_to(tmp_path, sandbox, capsys):
     """An instructor may validate a student's notebook: its code is as hostile there as when
     graded. ``--sandbox none`` (a student's own laptop) runs it as the caller."""
-    confined = "import os\nassert os.getuid() == 1000 and not os.path.exists(%r)" % str(tmp_path)
+    confined = f"import os\nassert os.getuid() == 1000 and not os.path.exists({str(tmp_path)!r})"
     nb = notebook(code(confined, grade_id="t", grade=True, locked=True, points=1))
     path = tmp_path / "probe.ipynb"
     nbformat.write(nb, path)
