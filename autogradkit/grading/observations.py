@@ -279,11 +279,10 @@ def judge_record(expected: Record, seen: Record | None) -> Verdict:
     by_name = {o.name: o for o in seen.observations}
     for want in expected.observations:
         reason = judge(want, by_name.get(want.name))
-        stopped = reason and want.name not in by_name and seen.stopped
-        if stopped:  # the answer is missing or raised: that is the reason, not a hint's matter
-            reason = stopped_reason(seen.stopped)
+        if reason and want.name not in by_name and seen.stopped:
+            break  # the answer is missing or raised: said below, for the whole check
         if reason:
-            hint = f" ({want.hint})" if want.hint and not stopped else ""
+            hint = f" ({want.hint})" if want.hint else ""
             lines.append(f"✗ {want.name}: {reason}{hint}")
             return Verdict(expected.check, expected.title, False, lines, expected.hidden)
         lines.append(f"✓ {want.name}")

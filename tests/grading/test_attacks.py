@@ -372,7 +372,7 @@ def test_hidden_tests_never_reach_feedback_in_any_encoding(attacked):
     for chunk in (builders.CHECKS[i : i + 12] for i in range(0, len(builders.CHECKS), 12)):
         assert base64.b64encode(chunk.encode()).decode()[:12] not in page
     assert builders.HIDDEN_MARK not in page
-    assert "✗ square_sum(x): your code raised ValueError" in page  # the grader's words only
+    assert "✗ square_sum on a random vector: your code raised ValueError" in page  # grader words
 
 
 def test_the_socket_folder_is_sealed_once_the_kernel_listens(attacked):

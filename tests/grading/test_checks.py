@@ -107,18 +107,19 @@ def test_a_check_passes_only_on_the_solutions_inputs_not_on_typed_in_numbers():
 
 
 def test_a_missing_or_raising_answer_is_named_without_its_message():
-    assert _verdict(doubling, 1, double=...).lines == ["✗ double(x): not answered yet"]
+    unanswered = ["✗ doubling a random vector: not answered yet"]
+    assert _verdict(doubling, 1, double=...).lines == unanswered
 
     def stub(x):
         raise NotImplementedError
 
-    assert _verdict(doubling, 1, double=stub).lines == ["✗ double(x): not answered yet"]
+    assert _verdict(doubling, 1, double=stub).lines == unanswered
 
     def broken(x):
         raise ZeroDivisionError("secret words")
 
     assert _verdict(doubling, 1, double=broken).lines == [
-        "✗ double(x): your code raised ZeroDivisionError"
+        "✗ doubling a random vector: your code raised ZeroDivisionError"
     ]
 
     class Base64Name(Exception):
