@@ -31,7 +31,9 @@ from .sandbox import (
     INSIDE_STAGING,
     Box,
     Limits,
+    descendants,
     remove_stale_cgroups,
+    send_signal,
 )
 
 
@@ -199,19 +201,17 @@ class Kernel:
 
     def lower_priority(self) -> None:
         """Nice the kernel and its children to 19: the other kernels run first."""
-        for pid in [self.pid, *_descendants(self.pid)]:
+        for pid in [self.pid, *descendants(self.pid)]:
             try:
                 os.setpriority(os.PRIO_PROCESS, pid, 19)
             except OSError:
                 pass  # the process already exited; the next wait() reports it
 
     def interrupt(self) -> None:
-        """SIGINT to the kernel process (inside the sandbox: below bwrap and its init)."""
+        """SIGINT to the kernel process (a sandboxed one through its backend)."""
         if self.box is None:
-            return _signal(self.pid, signal.SIGINT, group=False)
-        python = [pid for pid in _descendants(self.pid) if _name(pid) != "bwrap"]
-        if python:
-            _signal(python[0], signal.SIGINT, group=False)
+            return send_signal(self.pid, signal.SIGINT, group=False)
+        self.box.backend.interrupt(self)
 
     def close(self) -> None:
         """Kill the kernel and everything it started; free its sockets and files.
@@ -219,7 +219,7 @@ class Kernel:
         A sandbox's tree dies with its outer ``bwrap`` (pid namespace, ``--die-with-parent``),
         even the processes a student detached with ``setsid``.
         """
-        _signal(self.pid, signal.SIGKILL, group=True)
+        send_signal(self.pid, signal.SIGKILL, group=True)
         if self.process is not None:
             self.process.wait()
         self.client.stop_channels()
@@ -228,6 +228,7 @@ class Kernel:
             self._exit_fd = None
         Path(self.connection_file).unlink(missing_ok=True)
         if self.box is not None:
+            self.box.backend.stop(self.box)
             self.box.remove()
 
 
@@ -243,30 +244,6 @@ def _readable(fd: int) -> bool:
     import select
 
     return bool(select.select([fd], [], [], 0)[0])
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process below ``pid``, parents before children (empty once it is gone)."""
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return []
-    found = [int(child) for child in children]
-    return found + [grandchild for child in found for grandchild in _descendants(child)]
-
-
-def _name(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
-
-
-def _signal(pid: int, sig: int, group: bool) -> None:
-    try:
-        os.killpg(pid, sig) if group else os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass  # already gone
 
 
 KERNEL_ARGV = [
@@ -340,21 +317,21 @@ class SandboxLauncher:
 
     def start(self, timeout: float) -> Kernel:
         """Start a sandboxed kernel; the client connects to its sockets from outside."""
-        box = Box(self._folder)
-        box.confine(self.limits)
+        box = Box(self._folder, self.backend)
+        options = self.backend.spawn_options(box)
         info = _ipc_connection(f"{INSIDE_SOCKETS}/kernel")
         inside = box.sockets / "kernel.json"
         inside.write_text(json.dumps(info))
         argv = [sys.executable, *KERNEL_ARGV, "-f", f"{INSIDE_SOCKETS}/kernel.json"]
         with (box.folder / "stderr").open("wb") as stderr:  # read if it dies while starting
-            process = self._spawn(box, argv, stderr)
+            process = self._spawn(box, argv, stderr, options)
         outside = {**info, "ip": str(box.sockets / "kernel")}
         extra = {"box": box, "process": process}
         kernel = Kernel.connect(process.pid, outside, str(inside), timeout, **extra)
         box.seal()  # the sockets exist: from now on the folder takes no file, loses none
         return kernel
 
-    def _spawn(self, box: Box, argv: list[str], stderr) -> subprocess.Popen:
+    def _spawn(self, box: Box, argv: list[str], stderr, options: dict) -> subprocess.Popen:
         return subprocess.Popen(
             self.backend.command(box, argv),
             stdin=subprocess.DEVNULL,
@@ -362,7 +339,7 @@ class SandboxLauncher:
             stderr=stderr,
             start_new_session=True,
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-            preexec_fn=lambda: box.enter(self.limits),
+            **options,
         )
 
     def prepare(self, kernel: Kernel, workdir: Path) -> None:

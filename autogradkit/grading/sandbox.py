@@ -16,8 +16,12 @@ pid, network, mount, IPC and UTS namespaces, without a daemon and without root. 
   memory and processes are capped for the whole tree by a cgroup when one can be created,
   per process by rlimits otherwise.
 
-Docker and Podman are behind the same interface but not implemented yet: choosing them fails
-with a clear message. ``--sandbox none`` runs kernels as the grader's own user (as nbgrader does).
+``Container`` (``--sandbox docker`` or ``podman``) gives the same confinement where a container
+runtime runs: one container per kernel, the same read-only binds over a small image (only its
+``/etc`` matters), the runtime's own memory and pid limits, no network, and the container
+removed by name when the submission ends. Every backend offers ``check``, ``command``,
+``spawn_options`` (what the launcher does before exec), ``interrupt`` and ``stop``.
+``--sandbox none`` runs kernels as the grader's own user (as nbgrader does).
 """
 
 from __future__ import annotations
@@ -93,6 +97,20 @@ class Bubblewrap:
                 "or pass --sandbox none to grade without a sandbox"
             )
 
+    def spawn_options(self, box: Box) -> dict:
+        """Before exec: the box's cgroups (the whole tree follows) and per-process rlimits."""
+        box.confine(self.limits)
+        return {"preexec_fn": lambda: box.enter(self.limits)}
+
+    def interrupt(self, kernel) -> None:
+        """SIGINT to the kernel: the first process below ``bwrap`` and its init."""
+        python = [pid for pid in descendants(kernel.pid) if process_name(pid) != "bwrap"]
+        if python:
+            send_signal(python[0], signal.SIGINT, group=False)
+
+    def stop(self, box: Box) -> None:
+        """Nothing more: the tree dies with the outer ``bwrap`` (pid namespace)."""
+
     def command(self, box: Box, argv: list[str]) -> list[str]:
         """The ``bwrap`` command line that runs ``argv`` inside ``box``."""
         cmd = [self.executable, "--unshare-all", "--die-with-parent", "--new-session"]
@@ -106,30 +124,17 @@ class Bubblewrap:
         cmd += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", INSIDE_HOME]
         cmd += ["--bind", str(box.sockets), INSIDE_SOCKETS]
         cmd += ["--ro-bind", str(box.staging), INSIDE_STAGING]
-        kept = {key: os.environ[key] for key in HOST_ENV_KEPT if key in os.environ}
-        for key, value in {**KERNEL_ENV, **kept}.items():
+        for key, value in kernel_environment().items():
             cmd += ["--setenv", key, value]
-        path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
-        cmd += ["--setenv", "PATH", path, "--chdir", INSIDE_HOME, *argv]
-        return cmd
+        return [*cmd, "--chdir", INSIDE_HOME, *argv]
 
 
-class Container:
-    """Docker or Podman: the interface is reserved, the backend is not written yet."""
-
-    def __init__(self, runtime: str, limits: Limits):
-        self.name, self.limits = runtime, limits
-
-    def check(self) -> None:
-        client = shutil.which(self.name)
-        reachable = client is not None and (
-            subprocess.run([client, "info"], capture_output=True).returncode == 0
-        )
-        if not reachable:
-            raise SandboxUnavailable(f"--sandbox {self.name}: no {self.name} runtime is reachable")
-        raise SandboxUnavailable(
-            f"--sandbox {self.name} is not implemented yet; use --sandbox bwrap (the default)"
-        )
+def kernel_environment() -> dict[str, str]:
+    """All a sandboxed kernel's environment: ``KERNEL_ENV``, the machine's BLAS settings and a
+    ``PATH`` to this Python; nothing else of the grader's."""
+    kept = {key: os.environ[key] for key in HOST_ENV_KEPT if key in os.environ}
+    path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+    return {**KERNEL_ENV, **kept, "PATH": path}
 
 
 def backend(name: str, limits: Limits):
@@ -139,6 +144,8 @@ def backend(name: str, limits: Limits):
     if name == "bwrap":
         return Bubblewrap(limits)
     if name in ("docker", "podman"):
+        from .container import Container  # a container backend is rarely chosen
+
         return Container(name, limits)
     raise ValueError(f"unknown sandbox {name!r}: choose bwrap, docker, podman or none")
 
@@ -157,14 +164,17 @@ def readable_paths() -> tuple[list[str], dict[str, str]]:
 
 
 class Box:
-    """The host side of one sandbox: its socket folder, its staging folder, its cgroup."""
+    """The host side of one sandbox: its socket folder, its staging folder, its cgroup, and
+    the ``backend`` that runs it."""
 
-    def __init__(self, root: str):
+    def __init__(self, root: str, backend=None):
+        self.backend = backend
         self.folder = Path(tempfile.mkdtemp(prefix="box-", dir=root))
         self.sockets, self.staging = self.folder / "sockets", self.folder / "staging"
         self.sockets.mkdir()
         self.staging.mkdir()
         self.cgroups: list[Path] = []
+        self.container = ""  # the container's name, for a container backend
 
     def confine(self, limits: Limits) -> None:
         """Create this box's cgroups (v1 ``memory`` and ``pids``) where we may; else none."""
@@ -253,3 +263,28 @@ def _own_cgroup(controller: str) -> Path | None:
             folder = Path("/sys/fs/cgroup", controller, path.lstrip("/"))
             return folder if folder.is_dir() else None
     return None
+
+
+# ----- processes of a sandbox, seen from the host ---------------------------------------------
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid``, parents before children (empty once it is gone)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    found = [int(child) for child in children]
+    return found + [grandchild for child in found for grandchild in descendants(child)]
+
+
+def process_name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def send_signal(pid: int, sig: int, group: bool) -> None:
+    try:
+        os.killpg(pid, sig) if group else os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass  # already gone

@@ -25,6 +25,19 @@ def sandbox() -> Bubblewrap:
 
 
 @pytest.fixture(scope="session")
+def podman():
+    """The Podman backend, or a skip that says why (CI installs it: tools/install_podman.sh)."""
+    from autogradkit.grading.container import Container
+
+    backend = Container("podman", Limits(memory_mb=1024))
+    try:
+        backend.check()
+    except SandboxUnavailable as error:
+        pytest.skip(f"podman not installed or not usable here: {error}")
+    return backend
+
+
+@pytest.fixture(scope="session")
 def pool(sandbox):
     """Two warm sandboxed kernels shared by every test that executes code."""
     with KernelPool(2, sandbox=sandbox, limits=sandbox.limits) as kernels:

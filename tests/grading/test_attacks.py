@@ -223,10 +223,12 @@ def _daemons() -> list[int]:
     return found
 
 
-@pytest.fixture(scope="module")
-def attacked(tmp_path_factory, sandbox):
-    """Grade the course once; yield (course, exit code, what the listener saw)."""
-    course = tmp_path_factory.mktemp("attacked")
+@pytest.fixture(scope="module", params=["bwrap", "podman"])
+def attacked(request, tmp_path_factory):
+    """Grade the course once per sandbox backend (bubblewrap, a Podman container); yield
+    (course, exit code, what the listener saw)."""
+    request.getfixturevalue("sandbox" if request.param == "bwrap" else "podman")  # or skip
+    course = tmp_path_factory.mktemp(f"attacked-{request.param}")
     builders.write_course(course)
     (course / "grades").mkdir()
     for student in HONEST:
@@ -245,7 +247,7 @@ def attacked(tmp_path_factory, sandbox):
     os.environ["AGK_GRADER_SECRET"] = SECRET
     try:
         args = ["grade", str(course / "submitted"), "--assignment", "hw1", "--course", str(course)]
-        code = main([*args, *FLAGS])
+        code = main([*args, *FLAGS, "--sandbox", request.param])
     finally:
         del os.environ["AGK_GRADER_SECRET"]
     try:

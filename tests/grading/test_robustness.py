@@ -160,11 +160,20 @@ def test_missing_bubblewrap_is_one_clear_error(course, monkeypatch, capsys):
     assert not (course / "grades").exists()
 
 
-@pytest.mark.parametrize("runtime", ["docker", "podman"])
-def test_container_backends_refuse_clearly(course, runtime, capsys):
+def test_a_container_runtime_that_does_not_answer_stops_grading_in_one_line(
+    course, tmp_path, monkeypatch, capsys
+):
+    """A docker client without a daemon (as on our machines): one error, no gradebook."""
+    client = tmp_path / "bin" / "docker"
+    client.parent.mkdir()
+    client.write_text("#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2\nexit 1\n")
+    client.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{client.parent}:{os.environ['PATH']}")
     builders.write_submission(course / "submitted", "ann", "correct")
-    assert _grade(course, "--sandbox", runtime) == 1
-    assert f"--sandbox {runtime}" in capsys.readouterr().err
+    assert _grade(course, "--sandbox", "docker") == 1
+    err = capsys.readouterr().err
+    assert "--sandbox docker: no docker runtime here (Cannot connect to the Docker daemon)" in err
+    assert not (course / "grades" / "hw1" / "gradebook.csv").exists()
 
 
 def test_a_killed_grader_can_be_rerun_and_finishes_the_job(course, sandbox, capsys):
