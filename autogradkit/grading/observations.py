@@ -159,6 +159,8 @@ def _array(nested, shape) -> np.ndarray | None:
 
 def show(value) -> str:
     """An encoded value as a student reads it: ``7.0``, ``[2.0, 4.0]``, ``None``, ``True``."""
+    if _whole(value):
+        return str(value)
     numbers = decode_numbers(value)
     if numbers is not None:
         text = np.array2string(numbers, separator=", ", precision=6, threshold=12)
@@ -172,6 +174,13 @@ def show(value) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(show(item) for item in value) + "]"
     return repr(value)
+
+
+def _whole(value) -> bool:
+    """An int, or a list of them at any depth (a shape, a count per key)."""
+    if isinstance(value, list):
+        return all(_whole(item) for item in value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def records_in(cell: dict) -> tuple[list[Record], int]:

@@ -63,6 +63,7 @@ def test_values_travel_as_json_with_their_shape():
     assert json.loads(json.dumps(encoded)) == encoded
     assert encoded["dict"]["w"] == {"array": [[1.0, 2.0]], "shape": [1, 2]}
     assert show(encoded["dict"]["w"]) == "[[1., 2.]]" and show(encode(7.0)) == "7"
+    assert show(encode((16, 2))) == "[16, 2]" and show(encode([True, None])) == "[True, None]"
 
 
 def test_close_names_shape_sign_nan_zeros_and_a_multiple_without_the_students_value():

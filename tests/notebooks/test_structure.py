@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 
+from autogradkit.grading.checks import Check
+
 from .conftest import ASSIGNMENTS, read, release_path, source_path
+from .exercises import checks_of
 
 EXPECTED_ASSIGNMENTS = [
     "00_start_here",
@@ -75,8 +78,40 @@ def test_nbgrader_metadata_is_consistent(assignment):
         meta = cell.metadata["nbgrader"]
         assert (meta["solution"], meta["locked"], meta["schema_version"]) == (False, True, 3)
         assert meta["points"] > 0
-        assert "### BEGIN HIDDEN TESTS" in cell.source and "### END HIDDEN TESTS" in cell.source
-        assert "ex.check_" in cell.source, "test cells call the checker module"
+        assert re.search(r"^checks\.\w+\(\)$", cell.source, re.M), "a test cell calls checks"
+
+
+def test_test_cells_call_each_check_of_the_notebook_once_hidden_ones_hidden(assignment):
+    """Every check in checks.py is called by one test cell; a hidden check only from a hidden
+    region (release strips both), a public one never from there."""
+    checks = checks_of(assignment)
+    found = {name: v for name, v in vars(checks).items() if isinstance(v, Check)}
+    called = []
+    for cell in _graded(read(source_path(assignment)), "grade"):
+        public, hidden = _split_hidden(cell.source)
+        for name in re.findall(r"^checks\.(\w+)\(\)$", public, re.M):
+            assert name in found and not found[name].hidden, name
+            called.append(name)
+        for name in re.findall(r"^checks\.(\w+)\(\)$", hidden, re.M):
+            assert name in found and found[name].hidden, name
+            called.append(name)
+    assert sorted(called) == sorted(found), "each check is called once"
+
+
+def _split_hidden(source: str) -> tuple[str, str]:
+    if "### BEGIN HIDDEN TESTS" not in source:
+        return source, ""
+    before, rest = source.split("### BEGIN HIDDEN TESTS", 1)
+    hidden, after = rest.split("### END HIDDEN TESTS", 1)
+    return before + after, hidden
+
+
+def test_an_unanswered_release_raises_only_in_its_checks(assignment):
+    """Running a student's untouched copy, an answer cell raises nothing (its stub is
+    ``name = ...`` or a function that is only called by the check); the check says "not
+    answered yet"."""
+    for cell in _graded(read(release_path(assignment)), "solution"):
+        assert "raises-exception" not in cell.metadata.get("tags", []), cell.source[:80]
 
 
 def test_each_solution_cell_is_followed_by_its_test_cell(assignment):
