@@ -25,7 +25,8 @@ from IPython.display import Image
 import autogradkit as agk
 from autogradkit import nn
 from autogradkit.viz import draw_graph, progress
-from autogradkit.grading.exercises import nb07_capstone as ex
+
+import checks  # this notebook's checks, in checks.py beside it
 
 agk.manual_seed(0)
 np.random.seed(0)
@@ -91,23 +92,28 @@ for name, param in model.named_parameters():
     print(f"{name:9} {str(tuple(param.shape)):9} requires_grad={param.requires_grad}")
 
 # %% [markdown]
-# ### Exercise 1 — count the parameters (compute by hand, 2 points)
+# ### Exercise 1 — count the parameters (by hand, 2 points)
 #
-# How many numbers does training adjust in this model? A `Linear(n_in, n_out)` layer has an
-# `n_out × n_in` weight matrix and `n_out` biases. Work it out by hand from the layer sizes and
-# write the total.
+# How many numbers does training adjust in a model like this one? A `Linear(n_in, n_out)` layer
+# has an `n_out × n_in` weight matrix and `n_out` biases; `Tanh` has none. Write
+# `count_parameters(sizes)`: the number of parameters of the `Linear` layers that take
+# `sizes[0]` inputs to `sizes[1]` outputs, then `sizes[1]` to `sizes[2]`, and so on (our model
+# is `[2, 16, 16, 2]`). Work it out from the rule with plain arithmetic: the check tries other
+# sizes, and `nn.Linear` is switched off while it runs.
 
 # %% nbgrader={"grade": false, "grade_id": "nb07_ex1_count", "locked": false, "schema_version": 3, "solution": true, "task": false}
-# Set n_params (an int).
-### BEGIN SOLUTION
-n_params = (2 * 16 + 16) + (16 * 16 + 16) + (16 * 2 + 2)
-### END SOLUTION
-print(n_params)
+def count_parameters(sizes):
+    ### BEGIN SOLUTION
+    return sum(n_out * n_in + n_out for n_in, n_out in zip(sizes, sizes[1:]))
+    ### END SOLUTION
+
+
+print(count_parameters([2, 16, 16, 2]))
 
 # %% nbgrader={"grade": true, "grade_id": "nb07_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-ex.check_n_params(n_params)
+checks.parameter_count()
 ### BEGIN HIDDEN TESTS
-ex.check_n_params_type(n_params)
+checks.parameter_count_one_layer()
 ### END HIDDEN TESTS
 
 # %% [markdown] tags=["topic:T13", "topic:T27"]
@@ -139,10 +145,7 @@ x_grad_is_none = True
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb07_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-ex.check_backward_prediction(weight_grad_shape, x_grad_is_none)
-### BEGIN HIDDEN TESTS
-ex.check_backward_prediction_types(weight_grad_shape, x_grad_is_none)
-### END HIDDEN TESTS
+checks.backward_prediction()
 
 # %% [markdown]
 # ## 4. Training, with hooks watching the gradients
@@ -209,8 +212,9 @@ plt.show()
 # ### Exercise 3 — accuracy under `no_grad()` (write the code, 3 points)
 #
 # Write `accuracy(model, X, y)`: the fraction of points whose highest-scoring class
-# (`argmax` over `dim=1`) equals the label, as a Python float. Compute it inside `agk.no_grad()`:
-# evaluation must not record a graph.
+# (`argmax` over `dim=1`) equals the label, as a Python float, for any number of classes.
+# Compute it inside `agk.no_grad()`: evaluation must not record a graph. The check runs your
+# function on networks and points of its own.
 
 # %% nbgrader={"grade": false, "grade_id": "nb07_ex3_accuracy", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def accuracy(model, X, y):
@@ -224,9 +228,9 @@ def accuracy(model, X, y):
 print(f"accuracy after SGD: {accuracy(model, X, y):.3f}")
 
 # %% nbgrader={"grade": true, "grade_id": "nb07_ex3_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-ex.check_accuracy(accuracy)
+checks.accuracy_no_grad()
 ### BEGIN HIDDEN TESTS
-ex.check_accuracy_no_graph(accuracy)
+checks.accuracy_restores_recording()
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -268,7 +272,7 @@ plt.show()
 # This loop runs without any error, yet the loss never changes:
 #
 # ```python
-# def train_buggy(model, optimizer, epochs):
+# def train_buggy(model, optimizer, X, y, epochs):
 #     losses = []
 #     for _ in range(epochs):
 #         loss = loss_fn(model(X), y)
@@ -280,10 +284,11 @@ plt.show()
 # ```
 #
 # Explain the bug to yourself (what is in `.grad` when `step()` runs?), then write
-# `train_fixed(model, optimizer, epochs)` that trains correctly and returns the list of losses.
+# `train_fixed(model, optimizer, X, y, epochs)` that trains `model` with `optimizer` on `X`, `y`
+# and returns the list of losses. The check trains networks of its own on data of its own.
 
 # %% nbgrader={"grade": false, "grade_id": "nb07_ex4_find_the_bug", "locked": false, "schema_version": 3, "solution": true, "task": false}
-def train_fixed(model, optimizer, epochs):
+def train_fixed(model, optimizer, X, y, epochs):
     losses = []
     ### BEGIN SOLUTION
     for _ in range(epochs):
@@ -297,12 +302,13 @@ def train_fixed(model, optimizer, epochs):
 
 
 demo = make_model()
-print([round(v, 4) for v in train_fixed(demo, agk.optim.SGD(demo.parameters(), lr=0.1), 5)])
+demo_losses = train_fixed(demo, agk.optim.SGD(demo.parameters(), lr=0.1), X, y, 5)
+print([round(v, 4) for v in demo_losses])
 
 # %% nbgrader={"grade": true, "grade_id": "nb07_ex4_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-ex.check_train_fixed(train_fixed, make_model, X, y)
+checks.fixed_training_loop()
 ### BEGIN HIDDEN TESTS
-ex.check_train_fixed_momentum(train_fixed, make_model, X, y)
+checks.fixed_training_loop_momentum()
 ### END HIDDEN TESTS
 
 # %% [markdown] tags=["topic:T21"]
