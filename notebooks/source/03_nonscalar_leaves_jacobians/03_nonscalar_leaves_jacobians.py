@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt
 
 import autogradkit as agk
 from autogradkit.viz import FunctionPlotter
-from autogradkit.grading.exercises import nb03_jacobians as ex
+import checks  # this notebook's checks, in checks.py beside it
 
 agk.manual_seed(0)
 np.random.seed(0)
@@ -104,10 +104,7 @@ predicted_y_grad = agk.tensor([[0., 2.], [0., 1.]])
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb03_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-ex.check_predicted_weighted_grads(predicted_x_grad, predicted_y_grad)
-### BEGIN HIDDEN TESTS
-ex.check_predicted_shapes(predicted_x_grad, predicted_y_grad)
-### END HIDDEN TESTS
+checks.weighted_prediction()
 
 # %% [markdown] tags=["topic:T24"]
 # ## 3. The full signature: `autograd.backward`
@@ -192,35 +189,40 @@ print(x.grad)        # 2x
 # %% [markdown]
 # ### Exercise 2 — find the bug (2 points)
 #
-# A shop wants to know how the total price reacts to buying one more of each item, that is the
-# gradient of `total` with respect to `quantities`. This code crashes:
+# A shop stores how many of each item a customer buys as whole numbers, and wants to know how
+# the total price reacts to buying a little more of each item: the gradient of the total with
+# respect to the quantities. A classmate's function crashes:
 #
 # ```python
-# prices = agk.tensor([3., 5., 2.])
-# quantities = agk.tensor([1, 4, 2], requires_grad=True)
-# total = (prices * quantities).sum()
-# total.backward()
-# quantity_grad = quantities.grad
+# def quantity_grad(total_fn, quantities):
+#     quantities.requires_grad_()
+#     total = total_fn(quantities)
+#     total.backward()
+#     return quantities.grad
 # ```
 #
-# Fix it so that it runs, `quantities` still holds the amounts 1, 4 and 2, and `quantity_grad`
-# holds the gradient.
+# `total_fn` computes the total price from a tensor of quantities, and `quantities` is an integer
+# tensor such as `agk.tensor([1, 4, 2])`. Fix the function so that it returns the gradient that
+# `backward()` computes, and leaves the caller's `quantities` as they were. The check calls it
+# with totals of its own.
 
 # %% nbgrader={"grade": false, "grade_id": "nb03_ex2_find_the_bug", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def quantity_grad(total_fn, quantities):
+    ### BEGIN SOLUTION
+    q = quantities.float().requires_grad_()
+    total = total_fn(q)
+    total.backward()
+    return q.grad
+    ### END SOLUTION
+
+
 prices = agk.tensor([3., 5., 2.])
-# Define quantities, total and quantity_grad: the fixed version of the code above.
-### BEGIN SOLUTION
-quantities = agk.tensor([1., 4., 2.], requires_grad=True)
-total = (prices * quantities).sum()
-total.backward()
-quantity_grad = quantities.grad
-### END SOLUTION
-print(quantity_grad)
+print(quantity_grad(lambda q: (prices * q).sum(), agk.tensor([1, 4, 2])))
 
 # %% nbgrader={"grade": true, "grade_id": "nb03_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-ex.check_quantity_grad(quantities, quantity_grad, prices)
+checks.integer_quantities()
 ### BEGIN HIDDEN TESTS
-ex.check_quantities_leaf(quantities)
+checks.order_book()
 ### END HIDDEN TESTS
 
 # %% [markdown] tags=["topic:T26"]
@@ -371,28 +373,36 @@ print(x.grad)      # v * 2x = [2., 0.4, 0.06]
 # Jacobian from backward passes.
 
 # %% [markdown]
-# ### Exercise 3 — compute by hand: a vector-Jacobian product (2 points)
+# ### Exercise 3 — by hand: a vector-Jacobian product (2 points)
 #
-# Let `x = (x₀, x₁) = (2, 1)` and
+# Let `x = (x₀, x₁)` and
 #
 # $$y = \begin{pmatrix} x_0 x_1 \\ x_0 + 3x_1 \end{pmatrix}$$
 #
-# Work out the 2×2 Jacobian `J` (row `i` holds the derivatives of `yᵢ`) at this `x`, and then the
-# product `vᵀJ` for `v = (1, 2)`. That product is exactly what `y.backward(v)` would put into
-# `x.grad`.
+# Work out the 2×2 Jacobian `J` (row `i` holds the derivatives of `yᵢ`) on paper, then write it
+# as `jacobian_by_hand(x0, x1)`, returning a 2×2 nested list. Then write
+# `vjp_by_hand(x0, x1, v0, v1)`, returning the product `vᵀJ` as a list of two numbers: exactly
+# what `y.backward(v)` would put into `x.grad`. Use plain arithmetic: the check switches
+# autograd off while it calls them, at points of its own.
 
 # %% nbgrader={"grade": false, "grade_id": "nb03_ex3_vjp_by_hand", "locked": false, "schema_version": 3, "solution": true, "task": false}
-# Set jacobian_by_hand (a 2x2 nested list) and vjp_by_hand (a list of two numbers).
-### BEGIN SOLUTION
-jacobian_by_hand = [[1., 2.], [1., 3.]]
-vjp_by_hand = [3., 8.]
-### END SOLUTION
+def jacobian_by_hand(x0, x1):
+    ### BEGIN SOLUTION
+    return [[x1, x0], [1.0, 3.0]]
+    ### END SOLUTION
+
+
+def vjp_by_hand(x0, x1, v0, v1):
+    ### BEGIN SOLUTION
+    jac = jacobian_by_hand(x0, x1)
+    return [v0 * jac[0][0] + v1 * jac[1][0], v0 * jac[0][1] + v1 * jac[1][1]]
+    ### END SOLUTION
+
+
+print(jacobian_by_hand(2., 1.), vjp_by_hand(2., 1., 1., 2.))
 
 # %% nbgrader={"grade": true, "grade_id": "nb03_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-ex.check_vjp_by_hand(jacobian_by_hand, vjp_by_hand)
-### BEGIN HIDDEN TESTS
-ex.check_vjp_consistent(jacobian_by_hand, vjp_by_hand)
-### END HIDDEN TESTS
+checks.vjp_written_by_hand()
 
 # %% [markdown]
 # ### Exercise 4 — build a Jacobian with backward (write the code, 3 points)
@@ -404,6 +414,9 @@ ex.check_vjp_consistent(jacobian_by_hand, vjp_by_hand)
 # 3. for each output index `i`, run a backward pass with the one-hot vector `eᵢ` as `gradient`
 #    (keep the graph), read row `i` from the leaf's `.grad`, and clear `.grad` before the next row;
 # 4. return an `m × n` tensor (`agk.stack` joins rows).
+#
+# The library's own `autograd.functional` helpers are switched off while the check runs, which
+# tries functions with more outputs than inputs and inputs that are used twice.
 
 # %% nbgrader={"grade": false, "grade_id": "nb03_ex4_jacobian", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def jacobian(f, x):
@@ -424,9 +437,9 @@ def jacobian(f, x):
 print(jacobian(lambda t: t ** 2, agk.tensor([1., 2., 3.])))
 
 # %% nbgrader={"grade": true, "grade_id": "nb03_ex4_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-ex.check_jacobian(jacobian)
+checks.jacobian_rows()
 ### BEGIN HIDDEN TESTS
-ex.check_jacobian_general(jacobian)
+checks.jacobian_of_a_parameter()
 ### END HIDDEN TESTS
 
 # %% [markdown] tags=["topic:T34"]

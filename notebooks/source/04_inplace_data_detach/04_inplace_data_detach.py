@@ -24,7 +24,7 @@ import matplotlib.pyplot as plt
 import ipywidgets as widgets
 
 import autogradkit as agk
-from autogradkit.grading.exercises import nb04_inplace as ex
+import checks  # this notebook's checks, in checks.py beside it
 
 agk.manual_seed(0)
 np.random.seed(0)
@@ -81,35 +81,32 @@ print(w, "| is_leaf:", w.is_leaf)
 # %% [markdown]
 # ### Exercise 1 — find the bug (3 points)
 #
-# This initialisation crashes with the leaf error above:
+# An `nn.init` function fills a parameter that already exists, in place. A classmate's version
+# crashes with the leaf error above:
 #
 # ```python
-# def init_weights():
-#     w = agk.zeros(4, requires_grad=True)
-#     w.fill_(0.25)
+# def init_weights(w, value):
+#     w.fill_(value)
 #     return w
 # ```
 #
-# Fix `init_weights` so that it returns a tensor of shape `(4,)` filled with `0.25` that is still
-# a leaf, still requires grad, and has no `grad_fn`.
+# Fix `init_weights` so that it fills the given leaf `w` (it requires grad) with `value` and
+# returns `w` itself: the same object, still a leaf that requires grad, with no `grad_fn`. The
+# check calls it on parameters of its own.
 
 # %% nbgrader={"grade": false, "grade_id": "nb04_ex1_init_weights", "locked": false, "schema_version": 3, "solution": true, "task": false}
-def init_weights():
+def init_weights(w, value):
     ### BEGIN SOLUTION
-    w = agk.zeros(4, requires_grad=True)
     with agk.no_grad():
-        w.fill_(0.25)
+        w.fill_(value)
     return w
     ### END SOLUTION
 
 
-print(init_weights())
+print(init_weights(agk.zeros(4, requires_grad=True), 0.25))
 
 # %% nbgrader={"grade": true, "grade_id": "nb04_ex1_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-ex.check_init_weights(init_weights)
-### BEGIN HIDDEN TESTS
-ex.check_init_weights_trainable(init_weights)
-### END HIDDEN TESTS
+checks.init_in_place()
 
 # %% [markdown] tags=["topic:T32"]
 # ## 2. Changing a tensor that backward still needs
@@ -195,10 +192,7 @@ predicted_version = 3
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb04_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-ex.check_predicted_version(predicted_values, predicted_version)
-### BEGIN HIDDEN TESTS
-ex.check_predicted_version_type(predicted_version)
-### END HIDDEN TESTS
+checks.version_prediction()
 
 # %% [markdown] tags=["topic:T33"]
 # ## 3. `.data` versus `.detach()`
@@ -335,8 +329,8 @@ version_lab()
 #
 # | key | snippet |
 # |---|---|
-# | `"a"` | `y = a * 2; z = y.sum(); y.add_(1); z.backward()` |
-# | `"b"` | `y = a.exp(); z = y.sum(); y.add_(1); z.backward()` |
+# | `"a"` | `y = a * 3; z = y.exp().sum(); y.add_(1); z.backward()` |
+# | `"b"` | `y = a * 3; z = (y * y).sum(); y.add_(1); z.backward()` |
 # | `"c"` | `y = a.sigmoid(); z = (y * 3).sum(); y.detach().zero_(); z.backward()` |
 # | `"d"` | `y = a.sigmoid(); z = (y * 3).sum(); y.data.zero_(); z.backward()` |
 #
@@ -349,10 +343,7 @@ raises = {"a": False, "b": True, "c": True, "d": False}
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb04_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-ex.check_which_raise(raises)
-### BEGIN HIDDEN TESTS
-ex.check_which_raise_keys(raises)
-### END HIDDEN TESTS
+checks.which_raise()
 
 # %% [markdown]
 # Snippet `"d"` runs, but look at what it computes: the saved sigmoid output is now all zeros, so
@@ -362,7 +353,8 @@ ex.check_which_raise_keys(raises)
 #
 # Write `sgd_step(w, lr)`: given a leaf `w` whose `.grad` has been filled by a backward pass,
 # update `w` in place to `w - lr * w.grad`, then set `w.grad` to `None`. Return nothing. `w` must
-# be the same object afterwards, still a leaf, still requiring grad.
+# be the same object afterwards, still a leaf, still requiring grad, and autograd must be able to
+# tell that it changed: a graph recorded before the step saved the old `w`.
 
 # %% nbgrader={"grade": false, "grade_id": "nb04_ex4_sgd_step", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def sgd_step(w, lr):
@@ -379,9 +371,9 @@ sgd_step(w, lr=0.1)
 print(w, w.grad)
 
 # %% nbgrader={"grade": true, "grade_id": "nb04_ex4_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-ex.check_sgd_step(sgd_step)
+checks.step_in_place()
 ### BEGIN HIDDEN TESTS
-ex.check_sgd_step_trains(sgd_step)
+checks.steps_train()
 ### END HIDDEN TESTS
 
 # %% [markdown]

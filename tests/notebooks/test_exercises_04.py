@@ -1,0 +1,174 @@
+"""Notebook 04's exercises: the lesson's mechanism passes, its shortcuts do not."""
+
+from __future__ import annotations
+
+import pytest
+
+import autogradkit as agk
+
+from .exercises import assert_passes, assert_refused, checks_of, solution
+
+NB = "04_inplace_data_detach"
+checks = checks_of(NB)
+
+
+@pytest.fixture(scope="module")
+def answers() -> dict:
+    found = {}
+    for grade_id in (
+        "nb04_ex1_init_weights",
+        "nb04_ex2_predict_version",
+        "nb04_ex3_which_raise",
+        "nb04_ex4_sgd_step",
+    ):
+        found.update(solution(NB, grade_id))
+    return found
+
+
+# ----- ex. 1: initialise a leaf in place -------------------------------------------------------
+def classmate_init(w, value):
+    w.fill_(value)
+    return w
+
+
+def init_through_data(w, value):
+    w.data.fill_(value)  # passed the old checker: autograd never hears of it
+    return w
+
+
+def init_a_new_leaf(w, value):
+    return agk.full(w.shape, value, requires_grad=True)
+
+
+def init_by_arithmetic(w, value):
+    return w * 0 + value
+
+
+def init_through_detach(w, value):
+    w.detach().fill_(value)  # detach() shares w's storage and its version counter
+    return w
+
+
+def init_with_tracking_off(w, value):
+    w.requires_grad_(False)
+    w.copy_(agk.full_like(w, value))
+    return w.requires_grad_()
+
+
+def test_ex1_filling_w_itself_with_recording_off_passes(answers):
+    assert_passes(checks.init_in_place, answers)
+    assert_passes(checks.init_in_place, answers, init_weights=init_through_detach)
+    assert_passes(checks.init_in_place, answers, init_weights=init_with_tracking_off)
+
+
+def test_ex1_the_classmates_code_raises(answers):
+    assert_refused(
+        checks.init_in_place, answers, "raised RuntimeError", init_weights=classmate_init
+    )
+
+
+def test_ex1_a_fill_through_data_is_refused(answers):
+    assert_refused(
+        checks.init_in_place,
+        answers,
+        "a change autograd cannot see",
+        init_weights=init_through_data,
+    )
+
+
+def test_ex1_a_new_tensor_is_refused(answers):
+    for shortcut in (init_a_new_leaf, init_by_arithmetic):
+        assert_refused(checks.init_in_place, answers, "returns w itself", init_weights=shortcut)
+
+
+# ----- ex. 2: predict the version counter ------------------------------------------------------
+def test_ex2_counting_the_data_change_is_refused_and_then_revealed(answers):
+    assert_passes(checks.version_prediction, answers)
+    assert_passes(checks.version_prediction, answers, predicted_values=agk.tensor([4.0] * 3))
+    lines = assert_refused(checks.version_prediction, answers, "it is 3", predicted_version=4)
+    assert lines[-1] == (
+        "✗ t._version: it is 3, not your prediction "
+        "(which of the four operations share t's version counter?)"
+    )
+    assert_refused(
+        checks.version_prediction, answers, "it is 3", predicted_version=2
+    )  # no detach()
+    no_sharing = {"predicted_values": [2.0, 2.0, 2.0]}  # "detach() and .data copy"
+    assert_refused(checks.version_prediction, answers, "it is [4., 4., 4.]", **no_sharing)
+
+
+# ----- ex. 3: which of these raise? ------------------------------------------------------------
+def test_ex3_each_prediction_is_judged_and_revealed_one_at_a_time(answers):
+    assert_passes(checks.which_raise, answers)
+    every_change_raises = {key: True for key in "abcd"}
+    lines = assert_refused(checks.which_raise, answers, "it is False", raises=every_change_raises)
+    assert lines[-1].startswith('✗ raises["a"]') and len(lines) == 2
+    data_is_caught = {**answers["raises"], "d": True}
+    lines = assert_refused(checks.which_raise, answers, "reach y's version", raises=data_is_caught)
+    assert lines[-1].startswith('✗ raises["d"]: it is False')
+    assert_refused(checks.which_raise, answers, "is a dict", raises=[False, True, True, False])
+
+
+# ----- ex. 4: an update step that autograd can see -----------------------------------------------
+def step_through_data(w, lr):
+    w.data -= lr * w.grad
+    w.grad = None
+
+
+def step_setting_data(w, lr):
+    w.data = w.data - lr * w.grad
+    w.grad = None
+
+
+def step_rebinding(w, lr):
+    w = w - lr * w.grad  # a new tensor: the caller's w never moves
+    w.grad = None
+
+
+def step_outside_no_grad(w, lr):
+    w -= lr * w.grad
+    w.grad = None
+
+
+def step_keeping_the_grad(w, lr):
+    with agk.no_grad():
+        w -= lr * w.grad
+    w.grad.zero_()
+
+
+def step_with_sub_(w, lr):
+    with agk.no_grad():
+        w.sub_(w.grad * lr)
+    w.grad = None
+
+
+def step_through_detach(w, lr):
+    w.detach().sub_(lr * w.grad)  # shares w's version counter: autograd sees it
+    w.grad = None
+
+
+def test_ex4_an_in_place_step_autograd_can_see_passes(answers):
+    for correct in (answers["sgd_step"], step_with_sub_, step_through_detach):
+        assert_passes(checks.step_in_place, answers, sgd_step=correct)
+        assert_passes(checks.steps_train, answers, sgd_step=correct)
+
+
+def test_ex4_a_step_through_data_is_refused(answers):
+    for shortcut in (step_through_data, step_setting_data):
+        assert_refused(
+            checks.step_in_place, answers, "hidden from the version counter", sgd_step=shortcut
+        )
+        assert_refused(checks.steps_train, answers, "", sgd_step=shortcut)
+
+
+def test_ex4_rebinding_or_recording_the_step_is_refused(answers):
+    assert_refused(checks.step_in_place, answers, "w - lr * w.grad", sgd_step=step_rebinding)
+    assert_refused(
+        checks.step_in_place, answers, "raised RuntimeError", sgd_step=step_outside_no_grad
+    )
+
+
+def test_ex4_a_gradient_left_behind_is_refused(answers):
+    assert_refused(
+        checks.step_in_place, answers, "forget the used gradient", sgd_step=step_keeping_the_grad
+    )
