@@ -265,8 +265,8 @@ def _show(record: Record, expected: dict | None, error: BaseException | None) ->
             raise CheckFailed(f"✗ {seen.name}: {reason}{hint}")
         print(f"✓ {seen.name}")
     if record.stopped:
-        reason = stopped_reason(record.stopped)
-        raise CheckFailed(f"✗ {record.title}: {reason}{_student_frames(error)}")
+        reason, refused = stopped_reason(record.stopped), record.stopped["reason"] == "refused"
+        raise CheckFailed(f"✗ {record.title}: {reason}{'' if refused else _student_frames(error)}")
 
 
 def _student_frames(error: BaseException | None) -> str:

@@ -25,7 +25,6 @@ PRELOAD = (
     "autogradkit.nn",
     "autogradkit.optim",
     "autogradkit.grading.checks",
-    "autogradkit.grading.exercises",
     "ipykernel.kernelapp",
     "ipykernel.ipkernel",
     "ipykernel.zmqshell",
@@ -39,7 +38,7 @@ def preload() -> None:
         try:
             importlib.import_module(name)
         except ImportError:
-            continue  # optional parts of the kit (nn, exercises) may not exist yet
+            continue  # an optional part of the kit that is not installed
     from jupyter_client import localinterfaces
 
     localinterfaces.localhost()  # cached now, so no child pays for the interface scan

@@ -315,7 +315,7 @@ def stopped_reason(stopped: dict) -> str:
     if reason == "not_answered":
         return NOT_ANSWERED
     if reason == "refused":
-        return "this exercise asks you to build it yourself, not to call the library's version"
+        return "this exercise asks you to do it yourself, without the library function for it"
     if reason == "timeout":
         return "your code did not finish in time (does it visit a node more than once?)"
     if reason == "unmet":

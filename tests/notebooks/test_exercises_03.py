@@ -170,7 +170,7 @@ def test_ex3_autograd_is_switched_off(answers):
         {"jacobian_by_hand": jacobian_by_autograd},
         {"vjp_by_hand": vjp_by_autograd},
     ):
-        assert_refused(checks.vjp_written_by_hand, answers, "build it yourself", **shortcut)
+        assert_refused(checks.vjp_written_by_hand, answers, "do it yourself", **shortcut)
 
 
 def test_ex3_a_transposed_jacobian_or_jv_is_refused(answers):
@@ -267,14 +267,14 @@ def test_ex4_the_librarys_jacobian_and_its_helpers_are_refused(answers):
         rows_by_library_vjp,
         columns_by_library_jvp,
     ):
-        assert_refused(checks.jacobian_rows, answers, "build it yourself", jacobian=shortcut)
+        assert_refused(checks.jacobian_rows, answers, "do it yourself", jacobian=shortcut)
         assert_refused(
-            checks.jacobian_of_a_parameter, answers, "build it yourself", jacobian=shortcut
+            checks.jacobian_of_a_parameter, answers, "do it yourself", jacobian=shortcut
         )
 
 
 def test_ex4_the_library_works_again_after_the_check(answers):
-    assert_refused(checks.jacobian_rows, answers, "build it yourself", jacobian=library_jacobian)
+    assert_refused(checks.jacobian_rows, answers, "do it yourself", jacobian=library_jacobian)
     found = functional.jacobian(lambda t: t * t.sum(), agk.tensor([1.0, 2.0]))
     assert np.allclose(found.numpy(), [[4.0, 1.0], [2.0, 5.0]])
 

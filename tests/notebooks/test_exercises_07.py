@@ -73,13 +73,13 @@ def test_ex1_a_typed_in_total_or_the_library_count_is_refused(answers):
     assert_refused(
         checks.parameter_count,
         answers,
-        "build it yourself",
+        "do it yourself",
         count_parameters=count_by_building_the_layers,
     )
     assert_refused(
         checks.parameter_count_one_layer,
         answers,
-        "build it yourself",
+        "do it yourself",
         count_parameters=count_by_building_the_layers,
     )
 
