@@ -40,8 +40,8 @@ import matplotlib.pyplot as plt
 
 import autogradkit as agk
 from autogradkit.viz import FunctionPlotter
-from autogradkit.grading.checks import check_close
-from autogradkit.grading.exercises import nb00_start as ex
+
+import checks  # this notebook's checks, in checks.py beside it
 
 agk.manual_seed(0)
 np.random.seed(0)
@@ -108,63 +108,75 @@ FunctionPlotter()
 #
 # 1. In the answer cell, replace the line `raise NotImplementedError()` with your answer.
 # 2. Run the answer cell, then the check cell.
-# 3. The check prints `✓ <task>` when your answer is right. When it is not, it prints
-#    `✗ <task>: <hint>` and the cell fails with an `AssertionError`. The hint says what to look
-#    at, never the answer. Fix your answer and run both cells again.
+# 3. Read what the check prints:
+#    - one `✓` line for each thing it checked, when your answer is right;
+#    - one `✗` line at the first thing that is wrong: what it looked at, why it is wrong, and in
+#      brackets a hint that says where to look (never the answer). The check cell then fails.
+#      Fix your answer and run both cells again;
+#    - `not answered yet` on its `✗` line when there is no answer (run a check cell before you
+#      answer and you will see it);
+#    - for a prediction ("what will this print?"), a wrong answer is marked wrong, and only
+#      then does the `✗` line show the real value. Predict first: the difference is the lesson;
+#    - when your own code raised an error, the `✗` line names the error and shows the lines of
+#      your code where it happened.
 #
-# The check cells are locked: do not change them. When your notebook is graded, the original check
-# cells are put back and some extra *hidden* checks run as well, so make sure your answer is right
-# in general, not just for the visible check.
+# A check runs your code on inputs of its own, not only on the numbers in the exercise text, so
+# write an answer that works in general: a typed-in result does not pass. If an exercise asked
+# for `double(x)` and you wrote `x + 2`, its check might print
 #
-# Here is what a failing check looks like (the `try` / `except` only stops this demonstration cell
-# from failing):
-
-# %%
-try:
-    check_close("two plus two", 2 + 2 + 1, 4, hint="count again")
-except AssertionError:
-    print("-> the check raised AssertionError, so this cell would have failed")
+# ```
+# ✓ double(2)
+# ✗ double(-1.5): the value is not right (doubling is not adding 2)
+# ```
+#
+# The check cells are locked: do not change them. When your notebook is graded, the original
+# check cells are put back, the checks draw new inputs, and some extra *hidden* checks may run as
+# well.
 
 # %% [markdown]
 # ### Exercise 1 — your first tensor (write the code, 1 point)
 #
-# Create a tensor `t` that holds the three numbers `1.0, 2.0, 3.0`.
+# Write `first_tensor(values)`: given a list of numbers, it returns a tensor that holds them and
+# asks for gradients, like `x` in section 2. The check calls it with numbers of its own, whole
+# numbers too (remember section 3).
 
 # %% nbgrader={"grade": false, "grade_id": "nb00_ex1_tensor", "locked": false, "schema_version": 3, "solution": true, "task": false}
-# Define t.
-### BEGIN SOLUTION
-t = agk.tensor([1.0, 2.0, 3.0])
-### END SOLUTION
-print(t)
+def first_tensor(values):
+    ### BEGIN SOLUTION
+    return agk.tensor(values, dtype=agk.float32, requires_grad=True)
+    ### END SOLUTION
+
+
+print(first_tensor([1, 2, 3]))
 
 # %% nbgrader={"grade": true, "grade_id": "nb00_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-ex.check_first_tensor(t)
-### BEGIN HIDDEN TESTS
-ex.check_first_tensor_is_float(t)
-### END HIDDEN TESTS
+checks.tensor_from_numbers()
 
 # %% [markdown]
-# ### Exercise 2 — a gradient by hand (compute by hand, 1 point)
+# ### Exercise 2 — a gradient by hand (work it out, then write it, 1 point)
 #
-# For `y = x² + 3x`, what is `dy/dx` at `x = -1`? Work it out on paper and type the number.
+# For `y = x³ - 2x`, work out `dy/dx` on paper, as a formula in `x`. Then write `slope(x)`, which
+# returns it for any number `x`, with plain arithmetic. You may compare it with autograd, as in
+# section 2, but the check switches autograd off while it runs your function.
 
 # %% nbgrader={"grade": false, "grade_id": "nb00_ex2_by_hand", "locked": false, "schema_version": 3, "solution": true, "task": false}
-# Set slope (a number).
-### BEGIN SOLUTION
-slope = 1.0
-### END SOLUTION
+def slope(x):
+    ### BEGIN SOLUTION
+    return 3 * x**2 - 2
+    ### END SOLUTION
+
+
+print(slope(2.0))
 
 # %% nbgrader={"grade": true, "grade_id": "nb00_ex2_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-ex.check_slope_by_hand(slope)
-### BEGIN HIDDEN TESTS
-ex.check_slope_is_number(slope)
-### END HIDDEN TESTS
+checks.slope_by_hand()
 
 # %% [markdown]
 # ### Exercise 3 — predict a printout (predict, 1 point)
 #
 # What does `print(agk.tensor(2.0, requires_grad=True) * 3)` print? Write it as a string, exactly
-# as it would appear. (Hint: look at the printout of `y` in section 2.)
+# as it would appear, without running it. (Hint: look at the printout of `y` in section 2.) If
+# your prediction is wrong, the check tells you the real printout.
 
 # %% nbgrader={"grade": false, "grade_id": "nb00_ex3_predict", "locked": false, "schema_version": 3, "solution": true, "task": false}
 # Set printed (a string).
@@ -173,25 +185,23 @@ printed = "tensor(6., grad_fn=<MulBackward0>)"
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb00_ex3_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-ex.check_predicted_printout(printed)
-### BEGIN HIDDEN TESTS
-ex.check_predicted_printout_is_str(printed)
-### END HIDDEN TESTS
+checks.printout_prediction()
 
 # %% [markdown]
 # ## 7. Submitting
 #
 # When you have finished a notebook:
 #
-# 1. **Kernel → Restart Kernel and Run All Cells**, and check that every exercise shows `✓` (cells
-#    marked as failing on purpose may still show their red error).
+# 1. **Kernel → Restart Kernel and Run All Cells**, and check that every check cell shows only
+#    `✓` lines (cells marked as failing on purpose may still show their red error).
 # 2. **File → Save Notebook** (Ctrl + S).
 # 3. Hand in the `.ipynb` file the way your instructor asked (for example by uploading it to the
 #    course page). Keep the file name unchanged.
 #
 # Your instructor grades all submissions with `python -m autogradkit grade`: your notebook runs in
-# a fresh kernel, the locked check cells are restored from the original, the hidden checks run,
-# and you get back a feedback file with the points for each exercise.
+# a fresh kernel, the locked check cells are restored from the original, the checks run your
+# answers on inputs drawn for this grading run (the hidden checks too), and you get back a
+# feedback file with the points for each exercise.
 
 # %% [markdown]
 # ## Recap
@@ -199,7 +209,8 @@ ex.check_predicted_printout_is_str(printed)
 # - Run cells from top to bottom; restart and run all when in doubt.
 # - `import autogradkit as agk` behaves like `import torch` for everything in this course.
 # - Red errors can be part of a lesson: read their last line.
-# - Answer in the answer cell, run the check cell, and read the `✓` / `✗` line.
+# - Answer in the answer cell, run the check cell, and read its lines: a `✓` for each thing
+#   checked, or one `✗` with a hint. Answers must work on the check's own inputs.
 # - Restart, run all, save, and hand in the `.ipynb` file.
 #
 # **Next:** notebook 01 trains a one-weight model by hand.

@@ -1,0 +1,186 @@
+"""Notebook 01's exercises: the lesson's mechanism passes, its shortcuts do not."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autogradkit as agk
+
+from .exercises import assert_passes, assert_refused, checks_of, solution
+
+NB = "01_backprop_by_hand"
+checks = checks_of(NB)
+X_LINE = np.array([1, 2, 3, 4], dtype=np.float32)  # the data the notebook shows for ex. 2
+Y_LINE = 2 * X_LINE + 1
+
+
+@pytest.fixture(scope="module")
+def answers() -> dict:
+    found = {}
+    for grade_id in (
+        "nb01_ex1_chain_rule",
+        "nb01_ex2_fit_line",
+        "nb01_ex3_find_the_bug",
+        "nb01_ex4_predict",
+    ):
+        found.update(solution(NB, grade_id, x_mate=X_LINE, y_mate=2 * X_LINE, forward=np.multiply))
+    return found
+
+
+# ----- ex. 1: one backward pass, by hand -----------------------------------------------------
+def expanded(w, x, y):
+    return 2 * (w * x - y), 1, x, 2 * x * (w * x - y)
+
+
+def numbers_at_w_1(w, x, y):
+    return -4.0, 1.0, 2.0, -8.0  # what the old exercise asked for, typed in
+
+
+def through_autograd(w, x, y):
+    weight = agk.tensor(w, requires_grad=True)
+    s = weight * x - y
+    s.retain_grad()
+    (s**2).backward()
+    return s.grad.item(), 1.0, x, weight.grad.item()
+
+
+def square_forgotten(w, x, y):
+    s = w * x - y
+    return s, 1.0, x, s * x
+
+
+def test_ex1_the_local_gradients_pass_in_any_arrangement(answers):
+    assert_passes(checks.chain_rule, answers)
+    assert_passes(checks.chain_rule, answers, backward_by_hand=expanded)
+
+
+def test_ex1_the_old_typed_in_numbers_are_refused(answers):
+    assert_refused(checks.chain_rule, answers, "s = y_hat - y", backward_by_hand=numbers_at_w_1)
+
+
+def test_ex1_autograd_is_switched_off_while_checked(answers):
+    lines = assert_refused(
+        checks.chain_rule, answers, "build it yourself", backward_by_hand=through_autograd
+    )
+    assert len(lines) == 1
+    assert through_autograd(1.0, 2.0, 4.0)[3] == -8.0  # and on again afterwards
+
+
+def test_ex1_a_wrong_local_gradient_is_named(answers):
+    lines = assert_refused(
+        checks.chain_rule, answers, "how does s**2", backward_by_hand=square_forgotten
+    )
+    assert lines[-1].startswith("✗ dloss/ds at w = ")
+    assert_refused(checks.chain_rule, answers, "four numbers", backward_by_hand=lambda *a: -8.0)
+
+
+# ----- ex. 2: a line with a bias ---------------------------------------------------------------
+def fit_line_float64(x, y, lr, epochs):
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    w = b = 0.0
+    for _ in range(epochs):
+        error = w * x + b - y
+        dw, db = 2 * np.dot(error, x) / len(x), 2 * error.sum() / len(x)
+        w, b = w - lr * dw, b - lr * db
+    return float(w), float(b)
+
+
+def fit_line_one_after_the_other(x, y, lr, epochs):
+    w = b = 0.0
+    for _ in range(epochs):
+        w = w - lr * float(np.mean(2 * (w * x + b - y) * x))
+        b = b - lr * float(np.mean(2 * (w * x + b - y)))  # already uses the new w
+    return w, b
+
+
+def fit_line_notebook_lr(x, y, lr, epochs):
+    return fit_line_float64(x, y, 0.05, epochs)  # the learning rate the notebook prints with
+
+
+def fit_line_notebook_data(x, y, lr, epochs):
+    return fit_line_float64(X_LINE, Y_LINE, lr, epochs)  # reads the notebook's globals
+
+
+def least_squares(x, y, lr, epochs):
+    w, b = np.polyfit(x, y, 1)  # where training heads, without training
+    return float(w), float(b)
+
+
+def test_ex2_simultaneous_updates_pass_in_any_precision(answers):
+    assert_passes(checks.line_with_bias, answers)
+    assert_passes(checks.line_with_bias, answers, fit_line=fit_line_float64)
+
+
+def test_ex2_updating_b_from_the_new_w_is_refused(answers):
+    # The old check's hidden part accepted it (its data converged before it could tell).
+    assert_refused(
+        checks.line_with_bias, answers, "before changing", fit_line=fit_line_one_after_the_other
+    )
+
+
+def test_ex2_the_notebook_lr_or_data_typed_in_are_refused(answers):
+    # Both passed the old visible check, which trained on the notebook's data with lr = 0.05.
+    for shortcut in (fit_line_notebook_lr, fit_line_notebook_data):
+        assert_refused(checks.line_with_bias, answers, "lr and epochs", fit_line=shortcut)
+
+
+def test_ex2_the_end_point_without_training_is_refused(answers):
+    assert_refused(checks.line_with_bias, answers, "dy_hat/db", fit_line=least_squares)
+    assert_refused(checks.line_with_bias, answers, "two floats", fit_line=lambda *a, **k: 2.0)
+
+
+# ----- ex. 3: the gradient of a mean -----------------------------------------------------------
+def test_ex3_the_mean_passes_however_it_is_written(answers):
+    assert_passes(checks.mean_gradient, answers)
+    by_dot = lambda x, y, y_hat: np.dot(2 * x, y_hat - y) / len(x)  # noqa: E731
+    assert_passes(checks.mean_gradient, answers, gradient_fixed=by_dot)
+
+
+def test_ex3_the_bug_reworded_is_refused(answers):
+    summed = lambda x, y, y_hat: np.sum(2 * x * (y_hat - y))  # noqa: E731
+    assert_refused(checks.mean_gradient, answers, "grow with the number", gradient_fixed=summed)
+
+
+def test_ex3_dividing_by_the_notebook_size_is_refused(answers):
+    # Passed the old visible check, which only used the classmate's four examples.
+    by_four = lambda x, y, y_hat: np.dot(2 * x, y_hat - y) / 4  # noqa: E731
+    assert_refused(checks.mean_gradient, answers, "grow with the number", gradient_fixed=by_four)
+
+
+def test_ex3_a_flipped_sign_is_named(answers):
+    flipped = lambda x, y, y_hat: np.mean(2 * x * (y - y_hat))  # noqa: E731
+    lines = assert_refused(checks.mean_gradient, answers, "", gradient_fixed=flipped)
+    assert "the sign is wrong" in lines[-1]
+
+
+# ----- ex. 4: predictions with a large learning rate -------------------------------------------
+def test_ex4_the_predictions_pass(answers):
+    assert_passes(checks.large_learning_rate, answers)
+    as_numpy = {"w_after_one_step": np.float32(answers["w_after_one_step"])}
+    assert_passes(
+        checks.large_learning_rate, answers, **as_numpy, converges=np.bool_(answers["converges"])
+    )
+
+
+def test_ex4_a_falsy_non_answer_is_wrong_and_then_shows_the_real_value(answers):
+    # The old visible check took bool(converges), so None or 0 counted as False.
+    for non_answer in (None, 0):
+        lines = assert_refused(
+            checks.large_learning_rate, answers, "not your prediction", converges=non_answer
+        )
+        assert lines[-1].startswith(f"✗ converges: it is {answers['converges']}, not your")
+
+
+def test_ex4_a_wrong_step_is_wrong_and_then_shows_the_real_value(answers):
+    wrong = -answers["w_after_one_step"]
+    lines = assert_refused(checks.large_learning_rate, answers, "section 7", w_after_one_step=wrong)
+    assert lines == [
+        f"✗ w after one step: the sign is wrong; it is {answers['w_after_one_step']:g} "
+        "(one update of section 7, from w = 0, with the gradient there)"
+    ]
+
+
+def test_ex4_no_prediction_reveals_nothing(answers):
+    lines = assert_refused(checks.large_learning_rate, answers, "not answered yet", converges=...)
+    assert lines == ["✗ w after one step: not answered yet"]
