@@ -61,7 +61,7 @@ def test_ex1_the_old_typed_in_numbers_are_refused(answers):
 
 def test_ex1_autograd_is_switched_off_while_checked(answers):
     lines = assert_refused(
-        checks.chain_rule, answers, "build it yourself", backward_by_hand=through_autograd
+        checks.chain_rule, answers, "do it yourself", backward_by_hand=through_autograd
     )
     assert len(lines) == 1
     assert through_autograd(1.0, 2.0, 4.0)[3] == -8.0  # and on again afterwards
@@ -183,4 +183,4 @@ def test_ex4_a_wrong_step_is_wrong_and_then_shows_the_real_value(answers):
 
 def test_ex4_no_prediction_reveals_nothing(answers):
     lines = assert_refused(checks.large_learning_rate, answers, "not answered yet", converges=...)
-    assert lines == ["✗ w after one step: not answered yet"]
+    assert lines == ["✗ Exercise 4: predict before you run: not answered yet"]
