@@ -24,7 +24,8 @@ import matplotlib.pyplot as plt
 
 import autogradkit as agk
 from autogradkit.viz import BackpropStepper, draw_graph
-from autogradkit.grading.exercises import nb05_grad_fn as ex
+
+import checks  # this notebook's checks, in checks.py beside it
 
 agk.manual_seed(0)
 np.random.seed(0)
@@ -239,7 +240,7 @@ BackpropStepper(e, names={"a": a, "b": b, "c": c, "d": d, "e": e})
 # %% [markdown]
 # ### Exercise 1 — predict the graph (2 points)
 #
-# Let `p` and `r` require grad and `q` not, and compute `y = (p * q).exp() + r`. Predict the class
+# Let `p` and `r` require grad and `q` not, and compute `y = (p.exp() - q) * r`. Predict the class
 # names (`type(node).__name__`) of the nodes in `y.grad_fn.next_functions`, in order (`level_1`).
 # Then do the same one level down, below the *first* node of `level_1` (`level_2`), and once more
 # below the first node of `level_2` (`level_3`). Write `None` for a `(None, 0)` entry.
@@ -247,25 +248,23 @@ BackpropStepper(e, names={"a": a, "b": b, "c": c, "d": d, "e": e})
 # %% nbgrader={"grade": false, "grade_id": "nb05_ex1_predict_graph", "locked": false, "schema_version": 3, "solution": true, "task": false}
 # Set level_1, level_2 and level_3: lists of class names (strings) or None.
 ### BEGIN SOLUTION
-level_1 = ["ExpBackward0", "AccumulateGrad"]
-level_2 = ["MulBackward0"]
-level_3 = ["AccumulateGrad", None]
+level_1 = ["SubBackward0", "AccumulateGrad"]
+level_2 = ["ExpBackward0", None]
+level_3 = ["AccumulateGrad"]
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb05_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-ex.check_predicted_levels(level_1, level_2, level_3)
-### BEGIN HIDDEN TESTS
-ex.check_predicted_levels_are_lists(level_1, level_2, level_3)
-### END HIDDEN TESTS
+checks.predicted_graph()
 
 # %% [markdown]
 # ### Exercise 2 — collect the leaves (write the code, 3 points)
 #
 # Write `find_leaves(t)`: starting from `t.grad_fn`, walk the graph **with a loop and a stack**
-# (no recursion), and return the list of leaf tensors that would receive a gradient, each one
-# exactly once, in the order you first reach them. Skip `(None, 0)` entries. A node can be
-# reached along several paths (think of `x * x`), so remember which nodes you have already
-# visited.
+# (no recursion), and return a list of the leaf tensors that would receive a gradient, each one
+# exactly once, in any order. Skip `(None, 0)` entries. A node can be reached along several
+# paths (think of `x * x`, or of a result that two later operations both use), so remember
+# which nodes you have already visited: the check walks graphs with dozens of such diamonds in
+# a row, and a chain of 5,000 operations.
 
 # %% nbgrader={"grade": false, "grade_id": "nb05_ex2_find_leaves", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def find_leaves(t):
@@ -283,13 +282,10 @@ def find_leaves(t):
     return leaves
     ### END SOLUTION
 
-
-print(find_leaves(e))
-
 # %% nbgrader={"grade": true, "grade_id": "nb05_ex2_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-ex.check_find_leaves(find_leaves)
+checks.leaves_found()
 ### BEGIN HIDDEN TESTS
-ex.check_find_leaves_deep(find_leaves)
+checks.leaves_found_twice()
 ### END HIDDEN TESTS
 
 # %% [markdown] tags=["topic:T41"]
@@ -362,8 +358,10 @@ plt.show()
 # %% [markdown]
 # ### Exercise 3 — your own operation (write the code, 3 points)
 #
-# Write `Cube`, an `autograd.Function` for `y = x³`. Save what backward needs in `forward`, and
-# return `grad_output` times the local derivative in `backward`.
+# Write `Cube`, an `autograd.Function` for `y = x³`. In `forward`, keep what backward needs with
+# `ctx.save_for_backward`; in `backward`, take it back from `ctx.saved_tensors` and return
+# `grad_output` times the local derivative. The check runs `Cube` on tensors of its own, with an
+# upstream gradient other than ones, and through `gradcheck`.
 
 # %% nbgrader={"grade": false, "grade_id": "nb05_ex3_cube", "locked": false, "schema_version": 3, "solution": true, "task": false}
 class Cube(agk.autograd.Function):
@@ -381,37 +379,29 @@ class Cube(agk.autograd.Function):
         return grad_output * 3 * x * x
         ### END SOLUTION
 
-
-x = agk.tensor([1., 2.], requires_grad=True)
-y = Cube.apply(x)
-y.sum().backward()
-print(y, x.grad)
-
 # %% nbgrader={"grade": true, "grade_id": "nb05_ex3_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-ex.check_cube(Cube)
+checks.cube_function()
 ### BEGIN HIDDEN TESTS
-ex.check_cube_gradcheck(Cube)
+checks.cube_used_twice()
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ### Exercise 4 — the gradients of `(a + b) * d` by hand (2 points)
 #
-# Take the graph of section 1 with new values: `a = 1`, `b = -2`, `d = 3`, and `e = (a + b) * d`.
-# Work out on paper what `a.grad`, `b.grad` and `d.grad` will be after `e.backward()`.
+# Take the graph of section 1, `e = (a + b) * d`, for any numbers `a`, `b` and `d`. Work out on
+# paper what `a.grad`, `b.grad` and `d.grad` will be after `e.backward()`, then write
+# `add_mul_grads(a, b, d)` that returns the three of them, computed with plain arithmetic. The
+# check calls it on numbers of its own, and autograd's backward is switched off while it runs.
 
 # %% nbgrader={"grade": false, "grade_id": "nb05_ex4_by_hand", "locked": false, "schema_version": 3, "solution": true, "task": false}
-# Set a_grad, b_grad and d_grad (plain numbers).
-### BEGIN SOLUTION
-a_grad = 3.0
-b_grad = 3.0
-d_grad = -1.0
-### END SOLUTION
+def add_mul_grads(a, b, d):
+    """a.grad, b.grad and d.grad for e = (a + b) * d, worked out by hand."""
+    ### BEGIN SOLUTION
+    return d, d, a + b
+    ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb05_ex4_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-ex.check_add_mul_by_hand(a_grad, b_grad, d_grad)
-### BEGIN HIDDEN TESTS
-ex.check_add_mul_numbers(a_grad, b_grad, d_grad)
-### END HIDDEN TESTS
+checks.by_hand()
 
 # %% [markdown]
 # ## Recap

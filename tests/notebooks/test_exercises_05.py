@@ -1,0 +1,320 @@
+"""Notebook 05's exercises: the lesson's mechanism passes, its shortcuts do not."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import pytest
+
+import autogradkit as agk
+
+from .exercises import assert_passes, assert_refused, checks_of, solution
+
+NB = "05_inside_grad_fn"
+checks = checks_of(NB)
+
+
+@pytest.fixture(scope="module")
+def answers() -> dict:
+    found = {}
+    for grade_id in (
+        "nb05_ex1_predict_graph",
+        "nb05_ex2_find_leaves",
+        "nb05_ex3_cube",
+        "nb05_ex4_by_hand",
+    ):
+        found.update(solution(NB, grade_id))
+    return found
+
+
+# ----- ex. 1: predict the graph ------------------------------------------------------------
+def test_ex1_predictions_are_judged_and_revealed_only_after_an_attempt(answers):
+    assert_passes(checks.predicted_graph, answers)
+    as_tuples = {k: tuple(answers[k]) for k in ("level_1", "level_2", "level_3")}
+    assert_passes(checks.predicted_graph, answers, **as_tuples)
+    # section 4 prints (p * q)'s edges; copied here they are wrong, and then the answer shows
+    lines = assert_refused(
+        checks.predicted_graph,
+        answers,
+        "it is ['AccumulateGrad']",
+        level_3=["AccumulateGrad", None],
+    )
+    assert lines[:2] == ["✓ level_1", "✓ level_2"]
+    assert_refused(checks.predicted_graph, answers, "one does not", level_2=["ExpBackward0"])
+    assert_refused(checks.predicted_graph, answers, "not answered yet", level_1=...)
+
+
+# ----- ex. 2: collect the leaves -----------------------------------------------------------
+def leaves_without_visited_set(t):
+    """Passed the old checker: its diamonds were z + z, whose two edges are one node."""
+    found, stack = {}, [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        if hasattr(node, "variable"):
+            found[id(node.variable)] = node.variable
+        children = []
+        for child, _ in node.next_functions:
+            if child not in children:  # the same node twice in one node's edges
+                children.append(child)
+        stack.extend(children)
+    return list(found.values())
+
+
+def leaves_found_recursively(t):
+    leaves, seen = [], set()
+
+    def visit(node):
+        if node is None or id(node) in seen:
+            return
+        seen.add(id(node))
+        if hasattr(node, "variable"):
+            leaves.append(node.variable)
+        for child, _ in node.next_functions:
+            visit(child)
+
+    visit(t.grad_fn)
+    return leaves
+
+
+def accumulate_grad_nodes(t):
+    nodes, seen, stack = [], set(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if not node.next_functions:
+            nodes.append(node)  # the node, not node.variable
+        stack.extend(child for child, _ in node.next_functions)
+    return nodes
+
+
+def leaves_with_the_library_walk(t):
+    from autogradkit.autograd.graph import walk
+
+    return [n.variable for n in walk(t.grad_fn) if hasattr(n, "variable")]
+
+
+SEEN = set()  # one visited set for every call
+
+
+def leaves_with_a_global_visited_set(t):
+    leaves, stack = [], [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in SEEN:
+            continue
+        SEEN.add(node)
+        if hasattr(node, "variable"):
+            leaves.append(node.variable)
+        stack.extend(child for child, _ in node.next_functions)
+    return leaves
+
+
+def leaves_breadth_first(t):
+    leaves, queue, seen = [], deque([t.grad_fn]), {t.grad_fn}
+    while queue:
+        node = queue.popleft()
+        if node is None:
+            continue
+        if type(node).__name__ == "AccumulateGrad":
+            leaves.append(node.variable)
+        for child, _ in node.next_functions:
+            if child not in seen:
+                seen.add(child)
+                queue.append(child)
+    return leaves
+
+
+def test_ex2_a_walk_with_a_visited_set_passes_in_any_order(answers):
+    assert_passes(checks.leaves_found, answers)
+    assert_passes(checks.leaves_found, answers, find_leaves=leaves_breadth_first)
+    assert_passes(checks.leaves_found_twice, answers)
+    assert_passes(checks.leaves_found_twice, answers, find_leaves=leaves_breadth_first)
+
+
+def test_ex2_a_walk_without_a_visited_set_is_stopped_on_the_diamond_chain(answers):
+    lines = assert_refused(
+        checks.leaves_found,
+        answers,
+        "did not finish in time",
+        find_leaves=leaves_without_visited_set,
+    )
+    assert lines[:3] == [
+        "✓ find_leaves returns a list (a graph with forks and a diamond)",
+        "✓ each leaf appears once (a graph with forks and a diamond)",
+        "✓ the leaves of a graph with forks and a diamond",
+    ]
+    assert len(lines) == 4  # the diamond chain is where it stopped
+
+
+def test_ex2_recursion_nodes_or_the_library_walk_are_refused(answers):
+    assert_refused(
+        checks.leaves_found, answers, "raised RecursionError", find_leaves=leaves_found_recursively
+    )
+    assert_refused(checks.leaves_found, answers, "node.variable", find_leaves=accumulate_grad_nodes)
+    assert_refused(
+        checks.leaves_found, answers, "do it yourself", find_leaves=leaves_with_the_library_walk
+    )
+
+
+def test_ex2_hidden_a_visited_set_kept_between_calls_is_refused(answers):
+    SEEN.clear()
+    assert_refused(
+        checks.leaves_found_twice,
+        answers,
+        "node.variable",
+        find_leaves=leaves_with_a_global_visited_set,
+    )
+
+
+# ----- ex. 3: Cube --------------------------------------------------------------------------
+class CubeThroughAutograd(agk.autograd.Function):
+    """The library does the work: apply returns x ** 3, recorded as PowBackward0."""
+
+    @staticmethod
+    def apply(x):
+        return x**3
+
+
+class CubeByAutogradInBackward(agk.autograd.Function):
+    """backward asks autograd for the derivative instead of writing 3x²."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        with agk.enable_grad():
+            x = x.detach().requires_grad_()
+            return agk.autograd.grad(x**3, x, grad_output)[0]
+
+
+class CubeOnCtx(agk.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.x = x  # not saved for backward
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * 3 * ctx.x * ctx.x
+
+
+class CubeSavedButNotRead(agk.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        ctx.copy = x.clone()
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * 3 * ctx.copy * ctx.copy
+
+
+class CubeWithoutUpstream(agk.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return 3 * x * x  # as if grad_output were always ones
+
+
+class CubeOnTheClass(agk.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        CubeOnTheClass.last_input = x  # shared by every use of the class
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        ctx.saved_tensors  # noqa: B018  (read, so an in-place change is noticed)
+        x = CubeOnTheClass.last_input
+        return grad_output * 3 * x * x
+
+
+class CubeSavingTheOutput(agk.autograd.Function):
+    """Another correct style: save the output too, and write the derivative with methods."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = x.pow(3)
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, _ = ctx.saved_tensors
+        return x.pow(2).mul(3) * grad_output
+
+
+def test_ex3_a_function_with_its_own_backward_passes(answers):
+    assert_passes(checks.cube_function, answers)
+    assert_passes(checks.cube_function, answers, Cube=CubeSavingTheOutput)
+    assert_passes(checks.cube_used_twice, answers)
+    assert_passes(checks.cube_used_twice, answers, Cube=CubeSavingTheOutput)
+
+
+def test_ex3_letting_autograd_do_the_work_is_refused_by_the_node_name(answers):
+    lines = assert_refused(
+        checks.cube_function, answers, "do not replace apply", Cube=CubeThroughAutograd
+    )
+    assert lines[-1].startswith("✗ the output's grad_fn is Cube's own node")
+    lines = assert_refused(
+        checks.cube_function, answers, "do it yourself", Cube=CubeByAutogradInBackward
+    )
+    assert lines[-2] == "✓ forward saves tensors for backward"  # stopped in y.backward(g)
+
+
+def test_ex3_backward_must_read_the_saved_tensors_and_use_the_upstream_gradient(answers):
+    assert_refused(checks.cube_function, answers, "save_for_backward", Cube=CubeOnCtx)
+    assert_refused(checks.cube_function, answers, "saved_tensors", Cube=CubeSavedButNotRead)
+    assert_refused(checks.cube_function, answers, "grad_output", Cube=CubeWithoutUpstream)
+    assert_refused(checks.cube_function, answers, "not answered yet", Cube=...)
+
+
+def test_ex3_hidden_state_kept_on_the_class_is_refused(answers):
+    assert_passes(checks.cube_function, answers, Cube=CubeOnTheClass)  # one use hides it
+    assert_refused(checks.cube_used_twice, answers, "on ctx only", Cube=CubeOnTheClass)
+
+
+# ----- ex. 4: (a + b) * d by hand --------------------------------------------------------
+def typed_in(a, b, d):
+    return 3.0, 3.0, -1.0  # the numbers for a = 1, b = -2, d = 3
+
+
+def with_autograd(a, b, d):
+    a, b, d = (agk.tensor(v, requires_grad=True) for v in (a, b, d))
+    ((a + b) * d).backward()
+    return a.grad.item(), b.grad.item(), d.grad.item()
+
+
+def with_autograd_grad(a, b, d):
+    a, b, d = (agk.tensor(v, requires_grad=True) for v in (a, b, d))
+    return tuple(g.item() for g in agk.autograd.grad((a + b) * d, (a, b, d)))
+
+
+def test_ex4_the_gradients_by_hand_pass_in_any_container(answers):
+    assert_passes(checks.by_hand, answers)
+    as_array = lambda a, b, d: np.array([d, d, a + b])  # noqa: E731
+    assert_passes(checks.by_hand, answers, add_mul_grads=as_array)
+
+
+def test_ex4_typed_in_numbers_autograd_or_swapped_factors_are_refused(answers):
+    assert_refused(checks.by_hand, answers, "local derivatives", add_mul_grads=typed_in)
+    assert_refused(checks.by_hand, answers, "do it yourself", add_mul_grads=with_autograd)
+    assert_refused(checks.by_hand, answers, "do it yourself", add_mul_grads=with_autograd_grad)
+    swapped = lambda a, b, d: (a + b, a + b, d)  # noqa: E731
+    assert_refused(checks.by_hand, answers, "local derivatives", add_mul_grads=swapped)
