@@ -27,7 +27,8 @@ import ipywidgets as widgets
 
 import autogradkit as agk
 from autogradkit import nn
-from autogradkit.grading.exercises import nb06_hooks as ex
+
+import checks  # this notebook's checks, in checks.py beside it
 
 agk.manual_seed(0)
 np.random.seed(0)
@@ -191,10 +192,7 @@ final_x_grad = [30., 30., 30.]
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb06_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-ex.check_predicted_hooks(printed_by_a, final_x_grad)
-### BEGIN HIDDEN TESTS
-ex.check_predicted_hooks_shapes(printed_by_a, final_x_grad)
-### END HIDDEN TESTS
+checks.predicted_hooks()
 
 # %% [markdown]
 # ### Exercise 2 — capture intermediate gradients (write the code, 3 points)
@@ -202,7 +200,8 @@ ex.check_predicted_hooks_shapes(printed_by_a, final_x_grad)
 # Write `capture_grads(named, loss)`. `named` is a dict `{name: tensor}` of intermediate results
 # that `loss` was computed from. Register one hook per tensor that stores a copy of its gradient
 # under its name, run `loss.backward()`, remove the hooks, and return the dict of captured
-# gradients. Your hooks must not change the gradients.
+# gradients. Your hooks must not change the gradients. The check tries graphs of its own, where
+# one tensor is used twice and another is reached along two paths.
 
 # %% nbgrader={"grade": false, "grade_id": "nb06_ex2_capture", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def capture_grads(named, loss):
@@ -218,16 +217,10 @@ def capture_grads(named, loss):
     return captured
     ### END SOLUTION
 
-
-x = agk.tensor([1., 2.], requires_grad=True)
-y = x * 2
-z = agk.mean(y)
-print(capture_grads({"y": y, "z": z}, z))
-
 # %% nbgrader={"grade": true, "grade_id": "nb06_ex2_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-ex.check_capture_grads(capture_grads)
+checks.captured_grads()
 ### BEGIN HIDDEN TESTS
-ex.check_capture_grads_other_graph(capture_grads)
+checks.captured_grads_twice()
 ### END HIDDEN TESTS
 
 # %% [markdown] tags=["topic:T51"]
@@ -387,33 +380,32 @@ print("the original leaf got the gradient:", original.grad)
 # %% [markdown]
 # ### Exercise 3 — find the bug (2 points)
 #
-# This code wants the gradient of `out` with respect to the input, but `inp.grad` is `None`:
+# This function wants the gradient of a network's output with respect to its input, but the
+# gradient it returns is `None`:
 #
 # ```python
-# inp = agk.tensor([1, 2, 3, 4], dtype=agk.float64, requires_grad=True).to(agk.float32)
-# out = (Net()(inp)).sum()
-# out.backward()
-# input_grad = inp.grad
+# def input_gradient(values, net):
+#     inp = agk.tensor(values, dtype=agk.float64, requires_grad=True).to(agk.float32)
+#     out = net(inp).sum()
+#     out.backward()
+#     return inp, inp.grad
 # ```
 #
-# Fix it so that `inp` is a leaf holding the float32 values 1, 2, 3, 4 and `input_grad` holds the
-# gradient (there is more than one good fix).
+# Write the fixed `input_gradient(values, net)`: it returns `inp`, a leaf holding the values as
+# float32, and `input_grad`, the gradient that `out.backward()` left in it (there is more than
+# one good fix). The check calls it with inputs and networks of its own.
 
 # %% nbgrader={"grade": false, "grade_id": "nb06_ex3_find_the_bug", "locked": false, "schema_version": 3, "solution": true, "task": false}
-# Define inp, out and input_grad: the fixed version of the code above.
-### BEGIN SOLUTION
-inp = agk.tensor([1, 2, 3, 4], dtype=agk.float32, requires_grad=True)
-out = (Net()(inp)).sum()
-out.backward()
-input_grad = inp.grad
-### END SOLUTION
-print(input_grad)
+def input_gradient(values, net):
+    ### BEGIN SOLUTION
+    inp = agk.tensor(values, dtype=agk.float32, requires_grad=True)
+    out = net(inp).sum()
+    out.backward()
+    return inp, inp.grad
+    ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb06_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-ex.check_input_grad(inp, input_grad)
-### BEGIN HIDDEN TESTS
-ex.check_input_is_float32_leaf(inp)
-### END HIDDEN TESTS
+checks.leaf_input()
 
 # %% [markdown] tags=["topic:T50"]
 # ## 9. The legacy backward hook only sees the last operation
@@ -485,23 +477,25 @@ plt.show()
 # %% [markdown]
 # ### Exercise 4 — the example by hand (2 points)
 #
-# Use the network of section 7 in its first order (`Linear` then divide by 4; weights 8, bias 2),
-# but feed it the input `[2., 0., 1., 1.]`. Work out by hand the result, the gradient of the result
-# with respect to the weights, and with respect to the bias.
+# Take the network of section 7 in its first order (`Linear` then divide by 4), with any input
+# `x`, weights `w` and bias `b` (`x` and `w` are NumPy arrays of the same length). Work out by
+# hand the result, its gradient with respect to the weights (one number per weight) and with
+# respect to the bias, then write `linear_by_hand(x, w, b)` that returns the three, computed with
+# plain NumPy. The check calls it on inputs of its own, and autograd's backward is switched off
+# while it runs.
 
 # %% nbgrader={"grade": false, "grade_id": "nb06_ex4_by_hand", "locked": false, "schema_version": 3, "solution": true, "task": false}
-# Set result_by_hand (a number), weight_grad_by_hand (four numbers), bias_grad_by_hand.
-### BEGIN SOLUTION
-result_by_hand = 8.5
-weight_grad_by_hand = [0.5, 0.0, 0.25, 0.25]
-bias_grad_by_hand = 0.25
-### END SOLUTION
+def linear_by_hand(x, w, b):
+    """The result of Linear-then-divide-by-4, and its gradients for w and b, by hand."""
+    ### BEGIN SOLUTION
+    result = (np.dot(w, x) + b) / 4
+    weight_grad = x / 4
+    bias_grad = 0.25
+    return result, weight_grad, bias_grad
+    ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb06_ex4_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-ex.check_linear_by_hand(result_by_hand, weight_grad_by_hand, bias_grad_by_hand)
-### BEGIN HIDDEN TESTS
-ex.check_linear_by_hand_shapes(weight_grad_by_hand)
-### END HIDDEN TESTS
+checks.by_hand()
 
 # %% [markdown]
 # ## Recap
