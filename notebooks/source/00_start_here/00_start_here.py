@@ -146,9 +146,6 @@ def first_tensor(values):
     return agk.tensor(values, dtype=agk.float32, requires_grad=True)
     ### END SOLUTION
 
-
-print(first_tensor([1, 2, 3]))
-
 # %% nbgrader={"grade": true, "grade_id": "nb00_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 checks.tensor_from_numbers()
 
@@ -164,9 +161,6 @@ def slope(x):
     ### BEGIN SOLUTION
     return 3 * x**2 - 2
     ### END SOLUTION
-
-
-print(slope(2.0))
 
 # %% nbgrader={"grade": true, "grade_id": "nb00_ex2_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 checks.slope_by_hand()

@@ -224,9 +224,6 @@ def backward_by_hand(w, x, y):
     ### END SOLUTION
     return dloss_ds, ds_dyhat, dyhat_dw, dloss_dw
 
-
-print(backward_by_hand(1.5, 2.0, 4.0))
-
 # %% nbgrader={"grade": true, "grade_id": "nb01_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.chain_rule()
 
@@ -320,11 +317,6 @@ def fit_line(x, y, lr, epochs):
     ### END SOLUTION
     return w, b
 
-
-x_line = np.array([1, 2, 3, 4], dtype=np.float32)
-y_line = 2 * x_line + 1           # a line with slope 2 and intercept 1
-print(fit_line(x_line, y_line, lr=0.05, epochs=500))
-
 # %% nbgrader={"grade": true, "grade_id": "nb01_ex2_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.line_with_bias()
 
@@ -391,9 +383,6 @@ def gradient_fixed(x, y, y_hat):
     ### BEGIN SOLUTION
     return np.mean(2 * x * (y_hat - y))
     ### END SOLUTION
-
-
-print("fixed gradient at w = 0:", gradient_fixed(x_mate, y_mate, forward(x_mate, 0.0)))
 
 # %% nbgrader={"grade": true, "grade_id": "nb01_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.mean_gradient()

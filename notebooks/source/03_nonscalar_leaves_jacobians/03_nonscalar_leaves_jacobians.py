@@ -215,10 +215,6 @@ def quantity_grad(total_fn, quantities):
     return q.grad
     ### END SOLUTION
 
-
-prices = agk.tensor([3., 5., 2.])
-print(quantity_grad(lambda q: (prices * q).sum(), agk.tensor([1, 4, 2])))
-
 # %% nbgrader={"grade": true, "grade_id": "nb03_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.integer_quantities()
 ### BEGIN HIDDEN TESTS
@@ -398,9 +394,6 @@ def vjp_by_hand(x0, x1, v0, v1):
     return [v0 * jac[0][0] + v1 * jac[1][0], v0 * jac[0][1] + v1 * jac[1][1]]
     ### END SOLUTION
 
-
-print(jacobian_by_hand(2., 1.), vjp_by_hand(2., 1., 1., 2.))
-
 # %% nbgrader={"grade": true, "grade_id": "nb03_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.vjp_written_by_hand()
 
@@ -432,9 +425,6 @@ def jacobian(f, x):
         x_leaf.grad = None
     return agk.stack(rows)
     ### END SOLUTION
-
-
-print(jacobian(lambda t: t ** 2, agk.tensor([1., 2., 3.])))
 
 # %% nbgrader={"grade": true, "grade_id": "nb03_ex4_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.jacobian_rows()

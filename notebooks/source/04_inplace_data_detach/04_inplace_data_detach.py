@@ -102,9 +102,6 @@ def init_weights(w, value):
     return w
     ### END SOLUTION
 
-
-print(init_weights(agk.zeros(4, requires_grad=True), 0.25))
-
 # %% nbgrader={"grade": true, "grade_id": "nb04_ex1_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.init_in_place()
 
@@ -363,12 +360,6 @@ def sgd_step(w, lr):
         w -= lr * w.grad
     w.grad = None
     ### END SOLUTION
-
-
-w = agk.tensor([1., -2.], requires_grad=True)
-(w ** 2).sum().backward()
-sgd_step(w, lr=0.1)
-print(w, w.grad)
 
 # %% nbgrader={"grade": true, "grade_id": "nb04_ex4_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.step_in_place()

@@ -107,9 +107,6 @@ def count_parameters(sizes):
     return sum(n_out * n_in + n_out for n_in, n_out in zip(sizes, sizes[1:]))
     ### END SOLUTION
 
-
-print(count_parameters([2, 16, 16, 2]))
-
 # %% nbgrader={"grade": true, "grade_id": "nb07_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.parameter_count()
 ### BEGIN HIDDEN TESTS
@@ -224,9 +221,6 @@ def accuracy(model, X, y):
     return (predicted == y).float().mean().item()
     ### END SOLUTION
 
-
-print(f"accuracy after SGD: {accuracy(model, X, y):.3f}")
-
 # %% nbgrader={"grade": true, "grade_id": "nb07_ex3_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.accuracy_no_grad()
 ### BEGIN HIDDEN TESTS
@@ -299,11 +293,6 @@ def train_fixed(model, optimizer, X, y, epochs):
         losses.append(loss.item())
     ### END SOLUTION
     return losses
-
-
-demo = make_model()
-demo_losses = train_fixed(demo, agk.optim.SGD(demo.parameters(), lr=0.1), X, y, 5)
-print([round(v, 4) for v in demo_losses])
 
 # %% nbgrader={"grade": true, "grade_id": "nb07_ex4_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.fixed_training_loop()
