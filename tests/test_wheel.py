@@ -57,7 +57,8 @@ def test_the_wheel_is_the_library_and_nothing_of_the_course(wheel):
     course_files = [
         name
         for name in names
-        if "exercises" in name or name.endswith((".expected.json", ".ipynb", "/checks.py"))
+        if "exercises" in name
+        or name.endswith((".expected.json", ".ipynb", "/checks.py"))
         and name != "autogradkit/grading/checks.py"
     ]
     assert course_files == []

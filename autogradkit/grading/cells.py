@@ -108,7 +108,7 @@ def replace_regions(source: str, begin: str, end: str, stub) -> tuple[str, bool]
     marker. Returns the new source and whether a region was found.
 
     Example:
-        >>> src = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"
+        >>> src = "def f():\\n    ### BEGIN SOLUTION\\n    return 1\\n    ### END SOLUTION"
         >>> print(replace_regions(src, "BEGIN SOLUTION", "END SOLUTION", "pass")[0])
         def f():
             pass

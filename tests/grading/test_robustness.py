@@ -11,8 +11,6 @@ import json
 import os
 from pathlib import Path
 
-import pytest
-
 from autogradkit.grading.cli import main
 
 from . import builders

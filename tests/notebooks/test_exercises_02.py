@@ -108,7 +108,9 @@ def test_ex3_accumulating_passes_and_one_backward_or_no_scaling_does_not(answers
     assert_refused(
         checks.accumulation, answers, "once per piece", accumulated_grad=whole_batch_at_once
     )
-    assert_refused(checks.accumulation, answers, "times the right", accumulated_grad=pieces_not_scaled)
+    assert_refused(
+        checks.accumulation, answers, "times the right", accumulated_grad=pieces_not_scaled
+    )
     assert_refused(checks.accumulation, answers, "once per piece", accumulated_grad=summed_by_hand)
 
 

@@ -268,9 +268,7 @@ def test_ex4_the_librarys_jacobian_and_its_helpers_are_refused(answers):
         columns_by_library_jvp,
     ):
         assert_refused(checks.jacobian_rows, answers, "do it yourself", jacobian=shortcut)
-        assert_refused(
-            checks.jacobian_of_a_parameter, answers, "do it yourself", jacobian=shortcut
-        )
+        assert_refused(checks.jacobian_of_a_parameter, answers, "do it yourself", jacobian=shortcut)
 
 
 def test_ex4_the_library_works_again_after_the_check(answers):

@@ -106,6 +106,11 @@ def _split_hidden(source: str) -> tuple[str, str]:
     return before + after, hidden
 
 
+def test_the_release_copy_stores_no_error_output(assignment):
+    for cell in read(release_path(assignment)).cells:
+        assert not [o for o in cell.get("outputs", []) if o.output_type == "error"], cell.source
+
+
 def test_an_unanswered_release_raises_only_in_its_checks(assignment):
     """Running a student's untouched copy, an answer cell raises nothing (its stub is
     ``name = ...`` or a function that is only called by the check); the check says "not

@@ -7,14 +7,14 @@ IGNORE_OUTPUT = "nbval-ignore-output"
 
 
 class TagRaisingCells:
-    """Tag every code cell with an error output; store the answer-dependent ones empty.
+    """Tag every code cell with an error output, and store it without outputs.
 
-    A cell that already carried ``raises-exception`` in the instructor's notebook raises on
-    purpose (the error is the lesson): it keeps its error output. Any other cell raises only
-    because the student has not answered yet (``NotImplementedError``, a ``NameError`` in the
-    check after it): its outputs are cleared, so the student's copy shows no red traceback,
-    and ``nbval-ignore-output`` tells nbval not to compare what it prints. Both get the
-    ``raises-exception`` tag, so JupyterLab's "Run all" and nbval go on past them.
+    A student's copy holds no error output: one that raises only because nothing is answered
+    yet (``NotImplementedError``, a check's "not answered yet") would be a red traceback before
+    the student has done anything, and one the instructor tagged ``raises-exception`` (the error
+    is the lesson) shows its error when the student runs it. ``raises-exception`` lets
+    JupyterLab's "Run all" and nbval go on past them; ``nbval-ignore-output`` tells nbval not
+    to compare what they print (the instructor's notebook keeps and compares every error).
 
     Example:
         >>> nb = {"cells": [{"cell_type": "code", "metadata": {},
@@ -33,7 +33,6 @@ class TagRaisingCells:
                 continue
             if any(out.get("output_type") == "error" for out in cell.get("outputs", [])):
                 tags = cell["metadata"].setdefault("tags", [])
-                if TAG not in tags:
-                    tags += [TAG, IGNORE_OUTPUT]
-                    cell["outputs"] = []
+                tags += [tag for tag in (TAG, IGNORE_OUTPUT) if tag not in tags]
+                cell["outputs"] = []
         return nb
