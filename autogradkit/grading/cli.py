@@ -41,23 +41,28 @@ def build_parser() -> argparse.ArgumentParser:
     grd.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
     grd.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     for sub, timeout in ((bld, 120.0), (rel, 120.0), (val, 30.0), (grd, 30.0)):
-        sub.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
-        sub.add_argument("--timeout", type=float, default=timeout, help="seconds per cell")
-        sub.add_argument("--report", type=Path, help="also write the JSON report here")
-        if sub not in (bld, rel):
-            sub.add_argument(
-                "--memory-limit",
-                type=int,
-                default=GradingConfig.memory_limit_mb,
-                help="MiB of address space per kernel (0: no limit)",
-            )
-            sub.add_argument(
-                "--interrupt-grace",
-                type=float,
-                default=GradingConfig.interrupt_grace,
-                help="seconds between the interrupt and the kill of a slow cell",
-            )
+        _add_common_options(sub, timeout, grades=sub in (val, grd))
     return parser
+
+
+def _add_common_options(sub: argparse.ArgumentParser, timeout: float, grades: bool) -> None:
+    """The options every command takes; a command that runs students' code takes limits."""
+    sub.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
+    sub.add_argument("--timeout", type=float, default=timeout, help="seconds per cell")
+    sub.add_argument("--report", type=Path, help="also write the JSON report here")
+    if grades:
+        sub.add_argument(
+            "--memory-limit",
+            type=int,
+            default=GradingConfig.memory_limit_mb,
+            help="MiB of address space per kernel (0: no limit)",
+        )
+        sub.add_argument(
+            "--interrupt-grace",
+            type=float,
+            default=GradingConfig.interrupt_grace,
+            help="seconds between the interrupt and the kill of a slow cell",
+        )
 
 
 def _add_sandbox_options(grd: argparse.ArgumentParser, default: str) -> None:

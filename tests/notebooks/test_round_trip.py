@@ -71,8 +71,16 @@ def _points(name: str) -> float:
 
 
 def test_the_text_sources_with_their_solutions_never_reach_the_release(fresh_course):
+    """The release gets each notebook's checks.py, without its hidden checks, and never the
+    notebook's text source (it holds the solutions)."""
     assert list((fresh_course / "source").rglob("*_*.py"))  # the sources were there to copy
-    assert not list((fresh_course / "release").rglob("*.py"))
+    released = sorted((fresh_course / "release").rglob("*.py"))
+    assert {p.name for p in released} == {"checks.py"}
+    assert not any("BEGIN HIDDEN TESTS" in p.read_text() for p in released)
+    hidden = [
+        p for p in (fresh_course / "source").rglob("checks.py") if "hidden=True" in p.read_text()
+    ]
+    assert hidden and not any("hidden=True" in p.read_text() for p in released)
 
 
 def test_release_writes_exactly_the_committed_files(fresh_course):
