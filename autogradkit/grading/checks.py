@@ -213,7 +213,9 @@ class Check:
             expected = {o.name: o.value for o in record.observations}
         else:
             expected = self.owner.expected(self.name)
+        self.owner.outcomes[self.name] = False  # until _show gets through without a ✗
         _show(record, expected, error)
+        self.owner.outcomes[self.name] = True
 
 
 class Checks:
@@ -222,11 +224,41 @@ class Checks:
     def __init__(self, module_file: str):
         self.folder = Path(module_file).resolve().parent
         self._expected: dict | None = None
+        self.checks: list[Check] = []  # in the order they are written
+        self.outcomes: dict[str, bool] = {}  # name -> passed, for the checks run so far
 
     def exercise(self, *answers: str, hidden: bool = False) -> Callable[[Callable], Check]:
         """Decorate ``fn(obs, *answers)``; ``answers`` are the notebook names it checks.
         ``hidden=True`` marks a check that only the instructor's notebook runs."""
-        return lambda fn: Check(self, fn, answers, hidden)
+
+        def register(fn: Callable) -> Check:
+            self.checks.append(Check(self, fn, answers, hidden))
+            return self.checks[-1]
+
+        return register
+
+    def progress(self) -> None:
+        """One line per check of this notebook: ``✓`` passed, ``✗`` not yet, ``·`` not run yet
+        in this session (practice only: when graded, the grader keeps the score).
+
+        Example:
+            >>> demo = Checks(__file__)
+            >>> @demo.exercise("x")
+            ... def positive(obs, x):
+            ...     "Exercise 1: a positive number"
+            >>> demo.progress()
+            · Exercise 1: a positive number (not run yet)
+            0 of 1 checks passed in this session
+        """
+        if mode() == "grading":
+            return
+        for check in self.checks:
+            passed = self.outcomes.get(check.name)
+            mark = "·" if passed is None else "✓" if passed else "✗"
+            note = " (not run yet)" if passed is None else ""
+            print(f"{mark} {check.title}{note}")
+        done = sum(self.outcomes.get(check.name, False) for check in self.checks)
+        print(f"{done} of {len(self.checks)} checks passed in this session")
 
     def expected(self, name: str) -> dict | None:
         """The solution's observations for check ``name`` in practice mode (None: unrecorded)."""

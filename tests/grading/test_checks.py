@@ -156,6 +156,7 @@ def recorded(tmp_path, monkeypatch):
     (tmp_path / ".expected.json").write_text(expected_text(entries))
     monkeypatch.setattr(check, "folder", tmp_path)
     monkeypatch.setattr(check, "_expected", None)
+    monkeypatch.setattr(check, "outcomes", {})
     return tmp_path
 
 
@@ -183,6 +184,23 @@ def test_practice_shows_only_the_students_own_frames_when_their_code_raised(reco
     first = "✗ doubling a random vector: your code raised NameError: name 'undefined_name' is"
     assert text.startswith(first)
     assert "line 2 in mine" in text and "checks.py" not in text and "observe" not in text
+
+
+def test_progress_lists_each_check_once_with_its_latest_outcome(recorded, capsys):
+    doubling(double=twice)
+    with pytest.raises(CheckFailed):
+        prediction(answer=...)
+    capsys.readouterr()
+    check.progress()
+    assert capsys.readouterr().out.splitlines() == [
+        "✓ doubling a random vector",
+        "✗ a prediction",
+        "1 of 2 checks passed in this session",
+    ]
+    with pytest.raises(CheckFailed):
+        doubling(double=lambda x: x)  # the latest outcome counts
+    check.progress()
+    assert "✗ doubling a random vector" in capsys.readouterr().out
 
 
 def test_unanswered_in_the_notebook_says_not_answered_yet(recorded):
