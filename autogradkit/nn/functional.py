@@ -25,6 +25,23 @@ def _check_reduction(reduction: str) -> str:
     return reduction
 
 
+def legacy_reduction(size_average, reduce, reduction: str = "mean") -> str:
+    """``reduction`` from the deprecated ``size_average``/``reduce`` pair, when either is given
+    (None counts as True), with PyTorch's deprecation warning."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(
+        "size_average and reduce args will be deprecated, please use "
+        f"reduction='{reduction}' instead.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return reduction
+
+
 def _array(t):
     return None if t is None else t._data
 
@@ -130,7 +147,13 @@ def _broadcast(input: Tensor, target: Tensor):
     return input.expand(*shape), target.expand(*shape)
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+def mse_loss(
+    input: Tensor,  # noqa: A002
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
     """Mean squared error ``mean((input - target)**2)`` (``MseLossBackward0``).
 
     Example:
@@ -139,14 +162,21 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor: 
         >>> agk.nn.functional.mse_loss(w * 2, agk.tensor(4.))
         tensor(16., grad_fn=<MseLossBackward0>)
     """
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _warn_target_size(input, target)
     input, target = _broadcast(input, target)
     return nn_ops.MseLoss.apply(input, target, reduction=_check_reduction(reduction))
 
 
-def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+def l1_loss(
+    input: Tensor,  # noqa: A002
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
     """Mean absolute error ``mean(|input - target|)``, composed as PyTorch composes it."""
-    _check_reduction(reduction)
+    reduction = _check_reduction(legacy_reduction(size_average, reduce, reduction))
     _warn_target_size(input, target)
     input, target = _broadcast(input, target)
     diff = (input - target).abs()
@@ -176,34 +206,40 @@ def _check_nll(input: Tensor, target: Tensor, ignore_index: int) -> None:
 
 
 def nll_loss(
-    input: Tensor,
+    input: Tensor,  # noqa: A002
     target: Tensor,
-    weight: Tensor | None = None,  # noqa: A002
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
     ignore_index: int = -100,
+    reduce: bool | None = None,
     reduction: str = "mean",
 ) -> Tensor:
     """Negative log-likelihood: ``-input[i, target[i]]`` averaged (weighted by ``weight``).
 
     ``input`` holds log-probabilities, classes along dim 1 (dim 0 for a single sample);
-    targets equal to ``ignore_index`` count for nothing.
+    targets equal to ``ignore_index`` count for nothing. Extra dims other than two
+    (``(N, C, d)``) are viewed as ``(N, C, 1, d)`` first, as PyTorch does.
     """
-    _check_reduction(reduction)
+    reduction = _check_reduction(legacy_reduction(size_average, reduce, reduction))
     _check_nll(input, target, ignore_index)
-    op = nn_ops.NllLoss2D if input.dim() > 2 else nn_ops.NllLoss
-    return op.apply(
-        input,
-        target=target._data,
-        weight=_array(weight),
-        reduction=reduction,
-        ignore_index=ignore_index,
-    )
+    options = {"weight": _array(weight), "reduction": reduction, "ignore_index": ignore_index}
+    if input.dim() <= 2:
+        return nn_ops.NllLoss.apply(input, target=target._data, **options)
+    if input.dim() == 4:
+        return nn_ops.NllLoss2D.apply(input, target=target._data, **options)
+    n, c = input.shape[:2]
+    flat = input.contiguous().reshape(n, c, 1, -1)
+    out = nn_ops.NllLoss2D.apply(flat, target=target._data.reshape(n, 1, -1), **options)
+    return out if reduction != "none" else out.view(n, *input.shape[2:])
 
 
 def cross_entropy(
-    input: Tensor,
+    input: Tensor,  # noqa: A002
     target: Tensor,
-    weight: Tensor | None = None,  # noqa: A002
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
     ignore_index: int = -100,
+    reduce: bool | None = None,
     reduction: str = "mean",
     label_smoothing: float = 0.0,
 ) -> Tensor:
@@ -219,14 +255,14 @@ def cross_entropy(
         >>> loss, loss.grad_fn.next_functions[0][0].name()
         (tensor(0.2395, grad_fn=<NllLossBackward0>), 'LogSoftmaxBackward0')
     """
-    _check_reduction(reduction)
+    reduction = _check_reduction(legacy_reduction(size_average, reduce, reduction))
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.dim() == 1 else 1
     logp = input.log_softmax(class_dim)
     if target.is_floating_point():
         return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, class_dim)
-    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0.0:
         return nll
     smooth = _smooth_term(logp, target, weight, ignore_index, reduction, class_dim)
@@ -280,14 +316,16 @@ def _check_same_size(input: Tensor, target: Tensor, message: str) -> None:
 
 
 def binary_cross_entropy(
-    input: Tensor,
+    input: Tensor,  # noqa: A002
     target: Tensor,
-    weight: Tensor | None = None,  # noqa: A002
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
     reduction: str = "mean",
 ) -> Tensor:
     """``-mean(target * log(input) + (1 - target) * log(1 - input))`` for probabilities
     ``input`` in [0, 1] (``BinaryCrossEntropyBackward0``)."""
-    _check_reduction(reduction)
+    reduction = _check_reduction(legacy_reduction(size_average, reduce, reduction))
     _check_same_size(
         input,
         target,
@@ -300,14 +338,16 @@ def binary_cross_entropy(
 
 
 def binary_cross_entropy_with_logits(
-    input: Tensor,
-    target: Tensor,  # noqa: A002
+    input: Tensor,  # noqa: A002
+    target: Tensor,
     weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
     reduction: str = "mean",
     pos_weight: Tensor | None = None,
 ) -> Tensor:
     """``binary_cross_entropy(sigmoid(input), target)`` computed in one stable step."""
-    _check_reduction(reduction)
+    reduction = _check_reduction(legacy_reduction(size_average, reduce, reduction))
     _check_same_size(
         input, target, "Target size ({target}) must be the same as input size ({input})"
     )

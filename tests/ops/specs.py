@@ -90,6 +90,7 @@ SPECS = [
     OpSpec("Log", lambda t, x: x.log(), np.log, ((2, 2),), 0.5, 3.0),
     OpSpec("Sin", lambda t, x: x.sin(), np.sin, ((5,),)),
     OpSpec("Cos", lambda t, x: x.cos(), np.cos, ((5,),)),
+    OpSpec("Tan", lambda t, x: x.tan(), np.tan, ((5,),), -1.2, 1.2),
     OpSpec("Tanh", lambda t, x: x.tanh(), np.tanh, ((5,),)),
     OpSpec("Sigmoid", lambda t, x: x.sigmoid(), lambda x: 1 / (1 + np.exp(-x)), ((5,),), -6, 6),
     OpSpec("Relu", lambda t, x: x.relu(), lambda x: np.maximum(x, 0), ((6,),)),

@@ -122,3 +122,46 @@ def test_second_order_gradients_match_differences_of_first_order(spec):
             minus[i][j] -= EPS
             numeric[j] = (first_order_dot(plus) - first_order_dot(minus)) / (2 * EPS)
         np.testing.assert_allclose(seconds[i].numpy(), numeric, atol=1e-4, rtol=spec.rtol)
+
+
+def _describe_saved(value, leaves):
+    """A saved value as comparable data: a tensor by what it is (which leaf, if it is one),
+    its graph position and values; numbers, sizes and errors as they print."""
+    if isinstance(value, tuple):
+        return tuple(_describe_saved(v, leaves) for v in value)
+    if hasattr(value, "grad_fn") and hasattr(value, "shape"):
+        leaf = next((i for i, t in enumerate(leaves) if value is t), None)
+        fn = value.grad_fn.name() if value.grad_fn is not None else None
+        data = np.round(value.detach().numpy().astype(float), 8).tolist()
+        kind = str(value.dtype).split(".")[-1]
+        return ("tensor", tuple(value.shape), kind, value.requires_grad, leaf, fn, data)
+    return repr(value)
+
+
+def _saved_fields(node, leaves) -> dict:
+    """Every ``_saved_*`` attribute of a node (``_raw_saved_*`` by name only)."""
+    fields = {}
+    for name in dir(node):
+        if name.startswith("_raw_saved_"):
+            fields[name] = "raw"
+        elif name.startswith("_saved_"):
+            try:
+                fields[name] = _describe_saved(getattr(node, name), leaves)
+            except RuntimeError as error:
+                fields[name] = f"RuntimeError: {error}".replace("torch.", "autogradkit.")
+    return fields
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.torch], ids=lambda s: s.name)
+def test_saved_tensors_match_pytorch_before_and_after_backward(spec):
+    """grad_fn._saved_<name>: the same names, values, identities (an input is the input
+    itself) and, once backward freed them, the same error for tensors (sizes stay)."""
+    torch = pytest.importorskip("torch")
+    arrays = _inputs(spec, np.random.default_rng(5))
+    ours = _leaves(arrays)
+    theirs = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
+    out, expected = spec.fn(agk, *ours), spec.fn(torch, *theirs)
+    assert _saved_fields(out.grad_fn, ours) == _saved_fields(expected.grad_fn, theirs)
+    out.sum().backward()
+    expected.sum().backward()
+    assert _saved_fields(out.grad_fn, ours) == _saved_fields(expected.grad_fn, theirs)

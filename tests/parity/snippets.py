@@ -1108,4 +1108,232 @@ SNIPPETS = {
         x.std(1).sum().backward(); print(x.grad)
         x = torch.tensor([[3., 4.], [1., 1.]], requires_grad=True)
         x.var(1, correction=2).sum().backward(); print(x.grad)""",
+    # ----- saved tensors: grad_fn._saved_*, _raw_saved_*, saved_tensors_hooks, save_on_cpu ------
+    "saved_tensors_tutorial_identity": """
+        a = torch.tensor([1., -2., 3.], requires_grad=True)
+        y = a.pow(2)
+        print(y.grad_fn._saved_self, y.grad_fn._saved_self is a, y.grad_fn._saved_exponent)
+        y = a.exp()
+        print(y.equal(y.grad_fn._saved_result), y.grad_fn._saved_result is y)
+        print(y.grad_fn._saved_result.grad_fn is y.grad_fn, y.grad_fn._saved_result is y.grad_fn._saved_result)
+        b = a * 1; z = b.sin(); print(z.grad_fn._saved_self is b)
+        w = torch.tensor([4., 5., 6.])
+        for out in (a * w, w * a, a * 2, a / w, w / a, a / 2.5, a * True, 2 ** a, a ** a, a.clamp(min=-1)):
+            fn = out.grad_fn
+            print(fn.name(), [(n, getattr(fn, n)) for n in dir(fn) if n.startswith("_saved")])
+            print([type(getattr(fn, n)).__name__ for n in dir(fn) if n.startswith("_raw_saved")])""",
+    "saved_tensors_numbers_and_sizes": """
+        m = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True)
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        for out in (m.sum(), m.sum(-1), m.mean((0, 1)), m.var(), m.var(1), m.std(unbiased=False),
+                    m.prod(1), m.max(-1)[0], m.norm(p=3, dim=-1), m.logsumexp(-1), m.T, m.t(),
+                    m.transpose(-1, 0), m.view(6), m.unsqueeze(-1), m.unsqueeze(0).squeeze(-3),
+                    m[-1], m[:, -2:], m[:, ::2], m[[0, 1]], torch.cat([m, m], -1), torch.stack([m, m], -1),
+                    m.softmax(-1), m.log_softmax(1), m.split(1)[0], m.split([2, 1], 1)[0], m.unbind(1)[0],
+                    m @ m.T, m @ x, x @ x, x.add(x, alpha=2), 1 - x, x.expand(2, 3)):
+            fn = out.grad_fn
+            print(fn.name(), [(n, getattr(fn, n)) for n in dir(fn) if n.startswith("_saved")])""",
+    "saved_tensors_after_backward_and_in_place": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        y = x.exp(); y.sum().backward()
+        print(y.grad_fn._raw_saved_result is not None)
+        y.grad_fn._saved_result""",
+    "saved_tensors_unsaved_stay_none_after_backward": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        y = x * torch.tensor([4., 5., 6.]); y.sum().backward()
+        print(y.grad_fn._saved_self, m := x.sum(0)); m.backward(); print(m.grad_fn._saved_dim)
+        z = x + 2; z.sum().backward(); print(z.grad_fn._saved_alpha)
+        y.grad_fn._saved_other""",
+    "saved_tensors_modified_in_place_is_caught_on_access": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        b = x * 1; y = b.sin(); b.add_(1)
+        y.grad_fn._saved_self""",
+    "saved_tensors_hooks_tutorial": """
+        def pack_hook(x):
+            print("Packing", x)
+            return x
+        def unpack_hook(x):
+            print("Unpacking", x)
+            return x
+        a = torch.ones(5, requires_grad=True)
+        b = torch.ones(5, requires_grad=True) * 2
+        with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+            y = a * b
+            z = a.exp() * 3
+        y.sum().backward()
+        print(a.grad)
+        print(z.grad_fn._saved_self, z.grad_fn._saved_other)
+        print(z.grad_fn.next_functions[0][0]._saved_result)""",
+    "saved_tensors_hooks_pack_what_each_op_saves": """
+        def pack(t):
+            print("pack", tuple(t.shape), t.dtype, t.requires_grad, torch.is_grad_enabled())
+            return t.detach()
+        def unpack(t):
+            print("unpack", tuple(t.shape))
+            return t
+        x = torch.tensor([[1., -2.], [3., 4.]], requires_grad=True)
+        w = torch.tensor([[2., 1.], [0., 1.]], requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            outs = [x @ w, x / w, x ** w, 2 ** x, x ** 3, x * 2, torch.maximum(x, w), x.sum(),
+                    torch.where(x > 0, x, w), x.masked_fill(x > 2, 0.), x[[0, 1]], x.relu(),
+                    x.max(1)[0], x.softmax(1), torch.nn.functional.mse_loss(x, w), x.std(), x.abs()]
+        for out in outs:
+            print(out.grad_fn.name()); out.sum().backward()
+        print(x.grad, w.grad)
+        print(outs[0].grad_fn._saved_self.requires_grad, outs[0].grad_fn._saved_self is x)""",
+    "saved_tensors_hooks_errors": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda p: 5):
+            y = x.sin()
+        try:
+            y.sum().backward()
+        except TypeError as e:
+            print(e)
+        def bad(t):
+            t.add_(1)
+            return t
+        c = torch.ones(2, requires_grad=True) * 1
+        with torch.autograd.graph.saved_tensors_hooks(bad, lambda p: p):
+            c.sin()""",
+    "saved_tensors_hooks_skip_version_checks_and_nest": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        c = x * 1
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda p: p):
+            y = c.sin()
+        c.add_(1)
+        y.sum().backward(); print(x.grad)
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: print("outer") or t, lambda p: p):
+            with torch.autograd.graph.saved_tensors_hooks(lambda t: print("inner") or t, lambda p: p):
+                y = x.sin()
+            y = x.cos()""",
+    "raw_saved_register_hooks": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        z = x.pow(2)
+        r = z.grad_fn._raw_saved_self
+        print(type(r), r.unpack_hook)
+        r.register_hooks(lambda t: print("pack", t) or t * 10, lambda p: print("unpack", p) or p / 10)
+        print(z.grad_fn._saved_self, z.grad_fn._saved_self is x, r.unpack_hook is not None)
+        try:
+            r.register_hooks(lambda t: t, lambda t: t)
+        except RuntimeError as e:
+            print(e)
+        z.sum().backward(); print(x.grad)
+        try:
+            r.register_hooks(lambda t: t, lambda t: t)
+        except RuntimeError as e:
+            print(e)
+        y = x * torch.ones(2)
+        y.grad_fn._raw_saved_other.register_hooks(lambda t: t, lambda t: t)
+        y.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)""",
+    "raw_saved_register_hooks_needs_callables": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        x.sin().grad_fn._raw_saved_self.register_hooks(1, 2)""",
+    "save_on_cpu_gives_the_same_gradients": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        for pin in (False, True):
+            with torch.autograd.graph.save_on_cpu(pin_memory=pin):
+                y = x.sin() * x
+            y.sum().backward(); print(x.grad)
+            print(y.grad_fn._saved_self, y.grad_fn._saved_other)""",
+    "custom_function_saved_output_modified": """
+        class Exp(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x.exp()
+                ctx.save_for_backward(y)
+                return y
+            @staticmethod
+            def backward(ctx, g):
+                (y,) = ctx.saved_tensors
+                return g * y
+        x = torch.ones(3, requires_grad=True)
+        y = Exp.apply(x)
+        print(y.grad_fn.saved_tensors[0] is y, y.grad_fn.saved_tensors[0])
+        y.add_(1)
+        y.sum().backward()""",
+    # ----- inference tensors, views of views, legacy loss arguments, in-place trig ---------------
+    "inference_tensors": """
+        x = torch.ones(2, requires_grad=True)
+        with torch.inference_mode():
+            y = x * 2
+            z = torch.ones(2)
+            print(y.is_inference(), z.is_inference(), y.requires_grad, torch.is_grad_enabled())
+            print(torch.is_inference_mode_enabled(), y.view(2).is_inference(), x.view(2).is_inference())
+            y.add_(1); print(y)
+        print(x.is_inference(), y.is_inference(), torch.is_inference(y), torch.is_inference_mode_enabled())
+        print(y.clone().is_inference(), y.detach().is_inference(), y.view(2).is_inference())
+        print((x + y).grad_fn.name(), y.numpy(), y.grad)
+        with torch.inference_mode(False):
+            print((torch.ones(1) * 2).is_inference(), torch.is_grad_enabled())
+        @torch.inference_mode()
+        def f(a):
+            return a * 2
+        print(f(x).is_inference(), f(x).requires_grad)
+        for step in ("y._version", "x * y", "y.add_(1)", "y[0] = 5.", "y.requires_grad_()",
+                     "y.sum().backward()", "torch.nn.functional.mse_loss(x * 1, y)", "y.zero_()"):
+            try:
+                exec(step)
+            except RuntimeError as e:
+                print(step, "->", e)""",
+    "inference_tensors_in_a_model": """
+        lin = torch.nn.Linear(2, 1)
+        with torch.inference_mode():
+            out = lin(torch.ones(1, 2))
+        print(out.is_inference(), out.requires_grad, lin.weight.is_inference())
+        torch.nn.Linear(1, 1)(out).sum().backward()""",
+    "inplace_on_a_view_of_a_view": """
+        x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+        w = torch.tensor([[1., 2., 3.], [4., 5., 6.]])
+        y = x * 1
+        v = y[0][1:]
+        v.mul_(2)
+        print(y, v, y.grad_fn.name(), v.grad_fn.name(), v._version, y._version)
+        print(y.grad_fn.next_functions, v.grad_fn._saved_size, v.grad_fn._saved_stride, v.grad_fn._saved_storage_offset)
+        (y * w).sum().backward(); print(x.grad)
+        x.grad = None
+        y = x * 1
+        v = y.T[1:]
+        v.add_(x[0, :2].unsqueeze(0).T * 1)
+        print(y, v.grad_fn.name(), v.grad_fn._saved_stride, v.grad_fn._saved_storage_offset)
+        y.sum().backward(); print(x.grad)
+        x.grad = None
+        y = x * 1
+        y.view(6)[::2].exp_()
+        print(y)
+        y.pow(2).sum().backward(); print(x.grad)
+        y = x * 1
+        y[0][1] = 7.
+        y[:, 1:][1].zero_(); print(y)
+        y.sum().backward()
+        y = x * 1
+        y.expand(2, 2, 3).mul_(2)""",
+    "inplace_on_an_expanded_view": "torch.ones(3).expand(2, 3).mul_(2)",
+    "legacy_loss_arguments": """
+        nn = torch.nn
+        x = torch.tensor([[0.2, 0.8], [0.6, 0.4]], requires_grad=True)
+        t = torch.tensor([1, 0])
+        for loss in (nn.MSELoss(size_average=False), nn.MSELoss(reduce=False), nn.MSELoss(True, True),
+                     nn.L1Loss(size_average=False), nn.NLLLoss(reduce=False), nn.CrossEntropyLoss(size_average=False),
+                     nn.BCELoss(size_average=False), nn.BCEWithLogitsLoss(reduce=False), nn.MSELoss(None, None, "sum")):
+            print(loss, loss.reduction)
+        F = nn.functional
+        print(F.mse_loss(x, x * 0, size_average=False), F.l1_loss(x, x * 0, reduce=False))
+        print(F.nll_loss(x, t, None, False), F.cross_entropy(x, t, reduce=False))
+        print(F.binary_cross_entropy(x, x * 0, size_average=False), F.binary_cross_entropy_with_logits(x, x * 0, reduce=False))
+        print(F.nll_loss(torch.ones(2, 3, 2, requires_grad=True), torch.tensor([[0, 1], [2, 0]]), reduction="none"))
+        print(F.nll_loss(torch.ones(2, 3, 2, requires_grad=True), torch.tensor([[0, 1], [2, 0]])).grad_fn.next_functions)""",
+    "inplace_trigonometry": """
+        x = torch.tensor([[0., 1., 2.], [3., 4., 5.]], dtype=torch.float64, requires_grad=True)
+        for name in ("sin_", "cos_", "tan_", "tanh_", "exp_", "log_", "sqrt_", "abs_", "neg_",
+                     "sigmoid_", "relu_", "reciprocal_", "square_"):
+            y = x * 1
+            getattr(y, name)()
+            print(name, y, y.grad_fn.next_functions)
+            y.sum().backward()
+            print(x.grad); x.grad = None
+        for name in ("sin_", "cos_", "tan_", "tanh_", "exp_", "log_", "sqrt_", "abs_", "neg_", "sigmoid_", "relu_"):
+            y = x * 1
+            print(name, getattr(torch, name)(y) is y, y.grad_fn.name())
+        print(torch.tan(x), x.tan().grad_fn._saved_result)
+        x.sin_()""",
 }
