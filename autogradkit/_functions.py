@@ -13,7 +13,7 @@ _SAME_AS_METHOD = (
     "clamp clip clamp_min clamp_max maximum minimum sum mean prod var std max min argmax argmin "
     "norm logsumexp softmax log_softmax allclose equal eq ne lt le gt ge isnan mm mv dot matmul "
     "reshape flatten squeeze unsqueeze permute transpose t clone detach numel masked_fill split "
-    "chunk unbind is_inference"
+    "chunk unbind is_inference flip floor_divide"
 ).split()
 
 
@@ -35,6 +35,15 @@ def pow(input, exponent) -> Tensor:  # noqa: A001, A002
     from .ops.elementwise import Pow
 
     return Pow.apply(input, exponent)
+
+
+def remainder(input, other) -> Tensor:  # noqa: A002
+    """``input % other``; ``input`` may be a number (that has no derivative, as in PyTorch)."""
+    from .ops.rounding import RemainderOfNumber
+
+    if isinstance(input, Tensor):
+        return input.remainder(other)
+    return RemainderOfNumber.apply(input, other)
 
 
 def rsub(input, other) -> Tensor:  # noqa: A002
@@ -88,6 +97,7 @@ __all__ = [
     *_SAME_AS_METHOD,
     "true_divide",
     "pow",
+    "remainder",
     "rsub",
     "cat",
     "concat",

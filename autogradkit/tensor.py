@@ -19,7 +19,7 @@ from .autograd import grad_mode
 from .autograd.function import CopySlices
 from .autograd.graph import AccumulateGrad
 from .ops import elementwise as ew
-from .ops import indexing, linalg, movement, reduce, selection, statistics, unary
+from .ops import indexing, linalg, movement, reduce, rounding, selection, statistics, unary
 from .ops import nn as nn_ops
 from .utils.hooks import HookDict, add_hook
 
@@ -531,6 +531,18 @@ class Tensor:
     def __rsub__(self, other) -> Tensor:
         return ew.Rsub.apply(self, other)
 
+    def remainder(self, other) -> Tensor:
+        return rounding.Remainder.apply(self, other)
+
+    def __rmod__(self, other) -> Tensor:
+        return rounding.RemainderOfNumber.apply(other, self)
+
+    def floor_divide(self, other) -> Tensor:
+        return rounding.FloorDivide.apply(self, other)
+
+    def __rfloordiv__(self, other) -> Tensor:
+        return rounding.FloorDivide.apply(other, self)
+
     def neg(self) -> Tensor:
         return ew.Neg.apply(self)
 
@@ -613,6 +625,8 @@ class Tensor:
     __sub__ = sub
     __truediv__ = div
     __pow__ = pow
+    __mod__ = remainder
+    __floordiv__ = floor_divide
     __neg__ = neg
     __abs__ = abs
 
@@ -848,6 +862,12 @@ class Tensor:
             return movement.Squeeze.apply(self, dims=dim)
         return movement.Squeeze.apply(self, dims=tuple(dim))
 
+    def flip(self, *dims) -> Tensor:
+        """The elements in reverse order along ``dims`` (a copy, as in PyTorch)."""
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])
+        return movement.Flip.apply(self, dims=dims)
+
     def unsqueeze(self, dim: int) -> Tensor:
         return movement.Unsqueeze.apply(self, dim=dim)
 
@@ -991,6 +1011,12 @@ class Tensor:
     def pow_(self, exponent) -> Tensor:
         return self._inplace(Tensor.pow, exponent)
 
+    def remainder_(self, other) -> Tensor:
+        return self._inplace(Tensor.remainder, other)
+
+    def floor_divide_(self, other) -> Tensor:
+        return self._inplace(Tensor.floor_divide, other)
+
     def exp_(self) -> Tensor:
         return self._inplace(Tensor.exp)
 
@@ -1069,6 +1095,12 @@ class Tensor:
 
     def __itruediv__(self, other):
         return self.div_(other)
+
+    def __imod__(self, other):
+        return self.remainder_(other)
+
+    def __ifloordiv__(self, other):
+        return self.floor_divide_(other)
 
     def __setitem__(self, index, value) -> None:
         from ._indexing import _is_advanced, getitem, normalize_index, selects_everything

@@ -154,6 +154,24 @@ class Unsqueeze(Function):
         return np.squeeze(g, axis=ctx.axis)
 
 
+class Flip(Function):
+    """out = x reversed along dims (a copy);  dx = g reversed back"""
+
+    saved_values = ("dims",)
+
+    @staticmethod
+    def forward(ctx, x, *, dims):
+        ctx.dims, ctx.axes = dims, tuple(normalize_dim(d, x.ndim) for d in dims)
+        for i, a in enumerate(ctx.axes):
+            if a in ctx.axes[:i]:
+                raise RuntimeError(f"dim {a} appears multiple times in the list of dims")
+        return np.flip(x, ctx.axes).copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.flip(g, ctx.axes)
+
+
 class Copy(Function):
     """out = src broadcast into x's shape and dtype (``x.copy_(src)``);  dx = 0,  dsrc = g"""
 

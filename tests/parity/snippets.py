@@ -1336,4 +1336,41 @@ SNIPPETS = {
             print(name, getattr(torch, name)(y) is y, y.grad_fn.name())
         print(torch.tan(x), x.tan().grad_fn._saved_result)
         x.sin_()""",
+    # ----- %, //, flip -------------------------------------------------------------------
+    "remainder_and_floor_divide": """
+        x = torch.tensor([-3.5, 2., 5.], requires_grad=True)
+        w = torch.tensor([2., -3., 1.5], requires_grad=True)
+        for out in (x % 2, x % w, 2 % x, x // 2, x // w, 7 // x, torch.remainder(x, 2),
+                    torch.remainder(2, x), x.remainder(w), x.floor_divide(w), torch.floor_divide(x, 2)):
+            print(out, out.grad_fn.name(), [(f is None, i) for f, i in out.grad_fn.next_functions])
+        (x % w).sum().backward(); print(x.grad, w.grad)
+        x.grad = w.grad = None
+        (x % 2).sum().backward(); print(x.grad)
+        print((x % w).grad_fn._saved_self is x, (x % w).grad_fn._saved_other)
+        print(torch.tensor([5, -7]) % 3, torch.tensor([5, -7]) // 3, torch.tensor([5., -7.]) // 0)
+        print(torch.tensor([5.5, -7.]) % 0, torch.tensor([-0.5]) % 2, 2.5 % torch.tensor([2]))
+        print(torch.tensor([5]) // 2.5, torch.tensor([-7.0, 7.0, -0.0]) % 3, torch.tensor([-7.0, 7.0]) // -3)
+        print(torch.tensor([0.1, 0.7, 1.3]) % 0.1, torch.tensor([0.3, 0.7]) // 0.1, torch.tensor([True]) % 2)
+        y = x.detach().clone(); y %= 2; print(y); y //= 0.3; print(y)
+        z = x * 1; z %= 2; print(z.grad_fn.name())
+        with torch.no_grad():
+            print((x // 2).grad_fn)
+        for step in ("torch.tensor([5, -7]) // 0", "torch.tensor([5, -7]) % torch.tensor([0, 2])",
+                     "torch.tensor([True]) // torch.tensor([True])", "(x // 2).sum().backward()"):
+            try:
+                exec(step)
+            except RuntimeError as e:
+                print(step, "->", e)
+        (2 % x).sum().backward()""",
+    "flip": """
+        m = torch.arange(6.).reshape(2, 3).requires_grad_()
+        y = m.flip(0, 1); print(y, y.grad_fn._saved_dims, y.is_contiguous())
+        print(m.flip(-1).grad_fn._saved_dims, torch.flip(m, [0]), m.flip([0, 1]).grad_fn.name())
+        (m.flip(1) * torch.tensor([[1., 2., 3.], [4., 5., 6.]])).sum().backward(); print(m.grad)
+        v = torch.tensor([1., 2., 3.]); f = v.flip(0); f[0] = 9.; print(v, f)
+        try:
+            m.flip(0, -2)
+        except RuntimeError as e:
+            print(e)
+        m.flip(2)""",
 }
