@@ -12,7 +12,8 @@ import weakref
 
 import numpy as np
 
-from . import _dtype
+from . import _device, _dtype
+from ._device import device
 from ._shape import Size, broadcast_shape, check_expandable, normalize_dim
 from ._tensor_str import tensor_repr
 from .autograd import grad_mode
@@ -62,26 +63,6 @@ class _InferenceVersion(_VersionCounter):
     version for these, so reading ``_version`` or saving one for backward is an error."""
 
 
-class device:
-    """Where a tensor lives: always the CPU in autogradkit."""
-
-    __slots__ = ("type",)
-
-    def __init__(self, type: str = "cpu"):  # noqa: A002
-        self.type = _check_device(type)
-
-    def __repr__(self) -> str:
-        return "device(type='cpu')"
-
-    def __str__(self) -> str:
-        return "cpu"
-
-    def __eq__(self, other) -> bool:
-        return str(other) == "cpu"
-
-    __hash__ = object.__hash__
-
-
 def _should_fold(x: Tensor, y: Tensor) -> bool:
     """PyTorch's rule for a product of 3+ dims with 1 or 2 dims: fold the larger operand into
     rows (one mm or mv) when the smaller one needs grad, or when folding copies nothing."""
@@ -98,19 +79,6 @@ def _should_fold(x: Tensor, y: Tensor) -> bool:
         return True
     strides = big.strides  # bytes, not elements: the same test either way
     return all(strides[i] == strides[i + 1] * big.shape[i + 1] for i in range(big.ndim - 2))
-
-
-def _check_device(where) -> str:
-    name = str(where).split(":")[0]
-    if name != "cpu":
-        raise RuntimeError(
-            f"autogradkit runs on the CPU only, so it cannot use device '{where}'. "
-            "Use 'cpu' (tutorial code with .to(device) works when device = 'cpu')."
-        )
-    return "cpu"
-
-
-_CPU = device("cpu")
 
 
 class Tensor:
@@ -144,12 +112,17 @@ class Tensor:
     )
     __array_priority__ = 1000  # NumPy defers to Tensor in mixed expressions
 
-    def __init__(self, data=(), *, dtype=None, requires_grad=False):
-        """``Tensor(data)`` makes a float32 tensor (the legacy constructor); prefer ``tensor()``."""
-        array = np.array(data, dtype=_dtype.to_numpy(dtype or _dtype.float32))
-        self._init(array, None, 0, False)
-        if requires_grad:
-            self.requires_grad_()
+    def __new__(cls, *args, **kwargs):
+        """``Tensor(data)`` or ``Tensor(2, 3)``: PyTorch's legacy float32 constructor (prefer
+        ``tensor()``). A subclass (``Parameter``) makes itself in ``__init__``."""
+        if cls is not Tensor:
+            return object.__new__(cls)
+        from ._legacy import new
+
+        return new(None, args, kwargs)
+
+    def __init__(self, *args, **kwargs):
+        pass  # __new__ made the tensor
 
     def _init(self, data, grad_fn, output_nr, requires_grad) -> None:
         self._data, self._grad_fn, self._output_nr = data, grad_fn, output_nr
@@ -357,7 +330,7 @@ class Tensor:
 
     @property
     def device(self) -> device:
-        return _CPU
+        return _device.CPU
 
     is_cuda = False
 
@@ -419,9 +392,8 @@ class Tensor:
             elif isinstance(arg, Tensor):
                 dtype = arg.dtype
             else:
-                _check_device(arg)
-        if device is not None:
-            _check_device(device)
+                _device.use(arg)
+        _device.use(device)
         if dtype is None or _dtype.to_numpy(dtype) == self._data.dtype:
             return self.clone() if copy else self
         return movement.ToCopy.apply(self, dtype=_dtype.to_numpy(dtype))
@@ -450,8 +422,19 @@ class Tensor:
     def cpu(self) -> Tensor:
         return self
 
-    def cuda(self, *args, **kwargs) -> Tensor:
-        _check_device("cuda")
+    def cuda(self, device=None, non_blocking=False, **kwargs) -> Tensor:
+        _device.use("cuda" if device is None else device)
+        return self
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """``"autogradkit.FloatTensor"``, or a copy converted to a legacy type (or its name)."""
+        from ._legacy import BY_NAME
+
+        if dtype is None:
+            return f"autogradkit.{self.dtype._tensor_type}"
+        if isinstance(dtype, str):
+            dtype = BY_NAME[dtype.rpartition(".")[2]]
+        return self.to(getattr(dtype, "dtype", dtype))
 
     def clone(self) -> Tensor:
         return movement.Clone.apply(self)
@@ -1068,15 +1051,15 @@ class Tensor:
     def copy_(self, src) -> Tensor:
         return self._inplace(lambda t, s: movement.Copy.apply(t, s), _as_tensor(src, self))
 
-    def uniform_(self, a=0.0, b=1.0) -> Tensor:
+    def uniform_(self, a=0.0, b=1.0, *, generator=None) -> Tensor:
         from .random import _generator
 
-        return self._fill_from(_generator().uniform(a, b, self.shape))
+        return self._fill_from(_generator(generator).uniform(a, b, self.shape))
 
-    def normal_(self, mean=0.0, std=1.0) -> Tensor:
+    def normal_(self, mean=0.0, std=1.0, *, generator=None) -> Tensor:
         from .random import _generator
 
-        return self._fill_from(_generator().normal(mean, std, self.shape))
+        return self._fill_from(_generator(generator).normal(mean, std, self.shape))
 
     def _fill_from(self, values: np.ndarray) -> Tensor:
         self._check_inplace()

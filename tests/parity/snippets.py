@@ -1373,4 +1373,93 @@ SNIPPETS = {
         except RuntimeError as e:
             print(e)
         m.flip(2)""",
+    # ----- devices, legacy constructors, generators, gradcheck's fast mode ---------------------
+    "devices_cuda_is_refused_everywhere": """
+        print(torch.device("cuda"), torch.device("cuda:1"), repr(torch.device("cpu", 0)), str(torch.device("cuda:0")))
+        print(torch.device("cpu") == torch.device("cpu"), torch.ones(2).device == torch.device("cpu"))
+        print(torch.ones(2, device="cpu:0").device, torch.ones(2).to(torch.device("cpu")), torch.device("cuda").type)
+        print(torch.ones(2).is_cuda, torch.cuda.is_available(), torch.ones(2).to("cpu", torch.float64))
+        for step in ("torch.ones(2, device='cuda')", "torch.zeros(2, device='cuda:0')", "torch.tensor([1.], device='cuda')",
+                     "torch.ones(2).to('cuda')", "torch.ones(2).cuda()", "torch.ones(2).to(torch.device('cuda'))",
+                     "torch.randn(2, device='cuda')", "torch.rand(2, device='cuda')", "torch.arange(3, device='cuda')",
+                     "torch.linspace(0, 1, 3, device='cuda')", "torch.eye(2, device='cuda')", "torch.full((2,), 1., device='cuda')",
+                     "torch.empty(2, device='cuda')", "torch.zeros_like(torch.ones(2), device='cuda')",
+                     "torch.ones_like(torch.ones(2), device='cuda')", "torch.randn_like(torch.ones(2), device='cuda')",
+                     "torch.randint(0, 3, (2,), device='cuda')", "torch.randperm(3, device='cuda')",
+                     "torch.as_tensor([1.], device='cuda')", "torch.as_tensor(torch.ones(1), device='cuda')",
+                     "torch.nn.Linear(2, 1, device='cuda')", "torch.nn.Linear(2, 1).to('cuda')", "torch.nn.Linear(2, 1).cuda()",
+                     "torch.ones(2).to(device='cuda')", "torch.ones(2).to('cuda', torch.float64)",
+                     "torch.normal(0., 1., (2,), device='cuda')", "torch.ones(2).to('xpu')"):
+            try:
+                eval(step)
+            except AssertionError as e:
+                print(step, "AssertionError", e)
+        for step in ("torch.device('gpu')", "torch.ones(2, device='gpu')", "torch.ones(2, device=0)", "torch.device(0)",
+                     "torch.ones(2).cuda(0)", "torch.ones(2).to('foo')"):
+            try:
+                eval(step)
+            except RuntimeError as e:
+                print(step, "RuntimeError", e)""",
+    "legacy_constructors": """
+        import numpy as np
+        for step in ("torch.FloatTensor([1, 2])", "torch.FloatTensor(2, 3).shape", "torch.FloatTensor()",
+                     "torch.DoubleTensor([1, 2])", "torch.LongTensor([1.7, 2])", "torch.IntTensor([1, 2])",
+                     "torch.BoolTensor([1, 0])", "torch.ByteTensor([1, 2])", "torch.Tensor([1, 2])",
+                     "torch.Tensor(2, 3).shape", "torch.Tensor()", "torch.Tensor(3).dtype", "torch.Tensor([[1, 2], [3, 4]])",
+                     "torch.Tensor(torch.Size([2, 2])).shape", "torch.FloatTensor([1, 2]).requires_grad_()",
+                     "torch.Tensor(torch.tensor([1, 2]))", "torch.FloatTensor(torch.tensor([1., 2.]))",
+                     "type(torch.FloatTensor([1]))", "isinstance(torch.ones(1), torch.FloatTensor)",
+                     "isinstance(torch.ones(1, dtype=torch.float64), torch.FloatTensor)", "torch.ones(1).type()",
+                     "torch.ones(1, dtype=torch.long).type()", "torch.ones(1).type(torch.DoubleTensor)",
+                     "torch.ones(1).type('torch.DoubleTensor')", "torch.FloatTensor", "torch.FloatTensor(np.array([1, 2]))",
+                     "torch.Tensor((1, 2))", "torch.Tensor(2, 3).is_leaf", "torch.FloatTensor(2).dtype",
+                     "torch.tensor([1.]).type(torch.LongTensor)", "torch.Tensor([]).shape", "torch.Tensor([[]]).shape",
+                     "torch.LongTensor([True])", "torch.Tensor(0).shape", "torch.Tensor([1, 2], device='cpu')",
+                     "issubclass(torch.FloatTensor, torch.Tensor)", "torch.FloatTensor.dtype", "torch.LongTensor.dtype",
+                     "isinstance(torch.ones(1), torch.Tensor)", "torch.Tensor(torch.ones(2)).data_ptr() == 0"):
+            try:
+                print(step, repr(eval(step)) if "data_ptr" not in step else "")
+            except (TypeError, RuntimeError) as e:
+                print(step, type(e).__name__, e)
+        for step in ("torch.Tensor(2.5)", "torch.Tensor([1, 2], requires_grad=True)", "torch.FloatTensor(torch.tensor([1, 2]))",
+                     "torch.Tensor('a')", "torch.FloatTensor([1], dtype=torch.float64)", "torch.FloatTensor(2, 'a')",
+                     "torch.Tensor([1, 2], device='cuda')"):
+            try:
+                eval(step)
+            except (TypeError, RuntimeError) as e:
+                print(step, type(e).__name__, e)""",
+    "generators": """
+        g = torch.Generator().manual_seed(3)
+        print(type(g), g.initial_seed(), g.device, torch.manual_seed(5) is torch.default_generator)
+        print(torch.initial_seed(), torch.Generator().manual_seed(7).initial_seed())
+        a = torch.rand(3, generator=torch.Generator().manual_seed(0))
+        b = torch.rand(3, generator=torch.Generator().manual_seed(0))
+        torch.manual_seed(1); c = torch.rand(3); torch.manual_seed(1); torch.rand(3, generator=g); d = torch.rand(3)
+        print(torch.equal(a, b), torch.equal(c, d), a.shape, a.dtype)
+        for make in (lambda g: torch.randn(2, 2, generator=g), lambda g: torch.randint(0, 9, (4,), generator=g),
+                     lambda g: torch.randperm(5, generator=g), lambda g: torch.normal(0., 1., (3,), generator=g),
+                     lambda g: torch.ones(3).uniform_(0, 1, generator=g), lambda g: torch.ones(3).normal_(generator=g),
+                     lambda g: torch.nn.init.uniform_(torch.empty(3), generator=g),
+                     lambda g: torch.nn.init.xavier_normal_(torch.empty(2, 3), generator=g),
+                     lambda g: torch.nn.init.kaiming_uniform_(torch.empty(2, 3), generator=g)):
+            x, y = make(torch.Generator().manual_seed(4)), make(torch.Generator().manual_seed(4))
+            print(torch.equal(x, y), x.shape, x.dtype)""",
+    "gradcheck_fast_mode": """
+        class Bad(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+            @staticmethod
+            def backward(ctx, g):
+                return g * 3
+        x = torch.tensor([1., 2.], dtype=torch.float64, requires_grad=True)
+        w = torch.tensor([[1., -2.], [0.5, 3.]], dtype=torch.float64, requires_grad=True)
+        print(torch.autograd.gradcheck(lambda t: (t ** 3).sum(), (x,), fast_mode=True))
+        print(torch.autograd.gradcheck(lambda t, m: (m @ t).sin(), (x, w), fast_mode=True))
+        print(torch.autograd.gradcheck(Bad.apply, (x,), fast_mode=True, raise_exception=False))
+        print(torch.autograd.gradgradcheck(lambda t: t ** 3, (x,), fast_mode=True))
+        try:
+            torch.autograd.gradcheck(Bad.apply, (x,), fast_mode=True)
+        except RuntimeError as e:
+            print(str(e).split("Numerical:")[1])""",
 }
