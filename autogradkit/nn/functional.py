@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..ops import linalg
+from ..ops import conv, linalg
 from ..ops import nn as nn_ops
 from ..random import _generator
 from ..tensor import Tensor
@@ -124,6 +124,161 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
     mask = Tensor._wrap((keep * scale).astype(input._data.dtype))
     return input.mul_(mask) if inplace else input * mask
+
+
+# ----- convolution and pooling ------------------------------------------------------------
+def _pair(value) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+
+
+def _same_padding(weight: Tensor, dilation: tuple) -> tuple:
+    """padding='same': the output as large as the input; an odd total puts the extra row and
+    column at the end, as PyTorch does (with its warning)."""
+    pads = []
+    for k, d in zip(weight.shape[2:], dilation):
+        total = d * (k - 1)
+        pads.append((total // 2, total - total // 2))
+    if any(a != b for a, b in pads):
+        warnings.warn(
+            "Using padding='same' with even kernel lengths and odd dilation may require a "
+            "zero-padded copy of the input be created",
+            UserWarning,
+            stacklevel=3,
+        )
+    return tuple(pads)
+
+
+def _conv_padding(padding, weight: Tensor, stride: tuple, dilation: tuple):
+    """((top, bottom), (left, right)) and the padding PyTorch shows as ``_saved_padding``."""
+    if padding == "valid":
+        return ((0, 0), (0, 0)), (0,)
+    if padding == "same":
+        if stride != (1, 1):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        pads = _same_padding(weight, dilation)
+        return pads, tuple(p[0] for p in pads)
+    if isinstance(padding, str):
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    padding = _pair(padding)
+    if min(padding) < 0:
+        raise RuntimeError("negative padding is not supported")
+    return tuple((p, p) for p in padding), padding
+
+
+def _check_conv(input: Tensor, weight: Tensor, bias, pads, stride, groups) -> None:  # noqa: A002
+    """PyTorch's conv2d errors, in the order it checks."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(
+            "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
+            f"{list(input.shape)}"
+        )
+    if min(stride) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(
+            f"expected scalar type {input.dtype._tensor_type[:-6]} but found "
+            f"{weight.dtype._tensor_type[:-6]}"
+        )
+    if input.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+            f"input{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
+            f"{input.shape[1]} channels instead"
+        )
+    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
+        raise RuntimeError(
+            f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional "
+            f"with {weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead"
+        )
+    padded = [n + a + b for n, (a, b) in zip(input.shape[2:], pads)]
+    if any(p < k for p, k in zip(padded, weight.shape[2:])):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({padded[0]} x {padded[1]}). Kernel "
+            f"size: ({weight.shape[2]} x {weight.shape[3]}). Kernel size can't be greater "
+            "than actual input size"
+        )
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:  # noqa: A002
+    """2-D cross-correlation of ``input`` (N, C, H, W) with ``weight`` (O, C / groups, kh,
+    kw), plus ``bias`` (``ConvolutionBackward0``). One image (C, H, W) is unsqueezed first
+    and squeezed after, as PyTorch records it.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> x = agk.ones(1, 1, 3, 3, requires_grad=True)
+        >>> agk.nn.functional.conv2d(x, agk.ones(1, 1, 2, 2)).grad_fn.name()
+        'ConvolutionBackward0'
+    """
+    stride, dilation = _pair(stride), _pair(dilation)
+    if input.dim() == 3:
+        out = conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups)
+        return out.squeeze(0)
+    pads, shown = _conv_padding(padding, weight, stride, dilation)
+    _check_conv(input, weight, bias, pads, stride, groups)
+    return conv.Convolution.apply(
+        input,
+        weight,
+        bias,
+        stride=stride,
+        padding=pads,
+        dilation=dilation,
+        groups=groups,
+        shown_padding=shown,
+    )
+
+
+def _pool_output_size(size, kernel, stride, pad, dilation, ceil_mode) -> int:
+    span = dilation * (kernel - 1) + 1
+    out = (size + 2 * pad - span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def max_pool2d(
+    input: Tensor,  # noqa: A002
+    kernel_size,
+    stride=None,
+    padding=0,
+    dilation=1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+):
+    """The largest value of each ``kernel_size`` window (``MaxPool2DWithIndicesBackward0``);
+    with ``return_indices``, also where each came from (flat positions in H * W)."""
+    kernel, pad, dil = _pair(kernel_size), _pair(padding), _pair(dilation)
+    steps = kernel if stride is None or stride == [] else _pair(stride)
+    if input.dim() not in (3, 4) or input.numel() == 0:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if min(steps) == 0:
+        raise RuntimeError("stride should not be zero")
+    for p, k, d in zip(pad, kernel, dil):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got "
+                f"pad={p}, kernel_size={k} and dilation={d}"
+            )
+    sizes = [
+        _pool_output_size(n, k, s, p, d, ceil_mode)
+        for n, k, s, p, d in zip(input.shape[-2:], kernel, steps, pad, dil)
+    ]
+    if min(sizes) < 1:
+        plane = "x".join(str(n) for n in input.shape[-3:])
+        raise RuntimeError(
+            f"Given input size: ({plane}). Calculated output size: "
+            f"({input.shape[-3]}x{sizes[0]}x{sizes[1]}). Output size is too small"
+        )
+    out, indices = conv.MaxPool2DWithIndices.apply(
+        input,
+        kernel_size=kernel,
+        stride=steps,
+        padding=pad,
+        dilation=dil,
+        ceil_mode=ceil_mode,
+        shown_stride=() if stride is None else steps,
+    )
+    return (out, indices) if return_indices else out
 
 
 # ----- losses ---------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from ..autograd.function import REGISTRY
 
 # importing the op modules fills REGISTRY
 from . import (
+    conv,
     elementwise,
     indexing,
     linalg,

@@ -1462,4 +1462,63 @@ SNIPPETS = {
             torch.autograd.gradcheck(Bad.apply, (x,), fast_mode=True)
         except RuntimeError as e:
             print(str(e).split("Numerical:")[1])""",
+    # ----- a small CNN as the hook tutorials build it ------------------------------------------
+    "cnn_layers_hooks_and_gradients": """
+        nn, F = torch.nn, torch.nn.functional
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = nn.Conv2d(1, 3, 3, padding=1)
+                self.pool = nn.MaxPool2d(2)
+                self.conv2 = nn.Conv2d(3, 4, (2, 3), stride=(1, 2), bias=False)
+                self.flatten = nn.Flatten()
+                self.drop = nn.Dropout(0.25)
+                self.fc = nn.Linear(4, 2)
+            def forward(self, x):
+                x = self.pool(F.relu(self.conv1(x)))
+                x = F.max_pool2d(self.conv2(x), 2, 1)
+                return self.fc(self.drop(self.flatten(x)))
+        net = Net()
+        print(net)
+        with torch.no_grad():
+            for i, p in enumerate(net.parameters()):
+                p.copy_(torch.linspace(-1, 1, p.numel()).reshape(p.shape) * (0.5 + 0.1 * i))
+        net.eval()
+        x = (torch.arange(64.).reshape(1, 1, 8, 8) % 7 - 3) / 3
+        x.requires_grad_()
+        seen = []
+        for name, m in net.named_children():
+            m.register_forward_hook(lambda m, i, o, name=name: seen.append((name, tuple(o.shape), o.grad_fn.name())))
+            m.register_full_backward_hook(lambda m, gi, go, name=name: seen.append((name, [None if g is None else tuple(g.shape) for g in gi])))
+        out = net(x)
+        print(out, seen)
+        (out * torch.tensor([[1., -2.]])).sum().backward()
+        print(seen[6:])
+        print(x.grad)
+        print(net.conv1.weight.grad, net.conv2.weight.grad.sum(), net.conv1.bias.grad)
+        y = F.conv2d(x, net.conv1.weight, net.conv1.bias, padding=1)
+        print(y.grad_fn.name(), [(f.name() if f else f, i) for f, i in y.grad_fn.next_functions])
+        print([(n, getattr(y.grad_fn, n)) for n in dir(y.grad_fn) if n.startswith("_saved") and n not in ("_saved_input", "_saved_weight")])
+        p, idx = F.max_pool2d(y, 2, return_indices=True)
+        print(idx, p.grad_fn._saved_result1.equal(idx), p.grad_fn._saved_kernel_size, p.grad_fn._saved_stride)
+        print(nn.MaxPool2d(3, 2, 1, ceil_mode=True)(y).shape, F.max_pool2d(y, 3, 2, 1, 1, True).shape)
+        print(F.conv2d(x[0], net.conv1.weight).grad_fn.name(), F.max_pool2d(x[0], 2).grad_fn.name())
+        print(F.conv2d(x, net.conv1.weight, padding="same").shape, F.conv2d(x, net.conv1.weight, padding="valid").grad_fn._saved_padding)
+        print(nn.Conv2d(4, 8, 3, groups=2, dilation=2, padding=(1, 2)), nn.Conv2d(1, 6, 5), nn.MaxPool2d((2, 3), stride=1))
+        for step in ("nn.Conv2d(3, 4, 3, groups=2)", "nn.Conv2d(4, 4, 3, padding='bad')", "nn.Conv2d(4, 4, 3, padding='same', stride=2)",
+                     "F.conv2d(torch.ones(1, 2, 8, 8), net.conv1.weight)", "F.conv2d(torch.ones(1, 1, 2, 2), net.conv2.weight)",
+                     "F.conv2d(torch.ones(8, 8), net.conv1.weight)", "F.max_pool2d(torch.ones(1, 1, 1, 1), 2)",
+                     "F.max_pool2d(torch.ones(1, 1, 4, 4), 2, padding=2)", "F.conv2d(torch.ones(1, 1, 4, 4, dtype=torch.float64), net.conv1.weight)",
+                     "F.conv2d(x, net.conv1.weight, torch.ones(2))", "F.max_pool2d(torch.ones(4, 4), 2)", "F.conv2d(x, net.conv1.weight, stride=0)"):
+            try:
+                eval(step)
+            except (RuntimeError, ValueError) as e:
+                print(step, type(e).__name__, e)""",
+    "dropout_in_training": """
+        x = torch.ones(2, 3, requires_grad=True)
+        y = torch.nn.functional.dropout(x, 0.3)
+        print(y.grad_fn.name(), [f is None for f, _ in y.grad_fn.next_functions], sorted(n for n in dir(y.grad_fn) if n.startswith("_saved")))
+        print(torch.nn.functional.dropout(x, 0.3, training=False) is x, torch.nn.Dropout(0.)(x) is x)
+        print(torch.nn.functional.dropout(x, 1.).sum(), torch.nn.Dropout(0.5))
+        torch.nn.functional.dropout(x, 1.5)""",
 }
