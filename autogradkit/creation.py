@@ -142,9 +142,21 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """``steps`` values from ``start`` to ``end``, computed as PyTorch computes them: the
+    first half as start + i * step, the second as end - (steps - 1 - i) * step, each rounded
+    once (a fused multiply-add), with step in the result's own precision."""
     _device.use(device)
     np_dtype = _dtype.to_numpy(dtype or _dtype.DEFAULT_FLOAT)
-    values = np.linspace(builtins.float(start), builtins.float(end), steps, dtype=np.float64)
+    first, last = np_dtype.type(start), np_dtype.type(end)  # an integer dtype truncates them
+    kind = np_dtype if np_dtype.kind == "f" else np.dtype(np.float64)  # integers: a double step
+    exact = np.float64 if kind == np.float32 else np.longdouble  # wide enough to round once
+    step = (kind.type(last) - kind.type(first)) / kind.type(max(steps - 1, 1))
+    i = np.arange(steps)
+    rising = exact(first) + exact(step) * i
+    falling = exact(last) - exact(step) * (steps - 1 - i)
+    values = np.where(i < steps // 2, rising, falling).astype(kind)
+    if steps == 1:
+        values = np.full(1, first, kind)
     return _make(values.astype(np_dtype), requires_grad)
 
 

@@ -1521,4 +1521,21 @@ SNIPPETS = {
         print(torch.nn.functional.dropout(x, 0.3, training=False) is x, torch.nn.Dropout(0.)(x) is x)
         print(torch.nn.functional.dropout(x, 1.).sum(), torch.nn.Dropout(0.5))
         torch.nn.functional.dropout(x, 1.5)""",
+    # ----- float32 last bits --------------------------------------------------------------------
+    "float32_last_bits_of_linspace_pow_and_alpha": """
+        for start, end, steps in ((-5, 5, 30), (0, 1, 1000), (-3.3, 2.1, 77), (10, -10, 9), (0.1, 0.2, 1), (-3.3, 7.9, 40)):
+            print(torch.linspace(start, end, steps).tolist()[-5:], sum(torch.linspace(start, end, steps).double().tolist()))
+        print(torch.linspace(-3.3, 7.9, 40, dtype=torch.int64).tolist(), torch.linspace(0, 1, 5, dtype=torch.float64).tolist())
+        x = torch.linspace(-3, 3, 1000)
+        for e in (2, 3, -1, -2, -0.5, 2.0, 3.0):
+            y = (x.abs() + 0.01) ** e
+            print(e, sum(y.double().tolist()), y.tolist()[::97])
+        a, b = torch.linspace(-2, 7, 1000), torch.linspace(5, -3, 1000)
+        for alpha in (0.1, -0.01, 3.7, 2):
+            print(alpha, a.clone().add_(b, alpha=alpha).tolist()[::111], a.sub(b, alpha=alpha).tolist()[::111])
+            print(sum(torch.add(a, b, alpha=alpha).double().tolist()), a.add(2.5, alpha=alpha).tolist()[::333])
+        w = torch.tensor([1., 2.], requires_grad=True)
+        z = w.add(torch.tensor([3., 4.], requires_grad=True), alpha=2)
+        print(z, z.grad_fn.name(), z.grad_fn._saved_alpha, len(z.grad_fn.next_functions))
+        torch.ones(2, dtype=torch.long).add(torch.ones(2, dtype=torch.long), alpha=0.5)""",
 }
