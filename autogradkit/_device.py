@@ -36,9 +36,7 @@ class device:  # noqa: N801  (PyTorch's name)
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
-    def __eq__(self, other) -> bool:
-        if isinstance(other, str):
-            other = device(other)
+    def __eq__(self, other) -> bool:  # a string is never equal to a device, as in PyTorch
         return isinstance(other, device) and (other.type, other.index) == (self.type, self.index)
 
     def __hash__(self) -> int:

@@ -1377,6 +1377,7 @@ SNIPPETS = {
     "devices_cuda_is_refused_everywhere": """
         print(torch.device("cuda"), torch.device("cuda:1"), repr(torch.device("cpu", 0)), str(torch.device("cuda:0")))
         print(torch.device("cpu") == torch.device("cpu"), torch.ones(2).device == torch.device("cpu"))
+        print(torch.device("cpu") == "cpu", torch.device("cpu") == "gpu", torch.device("cpu") == 1)
         print(torch.ones(2, device="cpu:0").device, torch.ones(2).to(torch.device("cpu")), torch.device("cuda").type)
         print(torch.ones(2).is_cuda, torch.cuda.is_available(), torch.ones(2).to("cpu", torch.float64))
         for step in ("torch.ones(2, device='cuda')", "torch.zeros(2, device='cuda:0')", "torch.tensor([1.], device='cuda')",
