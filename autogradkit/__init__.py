@@ -26,6 +26,17 @@ from ._dtype import (
 )
 from ._functions import *  # noqa: F403
 from ._functions import __all__ as _function_names
+from ._legacy import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from ._shape import Size
 from ._tensor_str import set_printoptions
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
@@ -33,6 +44,7 @@ from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
     is_grad_enabled,
+    is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
@@ -59,7 +71,7 @@ from .creation import (
     zeros,
     zeros_like,
 )
-from .random import manual_seed, seed
+from .random import Generator, default_generator, initial_seed, manual_seed, seed
 from .tensor import Tensor, device, where
 
 __version__ = "0.1.0"

@@ -8,11 +8,12 @@ from .ops import movement
 from .tensor import Tensor, where
 
 _SAME_AS_METHOD = (
-    "add sub mul div neg reciprocal square exp log sin cos tanh sigmoid relu sqrt abs sign sgn "
+    "add sub mul div neg reciprocal square exp log sin cos tan tanh sigmoid relu sqrt abs sign sgn "
+    "exp_ log_ sin_ cos_ tan_ tanh_ sigmoid_ relu_ sqrt_ abs_ neg_ reciprocal_ square_ "
     "clamp clip clamp_min clamp_max maximum minimum sum mean prod var std max min argmax argmin "
     "norm logsumexp softmax log_softmax allclose equal eq ne lt le gt ge isnan mm mv dot matmul "
     "reshape flatten squeeze unsqueeze permute transpose t clone detach numel masked_fill split "
-    "chunk unbind"
+    "chunk unbind is_inference flip floor_divide"
 ).split()
 
 
@@ -34,6 +35,15 @@ def pow(input, exponent) -> Tensor:  # noqa: A001, A002
     from .ops.elementwise import Pow
 
     return Pow.apply(input, exponent)
+
+
+def remainder(input, other) -> Tensor:  # noqa: A002
+    """``input % other``; ``input`` may be a number (that has no derivative, as in PyTorch)."""
+    from .ops.rounding import RemainderOfNumber
+
+    if isinstance(input, Tensor):
+        return input.remainder(other)
+    return RemainderOfNumber.apply(input, other)
 
 
 def rsub(input, other) -> Tensor:  # noqa: A002
@@ -62,7 +72,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
                 f"{tensors[0].shape[k]} but got size {t.shape[k]} for tensor number {i} "
                 "in the list."
             )
-    return movement.Cat.apply(*tensors, dim=d)
+    return movement.Cat.apply(*tensors, dim=dim)
 
 
 concat = concatenate = cat
@@ -71,7 +81,8 @@ concat = concatenate = cat
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join tensors along a new dim."""
     tensors = list(tensors)
-    return movement.Stack.apply(*tensors, dim=normalize_dim(dim, tensors[0].ndim + 1))
+    normalize_dim(dim, tensors[0].ndim + 1)  # PyTorch's error before any other
+    return movement.Stack.apply(*tensors, dim=dim)
 
 
 def is_tensor(obj) -> bool:
@@ -86,6 +97,7 @@ __all__ = [
     *_SAME_AS_METHOD,
     "true_divide",
     "pow",
+    "remainder",
     "rsub",
     "cat",
     "concat",

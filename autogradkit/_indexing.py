@@ -92,6 +92,4 @@ def getitem(x, index):
             out = indexing.Select.apply(out, index=(slice(None),) * dim + (position, Ellipsis))
     if out is x:
         return movement.View.apply(x, shape=x.shape)
-    if x._base is None and out._base is x:  # one indexing step: in-place ops can write back
-        out._view_index = index
     return out

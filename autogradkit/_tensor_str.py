@@ -121,12 +121,14 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     parts = [text]
     last_line_len = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+        # wrapped where PyTorch wraps: "autogradkit." counts as its "torch." (docs/fidelity.md)
+        width = len(suffix.replace("autogradkit.", "torch."))
+        if last_line_len + width + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
-            last_line_len = indent + len(suffix)
+            last_line_len = indent + width
         else:
             parts.append(", " + suffix)
-            last_line_len += len(suffix) + 2
+            last_line_len += width + 2
     parts.append(")")
     return "".join(parts)
 

@@ -7,7 +7,7 @@ import builtins
 
 import numpy as np
 
-from . import _dtype
+from . import _device, _dtype
 from .random import _generator
 from .tensor import Tensor
 
@@ -62,13 +62,13 @@ def tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor:
         >>> agk.tensor([1., 2.]), agk.tensor(2), agk.tensor(2., requires_grad=True)
         (tensor([1., 2.]), tensor(2), tensor(2., requires_grad=True))
     """
-    if device is not None:
-        Tensor.to(Tensor._wrap(np.zeros(())), device)
+    _device.use(device)
     array = _infer(data) if dtype is None else np.array(_unwrap(data), dtype=_dtype.to_numpy(dtype))
     return _make(array, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
+    _device.use(device)
     if isinstance(data, Tensor) and (dtype is None or data.dtype is dtype):
         return data
     return tensor(data, dtype, device)
@@ -86,18 +86,22 @@ def _filled(value, size, dtype, requires_grad) -> Tensor:
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    _device.use(device)
     return _filled(0, size, dtype, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    _device.use(device)
     return _filled(1, size, dtype, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    _device.use(device)
     return _filled(0, size, dtype, requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
+    _device.use(device)
     if dtype is None:
         dtype = _dtype.from_numpy(_infer(fill_value).dtype)
     return _filled(fill_value, (size,), dtype, requires_grad)
@@ -105,6 +109,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
 
 def _like(value):
     def make(input, dtype=None, device=None, requires_grad=False) -> Tensor:  # noqa: A002
+        _device.use(device)
         return _filled(value, (input.shape,), dtype or input.dtype, requires_grad)
 
     return make
@@ -116,11 +121,13 @@ empty_like = _like(0)
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:  # noqa: A002
+    _device.use(device)
     return _filled(fill_value, (input.shape,), dtype or input.dtype, requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
     """``arange(5)`` is int64; a float anywhere in the arguments makes it float32."""
+    _device.use(device)
     if end is None:
         start, end = 0, start
     values = [start, end, step]
@@ -135,46 +142,74 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """``steps`` values from ``start`` to ``end``, computed as PyTorch computes them: the
+    first half as start + i * step, the second as end - (steps - 1 - i) * step, each rounded
+    once (a fused multiply-add), with step in the result's own precision."""
+    _device.use(device)
     np_dtype = _dtype.to_numpy(dtype or _dtype.DEFAULT_FLOAT)
-    values = np.linspace(builtins.float(start), builtins.float(end), steps, dtype=np.float64)
+    first, last = np_dtype.type(start), np_dtype.type(end)  # an integer dtype truncates them
+    kind = np_dtype if np_dtype.kind == "f" else np.dtype(np.float64)  # integers: a double step
+    exact = np.float64 if kind == np.float32 else np.longdouble  # wide enough to round once
+    step = (kind.type(last) - kind.type(first)) / kind.type(max(steps - 1, 1))
+    i = np.arange(steps)
+    rising = exact(first) + exact(step) * i
+    falling = exact(last) - exact(step) * (steps - 1 - i)
+    values = np.where(i < steps // 2, rising, falling).astype(kind)
+    if steps == 1:
+        values = np.full(1, first, kind)
     return _make(values.astype(np_dtype), requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    _device.use(device)
     return _make(np.eye(n, m, dtype=_dtype.to_numpy(dtype or _dtype.DEFAULT_FLOAT)), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
     """Uniform on [0, 1). Reproducible after ``manual_seed``."""
-    values = _generator().random(_shape(size))
+    _device.use(device)
+    values = _generator(generator).random(_shape(size))
     return _make(values.astype(_dtype.to_numpy(dtype or _dtype.DEFAULT_FLOAT)), requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
     """Standard normal. Reproducible after ``manual_seed``."""
-    values = _generator().standard_normal(_shape(size))
+    _device.use(device)
+    values = _generator(generator).standard_normal(_shape(size))
     return _make(values.astype(_dtype.to_numpy(dtype or _dtype.DEFAULT_FLOAT)), requires_grad)
 
 
-def rand_like(input, dtype=None, requires_grad=False) -> Tensor:  # noqa: A002
+def rand_like(input, dtype=None, device=None, requires_grad=False) -> Tensor:  # noqa: A002
+    _device.use(device)
     return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randn_like(input, dtype=None, requires_grad=False) -> Tensor:  # noqa: A002
+def randn_like(input, dtype=None, device=None, requires_grad=False) -> Tensor:  # noqa: A002
+    _device.use(device)
     return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    if high is None:
+def randint(
+    low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False
+) -> Tensor:
+    """Integers drawn uniformly from ``[low, high)`` (``randint(high, size)`` from 0)."""
+    _device.use(device)
+    if size is None:
+        low, high, size = 0, low, high
+    elif high is None:
         low, high = 0, low
-    values = _generator().integers(low, high, size=tuple(size))
+    values = _generator(generator).integers(low, high, size=tuple(size))
     return _make(values.astype(_dtype.to_numpy(dtype or _dtype.int64)), requires_grad)
 
 
-def randperm(n, dtype=None, device=None) -> Tensor:
-    return _make(_generator().permutation(n).astype(_dtype.to_numpy(dtype or _dtype.int64)), False)
+def randperm(n, *, generator=None, dtype=None, device=None) -> Tensor:
+    _device.use(device)
+    values = _generator(generator).permutation(n)
+    return _make(values.astype(_dtype.to_numpy(dtype or _dtype.int64)), False)
 
 
-def normal(mean, std, size, requires_grad=False) -> Tensor:
-    values = _generator().normal(mean, std, size=tuple(size)).astype(np.float32)
-    return _make(values, requires_grad)
+def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Draws from N(mean, std**2) (numbers for mean and std)."""
+    _device.use(device)
+    values = _generator(generator).normal(mean, std, size=tuple(size))
+    return _make(values.astype(_dtype.to_numpy(dtype or _dtype.DEFAULT_FLOAT)), requires_grad)

@@ -1,24 +1,70 @@
-"""Random numbers: one seeded NumPy generator (reproducible; not PyTorch's stream)."""
+"""Random numbers: seeded NumPy generators (reproducible; not PyTorch's stream of numbers).
+
+``default_generator`` is the kit's global random state; a ``Generator`` of your own, passed
+as ``generator=``, draws independently of it.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-_state = {"generator": np.random.default_rng(0)}  # the kit's global random state
+
+class Generator:
+    """A random number generator: ``g = Generator().manual_seed(0); rand(2, generator=g)``."""
+
+    __module__ = "autogradkit._C"  # prints as PyTorch's torch._C.Generator
+
+    def __init__(self, device="cpu"):
+        from ._device import use
+
+        use(device)
+        self.manual_seed(int(np.random.SeedSequence().entropy % (2**63)))
+
+    def manual_seed(self, seed: int) -> Generator:
+        """Restart this generator's stream from ``seed``; returns the generator."""
+        self._initial_seed = int(seed)
+        self._rng = np.random.default_rng(self._initial_seed)
+        return self
+
+    def initial_seed(self) -> int:
+        return self._initial_seed
+
+    def seed(self) -> int:
+        """Reseed from the operating system's entropy and return the new seed."""
+        value = int(np.random.SeedSequence().entropy % (2**63))
+        self.manual_seed(value)
+        return value
+
+    @property
+    def device(self):
+        from ._device import CPU
+
+        return CPU
 
 
-def manual_seed(seed: int):
+default_generator = Generator().manual_seed(0)  # the kit's global random state
+
+
+def manual_seed(seed: int) -> Generator:
     """Seed every random function in autogradkit (``rand``, ``randn``, ``nn.init``...)."""
-    _state["generator"] = np.random.default_rng(int(seed))
-    return _state["generator"]
-
-
-def _generator() -> np.random.Generator:
-    return _state["generator"]
+    return default_generator.manual_seed(seed)
 
 
 def seed() -> int:
     """Reseed from the operating system's entropy and return the new seed."""
-    value = int(np.random.SeedSequence().entropy % (2**63))
-    manual_seed(value)
-    return value
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def _generator(generator: Generator | None = None) -> np.random.Generator:
+    """The NumPy generator to draw from: ``generator``'s, else the global one."""
+    if generator is None:
+        return default_generator._rng
+    if not isinstance(generator, Generator):
+        raise TypeError(
+            f"expected a autogradkit.Generator, but got {type(generator).__name__} instead"
+        )
+    return generator._rng

@@ -12,14 +12,15 @@ import weakref
 
 import numpy as np
 
-from . import _dtype
+from . import _device, _dtype
+from ._device import device
 from ._shape import Size, broadcast_shape, check_expandable, normalize_dim
 from ._tensor_str import tensor_repr
 from .autograd import grad_mode
 from .autograd.function import CopySlices
 from .autograd.graph import AccumulateGrad
 from .ops import elementwise as ew
-from .ops import indexing, linalg, movement, reduce, unary
+from .ops import indexing, linalg, movement, reduce, rounding, selection, statistics, unary
 from .ops import nn as nn_ops
 from .utils.hooks import HookDict, add_hook
 
@@ -35,6 +36,11 @@ _T_WARNING = (
     "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
     "batches of matrices or `x.permute(*autogradkit.arange(x.ndim - 1, -1, -1))` to reverse "
     "the dimensions of a tensor."
+)
+_INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
 )
 _LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 _NO_GRAD_VIEW_INPLACE = (
@@ -52,24 +58,9 @@ class _VersionCounter:
     value = 0  # read from the class until the first in-place change (cheap to create)
 
 
-class device:
-    """Where a tensor lives: always the CPU in autogradkit."""
-
-    __slots__ = ("type",)
-
-    def __init__(self, type: str = "cpu"):  # noqa: A002
-        self.type = _check_device(type)
-
-    def __repr__(self) -> str:
-        return "device(type='cpu')"
-
-    def __str__(self) -> str:
-        return "cpu"
-
-    def __eq__(self, other) -> bool:
-        return str(other) == "cpu"
-
-    __hash__ = object.__hash__
+class _InferenceVersion(_VersionCounter):
+    """The counter of an inference tensor (made in ``inference_mode``): PyTorch tracks no
+    version for these, so reading ``_version`` or saving one for backward is an error."""
 
 
 def _should_fold(x: Tensor, y: Tensor) -> bool:
@@ -88,19 +79,6 @@ def _should_fold(x: Tensor, y: Tensor) -> bool:
         return True
     strides = big.strides  # bytes, not elements: the same test either way
     return all(strides[i] == strides[i + 1] * big.shape[i + 1] for i in range(big.ndim - 2))
-
-
-def _check_device(where) -> str:
-    name = str(where).split(":")[0]
-    if name != "cpu":
-        raise RuntimeError(
-            f"autogradkit runs on the CPU only, so it cannot use device '{where}'. "
-            "Use 'cpu' (tutorial code with .to(device) works when device = 'cpu')."
-        )
-    return "cpu"
-
-
-_CPU = device("cpu")
 
 
 class Tensor:
@@ -126,7 +104,6 @@ class Tensor:
         "_output_nr",
         "_grad",
         "_base",
-        "_view_index",
         "_hooks",
         "_post_accumulate_hooks",
         "_accumulator_ref",
@@ -135,18 +112,23 @@ class Tensor:
     )
     __array_priority__ = 1000  # NumPy defers to Tensor in mixed expressions
 
-    def __init__(self, data=(), *, dtype=None, requires_grad=False):
-        """``Tensor(data)`` makes a float32 tensor (the legacy constructor); prefer ``tensor()``."""
-        array = np.array(data, dtype=_dtype.to_numpy(dtype or _dtype.float32))
-        self._init(array, None, 0, False)
-        if requires_grad:
-            self.requires_grad_()
+    def __new__(cls, *args, **kwargs):
+        """``Tensor(data)`` or ``Tensor(2, 3)``: PyTorch's legacy float32 constructor (prefer
+        ``tensor()``). A subclass (``Parameter``) makes itself in ``__init__``."""
+        if cls is not Tensor:
+            return object.__new__(cls)
+        from ._legacy import new
+
+        return new(None, args, kwargs)
+
+    def __init__(self, *args, **kwargs):
+        pass  # __new__ made the tensor
 
     def _init(self, data, grad_fn, output_nr, requires_grad) -> None:
         self._data, self._grad_fn, self._output_nr = data, grad_fn, output_nr
         self._requires_grad = requires_grad
-        self._version_counter = _VersionCounter()
-        self._grad = self._base = self._view_index = self._hooks = None
+        self._version_counter = _InferenceVersion() if grad_mode._inference else _VersionCounter()
+        self._grad = self._base = self._hooks = None
         self._post_accumulate_hooks = self._accumulator_ref = None
 
     @classmethod
@@ -179,6 +161,11 @@ class Tensor:
         if value and self._data.dtype.kind != "f":
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
+            )
+        if value and self.is_inference() and not grad_mode._inference:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed."
             )
         self._requires_grad = bool(value)
 
@@ -317,7 +304,13 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self.is_inference():
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter.value
+
+    def is_inference(self) -> bool:
+        """True for a tensor made in ``inference_mode`` (or a view of one)."""
+        return isinstance(self._version_counter, _InferenceVersion)
 
     @property
     def output_nr(self) -> int:
@@ -337,7 +330,7 @@ class Tensor:
 
     @property
     def device(self) -> device:
-        return _CPU
+        return _device.CPU
 
     is_cuda = False
 
@@ -399,9 +392,8 @@ class Tensor:
             elif isinstance(arg, Tensor):
                 dtype = arg.dtype
             else:
-                _check_device(arg)
-        if device is not None:
-            _check_device(device)
+                _device.use(arg)
+        _device.use(device)
         if dtype is None or _dtype.to_numpy(dtype) == self._data.dtype:
             return self.clone() if copy else self
         return movement.ToCopy.apply(self, dtype=_dtype.to_numpy(dtype))
@@ -430,8 +422,19 @@ class Tensor:
     def cpu(self) -> Tensor:
         return self
 
-    def cuda(self, *args, **kwargs) -> Tensor:
-        _check_device("cuda")
+    def cuda(self, device=None, non_blocking=False, **kwargs) -> Tensor:
+        _device.use("cuda" if device is None else device)
+        return self
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """``"autogradkit.FloatTensor"``, or a copy converted to a legacy type (or its name)."""
+        from ._legacy import BY_NAME
+
+        if dtype is None:
+            return f"autogradkit.{self.dtype._tensor_type}"
+        if isinstance(dtype, str):
+            dtype = BY_NAME[dtype.rpartition(".")[2]]
+        return self.to(getattr(dtype, "dtype", dtype))
 
     def clone(self) -> Tensor:
         return movement.Clone.apply(self)
@@ -488,10 +491,10 @@ class Tensor:
 
     # ----- arithmetic -------------------------------------------------------------------------
     def add(self, other, *, alpha=1) -> Tensor:
-        return ew.Add.apply(self, other if alpha == 1 else other * alpha)
+        return ew.Add.apply(self, other, alpha=alpha)
 
     def sub(self, other, *, alpha=1) -> Tensor:
-        return ew.Sub.apply(self, other if alpha == 1 else other * alpha)
+        return ew.Sub.apply(self, other, alpha=alpha)
 
     def mul(self, other) -> Tensor:
         return ew.Mul.apply(self, other)
@@ -510,6 +513,18 @@ class Tensor:
 
     def __rsub__(self, other) -> Tensor:
         return ew.Rsub.apply(self, other)
+
+    def remainder(self, other) -> Tensor:
+        return rounding.Remainder.apply(self, other)
+
+    def __rmod__(self, other) -> Tensor:
+        return rounding.RemainderOfNumber.apply(other, self)
+
+    def floor_divide(self, other) -> Tensor:
+        return rounding.FloorDivide.apply(self, other)
+
+    def __rfloordiv__(self, other) -> Tensor:
+        return rounding.FloorDivide.apply(other, self)
 
     def neg(self) -> Tensor:
         return ew.Neg.apply(self)
@@ -531,6 +546,9 @@ class Tensor:
 
     def cos(self) -> Tensor:
         return unary.Cos.apply(self)
+
+    def tan(self) -> Tensor:
+        return unary.Tan.apply(self)
 
     def tanh(self) -> Tensor:
         return unary.Tanh.apply(self)
@@ -567,17 +585,17 @@ class Tensor:
         return self.clamp(max=max)
 
     def maximum(self, other: Tensor) -> Tensor:
-        return ew.Maximum.apply(self, other)
+        return selection.Maximum.apply(self, other)
 
     def minimum(self, other: Tensor) -> Tensor:
-        return ew.Minimum.apply(self, other)
+        return selection.Minimum.apply(self, other)
 
     def where(self, condition, other) -> Tensor:
         return where(condition, self, other)
 
     def masked_fill(self, mask, value) -> Tensor:
         mask = np.asarray(_array(mask), dtype=bool)
-        return ew.MaskedFill.apply(self, value, mask=mask)
+        return selection.MaskedFill.apply(self, value, mask=mask)
 
     def __add__(self, other) -> Tensor:
         return ew.Add.apply(self, other)
@@ -590,6 +608,8 @@ class Tensor:
     __sub__ = sub
     __truediv__ = div
     __pow__ = pow
+    __mod__ = remainder
+    __floordiv__ = floor_divide
     __neg__ = neg
     __abs__ = abs
 
@@ -603,13 +623,14 @@ class Tensor:
     def mean(self, dim=None, keepdim=False) -> Tensor:
         return reduce.Mean.apply(self, dim=dim, keepdim=keepdim)
 
-    def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None) -> Tensor:
-        correction = (1 if unbiased else 0) if correction is None else correction
-        return reduce.Var.apply(self, dim=dim, correction=correction, keepdim=keepdim)
+    def var(self, *args, **kwargs) -> Tensor:
+        """The variance over ``dim`` (all elements by default), with ``n - correction``
+        degrees of freedom: ``var(dim=None, unbiased=True, keepdim=False, *, correction)``."""
+        return statistics.Var.apply(self, **_spread_arguments(*args, **kwargs))
 
-    def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None) -> Tensor:
-        correction = (1 if unbiased else 0) if correction is None else correction
-        return reduce.Std.apply(self, dim=dim, correction=correction, keepdim=keepdim)
+    def std(self, *args, **kwargs) -> Tensor:
+        """The standard deviation: the square root of ``var`` (same arguments)."""
+        return statistics.Std.apply(self, **_spread_arguments(*args, **kwargs))
 
     def max(self, dim=None, keepdim=False):
         """``max()``: a tensor; ``max(dim)``: ``(values, indices)``; ``max(other)``: elementwise."""
@@ -638,8 +659,8 @@ class Tensor:
 
     def norm(self, p="fro", dim=None, keepdim=False) -> Tensor:
         """The vector p-norm over ``dim`` (all elements by default); "fro" is p = 2."""
-        p = 2.0 if p == "fro" else float(p)
-        return reduce.LinalgVectorNorm.apply(self, p=p, dim=dim, keepdim=keepdim)
+        p = 2 if p == "fro" else p
+        return statistics.LinalgVectorNorm.apply(self, p=p, dim=dim, keepdim=keepdim)
 
     def logsumexp(self, dim, keepdim=False) -> Tensor:
         return reduce.Logsumexp.apply(self, dim=dim, keepdim=keepdim)
@@ -648,10 +669,10 @@ class Tensor:
         return reduce.Prod.apply(self, dim=dim, keepdim=keepdim)
 
     def softmax(self, dim) -> Tensor:
-        return nn_ops.Softmax.apply(self, dim=normalize_dim(dim, self.ndim))
+        return nn_ops.Softmax.apply(self, dim=dim)
 
     def log_softmax(self, dim) -> Tensor:
-        return nn_ops.LogSoftmax.apply(self, dim=normalize_dim(dim, self.ndim))
+        return nn_ops.LogSoftmax.apply(self, dim=dim)
 
     def all(self) -> Tensor:
         return Tensor._wrap(np.asarray(np.all(self._data)))
@@ -821,11 +842,17 @@ class Tensor:
         if dim is None:
             return movement.Squeeze.apply(self)
         if isinstance(dim, builtins.int):  # squeeze(dim) and squeeze(dims) are two overloads
-            return movement.Squeeze.apply(self, dims=normalize_dim(dim, self.ndim))
-        return movement.Squeeze.apply(self, dims=tuple(normalize_dim(d, self.ndim) for d in dim))
+            return movement.Squeeze.apply(self, dims=dim)
+        return movement.Squeeze.apply(self, dims=tuple(dim))
+
+    def flip(self, *dims) -> Tensor:
+        """The elements in reverse order along ``dims`` (a copy, as in PyTorch)."""
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])
+        return movement.Flip.apply(self, dims=dims)
 
     def unsqueeze(self, dim: int) -> Tensor:
-        return movement.Unsqueeze.apply(self, dim=normalize_dim(dim, self.ndim + 1))
+        return movement.Unsqueeze.apply(self, dim=dim)
 
     def expand(self, *sizes) -> Tensor:
         if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
@@ -843,11 +870,10 @@ class Tensor:
             raise TypeError('permute() missing 1 required positional arguments: "dims"')
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
-        return movement.Permute.apply(self, dims=tuple(normalize_dim(d, self.ndim) for d in dims))
+        return movement.Permute.apply(self, dims=tuple(dims))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
-        d0, d1 = normalize_dim(dim0, self.ndim), normalize_dim(dim1, self.ndim)
-        return movement.Transpose.apply(self, dim0=d0, dim1=d1)
+        return movement.Transpose.apply(self, dim0=dim0, dim1=dim1)
 
     def t(self) -> Tensor:
         if self.ndim > 2:
@@ -871,10 +897,11 @@ class Tensor:
         """Pieces of ``split_size`` along ``dim`` (the last may be shorter), or of given sizes."""
         d = normalize_dim(dim, self.ndim)
         if isinstance(split_size_or_sections, (list, tuple)):
-            return movement.SplitWithSizes.apply(self, sizes=tuple(split_size_or_sections), dim=d)
+            sizes = tuple(split_size_or_sections)
+            return movement.SplitWithSizes.apply(self, sizes=sizes, dim=dim)
         size, length = split_size_or_sections, self._data.shape[d]
         sizes = [size] * (length // size) + ([length % size] if length % size else [])
-        return movement.Split.apply(self, sizes=tuple(sizes), dim=d)
+        return movement.Split.apply(self, sizes=tuple(sizes), dim=dim, split_size=size)
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple:
         """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller)."""
@@ -883,7 +910,7 @@ class Tensor:
 
     def unbind(self, dim: int = 0) -> tuple:
         """Every slice along ``dim``, that dim removed."""
-        return movement.Unbind.apply(self, dim=normalize_dim(dim, self.ndim))
+        return movement.Unbind.apply(self, dim=dim)
 
     def __getitem__(self, index) -> Tensor:
         from ._indexing import getitem
@@ -892,6 +919,8 @@ class Tensor:
 
     # ----- in-place operations ---------------------------------------------------------------
     def _check_inplace(self, what: str = "a leaf Variable") -> None:
+        if not grad_mode._inference and self.is_inference():
+            raise RuntimeError(_INFERENCE_INPLACE)
         if self._requires_grad and self._grad_fn is None and grad_mode._enabled:
             if self._base is not None:  # only a view made under no_grad has no grad_fn
                 raise RuntimeError(_NO_GRAD_VIEW_INPLACE)
@@ -904,6 +933,7 @@ class Tensor:
         private copy of the old value, and this tensor takes the new node as its grad_fn.
         """
         self._check_inplace()
+        _check_no_overlap(self._data)
         others = [a for a in args if isinstance(a, Tensor)]
         records = grad_mode._enabled and (
             self._requires_grad or any(o._requires_grad for o in others)
@@ -933,23 +963,19 @@ class Tensor:
     def _inplace_on_view(self, compute, args, kwargs) -> Tensor:
         """``y[0].mul_(3)``, as PyTorch records it: the op runs on a stand-in for the view's
         old value, one CopySlices node on the base holds the op's node, and the view is made
-        again from the new base (AsStridedBackward0)."""
-        base, index = self._base, self._view_index
-        if index is None:
-            raise RuntimeError(
-                "autogradkit supports in-place operations on a view of a tensor that requires grad "
-                "only for views made by one indexing step (y[0], y[:, 1:]); use an out-of-place "
-                "operation (v = v * 2) instead."
-            )
+        again from the new base (AsStridedBackward0). Any view works (``y[0][1:]``, ``y.T``):
+        its place in the base is found from the memory both share."""
+        base = self._base
         base._check_inplace("a view of a leaf Variable")
+        index, geometry = _place_in_base(self._data, base._data)
         stand_in = Tensor._wrap(self._data.copy())
         stand_in._requires_grad = True  # the op's first input: CopySlices routes its gradient
         result = compute(stand_in, *args, **kwargs)
         node = CopySlices(base, index, result._grad_fn)
-        base._data[index] = result._data
+        self._data[...] = result._data  # through the view, into the base's memory
         base._version_counter.value += 1  # shared with the view: it moves once for both
         base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
-        view = indexing.AsStrided.apply(base, index=index)
+        view = indexing.AsStrided.apply(base, index=index, **geometry)
         self._grad_fn, self._output_nr, self._requires_grad = view._grad_fn, 0, True
         return self
 
@@ -968,8 +994,44 @@ class Tensor:
     def pow_(self, exponent) -> Tensor:
         return self._inplace(Tensor.pow, exponent)
 
+    def remainder_(self, other) -> Tensor:
+        return self._inplace(Tensor.remainder, other)
+
+    def floor_divide_(self, other) -> Tensor:
+        return self._inplace(Tensor.floor_divide, other)
+
     def exp_(self) -> Tensor:
         return self._inplace(Tensor.exp)
+
+    def log_(self) -> Tensor:
+        return self._inplace(Tensor.log)
+
+    def sin_(self) -> Tensor:
+        return self._inplace(Tensor.sin)
+
+    def cos_(self) -> Tensor:
+        return self._inplace(Tensor.cos)
+
+    def tan_(self) -> Tensor:
+        return self._inplace(Tensor.tan)
+
+    def tanh_(self) -> Tensor:
+        return self._inplace(Tensor.tanh)
+
+    def sqrt_(self) -> Tensor:
+        return self._inplace(Tensor.sqrt)
+
+    def abs_(self) -> Tensor:
+        return self._inplace(Tensor.abs)
+
+    def neg_(self) -> Tensor:
+        return self._inplace(Tensor.neg)
+
+    def reciprocal_(self) -> Tensor:
+        return self._inplace(Tensor.reciprocal)
+
+    def square_(self) -> Tensor:
+        return self._inplace(Tensor.square)
 
     def relu_(self) -> Tensor:
         return self._inplace(Tensor.relu)
@@ -989,15 +1051,15 @@ class Tensor:
     def copy_(self, src) -> Tensor:
         return self._inplace(lambda t, s: movement.Copy.apply(t, s), _as_tensor(src, self))
 
-    def uniform_(self, a=0.0, b=1.0) -> Tensor:
+    def uniform_(self, a=0.0, b=1.0, *, generator=None) -> Tensor:
         from .random import _generator
 
-        return self._fill_from(_generator().uniform(a, b, self.shape))
+        return self._fill_from(_generator(generator).uniform(a, b, self.shape))
 
-    def normal_(self, mean=0.0, std=1.0) -> Tensor:
+    def normal_(self, mean=0.0, std=1.0, *, generator=None) -> Tensor:
         from .random import _generator
 
-        return self._fill_from(_generator().normal(mean, std, self.shape))
+        return self._fill_from(_generator(generator).normal(mean, std, self.shape))
 
     def _fill_from(self, values: np.ndarray) -> Tensor:
         self._check_inplace()
@@ -1016,6 +1078,12 @@ class Tensor:
 
     def __itruediv__(self, other):
         return self.div_(other)
+
+    def __imod__(self, other):
+        return self.remainder_(other)
+
+    def __ifloordiv__(self, other):
+        return self.floor_divide_(other)
 
     def __setitem__(self, index, value) -> None:
         from ._indexing import _is_advanced, getitem, normalize_index, selects_everything
@@ -1060,6 +1128,47 @@ class _MinMax(tuple):
         return f"autogradkit.return_types.{self.name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
+def _spread_arguments(dim=..., unbiased=..., keepdim=False, *, correction=None) -> dict:
+    """var/std's arguments; PyTorch keeps ``correction`` None only when none was given."""
+    if isinstance(dim, builtins.bool):  # var(False): the (unbiased) overload
+        dim, unbiased = ..., dim
+    if correction is None and (dim is not ... or unbiased is not ...):
+        correction = 0 if unbiased is False else 1
+    return {"dim": None if dim is ... else dim, "correction": correction, "keepdim": keepdim}
+
+
+def _check_no_overlap(data: np.ndarray) -> None:
+    """PyTorch refuses to write into an expanded view (several elements, one memory cell)."""
+    if any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
+
+
+def _addresses(a: np.ndarray) -> np.ndarray:
+    """The memory address of every element of ``a``, in ``a``'s shape."""
+    addresses = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.intp)
+    for d, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        addresses = addresses + np.arange(n).reshape((n,) + (1,) * (a.ndim - d - 1)) * stride
+    return addresses
+
+
+def _place_in_base(view: np.ndarray, base: np.ndarray):
+    """Where a view's elements sit in its base: an index into the base (one array per dim),
+    and the view's size, strides and offset as PyTorch's AsStridedBackward0 keeps them."""
+    cells = _addresses(base).reshape(-1)
+    order = np.argsort(cells, kind="stable")
+    found = order[np.searchsorted(cells[order], _addresses(view))]
+    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    geometry = {
+        "size": view.shape,
+        "stride": tuple(st // view.itemsize for st in view.strides),
+        "storage_offset": start // view.itemsize,
+    }
+    return np.unravel_index(found, base.shape), geometry
+
+
 def _keep(array: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
     return np.expand_dims(array, dim) if keepdim else array
 
@@ -1085,4 +1194,4 @@ Tensor.__module__ = "autogradkit"  # type(t) prints <class 'autogradkit.Tensor'>
 
 def where(condition, input, other) -> Tensor:  # noqa: A002
     """``input`` where ``condition`` holds, else ``other`` (numbers allowed for either)."""
-    return ew.Where.apply(input, other, condition=np.asarray(_array(condition), dtype=bool))
+    return selection.Where.apply(input, other, condition=np.asarray(_array(condition), dtype=bool))

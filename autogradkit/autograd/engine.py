@@ -46,7 +46,7 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
                 grad_inputs = _run_node_with_anomaly_checks(node, grad_outputs)
             else:
                 grad_inputs = node._backward(grad_outputs)
-            if node._saved and not retain_graph and grad_outputs is not None and not skip:
+            if grad_outputs is not None and not (skip or retain_graph or node._saved is None):
                 node._release_saved()
             _send(node, grad_inputs, pending, dependencies, needed, ready)
     return captured

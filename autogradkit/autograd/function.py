@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import numbers
-import re
 
 import numpy as np
 
@@ -17,7 +16,7 @@ import autogradkit.tensor as _tensor
 
 from .. import _dtype, _shape
 from ..utils.hooks import next_id
-from . import anomaly_mode, grad_mode
+from . import anomaly_mode, grad_mode, saved
 from .graph import (
     Node,
     _as_tensors,
@@ -28,20 +27,12 @@ from .graph import (
 
 REGISTRY: dict[str, type] = {}  # every built-in op class, filled at import by __init_subclass__
 
-_FREED_MESSAGE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward."
-)
-_FREED = ()  # marks saved tensors that backward already released
-
 
 class _Scratch:
     """The ctx forward gets when nothing is recorded: it accepts saves and forgets them."""
 
     needs_input_grad = (True, True, True)  # Function.call on arrays: compute everything
+    _overload = None
 
     def save_for_backward(self, *values) -> None:
         pass
@@ -86,21 +77,11 @@ class BackwardNode(Node):
     @property
     def saved_tensors(self) -> tuple:
         """What forward saved, checked against in-place changes since then."""
-        saved = self._saved
-        if saved is _FREED:
-            raise RuntimeError(_FREED_MESSAGE)
-        if saved is None:
-            return ()
-        for value, meta in zip(saved, self._saved_meta):
-            if meta is not None and meta[1].value != meta[2]:
-                raise RuntimeError(_version_message(value, meta, self))
-        if self._function._builtin and not grad_mode._enabled:
-            return saved  # plain arrays: the fast path, no graph of the backward pass
-        return tuple(_unpack(value, meta, self) for value, meta in zip(saved, self._saved_meta))
+        return saved.for_backward(self)
 
     def _release_saved(self) -> None:
         """Free what forward saved (the engine calls this only on a node that saved some)."""
-        self._saved = _FREED
+        saved.release(self)
 
     def _backward(self, grad_outputs: list) -> tuple:
         fn = self._function
@@ -171,6 +152,13 @@ class Function:
     numbers_are_scalars = False
     quiet_floating_errors = False  # log(0), 1/0...: inf or nan without NumPy's warning, as torch
     node_name: str | None = None  # only for nodes PyTorch names without the pattern
+    # PyTorch's names for what forward saves (grad_fn._saved_self...), in save_for_backward's
+    # order, and for the numbers and sizes it keeps on ctx under the same names (_saved_dim);
+    # a dict {overload: names} where overloads differ
+    saved_names: tuple | dict = ()
+    saved_values: tuple | dict = ()
+    pack_order: tuple | None = None  # PyTorch's order for pack hooks, if not the saved order
+    argument_names = ("self", "other")  # what ctx calls a number given as a Scalar argument
     _builtin = False
     _node_classes: dict
 
@@ -220,14 +208,22 @@ class Function:
             module = "builtins" if cls._builtin else __name__  # reprs as PyTorch's do
             attrs = {
                 "_function": cls,
+                "_overload": overload,
                 "__slots__": (),
                 "__module__": module,
                 "_custom": not cls._builtin,
             }
             if cls.node_name:
                 attrs["name"] = lambda self: f"autogradkit::autograd::{type(self).__name__}"
+            attrs.update(saved.node_properties(*cls._saved_fields(overload)))
             node_cls = cls._node_classes[overload] = type(name, (BackwardNode,), attrs)
         return node_cls
+
+    @classmethod
+    def _saved_fields(cls, overload: int) -> tuple:
+        names, values = cls.saved_names, cls.saved_values
+        names = names.get(overload, ()) if isinstance(names, dict) else names
+        return names, values.get(overload, ()) if isinstance(values, dict) else values
 
     @classmethod
     def call(cls, *args, **static):
@@ -267,7 +263,12 @@ class Function:
         needs = tuple(needs)
         # the node is the output's grad_fn and forward's ctx; unrecorded ops get a scratch ctx
         node = cls._new_node(inputs, static) if grad_mode._enabled and True in needs else None
-        ctx = _Scratch() if node is None else node
+        if node is None:
+            ctx = _Scratch()
+            if cls._overload_varies:  # forward may ask which overload runs (pow does)
+                ctx._overload = cls.overload_for(inputs, static)
+        else:
+            ctx = node
         ctx.needs_input_grad = needs
         out = _forward(cls, ctx, arrays, static)
         if node is not None:
@@ -277,7 +278,8 @@ class Function:
         else:
             result = _wrap_outputs(cls, out, inputs, node)
         if node is not None and node._to_save is not None:
-            _keep_saved(node, inputs, arrays, out, result, tensor_cls)
+            outputs, results = (out, result) if isinstance(out, tuple) else ((out,), (result,))
+            saved.keep(node, inputs, arrays, outputs, results)
         return result
 
     @classmethod
@@ -327,6 +329,7 @@ def _link(node: BackwardNode, inputs, needs) -> None:
             node._edge_inputs = tuple(
                 j for j, y in enumerate(inputs) if not isinstance(y, numbers.Number)
             )
+            node.__dict__[node._function.argument_names[i]] = x  # a Scalar: ctx.exponent
         elif needs[i]:
             made_by = x._grad_fn  # None for a leaf: its AccumulateGrad node
             edges.append((x._accumulator(), 0) if made_by is None else (made_by, x._output_nr))
@@ -376,7 +379,7 @@ class CopySlices(BackwardNode):
 
     def _release_saved(self) -> None:
         self._fn._release_saved()
-        self._saved = _FREED
+        self._saved = saved.FREED
 
 
 def _wrap_outputs(cls, out, inputs, ctx):
@@ -404,68 +407,6 @@ def _wrap_outputs(cls, out, inputs, ctx):
         if ctx is None and base._requires_grad:
             result._requires_grad = True
     return result
-
-
-def _keep_saved(ctx, inputs, arrays, out, result, tensor_cls) -> None:
-    """Store saved arrays with the version of the tensor each came from (an input's first)."""
-    outputs, results = (out, result) if isinstance(out, tuple) else ((out,), (result,))
-    meta = []
-    for value in ctx._to_save:
-        entry = None
-        if value is not None:
-            for i, a in enumerate(arrays):
-                if value is a and isinstance(inputs[i], tensor_cls):
-                    t = inputs[i]
-                    entry = (t, t._version_counter, t._version_counter.value, False)
-                    break
-            else:
-                for o, r in zip(outputs, results):
-                    if value is o:
-                        entry = (None, r._version_counter, r._version_counter.value, True)
-        meta.append(entry)
-    ctx._saved, ctx._saved_meta, ctx._to_save = ctx._to_save, tuple(meta), None
-
-
-def _unpack(value, meta, node):
-    """A saved value as a Tensor that is part of the graph (for create_graph=True)."""
-    tensor_cls = _tensor.Tensor
-    if isinstance(value, tensor_cls) or value is None:
-        return value
-    if meta is None:
-        return tensor_cls._wrap(value)
-    if meta[3]:
-        return tensor_cls._wrap(value, node, 0)
-    return meta[0]
-
-
-def _version_message(value, meta, node) -> str:
-    t, counter, expected, is_output = meta
-    shape = np.shape(value._data if isinstance(value, _tensor.Tensor) else value)
-    dt = _dtype.from_numpy(
-        (value._data if isinstance(value, _tensor.Tensor) else np.asarray(value)).dtype
-    )
-    where = ""
-    fn = node if is_output else (t._grad_fn if t is not None else None)
-    if fn is not None:
-        nr = 0 if is_output else t._output_nr
-        op = re.sub(r"Backward\d*$", "", fn.name())  # PyTorch names the op, not the node
-        where = f", which is output {nr} of {op},"
-    return (
-        "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [autogradkit.{dt._tensor_type} [{', '.join(map(str, shape))}]]"
-        f"{where} is at version {counter.value}; expected version {expected} instead. Hint: "
-        + (_ANOMALY_HINT if anomaly_mode._mode["enabled"] else _ENABLE_ANOMALY_HINT)
-    )
-
-
-_ENABLE_ANOMALY_HINT = (
-    "enable anomaly detection to find the operation that failed to compute its gradient, with "
-    "autogradkit.autograd.set_detect_anomaly(True, check_nan=False)."
-)
-_ANOMALY_HINT = (
-    "the backtrace further above shows the operation that failed to compute its gradient. The "
-    "variable in question was changed in there or anywhere later. Good luck!"
-)
 
 
 def _zeros_like_output(node, index):
@@ -571,13 +512,7 @@ def _apply_custom(cls, inputs, static):
         for i, o in enumerate(outputs)
     )
     if ctx._to_save is not None:
-        ctx._saved, ctx._to_save = ctx._to_save, None
-        ctx._saved_meta = tuple(
-            (s, s._version_counter, s._version_counter.value, False)
-            if isinstance(s, tensor_cls)
-            else None
-            for s in ctx._saved
-        )
+        saved.keep(ctx, inputs, inputs, results, results)
     return results if isinstance(out, tuple) else results[0]
 
 

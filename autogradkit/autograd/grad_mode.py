@@ -6,6 +6,7 @@ import functools
 import inspect
 
 _enabled = True  # the grad-mode flag: read by Function.apply on every operation
+_inference = False  # inside inference_mode: new tensors are inference tensors
 
 
 def is_grad_enabled() -> bool:
@@ -117,11 +118,35 @@ class set_grad_enabled(_GradModeContext):
         return super().__call__(fn)
 
 
+def is_inference_mode_enabled() -> bool:
+    """True inside an ``inference_mode()`` block."""
+    return _inference
+
+
 class inference_mode(_GradModeContext):
-    """Like ``no_grad`` (autogradkit has no separate inference tensors)."""
+    """``no_grad``, and every tensor made inside is an inference tensor: it has no version
+    counter, so it can never be saved for backward or changed in place outside the block.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> with agk.inference_mode():
+        ...     y = agk.ones(2) * 2
+        >>> y.is_inference(), y.clone().is_inference()
+        (True, False)
+    """
 
     def __init__(self, mode: bool = True):
-        self.mode = not mode
+        self.mode = not mode  # the grad mode inside: off when inference mode is on
+
+    def __enter__(self) -> None:
+        global _inference
+        super().__enter__()
+        self._previous_inference, _inference = _inference, not self.mode
+
+    def __exit__(self, *exc_info) -> None:
+        global _inference
+        super().__exit__(*exc_info)
+        _inference = self._previous_inference
 
     def _args(self) -> tuple:
         return (not self.mode,)

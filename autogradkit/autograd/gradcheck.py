@@ -88,6 +88,53 @@ def _grad(*args, **kwargs):
     return grad(*args, **kwargs)
 
 
+_FAST_MODE_NOTE = (
+    "\n\nThe above quantities relating the numerical and analytical jacobians are computed "
+    "\nin fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background "
+    "\nabout fast mode. Below, we recompute numerical and analytical jacobians in slow mode:"
+    "\n\nNumerical:\n {numerical!r}\nAnalytical:\n{analytical!r}\n\nThe max per-element "
+    "difference (slow mode) is: {difference}.\n"
+)
+_NOT_MODELLED = ("check_batched_grad", "check_batched_forward_grad", "check_forward_ad", "masked")
+
+
+def _refuse_unmodelled(options: dict) -> None:
+    """Checks of features autogradkit does not have are refused, never silently skipped."""
+    for name in _NOT_MODELLED:
+        if options.get(name):
+            raise NotImplementedError(
+                f"gradcheck({name}=True): autogradkit has no {name.replace('check_', '')} "
+                "(no forward-mode AD, batched gradients or masked tensors)"
+            )
+
+
+def _fast_mode_mismatch(func, inputs, outputs, targets, eps, atol, rtol):
+    """PyTorch's fast mode: one random direction v per input and u per output, and compare
+    the number u^T J v from finite differences with v^T (J^T u) from one backward."""
+    rng = np.random.default_rng(0)  # its own directions: the same every run
+    for j, t in enumerate(targets):
+        v = rng.standard_normal(t.shape)
+        v /= max(np.linalg.norm(v), 1e-300)
+        data, orig = t._data, t._data.copy()  # nudged in place, as _numerical does
+        data[...] = orig + eps * v
+        plus = [o._data.copy() for o in _outputs(func, inputs)]
+        data[...] = orig - eps * v
+        minus = [o._data.copy() for o in _outputs(func, inputs)]
+        data[...] = orig
+        for i, out in enumerate(outputs):
+            if not out.requires_grad:
+                continue
+            u = rng.standard_normal(out.shape)
+            u /= max(np.linalg.norm(u), 1e-300)
+            numerical = float(np.sum(u * (plus[i] - minus[i]) / (2 * eps)))
+            g = _grad(out, [t], _tensor.Tensor._wrap(u.astype(out._data.dtype)),
+                      retain_graph=True, allow_unused=True)[0]  # fmt: skip
+            analytical = 0.0 if g is None else float(np.sum(g._data * v))
+            if not np.isclose(analytical, numerical, rtol=rtol, atol=atol):
+                return i, j, numerical, analytical
+    return None
+
+
 def _fail(message: str, raise_exception: bool) -> bool:
     if raise_exception:
         raise GradcheckError(message)
@@ -115,8 +162,9 @@ def gradcheck(
     """Check ``func``'s backward against finite differences at ``inputs``.
 
     Pass float64 inputs that require grad. Returns True, or raises ``GradcheckError`` with
-    both Jacobians (or returns False when ``raise_exception=False``). Options PyTorch has
-    for features autogradkit lacks (forward AD, batched grads) are accepted and ignored.
+    both Jacobians (or returns False when ``raise_exception=False``). ``fast_mode=True``
+    compares one random projection of each Jacobian, as PyTorch's fast mode does. Checks of
+    features autogradkit lacks (forward AD, batched grads) raise NotImplementedError.
 
     Example:
         >>> import autogradkit as agk
@@ -125,11 +173,29 @@ def gradcheck(
         True
     """
     Tensor = _tensor.Tensor
+    _refuse_unmodelled(locals())
     inputs = _as_tuple(inputs)
     _check_inputs(inputs)
     with enable_grad():
         outputs = _outputs(func, inputs)
     targets = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
+    if fast_mode:
+        mismatch = _fast_mode_mismatch(func, inputs, outputs, targets, eps, atol, rtol)
+        if mismatch is None:
+            return True
+        i, j, numerical, analytical = mismatch
+        slow_n = _numerical(func, inputs, targets[j], eps)[i]
+        slow_a = _analytical(outputs[i], [targets[j]])[0]
+        return _fail(
+            f"Jacobian mismatch for output {i} with respect to input {j},\n"
+            f"numerical:{numerical!r}\nanalytical:{analytical!r}"
+            + _FAST_MODE_NOTE.format(
+                numerical=Tensor._wrap(slow_n),
+                analytical=Tensor._wrap(slow_a),
+                difference=float(np.max(np.abs(slow_n - slow_a))),
+            ),
+            raise_exception,
+        )
     numerical = [_numerical(func, inputs, t, eps) for t in targets]  # [input][output]
     for i, out in enumerate(outputs):
         if not out.requires_grad:
@@ -207,4 +273,5 @@ def gradgradcheck(
         atol=atol,
         rtol=rtol,
         raise_exception=raise_exception,
+        fast_mode=fast_mode,
     )

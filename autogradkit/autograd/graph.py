@@ -14,6 +14,8 @@ import autogradkit.tensor as _tensor  # Tensor, at call time (tensor.py imports 
 from ..utils.hooks import HookDict, add_hook, next_id
 
 _ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
+# the (pack, unpack) pairs of the saved_tensors_hooks blocks entered, innermost last
+_saved_tensors_hooks: list = []
 
 
 _CTX_ONLY = frozenset(
@@ -26,6 +28,8 @@ _CTX_ONLY = frozenset(
         "set_materialize_grads",
     }
 )
+
+_STORE = frozenset({"_saved", "_saved_meta"})
 
 
 class Node:
@@ -79,9 +83,11 @@ class Node:
         return f"<{name} object at {hex(id(self))}>"
 
     def __dir__(self):
-        """What PyTorch's nodes show (ctx helpers of built-in ops stay out of sight)."""
-        hidden = set() if self._custom else _CTX_ONLY
-        return sorted(n for n in super().__dir__() if n not in hidden)
+        """What PyTorch's nodes show: a built-in op's ctx helpers and notes stay out of sight,
+        and so does the store behind ``_saved_<name>``."""
+        if self._custom:
+            return sorted(n for n in super().__dir__() if n not in _STORE)
+        return sorted(n for n in dir(type(self)) if n not in _CTX_ONLY and n not in _STORE)
 
     _custom = False
 
@@ -202,3 +208,45 @@ def walk(root: Node):
                 seen.add(id(child))
                 stack.append(child)
     return order
+
+
+class saved_tensors_hooks:
+    """Inside this block, every tensor an operation saves for backward goes through
+    ``pack_hook(tensor)``; what it returns is kept instead, and ``unpack_hook(packed)`` must
+    give a tensor back when backward (or ``grad_fn._saved_self``) needs it. Nested blocks:
+    the innermost pair applies.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> a = agk.ones(2, requires_grad=True)
+        >>> with agk.autograd.graph.saved_tensors_hooks(lambda t: t.tolist(), agk.tensor):
+        ...     y = a.sin()
+        >>> y.grad_fn._saved_self
+        tensor([1., 1.], requires_grad=True)
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self) -> None:
+        _saved_tensors_hooks.append((self.pack_hook, self.unpack_hook))
+
+    def __exit__(self, *exc_info) -> None:
+        _saved_tensors_hooks.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors go to the CPU and come back to their device for backward. autogradkit
+    has only the CPU, so they stay where they are (``pin_memory=True`` keeps a copy)."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
+        def pack_to_cpu(tensor):
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            return (tensor.device, tensor.detach().clone())  # a copy, as PyTorch's pinned one
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from . import functional, init, utils
 from .activation import Dropout, Flatten, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .container import ModuleDict, ModuleList, Sequential
+from .conv import Conv2d
 from .linear import Identity, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
 from .parameter import Parameter
+from .pooling import MaxPool2d
 
 __all__ = [
     "Module",
@@ -23,6 +25,8 @@ __all__ = [
     "LogSoftmax",
     "Flatten",
     "Dropout",
+    "Conv2d",
+    "MaxPool2d",
     "Sequential",
     "ModuleList",
     "ModuleDict",

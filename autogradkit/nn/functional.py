@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..ops import linalg
+from ..ops import conv, linalg
 from ..ops import nn as nn_ops
 from ..random import _generator
 from ..tensor import Tensor
@@ -22,6 +22,23 @@ _REDUCTIONS = ("mean", "sum", "none")
 def _check_reduction(reduction: str) -> str:
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def legacy_reduction(size_average, reduce, reduction: str = "mean") -> str:
+    """``reduction`` from the deprecated ``size_average``/``reduce`` pair, when either is given
+    (None counts as True), with PyTorch's deprecation warning."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(
+        "size_average and reduce args will be deprecated, please use "
+        f"reduction='{reduction}' instead.",
+        UserWarning,
+        stacklevel=3,
+    )
     return reduction
 
 
@@ -109,6 +126,161 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return input.mul_(mask) if inplace else input * mask
 
 
+# ----- convolution and pooling ------------------------------------------------------------
+def _pair(value) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+
+
+def _same_padding(weight: Tensor, dilation: tuple) -> tuple:
+    """padding='same': the output as large as the input; an odd total puts the extra row and
+    column at the end, as PyTorch does (with its warning)."""
+    pads = []
+    for k, d in zip(weight.shape[2:], dilation):
+        total = d * (k - 1)
+        pads.append((total // 2, total - total // 2))
+    if any(a != b for a, b in pads):
+        warnings.warn(
+            "Using padding='same' with even kernel lengths and odd dilation may require a "
+            "zero-padded copy of the input be created",
+            UserWarning,
+            stacklevel=3,
+        )
+    return tuple(pads)
+
+
+def _conv_padding(padding, weight: Tensor, stride: tuple, dilation: tuple):
+    """((top, bottom), (left, right)) and the padding PyTorch shows as ``_saved_padding``."""
+    if padding == "valid":
+        return ((0, 0), (0, 0)), (0,)
+    if padding == "same":
+        if stride != (1, 1):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        pads = _same_padding(weight, dilation)
+        return pads, tuple(p[0] for p in pads)
+    if isinstance(padding, str):
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    padding = _pair(padding)
+    if min(padding) < 0:
+        raise RuntimeError("negative padding is not supported")
+    return tuple((p, p) for p in padding), padding
+
+
+def _check_conv(input: Tensor, weight: Tensor, bias, pads, stride, groups) -> None:  # noqa: A002
+    """PyTorch's conv2d errors, in the order it checks."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(
+            "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
+            f"{list(input.shape)}"
+        )
+    if min(stride) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(
+            f"expected scalar type {input.dtype._tensor_type[:-6]} but found "
+            f"{weight.dtype._tensor_type[:-6]}"
+        )
+    if input.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+            f"input{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
+            f"{input.shape[1]} channels instead"
+        )
+    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
+        raise RuntimeError(
+            f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional "
+            f"with {weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead"
+        )
+    padded = [n + a + b for n, (a, b) in zip(input.shape[2:], pads)]
+    if any(p < k for p, k in zip(padded, weight.shape[2:])):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({padded[0]} x {padded[1]}). Kernel "
+            f"size: ({weight.shape[2]} x {weight.shape[3]}). Kernel size can't be greater "
+            "than actual input size"
+        )
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:  # noqa: A002
+    """2-D cross-correlation of ``input`` (N, C, H, W) with ``weight`` (O, C / groups, kh,
+    kw), plus ``bias`` (``ConvolutionBackward0``). One image (C, H, W) is unsqueezed first
+    and squeezed after, as PyTorch records it.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> x = agk.ones(1, 1, 3, 3, requires_grad=True)
+        >>> agk.nn.functional.conv2d(x, agk.ones(1, 1, 2, 2)).grad_fn.name()
+        'ConvolutionBackward0'
+    """
+    stride, dilation = _pair(stride), _pair(dilation)
+    if input.dim() == 3:
+        out = conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups)
+        return out.squeeze(0)
+    pads, shown = _conv_padding(padding, weight, stride, dilation)
+    _check_conv(input, weight, bias, pads, stride, groups)
+    return conv.Convolution.apply(
+        input,
+        weight,
+        bias,
+        stride=stride,
+        padding=pads,
+        dilation=dilation,
+        groups=groups,
+        shown_padding=shown,
+    )
+
+
+def _pool_output_size(size, kernel, stride, pad, dilation, ceil_mode) -> int:
+    span = dilation * (kernel - 1) + 1
+    out = (size + 2 * pad - span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def max_pool2d(
+    input: Tensor,  # noqa: A002
+    kernel_size,
+    stride=None,
+    padding=0,
+    dilation=1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+):
+    """The largest value of each ``kernel_size`` window (``MaxPool2DWithIndicesBackward0``);
+    with ``return_indices``, also where each came from (flat positions in H * W)."""
+    kernel, pad, dil = _pair(kernel_size), _pair(padding), _pair(dilation)
+    steps = kernel if stride is None or stride == [] else _pair(stride)
+    if input.dim() not in (3, 4) or input.numel() == 0:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if min(steps) == 0:
+        raise RuntimeError("stride should not be zero")
+    for p, k, d in zip(pad, kernel, dil):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got "
+                f"pad={p}, kernel_size={k} and dilation={d}"
+            )
+    sizes = [
+        _pool_output_size(n, k, s, p, d, ceil_mode)
+        for n, k, s, p, d in zip(input.shape[-2:], kernel, steps, pad, dil)
+    ]
+    if min(sizes) < 1:
+        plane = "x".join(str(n) for n in input.shape[-3:])
+        raise RuntimeError(
+            f"Given input size: ({plane}). Calculated output size: "
+            f"({input.shape[-3]}x{sizes[0]}x{sizes[1]}). Output size is too small"
+        )
+    out, indices = conv.MaxPool2DWithIndices.apply(
+        input,
+        kernel_size=kernel,
+        stride=steps,
+        padding=pad,
+        dilation=dil,
+        ceil_mode=ceil_mode,
+        shown_stride=() if stride is None else steps,
+    )
+    return (out, indices) if return_indices else out
+
+
 # ----- losses ---------------------------------------------------------------------------------
 def _warn_target_size(input: Tensor, target: Tensor) -> None:
     if target.shape != input.shape:
@@ -130,7 +302,13 @@ def _broadcast(input: Tensor, target: Tensor):
     return input.expand(*shape), target.expand(*shape)
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+def mse_loss(
+    input: Tensor,  # noqa: A002
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
     """Mean squared error ``mean((input - target)**2)`` (``MseLossBackward0``).
 
     Example:
@@ -139,14 +317,21 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor: 
         >>> agk.nn.functional.mse_loss(w * 2, agk.tensor(4.))
         tensor(16., grad_fn=<MseLossBackward0>)
     """
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _warn_target_size(input, target)
     input, target = _broadcast(input, target)
     return nn_ops.MseLoss.apply(input, target, reduction=_check_reduction(reduction))
 
 
-def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+def l1_loss(
+    input: Tensor,  # noqa: A002
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
     """Mean absolute error ``mean(|input - target|)``, composed as PyTorch composes it."""
-    _check_reduction(reduction)
+    reduction = _check_reduction(legacy_reduction(size_average, reduce, reduction))
     _warn_target_size(input, target)
     input, target = _broadcast(input, target)
     diff = (input - target).abs()
@@ -176,34 +361,40 @@ def _check_nll(input: Tensor, target: Tensor, ignore_index: int) -> None:
 
 
 def nll_loss(
-    input: Tensor,
+    input: Tensor,  # noqa: A002
     target: Tensor,
-    weight: Tensor | None = None,  # noqa: A002
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
     ignore_index: int = -100,
+    reduce: bool | None = None,
     reduction: str = "mean",
 ) -> Tensor:
     """Negative log-likelihood: ``-input[i, target[i]]`` averaged (weighted by ``weight``).
 
     ``input`` holds log-probabilities, classes along dim 1 (dim 0 for a single sample);
-    targets equal to ``ignore_index`` count for nothing.
+    targets equal to ``ignore_index`` count for nothing. Extra dims other than two
+    (``(N, C, d)``) are viewed as ``(N, C, 1, d)`` first, as PyTorch does.
     """
-    _check_reduction(reduction)
+    reduction = _check_reduction(legacy_reduction(size_average, reduce, reduction))
     _check_nll(input, target, ignore_index)
-    op = nn_ops.NllLoss2D if input.dim() > 2 else nn_ops.NllLoss
-    return op.apply(
-        input,
-        target=target._data,
-        weight=_array(weight),
-        reduction=reduction,
-        ignore_index=ignore_index,
-    )
+    options = {"weight": _array(weight), "reduction": reduction, "ignore_index": ignore_index}
+    if input.dim() <= 2:
+        return nn_ops.NllLoss.apply(input, target=target._data, **options)
+    if input.dim() == 4:
+        return nn_ops.NllLoss2D.apply(input, target=target._data, **options)
+    n, c = input.shape[:2]
+    flat = input.contiguous().reshape(n, c, 1, -1)
+    out = nn_ops.NllLoss2D.apply(flat, target=target._data.reshape(n, 1, -1), **options)
+    return out if reduction != "none" else out.view(n, *input.shape[2:])
 
 
 def cross_entropy(
-    input: Tensor,
+    input: Tensor,  # noqa: A002
     target: Tensor,
-    weight: Tensor | None = None,  # noqa: A002
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
     ignore_index: int = -100,
+    reduce: bool | None = None,
     reduction: str = "mean",
     label_smoothing: float = 0.0,
 ) -> Tensor:
@@ -219,14 +410,14 @@ def cross_entropy(
         >>> loss, loss.grad_fn.next_functions[0][0].name()
         (tensor(0.2395, grad_fn=<NllLossBackward0>), 'LogSoftmaxBackward0')
     """
-    _check_reduction(reduction)
+    reduction = _check_reduction(legacy_reduction(size_average, reduce, reduction))
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.dim() == 1 else 1
     logp = input.log_softmax(class_dim)
     if target.is_floating_point():
         return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, class_dim)
-    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0.0:
         return nll
     smooth = _smooth_term(logp, target, weight, ignore_index, reduction, class_dim)
@@ -280,14 +471,16 @@ def _check_same_size(input: Tensor, target: Tensor, message: str) -> None:
 
 
 def binary_cross_entropy(
-    input: Tensor,
+    input: Tensor,  # noqa: A002
     target: Tensor,
-    weight: Tensor | None = None,  # noqa: A002
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
     reduction: str = "mean",
 ) -> Tensor:
     """``-mean(target * log(input) + (1 - target) * log(1 - input))`` for probabilities
     ``input`` in [0, 1] (``BinaryCrossEntropyBackward0``)."""
-    _check_reduction(reduction)
+    reduction = _check_reduction(legacy_reduction(size_average, reduce, reduction))
     _check_same_size(
         input,
         target,
@@ -300,14 +493,16 @@ def binary_cross_entropy(
 
 
 def binary_cross_entropy_with_logits(
-    input: Tensor,
-    target: Tensor,  # noqa: A002
+    input: Tensor,  # noqa: A002
+    target: Tensor,
     weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
     reduction: str = "mean",
     pos_weight: Tensor | None = None,
 ) -> Tensor:
     """``binary_cross_entropy(sigmoid(input), target)`` computed in one stable step."""
-    _check_reduction(reduction)
+    reduction = _check_reduction(legacy_reduction(size_average, reduce, reduction))
     _check_same_size(
         input, target, "Target size ({target}) must be the same as input size ({input})"
     )

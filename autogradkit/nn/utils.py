@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._functions import stack
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
@@ -33,7 +35,7 @@ def clip_grad_norm_(
     grads = [p.grad for p in parameters if p.grad is not None]
     norm_type = float(norm_type)
     if not grads:
-        return Tensor(0.0)
+        return Tensor._wrap(np.zeros((), np.float32))
     norms = [g.norm(norm_type) for g in grads]
     total_norm = stack(norms).norm(norm_type)
     if error_if_nonfinite and not math.isfinite(total_norm.item()):

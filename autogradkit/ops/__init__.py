@@ -7,6 +7,18 @@ that every op has a spec, a gradient check and a PyTorch comparison.
 from ..autograd.function import REGISTRY
 
 # importing the op modules fills REGISTRY
-from . import elementwise, indexing, linalg, movement, nn, reduce, unary  # noqa: F401
+from . import (
+    conv,
+    elementwise,
+    indexing,
+    linalg,
+    movement,
+    nn,
+    reduce,
+    rounding,
+    selection,
+    statistics,
+    unary,
+)  # noqa: F401
 
 __all__ = ["REGISTRY"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._shape import broadcast_shape
 from ..autograd.function import Function
 
 
@@ -20,57 +19,80 @@ def _is_scalar(value) -> bool:
     return isinstance(value, (int, float, bool, np.number))
 
 
+def _plus_scaled(x, y, alpha):
+    """x + alpha * y, rounded once as PyTorch's fused multiply-add rounds it (float32 in
+    float64, float64 in long double: NumPy has no fused multiply-add)."""
+    if alpha == 1:
+        return x + y
+    if x.dtype.kind in "iub" and isinstance(alpha, float):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    wide = {np.float32: np.float64, np.float64: np.longdouble}.get(x.dtype.type)
+    if wide is None:
+        return x + alpha * y
+    scale = wide(x.dtype.type(alpha))
+    return (x.astype(wide) + scale * np.asarray(y).astype(wide)).astype(x.dtype)
+
+
 class Add(Function):
-    """out = x + y;  dx = g,  dy = g"""
+    """out = x + alpha y;  dx = g,  dy = alpha g"""
 
     broadcasts = True
+    saved_values = ("alpha",)
 
     @staticmethod
-    def forward(ctx, x, y):
-        return x + y
+    def forward(ctx, x, y, *, alpha=1):
+        ctx.alpha = alpha
+        return _plus_scaled(x, y, alpha)
 
     @staticmethod
     def backward(ctx, g):
-        return g, g
+        return g, g if ctx.alpha == 1 else g * ctx.alpha
 
 
 class Sub(Function):
-    """out = x - y;  dx = g,  dy = -g"""
+    """out = x - alpha y;  dx = g,  dy = -alpha g"""
 
     broadcasts = True
+    saved_values = ("alpha",)
 
     @staticmethod
-    def forward(ctx, x, y):
-        return x - y
+    def forward(ctx, x, y, *, alpha=1):
+        ctx.alpha = alpha
+        return x - y if alpha == 1 else _plus_scaled(x, y, -alpha)
 
     @staticmethod
     def backward(ctx, g):
-        return g, -g
+        return g, -g if ctx.alpha == 1 else g * -ctx.alpha
 
 
 class Rsub(Function):
-    """out = y - x (``1 - x``);  dx = -g,  dy = g"""
+    """out = y - alpha x (``1 - x``);  dx = -alpha g,  dy = g"""
 
     numbers_are_scalars = True
     broadcasts = True
+    saved_values = ("alpha",)
 
     @classmethod
     def overload_for(cls, inputs, static):
         return 1 if _is_scalar(inputs[1]) else 0  # rsub.Scalar is RsubBackward1
 
     @staticmethod
-    def forward(ctx, x, y):
-        return y - x
+    def forward(ctx, x, y, *, alpha=1):
+        ctx.alpha = alpha
+        return y - x if alpha == 1 else _plus_scaled(np.asarray(y), x, -alpha)
 
     @staticmethod
     def backward(ctx, g):
-        return -g, g
+        return -g if ctx.alpha == 1 else g * -ctx.alpha, g
 
 
 class Mul(Function):
     """out = x * y;  dx = g * y,  dy = g * x"""
 
     broadcasts = True
+    saved_names, pack_order = ("self", "other"), (1, 0)
 
     @staticmethod
     def forward(ctx, x, y):
@@ -94,6 +116,7 @@ class Div(Function):
 
     quiet_floating_errors = True
     broadcasts = True
+    saved_names, pack_order = ("self", "other"), (1, 0)
 
     @staticmethod
     def forward(ctx, x, y):
@@ -131,6 +154,7 @@ class Reciprocal(Function):
     """out = 1 / x;  dx = -g * out**2"""
 
     quiet_floating_errors = True
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -150,118 +174,62 @@ class Pow(Function):
     numbers_are_scalars = True
     quiet_floating_errors = True
     broadcasts = True
+    argument_names = ("self", "exponent")
+    # tensor ** number (0), tensor ** tensor (1), number ** tensor (2): a number is no tensor
+    saved_names = {0: ("self",), 1: ("exponent", "self", "result"), 2: ("exponent", "result")}
+    saved_values = {0: ("exponent",), 2: ("self",)}
 
     @classmethod
     def overload_for(cls, inputs, static):
         if _is_scalar(inputs[1]):
-            return 0  # tensor ** number
-        return 2 if _is_scalar(inputs[0]) else 1  # number ** tensor, tensor ** tensor
+            return 0
+        return 2 if _is_scalar(inputs[0]) else 1
 
     @staticmethod
     def forward(ctx, x, y):
         if x.dtype.kind in "iub" and np.ndim(y) == 0 and y.dtype.kind in "iu" and y < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        out = x**y
-        ctx.save_for_backward(x, y, out if ctx.needs_input_grad[1] else None)
+        out = _power(x, y) if ctx._overload == 0 else x**y
+        if ctx._overload == 0:
+            ctx.save_for_backward(x)
+        elif ctx._overload == 1:
+            ctx.save_for_backward(y, x, out if ctx.needs_input_grad[1] else None)
+        else:
+            ctx.save_for_backward(y, out)
         return out
 
     @staticmethod
     def backward(ctx, g):
-        x, y, out = ctx.saved_tensors
+        if ctx._overload == 0:
+            (x,), y = ctx.saved_tensors, ctx.exponent
+        elif ctx._overload == 1:
+            y, x, out = ctx.saved_tensors
+        else:
+            (y, out), x = ctx.saved_tensors, ctx.self
         gx = gy = None
         if ctx.needs_input_grad[0]:
             if np.ndim(y) == 0 and not ctx.needs_input_grad[1]:  # a number exponent
                 gx = np.zeros_like(g) if y == 0 else g * (y * x ** (y - 1))
             else:  # d/dx x**0 is 0, even at x = 0
                 gx = np.where(y == 0, np.zeros_like(g), g * (y * x ** (y - 1)))
-        if ctx.needs_input_grad[1]:
-            gy = g * out * np.log(np.where(x > 0, x, 1))  # 0 where log is undefined
+        if ctx.needs_input_grad[1]:  # 0 at x = 0 (for y >= 0); nan for x < 0, as in PyTorch
+            zero = (y >= 0) & (x == 0)
+            gy = np.where(zero, np.zeros_like(g), g * out * np.log(np.where(zero, 1, x)))
         return gx, gy
 
 
-def _split_by_winner(g, x_wins, tie):
-    """Gradients of max/min of two: all to the winner, half each on a tie, exact zeros to
-    the loser (as PyTorch's masked_fill; ``g * 0`` would give -0. for a negative g)."""
-    zero, half = np.zeros_like(g), g / 2
-    return (
-        np.where(x_wins, g, np.where(tie, half, zero)),
-        np.where(x_wins, zero, np.where(tie, half, g)),
-    )
-
-
-class Maximum(Function):
-    """out = max(x, y);  ties split the gradient equally, as in PyTorch"""
-
-    broadcasts = True
-
-    @staticmethod
-    def forward(ctx, x, y):
-        ctx.save_for_backward(x, y)
-        return np.maximum(x, y)
-
-    @staticmethod
-    def backward(ctx, g):
-        x, y = ctx.saved_tensors
-        return _split_by_winner(g, x > y, x == y)
-
-
-class Minimum(Function):
-    """out = min(x, y);  ties split the gradient equally, as in PyTorch"""
-
-    broadcasts = True
-
-    @staticmethod
-    def forward(ctx, x, y):
-        ctx.save_for_backward(x, y)
-        return np.minimum(x, y)
-
-    @staticmethod
-    def backward(ctx, g):
-        x, y = ctx.saved_tensors
-        return _split_by_winner(g, x < y, x == y)
-
-
-class Where(Function):
-    """out = x where condition else y;  dx = g where condition,  dy = g elsewhere"""
-
-    broadcasts = True
-
-    @staticmethod
-    def forward(ctx, x, y, *, condition):
-        ctx.condition = condition
-        try:
-            return np.where(condition, x, y)
-        except ValueError:  # the shapes do not fit: say so in PyTorch's words
-            broadcast_shape(condition.shape, np.shape(x), np.shape(y))
-            raise
-
-    @staticmethod
-    def backward(ctx, g):
-        zero = np.zeros_like(g)  # exact zeros (0 * g would give -0. for a negative g)
-        return np.where(ctx.condition, g, zero), np.where(ctx.condition, zero, g)
-
-
-class MaskedFill(Function):
-    """out = value where mask else x (in x's dtype);  dx = g where not mask,
-    dvalue = sum of g where mask"""
-
-    numbers_are_scalars = True
-    promotes = False
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        return 0 if _is_scalar(inputs[1]) else 1  # masked_fill.Scalar vs masked_fill.Tensor
-
-    @staticmethod
-    def forward(ctx, x, value, *, mask):
-        ctx.mask = mask
-        return np.where(mask, np.asarray(value, x.dtype), x)
-
-    @staticmethod
-    def backward(ctx, g):
-        zero = np.zeros_like(g)  # exact zeros, as PyTorch's masked_fill(mask, 0)
-        gvalue = np.sum(np.where(ctx.mask, g, zero)) if ctx.needs_input_grad[1] else None
-        return np.where(ctx.mask, zero, g), gvalue
+def _power(x, y):
+    """x ** number, with PyTorch's exact forms for the exponents it special-cases (x*x*x for 3,
+    1/(x*x) for -2, 1/sqrt(x) for -0.5): the last bits of float32 results match."""
+    if x.dtype.kind == "f":
+        e = float(y)
+        if e == 3:
+            return x * x * x
+        if e == -2:
+            return 1 / (x * x)
+        if e == -0.5:
+            return 1 / np.sqrt(x)
+    return x**y
 
 
 class Zero(Function):

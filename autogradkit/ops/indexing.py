@@ -7,46 +7,90 @@ import numpy as np
 
 from ..autograd.function import Function
 
+_END = 2**63 - 1  # an open slice end, as PyTorch keeps it (INT64_MAX)
+
 
 class Index(Function):
     """out = x[index] (advanced indexing copies);  dx = zeros with g added at index"""
 
-    @staticmethod
-    def forward(ctx, x, *, index):
-        ctx.shape, ctx.dtype, ctx.index = x.shape, x.dtype, index
+    saved_names, saved_values = ("*indices",), ("self_sym_sizes",)  # *: a list of tensors
+
+    @classmethod
+    def forward(cls, ctx, x, *, index, **geometry):
+        ctx.self_sym_sizes, ctx.dtype, ctx.region = x.shape, x.dtype, index
+        cls.describe(ctx, index, **geometry)
         return x[index]
 
     @staticmethod
+    def describe(ctx, index) -> None:
+        """Save what PyTorch shows as ``_saved_indices``: the index arrays, None for a slice."""
+        ctx.save_for_backward(*_index_arrays(index))
+
+    @staticmethod
     def backward(ctx, g):
-        zeros = np.zeros(ctx.shape, ctx.dtype)
-        return IndexPut.call(zeros, g, index=ctx.index, accumulate=True)
+        zeros = np.zeros(ctx.self_sym_sizes, ctx.dtype)
+        return IndexPut.call(zeros, g, index=_region(ctx), accumulate=True)
+
+
+def _index_arrays(index) -> tuple:
+    """The arrays of an index, None for its slices, numbers and ``...``: what PyTorch saves."""
+    return tuple(i if isinstance(i, np.ndarray) else None for i in index)
+
+
+def _region(ctx) -> tuple:
+    """The index, its arrays read back from what forward saved (no saves: views, kept whole)."""
+    saved = ctx.saved_tensors
+    if len(saved) != len(ctx.region):
+        return ctx.region
+    return tuple(r if s is None else np.asarray(s) for r, s in zip(ctx.region, saved))
 
 
 class Select(Index):
     """out = x[..., i, ...] (one position of one dim, a view);  dx = zeros with g at i"""
 
     is_view = True
+    saved_names, saved_values = (), ("dim", "index", "self_sym_sizes")
+
+    @staticmethod
+    def describe(ctx, index) -> None:  # index: (:, ..., :, i, ...)
+        ctx.dim, ctx.index = len(index) - 2, index[-2]
 
 
 class Slice(Index):
     """out = x[..., a:b:s, ...] (a view);  dx = zeros with g in the slice"""
 
     is_view = True
+    saved_names, saved_values = (), ("dim", "end", "self_sym_sizes", "start", "step")
+
+    @staticmethod
+    def describe(ctx, index) -> None:  # index: (:, ..., :, a:b:s, ...)
+        item = index[-2]
+        ctx.dim, ctx.step = len(index) - 2, 1 if item.step is None else item.step
+        ctx.start = 0 if item.start is None else item.start
+        ctx.end = _END if item.stop is None else item.stop
 
 
 class AsStrided(Index):
     """out = x[index], a view re-made after an in-place op on it;  dx = zeros with g there"""
 
     is_view = True
+    saved_names, saved_values = (), ("size", "storage_offset", "stride")
+
+    @staticmethod
+    def describe(ctx, index, size=(), stride=(), storage_offset=0) -> None:
+        ctx.size, ctx.stride, ctx.storage_offset = size, stride, storage_offset
 
 
 class IndexPut(Function):
     """out = x with values written at index (added there with ``accumulate``, so repeats add
     up);  dx = g (0 at index unless accumulating),  dvalues = g[index]"""
 
+    saved_names, saved_values = ("*indices",), ("accumulate",)
+
     @staticmethod
     def forward(ctx, x, values, *, index, accumulate=False):
-        ctx.index, ctx.accumulate = index, accumulate
+        ctx.region, ctx.accumulate = index, accumulate
+        ctx.save_for_backward(*_index_arrays(index))
         out = np.array(x)
         if accumulate:
             np.add.at(out, index, values)
@@ -56,5 +100,6 @@ class IndexPut(Function):
 
     @staticmethod
     def backward(ctx, g):
-        gx = g if ctx.accumulate else IndexPut.call(g, 0, index=ctx.index)
-        return gx, Index.call(g, index=ctx.index)
+        region = _region(ctx)
+        gx = g if ctx.accumulate else IndexPut.call(g, 0, index=region)
+        return gx, Index.call(g, index=region)

@@ -25,6 +25,13 @@ def _is_column_major(mat2) -> bool:
     return not mat2.flags.c_contiguous and mat2.flags.f_contiguous
 
 
+def _geometry(ctx, **arrays) -> None:
+    """PyTorch's ``_saved_self_sym_sizes`` and ``_saved_self_sym_strides`` (in elements)."""
+    for name, a in arrays.items():
+        setattr(ctx, f"{name}_sym_sizes", a.shape)
+        setattr(ctx, f"{name}_sym_strides", tuple(st // a.itemsize for st in a.strides))
+
+
 def _mat2_grad(x, g, column_major: bool):
     """``x.T @ g``, laid out as mat2 was: for ``weight.t()`` (column-major) PyTorch computes
     ``(g.T @ x).T``, so that the weight's own gradient comes out row-major."""
@@ -35,6 +42,8 @@ class Mm(Function):
     """out = x @ y (matrices);  dx = g @ y.T,  dy = x.T @ g"""
 
     promotes = False
+    saved_names, pack_order = ("self", "mat2"), (1, 0)
+    saved_values = ("mat2_sym_sizes", "mat2_sym_strides", "self_sym_sizes", "self_sym_strides")
 
     @staticmethod
     def forward(ctx, x, y):
@@ -52,6 +61,7 @@ class Mm(Function):
             x if ctx.needs_input_grad[1] else None, y if ctx.needs_input_grad[0] else None
         )
         ctx.column_major = _is_column_major(y)
+        _geometry(ctx, self=x, mat2=y)
         return x @ y
 
     @staticmethod
@@ -67,6 +77,9 @@ class Addmm(Function):
     """out = b + x @ w;  db = g,  dx = g @ w.T,  dw = x.T @ g"""
 
     promotes = False
+    saved_names = ("mat1", "mat2")
+    saved_values = ("alpha", "beta", "mat1_sym_sizes", "mat1_sym_strides")
+    saved_values += ("mat2_sym_sizes", "mat2_sym_strides")
 
     @staticmethod
     def forward(ctx, b, x, w):
@@ -89,6 +102,8 @@ class Addmm(Function):
             x if ctx.needs_input_grad[2] else None, w if ctx.needs_input_grad[1] else None
         )
         ctx.column_major = _is_column_major(w)
+        ctx.alpha = ctx.beta = 1
+        _geometry(ctx, mat1=x, mat2=w)
         out = x @ w
         try:
             out += b  # the same sum as b + x @ w, without a second (n, p) array
@@ -111,6 +126,7 @@ class Mv(Function):
     """out = m @ v (matrix times vector);  dm = outer(g, v),  dv = m.T @ g"""
 
     promotes = False
+    saved_names = ("self", "vec")
 
     @staticmethod
     def forward(ctx, m, v):
@@ -142,6 +158,7 @@ class Dot(Function):
     """out = sum(x * y) (two vectors);  dx = g * y,  dy = g * x"""
 
     promotes = False
+    saved_names = ("self", "tensor")
 
     @staticmethod
     def forward(ctx, x, y):
@@ -169,6 +186,7 @@ class Bmm(Function):
     """out = x[i] @ y[i] for each i of one batch dim;  dx = g @ y^T,  dy = x^T @ g"""
 
     promotes = False
+    saved_names, pack_order = ("self", "mat2"), (1, 0)
 
     @staticmethod
     def forward(ctx, x, y):

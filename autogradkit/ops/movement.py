@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._shape import normalize_dim
 from ..autograd.function import Function
 
 
@@ -11,10 +12,11 @@ class View(Function):
     """out = x viewed with a new shape (no copy);  dx = g reshaped back"""
 
     is_view = True
+    saved_values = ("self_sym_sizes",)
 
     @staticmethod
     def forward(ctx, x, *, shape):
-        ctx.shape = x.shape
+        ctx.self_sym_sizes = x.shape
         try:
             return np.reshape(x, shape, copy=False)
         except ValueError:
@@ -25,7 +27,7 @@ class View(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return np.reshape(g, ctx.shape)
+        return np.reshape(g, ctx.self_sym_sizes)
 
 
 class ReshapeAlias(View):
@@ -40,7 +42,7 @@ class UnsafeView(View):
 
     @staticmethod
     def forward(ctx, x, *, shape):
-        ctx.shape = x.shape
+        ctx.self_sym_sizes = x.shape
         return np.reshape(np.ascontiguousarray(x), shape)
 
 
@@ -48,11 +50,14 @@ class Permute(Function):
     """out = x with its dims reordered;  dx = g with the inverse order"""
 
     is_view = True
+    saved_values = ("dims",)
 
     @staticmethod
     def forward(ctx, x, *, dims):
-        ctx.inverse = tuple(np.argsort(dims))
-        return np.transpose(x, dims)
+        ctx.dims = dims  # as given (PyTorch keeps -1 as -1)
+        axes = tuple(normalize_dim(d, x.ndim) for d in dims)
+        ctx.inverse = tuple(np.argsort(axes))
+        return np.transpose(x, axes)
 
     @staticmethod
     def backward(ctx, g):
@@ -63,11 +68,13 @@ class Transpose(Function):
     """out = x with dims d0 and d1 swapped;  dx = g swapped back"""
 
     is_view = True
+    saved_values = ("dim0", "dim1")
 
     @staticmethod
     def forward(ctx, x, *, dim0, dim1):
-        ctx.dims = (dim0, dim1)
-        return np.swapaxes(x, dim0, dim1)
+        ctx.dim0, ctx.dim1 = dim0, dim1
+        ctx.dims = (normalize_dim(dim0, x.ndim), normalize_dim(dim1, x.ndim))
+        return np.swapaxes(x, *ctx.dims)
 
     @staticmethod
     def backward(ctx, g):
@@ -92,9 +99,11 @@ class Expand(Function):
     """out = x broadcast to a larger shape;  dx = g (the engine sums it back to x's shape)"""
 
     is_view = True
+    saved_values = ("self_sym_sizes",)
 
     @staticmethod
     def forward(ctx, x, *, shape):
+        ctx.self_sym_sizes = x.shape
         return np.broadcast_to(x, shape)
 
     @staticmethod
@@ -106,38 +115,61 @@ class Squeeze(Function):
     """out = x without size-1 dims (all, or the given ones);  dx = g reshaped back"""
 
     is_view = True
+    # squeeze() 0, squeeze(dim) 1, squeeze(dims) 2; squeeze_ 3, 4, 5 (as in matmul)
+    saved_values = {n: ("dim", "self_sym_sizes") for n in (1, 2, 4, 5)}
+    saved_values.update({0: ("self_sym_sizes",), 3: ("self_sym_sizes",)})
 
     @classmethod
     def overload_for(cls, inputs, static):
-        dims = static.get("dims")  # squeeze() 0, squeeze(dim) 1, squeeze(dims) 2
+        dims = static.get("dims")
         overload = 0 if dims is None else 1 if isinstance(dims, int) else 2
-        return overload + 3 if static.get("in_place") else overload  # squeeze_, as in matmul
+        return overload + 3 if static.get("in_place") else overload
 
     @staticmethod
     def forward(ctx, x, *, dims=None, in_place=False):
-        ctx.shape = x.shape
+        ctx.self_sym_sizes, ctx.dim = x.shape, dims
         if dims is not None:
-            dims = tuple(d for d in np.atleast_1d(dims) if x.shape[d] == 1)
+            axes = (dims,) if isinstance(dims, int) else dims
+            dims = tuple(a for a in (normalize_dim(d, x.ndim) for d in axes) if x.shape[a] == 1)
         return np.squeeze(x, axis=dims)
 
     @staticmethod
     def backward(ctx, g):
-        return np.reshape(g, ctx.shape)
+        return np.reshape(g, ctx.self_sym_sizes)
 
 
 class Unsqueeze(Function):
     """out = x with a new size-1 dim;  dx = g with that dim removed"""
 
     is_view = True
+    saved_values = ("dim",)
 
     @staticmethod
     def forward(ctx, x, *, dim):
-        ctx.dim = dim
-        return np.expand_dims(x, dim)
+        ctx.dim, ctx.axis = dim, normalize_dim(dim, x.ndim + 1)
+        return np.expand_dims(x, ctx.axis)
 
     @staticmethod
     def backward(ctx, g):
-        return np.squeeze(g, axis=ctx.dim)
+        return np.squeeze(g, axis=ctx.axis)
+
+
+class Flip(Function):
+    """out = x reversed along dims (a copy);  dx = g reversed back"""
+
+    saved_values = ("dims",)
+
+    @staticmethod
+    def forward(ctx, x, *, dims):
+        ctx.dims, ctx.axes = dims, tuple(normalize_dim(d, x.ndim) for d in dims)
+        for i, a in enumerate(ctx.axes):
+            if a in ctx.axes[:i]:
+                raise RuntimeError(f"dim {a} appears multiple times in the list of dims")
+        return np.flip(x, ctx.axes).copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.flip(g, ctx.axes)
 
 
 class Copy(Function):
@@ -184,63 +216,75 @@ class ToCopy(Function):
 class Cat(Function):
     """out = xs joined along dim;  each dx = its own slice of g"""
 
+    saved_values = ("dim",)
+
     @staticmethod
     def forward(ctx, *xs, dim=0):
-        ctx.dim, ctx.sizes = dim, [x.shape[dim] for x in xs]
-        return np.concatenate(xs, axis=dim)
+        ctx.dim, ctx.axis = dim, normalize_dim(dim, xs[0].ndim)
+        ctx.sizes = [x.shape[ctx.axis] for x in xs]
+        return np.concatenate(xs, axis=ctx.axis)
 
     @staticmethod
     def backward(ctx, g):
         ends = np.cumsum(ctx.sizes)
-        lead = (slice(None),) * ctx.dim
+        lead = (slice(None),) * ctx.axis
         return tuple(g[lead + (slice(e - s, e),)] for s, e in zip(ctx.sizes, ends))
 
 
 class Stack(Function):
     """out = xs stacked along a new dim;  each dx = g at its position of that dim"""
 
+    saved_values = ("dim",)
+
     @staticmethod
     def forward(ctx, *xs, dim=0):
-        ctx.dim, ctx.count = dim, len(xs)
+        ctx.dim, ctx.axis, ctx.count = dim, normalize_dim(dim, xs[0].ndim + 1), len(xs)
         for i, x in enumerate(xs):
             if x.shape != xs[0].shape:
                 raise RuntimeError(
                     "stack expects each tensor to be equal size, but got "
                     f"{list(xs[0].shape)} at entry 0 and {list(x.shape)} at entry {i}"
                 )
-        return np.stack(xs, axis=dim)
+        return np.stack(xs, axis=ctx.axis)
 
     @staticmethod
     def backward(ctx, g):
-        lead = (slice(None),) * ctx.dim
+        lead = (slice(None),) * ctx.axis
         return tuple(g[lead + (i,)] for i in range(ctx.count))
 
 
 class Split(Function):
     """outs = x cut into pieces along dim;  dx = the pieces' gradients (or zeros) joined"""
 
+    saved_values = ("dim", "self_sym_sizes", "split_size")
+
     @staticmethod
-    def forward(ctx, x, *, sizes, dim):
-        ctx.dim = dim
-        return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=dim))
+    def forward(ctx, x, *, sizes, dim, split_size=None):
+        ctx.dim, ctx.axis, ctx.self_sym_sizes = dim, normalize_dim(dim, x.ndim), x.shape
+        ctx.split_size, ctx.split_sizes = split_size, sizes
+        return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=ctx.axis))
 
     @staticmethod
     def backward(ctx, *grads):
-        return np.concatenate(grads, axis=ctx.dim)
+        return np.concatenate(grads, axis=ctx.axis)
 
 
 class SplitWithSizes(Split):
     """``split([sizes])``: the same cut, which PyTorch records under its own name"""
 
+    saved_values = ("dim", "self_sym_sizes", "split_sizes")
+
 
 class Unbind(Function):
     """outs = x[i] for each i along dim;  dx = the outputs' gradients stacked back"""
 
+    saved_values = ("dim",)
+
     @staticmethod
     def forward(ctx, x, *, dim):
-        ctx.dim = dim
-        return tuple(np.moveaxis(x, dim, 0))
+        ctx.dim, ctx.axis = dim, normalize_dim(dim, x.ndim)
+        return tuple(np.moveaxis(x, ctx.axis, 0))
 
     @staticmethod
     def backward(ctx, *grads):
-        return np.stack(grads, axis=ctx.dim)
+        return np.stack(grads, axis=ctx.axis)

@@ -4,42 +4,47 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._shape import normalize_dim
 from ..autograd.function import Function
 
 
 class LogSoftmax(Function):
     """out = x - logsumexp(x, dim);  dx = g - exp(out) * sum(g, dim)"""
 
+    saved_names, saved_values = ("result",), ("dim",)
+
     @staticmethod
     def forward(ctx, x, *, dim):
+        ctx.dim, ctx.axis = dim, normalize_dim(dim, x.ndim)
         # forward gets arrays: their methods skip NumPy's Python-level np.max/np.sum wrappers
-        shifted = x - x.max(axis=dim, keepdims=True)  # exp cannot overflow
-        out = shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
-        ctx.dim = dim
+        shifted = x - x.max(axis=ctx.axis, keepdims=True)  # exp cannot overflow
+        out = shifted - np.log(np.exp(shifted).sum(axis=ctx.axis, keepdims=True))
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
-        return g - np.exp(out) * np.sum(g, axis=ctx.dim, keepdims=True)
+        return g - np.exp(out) * np.sum(g, axis=ctx.axis, keepdims=True)
 
 
 class Softmax(Function):
     """out = exp(x) / sum(exp(x), dim);  dx = out * (g - sum(g * out, dim))"""
 
+    saved_names, saved_values = ("result",), ("dim",)
+
     @staticmethod
     def forward(ctx, x, *, dim):
-        e = np.exp(x - x.max(axis=dim, keepdims=True))
-        out = e / e.sum(axis=dim, keepdims=True)
-        ctx.dim = dim
+        ctx.dim, ctx.axis = dim, normalize_dim(dim, x.ndim)
+        e = np.exp(x - x.max(axis=ctx.axis, keepdims=True))
+        out = e / e.sum(axis=ctx.axis, keepdims=True)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
-        return out * (g - np.sum(g * out, axis=ctx.dim, keepdims=True))
+        return out * (g - np.sum(g * out, axis=ctx.axis, keepdims=True))
 
 
 def _reduce(loss, reduction: str):
@@ -62,20 +67,24 @@ def _spread(g, shape: tuple, reduction: str, count=None):
 class LeakyRelu(Function):
     """out = x if x > 0 else slope * x;  dx = g if x > 0 else slope * g"""
 
+    saved_names, saved_values = ("self",), ("negative_slope",)
+
     @staticmethod
     def forward(ctx, x, *, negative_slope=0.01):
-        ctx.slope = negative_slope
+        ctx.negative_slope = negative_slope
         ctx.save_for_backward(x)
         return np.where(x > 0, x, x * x.dtype.type(negative_slope))
 
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return np.where(x > 0, g, g * ctx.slope)
+        return np.where(x > 0, g, g * ctx.negative_slope)
 
 
 class MseLoss(Function):
     """out = reduce((x - y)**2);  dx = 2 (x - y) g / n,  dy = -dx  (n only for "mean")"""
+
+    saved_names, saved_values = ("self", "target"), ("reduction",)
 
     @staticmethod
     def forward(ctx, x, y, *, reduction="mean"):
@@ -94,6 +103,9 @@ class MseLoss(Function):
 class NllLoss(Function):
     """out = reduce(-w[t_i] * x[i, t_i]) (mean divides by sum of w[t_i]);
     dx = -w[t_i] * g at [i, t_i], 0 elsewhere.  Class dim is 1 (or 0 for one sample)."""
+
+    saved_names = ("self", "target", "weight", "total_weight")
+    saved_values = ("ignore_index", "reduction")
 
     @staticmethod
     def forward(ctx, x, *, target, weight=None, reduction="mean", ignore_index=-100):
@@ -117,6 +129,8 @@ class NllLoss(Function):
         mask = mask.reshape(by_class.shape)
         ctx.mask = mask if x.ndim <= 2 else np.moveaxis(mask, -1, 1)
         ctx.class_dim, ctx.reduction, ctx.total = class_dim, reduction, total
+        ctx.ignore_index = ignore_index
+        ctx.save_for_backward(x, target, weight, np.asarray(total, x.dtype))
         if reduction == "mean":
             if ctx.total == 0:  # every target ignored: nan, as in PyTorch
                 return np.full((), np.nan, x.dtype)
@@ -140,6 +154,8 @@ class BinaryCrossEntropy(Function):
     """out = reduce(-w (y log x + (1 - y) log(1 - x))), each log clamped at -100;
     dx = w g (x - y) / max(x (1 - x), 1e-12),  dy = w g (log(1 - x) - log x)"""
 
+    saved_names, saved_values = ("self", "target", "weight"), ("reduction",)
+
     @staticmethod
     def forward(ctx, x, y, *, weight=None, reduction="mean"):
         if np.any((x < 0) | (x > 1)):
@@ -149,12 +165,12 @@ class BinaryCrossEntropy(Function):
         loss = -(y * log_x + (1 - y) * log_1mx)
         ctx.w = np.ones((), x.dtype) if weight is None else weight.astype(x.dtype)
         ctx.reduction = reduction
-        ctx.save_for_backward(x, y)
+        ctx.save_for_backward(x, y, weight)
         return np.asarray(_reduce(loss * ctx.w, reduction), x.dtype)
 
     @staticmethod
     def backward(ctx, g):
-        x, y = ctx.saved_tensors
+        x, y, _ = ctx.saved_tensors
         g = _spread(g, np.shape(x), ctx.reduction) * ctx.w
         gx = g * (x - y) / np.maximum((1 - x) * x, 1e-12)
         with np.errstate(divide="ignore"):
@@ -166,6 +182,9 @@ class BinaryCrossEntropyWithLogits(Function):
     """out = reduce(w ((1 - y) x + (1 + (p - 1) y) softplus(-x)))  (p: pos_weight);
     dx = w g (sigmoid(x) (p y + 1 - y) - p y),  dy = w g ((1 - p) log sigmoid(x) - x)"""
 
+    saved_names = ("self", "target", "weight", "pos_weight")
+    saved_values = ("reduction",)
+
     @staticmethod
     def forward(ctx, x, y, *, weight=None, pos_weight=None, reduction="mean"):
         softplus_neg = np.logaddexp(0, -x)  # log(1 + e^-x) = -log sigmoid(x), no overflow
@@ -173,12 +192,12 @@ class BinaryCrossEntropyWithLogits(Function):
         loss = (1 - y) * x + (1 + (p - 1) * y) * softplus_neg
         ctx.w = np.ones((), x.dtype) if weight is None else weight.astype(x.dtype)
         ctx.p, ctx.reduction = p, reduction
-        ctx.save_for_backward(x, y)
+        ctx.save_for_backward(x, y, weight, pos_weight)
         return np.asarray(_reduce(loss * ctx.w, reduction), x.dtype)
 
     @staticmethod
     def backward(ctx, g):
-        x, y = ctx.saved_tensors
+        x, y, _, _ = ctx.saved_tensors
         g = _spread(g, np.shape(x), ctx.reduction) * ctx.w
         sig = 1 / (1 + np.exp(-x))
         gx = g * (sig * (ctx.p * y + 1 - y) - ctx.p * y)

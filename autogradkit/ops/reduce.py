@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .._shape import normalize_dims
 from ..autograd.function import Function
-from .unary import Sgn
 
 
 def _expand_back(g, shape: tuple, axes, keepdim: bool):
@@ -18,8 +15,15 @@ def _expand_back(g, shape: tuple, axes, keepdim: bool):
     return np.broadcast_to(g, shape)
 
 
+def _as_dims(dim):
+    """A dim argument as PyTorch keeps it for ``_saved_dim``: None, or a tuple as given."""
+    return None if dim is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+
+
 class Sum(Function):
     """out = sum(x, dim);  dx = g broadcast back to x's shape"""
+
+    saved_values = {0: ("self_sym_sizes",), 1: ("dim", "keepdim", "self_sym_sizes")}
 
     @classmethod
     def overload_for(cls, inputs, static):
@@ -27,19 +31,24 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx, x, *, dim=None, keepdim=False):
-        ctx.shape, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
+        ctx.self_sym_sizes, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
+        ctx.dim = _as_dims(dim)
         dtype = np.int64 if x.dtype.kind in "biu" else None  # PyTorch sums ints as int64
         return np.sum(x, axis=ctx.axes, keepdims=keepdim, dtype=dtype)
 
     @staticmethod
     def backward(ctx, g):
-        return _expand_back(g, ctx.shape, ctx.axes, ctx.keepdim)
+        return _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
 
 
 class Mean(Function):
     """out = mean(x, dim);  dx = g / n broadcast back (n: elements averaged)"""
 
     quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
+    saved_values = {
+        0: ("self_sym_numel", "self_sym_sizes"),
+        1: ("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
+    }
 
     @classmethod
     def overload_for(cls, inputs, static):
@@ -52,18 +61,22 @@ class Mean(Function):
                 "mean(): could not infer output dtype. Input dtype must be either a floating "
                 f"point or complex dtype. Got: {_type_name(x.dtype)}"
             )
-        ctx.shape, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
+        ctx.self_sym_sizes, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
+        ctx.dim, ctx.self_sym_numel = _as_dims(dim), x.size
         ctx.count = _reduced_size(x.shape, ctx.axes)
         return _mean(x, ctx.axes, keepdim, ctx.count)
 
     @staticmethod
     def backward(ctx, g):
-        return _expand_back(g / ctx.count, ctx.shape, ctx.axes, ctx.keepdim)
+        return _expand_back(g / ctx.count, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
 
 
 class Prod(Function):
     """out = product of x (over dim);  dx = g * out / x, or where the slice holds a zero,
     g times the product of the others (PyTorch's prod_backward)"""
+
+    saved_names = ("self", "result")
+    saved_values = {1: ("dim", "keepdim")}
 
     @classmethod
     def overload_for(cls, inputs, static):
@@ -71,7 +84,7 @@ class Prod(Function):
 
     @staticmethod
     def forward(ctx, x, *, dim=None, keepdim=False):
-        ctx.axes, ctx.keepdim = normalize_dims(dim, x.ndim), keepdim
+        ctx.axes, ctx.keepdim, ctx.dim = normalize_dims(dim, x.ndim), keepdim, dim
         dtype = np.int64 if x.dtype.kind in "biu" else None  # ints multiply as int64
         out = np.asarray(np.prod(x, axis=ctx.axes, keepdims=keepdim, dtype=dtype))
         ctx.save_for_backward(x, out)
@@ -104,10 +117,12 @@ class Logsumexp(Function):
     """out = log(sum(exp(x), dim));  dx = g * exp(x - out)"""
 
     quiet_floating_errors = True  # log(0) = -inf for a slice of -inf, as in PyTorch
+    saved_names = ("self", "result")
+    saved_values = ("dim", "keepdim")
 
     @staticmethod
     def forward(ctx, x, *, dim, keepdim=False):
-        ctx.axes, ctx.keepdim = normalize_dims(dim, x.ndim), keepdim
+        ctx.axes, ctx.keepdim, ctx.dim = normalize_dims(dim, x.ndim), keepdim, _as_dims(dim)
         top = x.max(axis=ctx.axes, keepdims=True)  # shifted first: exp cannot overflow
         top = np.where(np.abs(top) == np.inf, 0, top)  # an infinite max shifts nothing
         out = np.log(np.exp(x - top).sum(axis=ctx.axes, keepdims=True)) + top
@@ -123,95 +138,6 @@ class Logsumexp(Function):
         return g * np.exp(x - out)
 
 
-class Var(Function):
-    """out = sum((x - mean)**2) / (n - correction);  dx = g * 2 (x - mean) / (n - correction)"""
-
-    quiet_floating_errors = True  # no degrees of freedom left: nan, as in PyTorch
-
-    @staticmethod
-    def forward(ctx, x, *, dim=None, correction=1, keepdim=False):
-        centered = _centered(ctx, x, dim, correction, keepdim, "var")
-        ctx.save_for_backward(x)
-        squares = np.sum(centered * centered, axis=ctx.axes, keepdims=keepdim)
-        return squares / x.dtype.type(ctx.divisor)
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        # recomputed from x (not saved) so that create_graph sees how it depends on x
-        centered = x - _mean(x, ctx.axes, True, ctx.count)
-        scale = 2 / ctx.divisor if ctx.divisor else float("inf")
-        return _expand_back(g, ctx.shape, ctx.axes, ctx.keepdim) * centered * scale
-
-
-class Std(Function):
-    """out = sqrt(var(x));  dx = g * (x - mean) / ((n - correction) * out)  (0 where out = 0)"""
-
-    quiet_floating_errors = True  # g / 0 where all values are equal: replaced by 0 below
-
-    @staticmethod
-    def forward(ctx, x, *, dim=None, correction=1, keepdim=False):
-        centered = _centered(ctx, x, dim, correction, keepdim, "std")
-        squares = np.sum(centered * centered, axis=ctx.axes, keepdims=keepdim)
-        out = np.sqrt(squares / x.dtype.type(ctx.divisor))
-        ctx.save_for_backward(x, out)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        x, out = ctx.saved_tensors
-        centered = x - _mean(x, ctx.axes, True, ctx.count)
-        scale = np.where(out == 0, 0, g / (out * ctx.divisor))  # as PyTorch's std_backward
-        scale = _expand_back(scale, ctx.shape, ctx.axes, ctx.keepdim)
-        return scale * centered
-
-
-class LinalgVectorNorm(Function):
-    """out = (sum |x|^p)^(1/p) over dim (p = inf: max |x|; p = 0: how many x != 0);
-    dx = g x / out for p = 2, g sign(x) |x|^(p-1) / out^(p-1) for other p (0 where out = 0)"""
-
-    quiet_floating_errors = True  # x / out at out = 0 is replaced by 0, as in PyTorch
-
-    @staticmethod
-    def forward(ctx, x, *, p, dim=None, keepdim=False):
-        if x.dtype.kind != "f":
-            raise RuntimeError(
-                "linalg.vector_norm: Expected a floating point or complex tensor "
-                f"as input. Got {_type_name(x.dtype)}"
-            )
-        ctx.p, ctx.axes, ctx.keepdim = p, normalize_dims(dim, x.ndim), keepdim
-        if p == 2:  # the usual case: sqrt of the sum of squares
-            out = np.sqrt(np.sum(x * x, axis=ctx.axes, keepdims=keepdim))
-        elif np.isinf(p):
-            out = (np.max if p > 0 else np.min)(np.abs(x), axis=ctx.axes, keepdims=keepdim)
-        elif p == 0:
-            out = np.sum(x != 0, axis=ctx.axes, keepdims=keepdim)
-        else:
-            out = np.sum(np.abs(x) ** p, axis=ctx.axes, keepdims=keepdim) ** (1 / p)
-        out = np.asarray(out, x.dtype)
-        ctx.save_for_backward(x, out)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        x, out = ctx.saved_tensors
-        if ctx.axes is not None and not ctx.keepdim:  # line the norm up with x's dims again
-            g, out = np.expand_dims(g, ctx.axes), np.expand_dims(out, ctx.axes)
-        p = ctx.p
-        if p == 0:
-            return None  # a count is flat: no gradient at all (x.grad stays None, as in PyTorch)
-        if p == 1:
-            return Sgn.call(x) * g
-        if p == 2:
-            return g * np.where(out == 0, 0, x / out)
-        if np.isinf(p):  # like max: the largest |x| (and any nan) share the gradient
-            peak = (np.abs(x) == out) | np.isnan(x)
-            return Sgn.call(x) * (g / np.sum(peak, axis=ctx.axes, keepdims=True) * peak)
-        if p < 1:
-            return np.where(x == 0, 0, Sgn.call(x) * np.abs(x) ** (p - 1)) * g * out ** (1 - p)
-        return Sgn.call(x) * np.abs(x) ** (p - 1) * np.where(out == 0, 0, g / out ** (p - 1))
-
-
 class Max(Function):
     """out = max(x) (ties share the gradient equally) or max(x, dim) (first index gets it)"""
 
@@ -221,10 +147,12 @@ class Max(Function):
 
     reduce = staticmethod(np.max)
     arg = staticmethod(np.argmax)
+    saved_names = {1: ("self", "result"), 0: ("indices",)}
+    saved_values = {0: ("dim", "keepdim", "self_sym_sizes")}
 
     @classmethod
     def forward(cls, ctx, x, *, dim=None, keepdim=False):
-        ctx.shape, ctx.keepdim, ctx.dim = x.shape, keepdim, dim
+        ctx.self_sym_sizes, ctx.keepdim, ctx.dim = x.shape, keepdim, dim
         if dim is None:
             out = cls.reduce(x)
             ctx.save_for_backward(x, out)
@@ -232,12 +160,11 @@ class Max(Function):
         (axis,) = normalize_dims(dim, x.ndim)
         ctx.axis = axis
         indices = np.expand_dims(cls.arg(x, axis=axis), axis)
-        ctx.chosen = np.zeros(x.shape, bool)  # one True per slice: the first max
-        np.put_along_axis(ctx.chosen, indices, True, axis)
         values = np.take_along_axis(x, indices, axis)
         if not keepdim:
             values, indices = values.squeeze(axis), indices.squeeze(axis)
         ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
         return values, indices
 
     @staticmethod
@@ -246,10 +173,14 @@ class Max(Function):
             x, out = ctx.saved_tensors
             ties = x == out  # ties share the gradient equally, the rest get exact zeros
             return np.where(ties, g / np.sum(ties), np.zeros_like(x))
+        (indices,) = ctx.saved_tensors
+        indices = np.asarray(indices)
         if not ctx.keepdim:
-            g = np.expand_dims(g, ctx.axis)
+            g, indices = np.expand_dims(g, ctx.axis), np.expand_dims(indices, ctx.axis)
+        chosen = np.zeros(ctx.self_sym_sizes, bool)  # one True per slice: the first max
+        np.put_along_axis(chosen, indices, True, ctx.axis)
         # only the first index of each max gets the gradient (zeros, not g * 0: no -0.)
-        return np.where(ctx.chosen, g, np.zeros_like(g))
+        return np.where(chosen, g, np.zeros_like(g))
 
 
 class Min(Max):
@@ -271,22 +202,6 @@ def _mean(x, axes, keepdims: bool, count: int):
     if count == 0:
         return np.sum(x, axis=axes, keepdims=keepdims) * float("nan")
     return np.mean(x, axis=axes, keepdims=keepdims)
-
-
-def _centered(ctx, x, dim, correction, keepdim: bool, name: str):
-    """x minus its mean, for var and std, with their state on ctx and PyTorch's warning when
-    ``correction`` leaves no degrees of freedom."""
-    ctx.shape, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
-    ctx.count = _reduced_size(x.shape, ctx.axes)
-    ctx.divisor = max(0, ctx.count - correction)
-    if ctx.divisor == 0:
-        warnings.warn(
-            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
-            "the reduction factor (input numel divided by output numel).",
-            UserWarning,
-            stacklevel=5,
-        )
-    return x - _mean(x, ctx.axes, True, ctx.count)
 
 
 def _type_name(np_dtype) -> str:

@@ -12,6 +12,7 @@ class Exp(Function):
     """out = e**x;  dx = g * out"""
 
     quiet_floating_errors = True
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -29,6 +30,7 @@ class Log(Function):
     """out = ln x;  dx = g / x"""
 
     quiet_floating_errors = True
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, x):
@@ -45,6 +47,8 @@ class Log(Function):
 class Sin(Function):
     """out = sin x;  dx = g * cos x"""
 
+    saved_names = ("self",)
+
     @staticmethod
     def forward(ctx, x):
         x = _floating(x)
@@ -60,6 +64,8 @@ class Sin(Function):
 class Cos(Function):
     """out = cos x;  dx = -g * sin x"""
 
+    saved_names = ("self",)
+
     @staticmethod
     def forward(ctx, x):
         x = _floating(x)
@@ -72,8 +78,27 @@ class Cos(Function):
         return -g * np.sin(x)
 
 
+class Tan(Function):
+    """out = tan x;  dx = g * (1 + out**2)"""
+
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.tan(_floating(x))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return g * (1 + out * out)
+
+
 class Tanh(Function):
     """out = tanh x;  dx = g * (1 - out**2)"""
+
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -89,6 +114,8 @@ class Tanh(Function):
 
 class Sigmoid(Function):
     """out = 1 / (1 + e**-x);  dx = g * out * (1 - out)"""
+
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -108,6 +135,8 @@ class Sigmoid(Function):
 class Relu(Function):
     """out = max(x, 0);  dx = g where x > 0 (relu'(0) = 0, as in PyTorch)"""
 
+    saved_names = ("result",)
+
     @staticmethod
     def forward(ctx, x):
         out = np.maximum(x, 0)
@@ -126,6 +155,7 @@ class Sqrt(Function):
     """out = sqrt x;  dx = g / (2 * out)"""
 
     quiet_floating_errors = True
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -154,9 +184,19 @@ class Sign(Function):
 class Sgn(Sign):
     """out = sgn x (for real x the same as sign);  dx = 0. PyTorch's abs backward records it"""
 
+    saved_names = ("self", "result")  # what PyTorch keeps for complex inputs
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.sign(x)
+        ctx.save_for_backward(x, out)
+        return out
+
 
 class Abs(Function):
     """out = |x|;  dx = g * sign(x)  (abs'(0) = 0)"""
+
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, x):
@@ -173,6 +213,8 @@ class Clamp(Function):
     """out = min(max(x, lo), hi);  dx = g where lo <= x <= hi (1 at the bounds)"""
 
     overload = 1  # clamp with number bounds
+    saved_names = ("self",)
+    saved_values = ("max", "min")
 
     @staticmethod
     def forward(ctx, x, *, min=None, max=None):  # noqa: A002  (PyTorch's names)

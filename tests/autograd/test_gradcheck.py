@@ -223,3 +223,21 @@ def test_v_checks():
         AF.jvp(lambda a: a * 2, x, _t([1.0, 2.0, 3.0], grad=False))
     out, grad = AF.vjp(lambda a: (a**2).sum(), x)
     assert out.item() == 5.0 and grad.tolist() == [2.0, 4.0]
+
+
+def test_fast_mode_passes_right_gradients_and_catches_a_wrong_one_in_any_output():
+    x, w = _t([1.0, -2.0, 0.5]), _t([[0.3, 1.0, -1.0], [2.0, 0.1, 0.7]])
+    assert gradcheck(lambda a, m: ((m @ a).sin(), a.exp() * 2), (x, w), fast_mode=True)
+    assert not gradcheck(
+        lambda a, m: (m @ a, WrongSquare.apply(a)), (x, w), fast_mode=True, raise_exception=False
+    )
+    with pytest.raises(GradcheckError, match="computed \nin fast mode") as caught:
+        gradcheck(lambda a: WrongSquare.apply(a), (x,), fast_mode=True)
+    assert "Jacobian mismatch for output 0 with respect to input 0" in str(caught.value)
+    assert "The max per-element difference (slow mode) is: " in str(caught.value)
+
+
+@pytest.mark.parametrize("option", ["check_forward_ad", "check_batched_grad", "masked"])
+def test_checks_of_features_autogradkit_lacks_are_refused_not_skipped(option):
+    with pytest.raises(NotImplementedError, match=option):
+        gradcheck(lambda a: a * 2, (_t([1.0]),), **{option: True})

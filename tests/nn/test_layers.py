@@ -296,3 +296,22 @@ def test_module_dict():
     assert isinstance(d.pop("a"), nn.ReLU) and list(d.keys()) == ["b", "c"]
     with pytest.raises(KeyError):
         d["zzz"]
+
+
+@pytest.mark.parametrize("groups, kernel", [(1, 5), (2, (3, 2))])
+def test_conv2d_default_init_follows_pytorchs_distribution(groups, kernel):
+    """kaiming_uniform_(a=sqrt(5)) is U(-b, b), b = 1/sqrt(fan_in), fan_in = in/groups * kh * kw;
+    the bias is drawn from the same range. Compared with torch's own draws (mean and spread)."""
+    torch = pytest.importorskip("torch")
+    agk.manual_seed(0)
+    ours = nn.Conv2d(8, 64, kernel, groups=groups)
+    theirs = torch.nn.Conv2d(8, 64, kernel, groups=groups)
+    kh, kw = ours.kernel_size
+    bound = 1 / math.sqrt(8 // groups * kh * kw)
+    for mine, reference in ((ours.weight, theirs.weight), (ours.bias, theirs.bias)):
+        values, expected = mine.detach().numpy(), reference.detach().numpy()
+        assert mine.shape == tuple(reference.shape) and mine.requires_grad
+        assert np.abs(values).max() <= bound and np.abs(values).max() > 0.9 * bound
+        assert abs(values.std() - bound / math.sqrt(3)) < 0.15 * bound
+        assert abs(values.std() - expected.std()) < 0.15 * bound
+        assert abs(values.mean()) < 0.2 * bound

@@ -24,6 +24,7 @@ class OpSpec:
     torch: bool = True  # False for ops that torch does not expose the same way
     id: str = ""
     rtol: float = 1e-3  # wider only where float32 rounding limits finite differences
+    no_derivative: bool = False  # PyTorch records a NotImplemented node: backward raises
 
     @property
     def name(self) -> str:
@@ -86,10 +87,40 @@ SPECS = [
     OpSpec("Pow", lambda t, x: x**3, lambda x: x**3, ((4,),), id="Pow_number_exponent"),
     OpSpec("Pow", lambda t, x, y: x**y, np.power, ((4,), (4,)), 0.5, 2.0, id="Pow_tensor_exponent"),
     OpSpec("Pow", lambda t, x: 2**x, lambda x: 2**x, ((4,),), id="Pow_number_base"),
+    OpSpec("Remainder", lambda t, x: x % 0.7, lambda x: np.remainder(x, 0.7), ((5,),), 0.1, 0.6),
+    OpSpec(
+        "Remainder",
+        lambda t, x, y: x % y,
+        np.remainder,
+        ((2, 3), (3,)),
+        0.5,
+        3.0,
+        id="Remainder_tensor",
+    ),
+    OpSpec(
+        "RemainderOfNumber",
+        lambda t, x: 2.5 % x,
+        lambda x: np.remainder(2.5, x),
+        ((4,),),
+        0.5,
+        3.0,
+        no_derivative=True,
+    ),
+    OpSpec(
+        "FloorDivide",
+        lambda t, x, y: x // y,
+        np.floor_divide,
+        ((2, 3), (3,)),
+        0.5,
+        3.0,
+        no_derivative=True,
+    ),
+    OpSpec("Flip", lambda t, x: x.flip(0, -1), lambda x: np.flip(x, (0, -1)), ((2, 3),)),
     OpSpec("Exp", lambda t, x: x.exp(), np.exp, ((2, 2),)),
     OpSpec("Log", lambda t, x: x.log(), np.log, ((2, 2),), 0.5, 3.0),
     OpSpec("Sin", lambda t, x: x.sin(), np.sin, ((5,),)),
     OpSpec("Cos", lambda t, x: x.cos(), np.cos, ((5,),)),
+    OpSpec("Tan", lambda t, x: x.tan(), np.tan, ((5,),), -1.2, 1.2),
     OpSpec("Tanh", lambda t, x: x.tanh(), np.tanh, ((5,),)),
     OpSpec("Sigmoid", lambda t, x: x.sigmoid(), lambda x: 1 / (1 + np.exp(-x)), ((5,),), -6, 6),
     OpSpec("Relu", lambda t, x: x.relu(), lambda x: np.maximum(x, 0), ((6,),)),

@@ -32,7 +32,82 @@ def _bce_logits_ref(x, y):
     return -np.mean(y * np.log(s) + (1 - y) * np.log(1 - s))
 
 
+def _conv_ref(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    """A plain loop over output positions (not the kit's window view)."""
+    xp = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    o, c_in, kh, kw = w.shape
+    oh = (xp.shape[2] - dilation * (kh - 1) - 1) // stride + 1
+    ow = (xp.shape[3] - dilation * (kw - 1) - 1) // stride + 1
+    out = np.zeros((x.shape[0], o, oh, ow))
+    per_group = o // groups
+    for i in range(oh):
+        for j in range(ow):
+            rows = slice(i * stride, i * stride + dilation * (kh - 1) + 1, dilation)
+            cols = slice(j * stride, j * stride + dilation * (kw - 1) + 1, dilation)
+            for k in range(o):
+                group = k // per_group
+                patch = xp[:, group * c_in : (group + 1) * c_in, rows, cols]
+                out[:, k, i, j] = np.sum(patch * w[k], axis=(1, 2, 3))
+    return out if b is None else out + b.reshape(1, -1, 1, 1)
+
+
+def _pool_ref(x, k, stride, padding=0):
+    xp = np.pad(
+        x, ((0, 0), (0, 0), (padding, padding), (padding, padding)), constant_values=-np.inf
+    )
+    oh, ow = (xp.shape[2] - k) // stride + 1, (xp.shape[3] - k) // stride + 1
+    out = np.zeros(x.shape[:2] + (oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = xp[:, :, i * stride : i * stride + k, j * stride : j * stride + k]
+            out[:, :, i, j] = patch.max(axis=(2, 3))
+    return out
+
+
+_CONV_OPTIONS = {"padding": ((1, 1), (1, 1)), "stride": (2, 2), "dilation": (1, 1), "groups": 1}
+
+
+def _input_grad(lib, g, w):
+    from autogradkit.ops.conv import ConvolutionInputGrad
+
+    return ConvolutionInputGrad.apply(g, w, input_shape=(2, 2, 5, 5), **_CONV_OPTIONS)
+
+
+def _weight_grad(lib, x, g):
+    from autogradkit.ops.conv import ConvolutionWeightGrad
+
+    return ConvolutionWeightGrad.apply(x, g, weight_shape=(3, 2, 3, 3), **_CONV_OPTIONS)
+
+
 NN_SPECS: list = [
+    OpSpec(
+        "Convolution",
+        lambda t, x, w, b: _F(t).conv2d(x, w, b, stride=2, padding=1),
+        lambda x, w, b: _conv_ref(x, w, b, stride=2, padding=1),
+        ((2, 2, 5, 5), (3, 2, 3, 3), (3,)),
+    ),
+    OpSpec(
+        "Convolution",
+        lambda t, x, w: _F(t).conv2d(x, w, padding=2, dilation=2, groups=2),
+        lambda x, w: _conv_ref(x, w, padding=2, dilation=2, groups=2),
+        ((1, 4, 5, 6), (4, 2, 3, 2)),
+        id="Convolution_grouped_dilated",
+    ),
+    OpSpec("ConvolutionInputGrad", _input_grad, None, ((2, 3, 3, 3), (3, 2, 3, 3)), torch=False),
+    OpSpec("ConvolutionWeightGrad", _weight_grad, None, ((2, 2, 5, 5), (2, 3, 3, 3)), torch=False),
+    OpSpec(
+        "MaxPool2DWithIndices",
+        lambda t, x: _F(t).max_pool2d(x, 2),
+        lambda x: _pool_ref(x, 2, 2),
+        ((2, 3, 4, 5),),
+    ),
+    OpSpec(
+        "MaxPool2DWithIndices",
+        lambda t, x: _F(t).max_pool2d(x, 3, stride=2, padding=1),
+        lambda x: _pool_ref(x, 3, 2, 1),
+        ((1, 2, 5, 5),),
+        id="MaxPool2DWithIndices_padded",
+    ),
     OpSpec(
         "LeakyRelu",
         lambda t, x: _F(t).leaky_relu(x, 0.2),

@@ -13,6 +13,7 @@ from .specs import SPECS as CORE_SPECS
 from .specs_nn import NN_SPECS
 
 SPECS = CORE_SPECS + NN_SPECS  # every op: the core's and nn's primitives alike
+DIFFERENTIABLE = [s for s in SPECS if not s.no_derivative]  # the others: backward raises
 
 EPS, ATOL = 1e-6, 1e-5
 
@@ -55,7 +56,7 @@ def test_forward_matches_numpy(spec):
     np.testing.assert_allclose(out.numpy(), spec.ref(*arrays), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+@pytest.mark.parametrize("spec", DIFFERENTIABLE, ids=lambda s: s.name)
 def test_backward_matches_central_differences(spec):
     rng = np.random.default_rng(2)
     arrays = _inputs(spec, rng)
@@ -68,7 +69,7 @@ def test_backward_matches_central_differences(spec):
         np.testing.assert_allclose(leaf.grad.numpy(), expected, atol=ATOL, rtol=spec.rtol)
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if s.torch], ids=lambda s: s.name)
+@pytest.mark.parametrize("spec", [s for s in DIFFERENTIABLE if s.torch], ids=lambda s: s.name)
 def test_gradients_and_node_name_match_pytorch(spec):
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(3)
@@ -85,7 +86,9 @@ def test_gradients_and_node_name_match_pytorch(spec):
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(force=True), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if s.ref is not None], ids=lambda s: s.name)
+@pytest.mark.parametrize(
+    "spec", [s for s in DIFFERENTIABLE if s.ref is not None], ids=lambda s: s.name
+)
 def test_second_order_gradients_match_differences_of_first_order(spec):
     """create_graph=True runs each op's backward on Tensors: check d(<v, J^T u>)/dx."""
     rng = np.random.default_rng(4)
@@ -122,3 +125,66 @@ def test_second_order_gradients_match_differences_of_first_order(spec):
             minus[i][j] -= EPS
             numeric[j] = (first_order_dot(plus) - first_order_dot(minus)) / (2 * EPS)
         np.testing.assert_allclose(seconds[i].numpy(), numeric, atol=1e-4, rtol=spec.rtol)
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.no_derivative], ids=lambda s: s.name)
+def test_ops_without_a_derivative_record_pytorchs_node_and_error(spec):
+    """``//`` and ``number % tensor``: PyTorch records a NotImplemented node (its edges as
+    for any op) and raises at backward; autogradkit does the same, word for word."""
+    torch = pytest.importorskip("torch")
+    arrays = _inputs(spec, np.random.default_rng(6))
+    outs = [spec.fn(agk, *_leaves(arrays))]
+    outs.append(spec.fn(torch, *[torch.tensor(a, requires_grad=True) for a in arrays]))
+    names = [o.grad_fn.name().replace("torch::", "autogradkit::") for o in outs]
+    edges = [[f is None for f, _ in o.grad_fn.next_functions] for o in outs]
+    assert names[0] == names[1] == "autogradkit::autograd::NotImplemented"
+    assert edges[0] == edges[1]
+    errors = []
+    for out in outs:
+        with pytest.raises(RuntimeError) as caught:
+            out.sum().backward()
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+
+
+def _describe_saved(value, leaves):
+    """A saved value as comparable data: a tensor by what it is (which leaf, if it is one),
+    its graph position and values; numbers, sizes and errors as they print."""
+    if isinstance(value, tuple):
+        return tuple(_describe_saved(v, leaves) for v in value)
+    if hasattr(value, "grad_fn") and hasattr(value, "shape"):
+        leaf = next((i for i, t in enumerate(leaves) if value is t), None)
+        fn = value.grad_fn.name() if value.grad_fn is not None else None
+        data = np.round(value.detach().numpy().astype(float), 8).tolist()
+        kind = str(value.dtype).split(".")[-1]
+        return ("tensor", tuple(value.shape), kind, value.requires_grad, leaf, fn, data)
+    return repr(value)
+
+
+def _saved_fields(node, leaves) -> dict:
+    """Every ``_saved_*`` attribute of a node (``_raw_saved_*`` by name only)."""
+    fields = {}
+    for name in dir(node):
+        if name.startswith("_raw_saved_"):
+            fields[name] = "raw"
+        elif name.startswith("_saved_"):
+            try:
+                fields[name] = _describe_saved(getattr(node, name), leaves)
+            except RuntimeError as error:
+                fields[name] = f"RuntimeError: {error}".replace("torch.", "autogradkit.")
+    return fields
+
+
+@pytest.mark.parametrize("spec", [s for s in DIFFERENTIABLE if s.torch], ids=lambda s: s.name)
+def test_saved_tensors_match_pytorch_before_and_after_backward(spec):
+    """grad_fn._saved_<name>: the same names, values, identities (an input is the input
+    itself) and, once backward freed them, the same error for tensors (sizes stay)."""
+    torch = pytest.importorskip("torch")
+    arrays = _inputs(spec, np.random.default_rng(5))
+    ours = _leaves(arrays)
+    theirs = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
+    out, expected = spec.fn(agk, *ours), spec.fn(torch, *theirs)
+    assert _saved_fields(out.grad_fn, ours) == _saved_fields(expected.grad_fn, theirs)
+    out.sum().backward()
+    expected.sum().backward()
+    assert _saved_fields(out.grad_fn, ours) == _saved_fields(expected.grad_fn, theirs)

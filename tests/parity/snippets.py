@@ -1108,4 +1108,435 @@ SNIPPETS = {
         x.std(1).sum().backward(); print(x.grad)
         x = torch.tensor([[3., 4.], [1., 1.]], requires_grad=True)
         x.var(1, correction=2).sum().backward(); print(x.grad)""",
+    # ----- saved tensors: grad_fn._saved_*, _raw_saved_*, saved_tensors_hooks, save_on_cpu ------
+    "saved_tensors_tutorial_identity": """
+        a = torch.tensor([1., -2., 3.], requires_grad=True)
+        y = a.pow(2)
+        print(y.grad_fn._saved_self, y.grad_fn._saved_self is a, y.grad_fn._saved_exponent)
+        y = a.exp()
+        print(y.equal(y.grad_fn._saved_result), y.grad_fn._saved_result is y)
+        print(y.grad_fn._saved_result.grad_fn is y.grad_fn, y.grad_fn._saved_result is y.grad_fn._saved_result)
+        b = a * 1; z = b.sin(); print(z.grad_fn._saved_self is b)
+        w = torch.tensor([4., 5., 6.])
+        for out in (a * w, w * a, a * 2, a / w, w / a, a / 2.5, a * True, 2 ** a, a ** a, a.clamp(min=-1)):
+            fn = out.grad_fn
+            print(fn.name(), [(n, getattr(fn, n)) for n in dir(fn) if n.startswith("_saved")])
+            print([type(getattr(fn, n)).__name__ for n in dir(fn) if n.startswith("_raw_saved")])""",
+    "saved_tensors_numbers_and_sizes": """
+        m = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True)
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        for out in (m.sum(), m.sum(-1), m.mean((0, 1)), m.var(), m.var(1), m.std(unbiased=False),
+                    m.prod(1), m.max(-1)[0], m.norm(p=3, dim=-1), m.logsumexp(-1), m.T, m.t(),
+                    m.transpose(-1, 0), m.view(6), m.unsqueeze(-1), m.unsqueeze(0).squeeze(-3),
+                    m[-1], m[:, -2:], m[:, ::2], m[[0, 1]], torch.cat([m, m], -1), torch.stack([m, m], -1),
+                    m.softmax(-1), m.log_softmax(1), m.split(1)[0], m.split([2, 1], 1)[0], m.unbind(1)[0],
+                    m @ m.T, m @ x, x @ x, x.add(x, alpha=2), 1 - x, x.expand(2, 3)):
+            fn = out.grad_fn
+            print(fn.name(), [(n, getattr(fn, n)) for n in dir(fn) if n.startswith("_saved")])""",
+    "saved_tensors_after_backward_and_in_place": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        y = x.exp(); y.sum().backward()
+        print(y.grad_fn._raw_saved_result is not None)
+        y.grad_fn._saved_result""",
+    "saved_tensors_unsaved_stay_none_after_backward": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        y = x * torch.tensor([4., 5., 6.]); y.sum().backward()
+        print(y.grad_fn._saved_self, m := x.sum(0)); m.backward(); print(m.grad_fn._saved_dim)
+        z = x + 2; z.sum().backward(); print(z.grad_fn._saved_alpha)
+        y.grad_fn._saved_other""",
+    "saved_tensors_modified_in_place_is_caught_on_access": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        b = x * 1; y = b.sin(); b.add_(1)
+        y.grad_fn._saved_self""",
+    "saved_tensors_hooks_tutorial": """
+        def pack_hook(x):
+            print("Packing", x)
+            return x
+        def unpack_hook(x):
+            print("Unpacking", x)
+            return x
+        a = torch.ones(5, requires_grad=True)
+        b = torch.ones(5, requires_grad=True) * 2
+        with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+            y = a * b
+            z = a.exp() * 3
+        y.sum().backward()
+        print(a.grad)
+        print(z.grad_fn._saved_self, z.grad_fn._saved_other)
+        print(z.grad_fn.next_functions[0][0]._saved_result)""",
+    "saved_tensors_hooks_pack_what_each_op_saves": """
+        def pack(t):
+            print("pack", tuple(t.shape), t.dtype, t.requires_grad, torch.is_grad_enabled())
+            return t.detach()
+        def unpack(t):
+            print("unpack", tuple(t.shape))
+            return t
+        x = torch.tensor([[1., -2.], [3., 4.]], requires_grad=True)
+        w = torch.tensor([[2., 1.], [0., 1.]], requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            outs = [x @ w, x / w, x ** w, 2 ** x, x ** 3, x * 2, torch.maximum(x, w), x.sum(),
+                    torch.where(x > 0, x, w), x.masked_fill(x > 2, 0.), x[[0, 1]], x.relu(),
+                    x.max(1)[0], x.softmax(1), torch.nn.functional.mse_loss(x, w), x.std(), x.abs()]
+        for out in outs:
+            print(out.grad_fn.name()); out.sum().backward()
+        print(x.grad, w.grad)
+        print(outs[0].grad_fn._saved_self.requires_grad, outs[0].grad_fn._saved_self is x)""",
+    "saved_tensors_hooks_errors": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda p: 5):
+            y = x.sin()
+        try:
+            y.sum().backward()
+        except TypeError as e:
+            print(e)
+        def bad(t):
+            t.add_(1)
+            return t
+        c = torch.ones(2, requires_grad=True) * 1
+        with torch.autograd.graph.saved_tensors_hooks(bad, lambda p: p):
+            c.sin()""",
+    "saved_tensors_hooks_skip_version_checks_and_nest": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        c = x * 1
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda p: p):
+            y = c.sin()
+        c.add_(1)
+        y.sum().backward(); print(x.grad)
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: print("outer") or t, lambda p: p):
+            with torch.autograd.graph.saved_tensors_hooks(lambda t: print("inner") or t, lambda p: p):
+                y = x.sin()
+            y = x.cos()""",
+    "raw_saved_register_hooks": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        z = x.pow(2)
+        r = z.grad_fn._raw_saved_self
+        print(type(r), r.unpack_hook)
+        r.register_hooks(lambda t: print("pack", t) or t * 10, lambda p: print("unpack", p) or p / 10)
+        print(z.grad_fn._saved_self, z.grad_fn._saved_self is x, r.unpack_hook is not None)
+        try:
+            r.register_hooks(lambda t: t, lambda t: t)
+        except RuntimeError as e:
+            print(e)
+        z.sum().backward(); print(x.grad)
+        try:
+            r.register_hooks(lambda t: t, lambda t: t)
+        except RuntimeError as e:
+            print(e)
+        y = x * torch.ones(2)
+        y.grad_fn._raw_saved_other.register_hooks(lambda t: t, lambda t: t)
+        y.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)""",
+    "raw_saved_register_hooks_needs_callables": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        x.sin().grad_fn._raw_saved_self.register_hooks(1, 2)""",
+    "save_on_cpu_gives_the_same_gradients": """
+        x = torch.tensor([1., 2.], requires_grad=True)
+        for pin in (False, True):
+            with torch.autograd.graph.save_on_cpu(pin_memory=pin):
+                y = x.sin() * x
+            y.sum().backward(); print(x.grad)
+            print(y.grad_fn._saved_self, y.grad_fn._saved_other)""",
+    "custom_function_saved_output_modified": """
+        class Exp(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x.exp()
+                ctx.save_for_backward(y)
+                return y
+            @staticmethod
+            def backward(ctx, g):
+                (y,) = ctx.saved_tensors
+                return g * y
+        x = torch.ones(3, requires_grad=True)
+        y = Exp.apply(x)
+        print(y.grad_fn.saved_tensors[0] is y, y.grad_fn.saved_tensors[0])
+        y.add_(1)
+        y.sum().backward()""",
+    # ----- inference tensors, views of views, legacy loss arguments, in-place trig ---------------
+    "inference_tensors": """
+        x = torch.ones(2, requires_grad=True)
+        with torch.inference_mode():
+            y = x * 2
+            z = torch.ones(2)
+            print(y.is_inference(), z.is_inference(), y.requires_grad, torch.is_grad_enabled())
+            print(torch.is_inference_mode_enabled(), y.view(2).is_inference(), x.view(2).is_inference())
+            y.add_(1); print(y)
+        print(x.is_inference(), y.is_inference(), torch.is_inference(y), torch.is_inference_mode_enabled())
+        print(y.clone().is_inference(), y.detach().is_inference(), y.view(2).is_inference())
+        print((x + y).grad_fn.name(), y.numpy(), y.grad)
+        with torch.inference_mode(False):
+            print((torch.ones(1) * 2).is_inference(), torch.is_grad_enabled())
+        @torch.inference_mode()
+        def f(a):
+            return a * 2
+        print(f(x).is_inference(), f(x).requires_grad)
+        for step in ("y._version", "x * y", "y.add_(1)", "y[0] = 5.", "y.requires_grad_()",
+                     "y.sum().backward()", "torch.nn.functional.mse_loss(x * 1, y)", "y.zero_()"):
+            try:
+                exec(step)
+            except RuntimeError as e:
+                print(step, "->", e)""",
+    "inference_tensors_in_a_model": """
+        lin = torch.nn.Linear(2, 1)
+        with torch.inference_mode():
+            out = lin(torch.ones(1, 2))
+        print(out.is_inference(), out.requires_grad, lin.weight.is_inference())
+        torch.nn.Linear(1, 1)(out).sum().backward()""",
+    "inplace_on_a_view_of_a_view": """
+        x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+        w = torch.tensor([[1., 2., 3.], [4., 5., 6.]])
+        y = x * 1
+        v = y[0][1:]
+        v.mul_(2)
+        print(y, v, y.grad_fn.name(), v.grad_fn.name(), v._version, y._version)
+        print(y.grad_fn.next_functions, v.grad_fn._saved_size, v.grad_fn._saved_stride, v.grad_fn._saved_storage_offset)
+        (y * w).sum().backward(); print(x.grad)
+        x.grad = None
+        y = x * 1
+        v = y.T[1:]
+        v.add_(x[0, :2].unsqueeze(0).T * 1)
+        print(y, v.grad_fn.name(), v.grad_fn._saved_stride, v.grad_fn._saved_storage_offset)
+        y.sum().backward(); print(x.grad)
+        x.grad = None
+        y = x * 1
+        y.view(6)[::2].exp_()
+        print(y)
+        y.pow(2).sum().backward(); print(x.grad)
+        y = x * 1
+        y[0][1] = 7.
+        y[:, 1:][1].zero_(); print(y)
+        y.sum().backward()
+        y = x * 1
+        y.expand(2, 2, 3).mul_(2)""",
+    "inplace_on_an_expanded_view": "torch.ones(3).expand(2, 3).mul_(2)",
+    "legacy_loss_arguments": """
+        nn = torch.nn
+        x = torch.tensor([[0.2, 0.8], [0.6, 0.4]], requires_grad=True)
+        t = torch.tensor([1, 0])
+        for loss in (nn.MSELoss(size_average=False), nn.MSELoss(reduce=False), nn.MSELoss(True, True),
+                     nn.L1Loss(size_average=False), nn.NLLLoss(reduce=False), nn.CrossEntropyLoss(size_average=False),
+                     nn.BCELoss(size_average=False), nn.BCEWithLogitsLoss(reduce=False), nn.MSELoss(None, None, "sum")):
+            print(loss, loss.reduction)
+        F = nn.functional
+        print(F.mse_loss(x, x * 0, size_average=False), F.l1_loss(x, x * 0, reduce=False))
+        print(F.nll_loss(x, t, None, False), F.cross_entropy(x, t, reduce=False))
+        print(F.binary_cross_entropy(x, x * 0, size_average=False), F.binary_cross_entropy_with_logits(x, x * 0, reduce=False))
+        print(F.nll_loss(torch.ones(2, 3, 2, requires_grad=True), torch.tensor([[0, 1], [2, 0]]), reduction="none"))
+        print(F.nll_loss(torch.ones(2, 3, 2, requires_grad=True), torch.tensor([[0, 1], [2, 0]])).grad_fn.next_functions)""",
+    "inplace_trigonometry": """
+        x = torch.tensor([[0., 1., 2.], [3., 4., 5.]], dtype=torch.float64, requires_grad=True)
+        for name in ("sin_", "cos_", "tan_", "tanh_", "exp_", "log_", "sqrt_", "abs_", "neg_",
+                     "sigmoid_", "relu_", "reciprocal_", "square_"):
+            y = x * 1
+            getattr(y, name)()
+            print(name, y, y.grad_fn.next_functions)
+            y.sum().backward()
+            print(x.grad); x.grad = None
+        for name in ("sin_", "cos_", "tan_", "tanh_", "exp_", "log_", "sqrt_", "abs_", "neg_", "sigmoid_", "relu_"):
+            y = x * 1
+            print(name, getattr(torch, name)(y) is y, y.grad_fn.name())
+        print(torch.tan(x), x.tan().grad_fn._saved_result)
+        x.sin_()""",
+    # ----- %, //, flip -------------------------------------------------------------------
+    "remainder_and_floor_divide": """
+        x = torch.tensor([-3.5, 2., 5.], requires_grad=True)
+        w = torch.tensor([2., -3., 1.5], requires_grad=True)
+        for out in (x % 2, x % w, 2 % x, x // 2, x // w, 7 // x, torch.remainder(x, 2),
+                    torch.remainder(2, x), x.remainder(w), x.floor_divide(w), torch.floor_divide(x, 2)):
+            print(out, out.grad_fn.name(), [(f is None, i) for f, i in out.grad_fn.next_functions])
+        (x % w).sum().backward(); print(x.grad, w.grad)
+        x.grad = w.grad = None
+        (x % 2).sum().backward(); print(x.grad)
+        print((x % w).grad_fn._saved_self is x, (x % w).grad_fn._saved_other)
+        print(torch.tensor([5, -7]) % 3, torch.tensor([5, -7]) // 3, torch.tensor([5., -7.]) // 0)
+        print(torch.tensor([5.5, -7.]) % 0, torch.tensor([-0.5]) % 2, 2.5 % torch.tensor([2]))
+        print(torch.tensor([5]) // 2.5, torch.tensor([-7.0, 7.0, -0.0]) % 3, torch.tensor([-7.0, 7.0]) // -3)
+        print(torch.tensor([0.1, 0.7, 1.3]) % 0.1, torch.tensor([0.3, 0.7]) // 0.1, torch.tensor([True]) % 2)
+        y = x.detach().clone(); y %= 2; print(y); y //= 0.3; print(y)
+        z = x * 1; z %= 2; print(z.grad_fn.name())
+        with torch.no_grad():
+            print((x // 2).grad_fn)
+        for step in ("torch.tensor([5, -7]) // 0", "torch.tensor([5, -7]) % torch.tensor([0, 2])",
+                     "torch.tensor([True]) // torch.tensor([True])", "(x // 2).sum().backward()"):
+            try:
+                exec(step)
+            except RuntimeError as e:
+                print(step, "->", e)
+        (2 % x).sum().backward()""",
+    "flip": """
+        m = torch.arange(6.).reshape(2, 3).requires_grad_()
+        y = m.flip(0, 1); print(y, y.grad_fn._saved_dims, y.is_contiguous())
+        print(m.flip(-1).grad_fn._saved_dims, torch.flip(m, [0]), m.flip([0, 1]).grad_fn.name())
+        (m.flip(1) * torch.tensor([[1., 2., 3.], [4., 5., 6.]])).sum().backward(); print(m.grad)
+        v = torch.tensor([1., 2., 3.]); f = v.flip(0); f[0] = 9.; print(v, f)
+        try:
+            m.flip(0, -2)
+        except RuntimeError as e:
+            print(e)
+        m.flip(2)""",
+    # ----- devices, legacy constructors, generators, gradcheck's fast mode ---------------------
+    "devices_cuda_is_refused_everywhere": """
+        print(torch.device("cuda"), torch.device("cuda:1"), repr(torch.device("cpu", 0)), str(torch.device("cuda:0")))
+        print(torch.device("cpu") == torch.device("cpu"), torch.ones(2).device == torch.device("cpu"))
+        print(torch.device("cpu") == "cpu", torch.device("cpu") == "gpu", torch.device("cpu") == 1)
+        print(torch.ones(2, device="cpu:0").device, torch.ones(2).to(torch.device("cpu")), torch.device("cuda").type)
+        print(torch.ones(2).is_cuda, torch.cuda.is_available(), torch.ones(2).to("cpu", torch.float64))
+        for step in ("torch.ones(2, device='cuda')", "torch.zeros(2, device='cuda:0')", "torch.tensor([1.], device='cuda')",
+                     "torch.ones(2).to('cuda')", "torch.ones(2).cuda()", "torch.ones(2).to(torch.device('cuda'))",
+                     "torch.randn(2, device='cuda')", "torch.rand(2, device='cuda')", "torch.arange(3, device='cuda')",
+                     "torch.linspace(0, 1, 3, device='cuda')", "torch.eye(2, device='cuda')", "torch.full((2,), 1., device='cuda')",
+                     "torch.empty(2, device='cuda')", "torch.zeros_like(torch.ones(2), device='cuda')",
+                     "torch.ones_like(torch.ones(2), device='cuda')", "torch.randn_like(torch.ones(2), device='cuda')",
+                     "torch.randint(0, 3, (2,), device='cuda')", "torch.randperm(3, device='cuda')",
+                     "torch.as_tensor([1.], device='cuda')", "torch.as_tensor(torch.ones(1), device='cuda')",
+                     "torch.nn.Linear(2, 1, device='cuda')", "torch.nn.Linear(2, 1).to('cuda')", "torch.nn.Linear(2, 1).cuda()",
+                     "torch.ones(2).to(device='cuda')", "torch.ones(2).to('cuda', torch.float64)",
+                     "torch.normal(0., 1., (2,), device='cuda')", "torch.ones(2).to('xpu')"):
+            try:
+                eval(step)
+            except AssertionError as e:
+                print(step, "AssertionError", e)
+        for step in ("torch.device('gpu')", "torch.ones(2, device='gpu')", "torch.ones(2, device=0)", "torch.device(0)",
+                     "torch.ones(2).cuda(0)", "torch.ones(2).to('foo')"):
+            try:
+                eval(step)
+            except RuntimeError as e:
+                print(step, "RuntimeError", e)""",
+    "legacy_constructors": """
+        import numpy as np
+        for step in ("torch.FloatTensor([1, 2])", "torch.FloatTensor(2, 3).shape", "torch.FloatTensor()",
+                     "torch.DoubleTensor([1, 2])", "torch.LongTensor([1.7, 2])", "torch.IntTensor([1, 2])",
+                     "torch.BoolTensor([1, 0])", "torch.ByteTensor([1, 2])", "torch.Tensor([1, 2])",
+                     "torch.Tensor(2, 3).shape", "torch.Tensor()", "torch.Tensor(3).dtype", "torch.Tensor([[1, 2], [3, 4]])",
+                     "torch.Tensor(torch.Size([2, 2])).shape", "torch.FloatTensor([1, 2]).requires_grad_()",
+                     "torch.Tensor(torch.tensor([1, 2]))", "torch.FloatTensor(torch.tensor([1., 2.]))",
+                     "type(torch.FloatTensor([1]))", "isinstance(torch.ones(1), torch.FloatTensor)",
+                     "isinstance(torch.ones(1, dtype=torch.float64), torch.FloatTensor)", "torch.ones(1).type()",
+                     "torch.ones(1, dtype=torch.long).type()", "torch.ones(1).type(torch.DoubleTensor)",
+                     "torch.ones(1).type('torch.DoubleTensor')", "torch.FloatTensor", "torch.FloatTensor(np.array([1, 2]))",
+                     "torch.Tensor((1, 2))", "torch.Tensor(2, 3).is_leaf", "torch.FloatTensor(2).dtype",
+                     "torch.tensor([1.]).type(torch.LongTensor)", "torch.Tensor([]).shape", "torch.Tensor([[]]).shape",
+                     "torch.LongTensor([True])", "torch.Tensor(0).shape", "torch.Tensor([1, 2], device='cpu')",
+                     "issubclass(torch.FloatTensor, torch.Tensor)", "torch.FloatTensor.dtype", "torch.LongTensor.dtype",
+                     "isinstance(torch.ones(1), torch.Tensor)", "torch.Tensor(torch.ones(2)).data_ptr() == 0"):
+            try:
+                print(step, repr(eval(step)) if "data_ptr" not in step else "")
+            except (TypeError, RuntimeError) as e:
+                print(step, type(e).__name__, e)
+        for step in ("torch.Tensor(2.5)", "torch.Tensor([1, 2], requires_grad=True)", "torch.FloatTensor(torch.tensor([1, 2]))",
+                     "torch.Tensor('a')", "torch.FloatTensor([1], dtype=torch.float64)", "torch.FloatTensor(2, 'a')",
+                     "torch.Tensor([1, 2], device='cuda')"):
+            try:
+                eval(step)
+            except (TypeError, RuntimeError) as e:
+                print(step, type(e).__name__, e)""",
+    "generators": """
+        g = torch.Generator().manual_seed(3)
+        print(type(g), g.initial_seed(), g.device, torch.manual_seed(5) is torch.default_generator)
+        print(torch.initial_seed(), torch.Generator().manual_seed(7).initial_seed())
+        a = torch.rand(3, generator=torch.Generator().manual_seed(0))
+        b = torch.rand(3, generator=torch.Generator().manual_seed(0))
+        torch.manual_seed(1); c = torch.rand(3); torch.manual_seed(1); torch.rand(3, generator=g); d = torch.rand(3)
+        print(torch.equal(a, b), torch.equal(c, d), a.shape, a.dtype)
+        for make in (lambda g: torch.randn(2, 2, generator=g), lambda g: torch.randint(0, 9, (4,), generator=g),
+                     lambda g: torch.randperm(5, generator=g), lambda g: torch.normal(0., 1., (3,), generator=g),
+                     lambda g: torch.ones(3).uniform_(0, 1, generator=g), lambda g: torch.ones(3).normal_(generator=g),
+                     lambda g: torch.nn.init.uniform_(torch.empty(3), generator=g),
+                     lambda g: torch.nn.init.xavier_normal_(torch.empty(2, 3), generator=g),
+                     lambda g: torch.nn.init.kaiming_uniform_(torch.empty(2, 3), generator=g)):
+            x, y = make(torch.Generator().manual_seed(4)), make(torch.Generator().manual_seed(4))
+            print(torch.equal(x, y), x.shape, x.dtype)""",
+    "gradcheck_fast_mode": """
+        class Bad(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+            @staticmethod
+            def backward(ctx, g):
+                return g * 3
+        x = torch.tensor([1., 2.], dtype=torch.float64, requires_grad=True)
+        w = torch.tensor([[1., -2.], [0.5, 3.]], dtype=torch.float64, requires_grad=True)
+        print(torch.autograd.gradcheck(lambda t: (t ** 3).sum(), (x,), fast_mode=True))
+        print(torch.autograd.gradcheck(lambda t, m: (m @ t).sin(), (x, w), fast_mode=True))
+        print(torch.autograd.gradcheck(Bad.apply, (x,), fast_mode=True, raise_exception=False))
+        print(torch.autograd.gradgradcheck(lambda t: t ** 3, (x,), fast_mode=True))
+        try:
+            torch.autograd.gradcheck(Bad.apply, (x,), fast_mode=True)
+        except RuntimeError as e:
+            print(str(e).split("Numerical:")[1])""",
+    # ----- a small CNN as the hook tutorials build it ------------------------------------------
+    "cnn_layers_hooks_and_gradients": """
+        nn, F = torch.nn, torch.nn.functional
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = nn.Conv2d(1, 3, 3, padding=1)
+                self.pool = nn.MaxPool2d(2)
+                self.conv2 = nn.Conv2d(3, 4, (2, 3), stride=(1, 2), bias=False)
+                self.flatten = nn.Flatten()
+                self.drop = nn.Dropout(0.25)
+                self.fc = nn.Linear(4, 2)
+            def forward(self, x):
+                x = self.pool(F.relu(self.conv1(x)))
+                x = F.max_pool2d(self.conv2(x), 2, 1)
+                return self.fc(self.drop(self.flatten(x)))
+        net = Net()
+        print(net)
+        with torch.no_grad():
+            for i, p in enumerate(net.parameters()):
+                p.copy_(torch.linspace(-1, 1, p.numel()).reshape(p.shape) * (0.5 + 0.1 * i))
+        net.eval()
+        x = (torch.arange(64.).reshape(1, 1, 8, 8) % 7 - 3) / 3
+        x.requires_grad_()
+        seen = []
+        for name, m in net.named_children():
+            m.register_forward_hook(lambda m, i, o, name=name: seen.append((name, tuple(o.shape), o.grad_fn.name())))
+            m.register_full_backward_hook(lambda m, gi, go, name=name: seen.append((name, [None if g is None else tuple(g.shape) for g in gi])))
+        out = net(x)
+        print(out, seen)
+        (out * torch.tensor([[1., -2.]])).sum().backward()
+        print(seen[6:])
+        print(x.grad)
+        print(net.conv1.weight.grad, net.conv2.weight.grad.sum(), net.conv1.bias.grad)
+        y = F.conv2d(x, net.conv1.weight, net.conv1.bias, padding=1)
+        print(y.grad_fn.name(), [(f.name() if f else f, i) for f, i in y.grad_fn.next_functions])
+        print([(n, getattr(y.grad_fn, n)) for n in dir(y.grad_fn) if n.startswith("_saved") and n not in ("_saved_input", "_saved_weight")])
+        p, idx = F.max_pool2d(y, 2, return_indices=True)
+        print(idx, p.grad_fn._saved_result1.equal(idx), p.grad_fn._saved_kernel_size, p.grad_fn._saved_stride)
+        print(nn.MaxPool2d(3, 2, 1, ceil_mode=True)(y).shape, F.max_pool2d(y, 3, 2, 1, 1, True).shape)
+        print(F.conv2d(x[0], net.conv1.weight).grad_fn.name(), F.max_pool2d(x[0], 2).grad_fn.name())
+        print(F.conv2d(x, net.conv1.weight, padding="same").shape, F.conv2d(x, net.conv1.weight, padding="valid").grad_fn._saved_padding)
+        print(nn.Conv2d(4, 8, 3, groups=2, dilation=2, padding=(1, 2)), nn.Conv2d(1, 6, 5), nn.MaxPool2d((2, 3), stride=1))
+        for step in ("nn.Conv2d(3, 4, 3, groups=2)", "nn.Conv2d(4, 4, 3, padding='bad')", "nn.Conv2d(4, 4, 3, padding='same', stride=2)",
+                     "F.conv2d(torch.ones(1, 2, 8, 8), net.conv1.weight)", "F.conv2d(torch.ones(1, 1, 2, 2), net.conv2.weight)",
+                     "F.conv2d(torch.ones(8, 8), net.conv1.weight)", "F.max_pool2d(torch.ones(1, 1, 1, 1), 2)",
+                     "F.max_pool2d(torch.ones(1, 1, 4, 4), 2, padding=2)", "F.conv2d(torch.ones(1, 1, 4, 4, dtype=torch.float64), net.conv1.weight)",
+                     "F.conv2d(x, net.conv1.weight, torch.ones(2))", "F.max_pool2d(torch.ones(4, 4), 2)", "F.conv2d(x, net.conv1.weight, stride=0)"):
+            try:
+                eval(step)
+            except (RuntimeError, ValueError) as e:
+                print(step, type(e).__name__, e)""",
+    "dropout_in_training": """
+        x = torch.ones(2, 3, requires_grad=True)
+        y = torch.nn.functional.dropout(x, 0.3)
+        print(y.grad_fn.name(), [f is None for f, _ in y.grad_fn.next_functions], sorted(n for n in dir(y.grad_fn) if n.startswith("_saved")))
+        print(torch.nn.functional.dropout(x, 0.3, training=False) is x, torch.nn.Dropout(0.)(x) is x)
+        print(torch.nn.functional.dropout(x, 1.).sum(), torch.nn.Dropout(0.5))
+        torch.nn.functional.dropout(x, 1.5)""",
+    # ----- float32 last bits --------------------------------------------------------------------
+    "float32_last_bits_of_linspace_pow_and_alpha": """
+        for start, end, steps in ((-5, 5, 30), (0, 1, 1000), (-3.3, 2.1, 77), (10, -10, 9), (0.1, 0.2, 1), (-3.3, 7.9, 40)):
+            print(torch.linspace(start, end, steps).tolist()[-5:], sum(torch.linspace(start, end, steps).double().tolist()))
+        print(torch.linspace(-3.3, 7.9, 40, dtype=torch.int64).tolist(), torch.linspace(0, 1, 5, dtype=torch.float64).tolist())
+        x = torch.linspace(-3, 3, 1000)
+        for e in (2, 3, -1, -2, -0.5, 2.0, 3.0):
+            y = (x.abs() + 0.01) ** e
+            print(e, sum(y.double().tolist()), y.tolist()[::97])
+        a, b = torch.linspace(-2, 7, 1000), torch.linspace(5, -3, 1000)
+        for alpha in (0.1, -0.01, 3.7, 2):
+            print(alpha, a.clone().add_(b, alpha=alpha).tolist()[::111], a.sub(b, alpha=alpha).tolist()[::111])
+            print(sum(torch.add(a, b, alpha=alpha).double().tolist()), a.add(2.5, alpha=alpha).tolist()[::333])
+        w = torch.tensor([1., 2.], requires_grad=True)
+        z = w.add(torch.tensor([3., 4.], requires_grad=True), alpha=2)
+        print(z, z.grad_fn.name(), z.grad_fn._saved_alpha, len(z.grad_fn.next_functions))
+        torch.ones(2, dtype=torch.long).add(torch.ones(2, dtype=torch.long), alpha=0.5)""",
 }

@@ -1,8 +1,9 @@
 """Random programs run through autogradkit and PyTorch: same values, graph, gradients, errors.
 
 Each program draws two float64 leaves and chains up to five ops (unary, binary, in-place, on
-views, Python numbers on either side, grad-mode contexts and decorators, non-contiguous
-operands, bad shapes, dtypes and indexes) picked from the tables below. Whatever PyTorch does,
+views and views of views, Python numbers on either side, grad-mode contexts and decorators,
+inference tensors, saved-tensor hooks, % and //, non-contiguous operands, bad shapes, dtypes
+and indexes) picked from the tables below. Whatever PyTorch does,
 autogradkit must do too: raise the same error type and message, or give the same output
 values, the same nodes along the graph (name and which edges are None) and the same ``.grad``
 on every leaf. A failure prints the program, so it can be replayed by hand.
@@ -49,8 +50,8 @@ def _mul_first_row_in_place(lib, x):
 def _in_grad_mode(context):
     """x * 2 inside a grad-mode context (its output may not require grad: then no backward).
 
-    The result is cloned outside: PyTorch's inference tensors (which autogradkit does not
-    model) cannot be saved by later ops, a clone of one is a normal tensor."""
+    The result is cloned outside, so later ops may save it (an inference tensor could not be:
+    ``inference_product`` below tries that on purpose)."""
 
     def run(lib, x):
         with context(lib):
@@ -77,6 +78,26 @@ def _decorated(decorate):
         return decorate(lib)(times_three)().clone() + shifted * (2 if enabled_inside else 1)
 
     return run
+
+
+def _inference_product(lib, x):
+    """x times a tensor made in inference_mode: an error once x requires grad (it is saved)."""
+    with lib.inference_mode():
+        y = x * 2
+    return x * y if x.requires_grad else x + y
+
+
+def _under_saved_tensor_hooks(lib, x):
+    """exp(x) * x with every saved tensor packed as a copy and handed back by the unpack hook."""
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda p: p):
+        return x.exp() * x
+
+
+def _view_of_view_in_place(lib, x):
+    y = x * 1
+    if x.ndim and x.shape[-1] > 1:
+        y[..., 1:][..., :1].mul_(3)  # a slice of a slice, changed in place
+    return y
 
 
 def _inplace(method, *args):
@@ -141,6 +162,17 @@ UNARY = {
     "set_row": _set_first_row,
     "set_mask": _set_where_positive,
     "mul_row_": _mul_first_row_in_place,
+    "view_of_view_": _view_of_view_in_place,
+    "sin_": _inplace("sin_"),
+    "cos_": _inplace("cos_"),
+    "tanh_": _inplace("tanh_"),
+    "tan_": lambda lib, x: (x * 0.5).tan_(),
+    "mod": lambda lib, x: x % 0.7,
+    "rmod": lambda lib, x: 2.5 % (x.abs() + 0.5),
+    "floordiv": lambda lib, x: x // 0.3,
+    "flip": lambda lib, x: x.flip(-1) if x.ndim else x,
+    "inference_product": _inference_product,
+    "saved_hooks": _under_saved_tensor_hooks,
     # Python numbers on either side of an op (the graph records them as PyTorch does)
     "radd": lambda lib, x: 2.5 + x,
     "rmul": lambda lib, x: 3 * x,
@@ -169,7 +201,9 @@ UNARY = {
     "float_of": lambda lib, x: x * float(x.detach().sum() if x.ndim > 2 else x.detach()),
     "int_pow_negative": lambda lib, x: x * (x > 0).long() ** -1,
     "bool_neg": lambda lib, x: x * -(x > 0),
-    "index_2": lambda lib, x: x[2],
+    # a 0-d tensor squeezed out of a view (max(-1)'s values) makes PyTorch read a stale size
+    # (undefined behaviour): a product is a fresh 0-d tensor, whose error names size 0
+    "index_2": lambda lib, x: (x * 1 if x.ndim == 0 else x)[2],
     "index_row_3": lambda lib, x: x[:, 3] if x.ndim > 1 else x[None, 0, 3],
 }
 
@@ -189,6 +223,10 @@ BINARY = {
     "cat_any": lambda lib, x, y: lib.cat([x, y]),
     "mul_t": lambda lib, x, y: x.t() * y if x.ndim <= 2 else x * y,
     "pow_scalar_tensor": lambda lib, x, y: lib.pow(2, x) * y,
+    "mod_tensor": lambda lib, x, y: x % (y.abs() + 0.5),
+    "floordiv_tensor": lambda lib, x, y: x // (y.abs() + 0.5),
+    "add_alpha": lambda lib, x, y: x.add(y, alpha=0.5),
+    "sub_alpha": lambda lib, x, y: lib.sub(x, y, alpha=2),
 }
 
 

@@ -1,0 +1,98 @@
+"""Division with rounding: ``x % y`` (remainder, the sign of y) and ``x // y`` (floor_divide).
+
+PyTorch has a derivative only for ``tensor % ...``; ``number % tensor`` and ``//`` record a
+``NotImplemented`` node, whose backward raises PyTorch's error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+from .elementwise import _is_scalar
+
+
+def _check_integer_division(y) -> None:
+    if np.asarray(y).dtype.kind in "iub" and np.any(np.asarray(y) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _remainder(x, y):
+    """x - floor(x / y) * y, computed as PyTorch does: fmod, then moved into y's sign."""
+    _check_integer_division(y)
+    if np.result_type(x, y).kind in "iub":
+        return np.remainder(x, y)
+    mod = np.fmod(x, y)
+    return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
+
+
+class Remainder(Function):
+    """out = x - floor(x / y) * y;  dx = g,  dy = -g * floor(x / y)"""
+
+    numbers_are_scalars = True
+    quiet_floating_errors = True
+    broadcasts = True
+    saved_names = {1: ("self", "other")}
+    pack_order = (1, 0)
+
+    @classmethod
+    def overload_for(cls, inputs, static):
+        return 0 if _is_scalar(inputs[1]) else 1  # remainder.Scalar is RemainderBackward0
+
+    @staticmethod
+    def forward(ctx, x, y):
+        if ctx._overload == 1:
+            ctx.save_for_backward(
+                x if ctx.needs_input_grad[1] else None, y if ctx.needs_input_grad[1] else None
+            )
+        return _remainder(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        if not ctx.needs_input_grad[1]:
+            return g, None
+        x, y = ctx.saved_tensors
+        # floor(x / y) is flat wherever it is defined: a constant even under create_graph
+        quotient = np.floor_divide(getattr(x, "_data", x), getattr(y, "_data", y))
+        return g, -g * quotient
+
+
+def _no_derivative(name: str):
+    raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+
+class RemainderOfNumber(Function):
+    """out = number % x (remainder.Scalar_Tensor): no derivative in PyTorch"""
+
+    node_name = "NotImplemented"
+    numbers_are_scalars = True
+    quiet_floating_errors = True
+    broadcasts = True
+
+    @staticmethod
+    def forward(ctx, x, y):
+        return _remainder(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        _no_derivative("remainder")
+
+
+class FloorDivide(Function):
+    """out = floor(x / y), rounded as Python rounds: no derivative in PyTorch"""
+
+    node_name = "NotImplemented"
+    numbers_are_scalars = True
+    quiet_floating_errors = True
+    broadcasts = True
+
+    @staticmethod
+    def forward(ctx, x, y):
+        _check_integer_division(y)
+        if np.result_type(x, y).kind == "b":
+            raise RuntimeError("\"div_floor_cpu\" not implemented for 'Bool'")
+        return np.floor_divide(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        _no_derivative("floor_divide")

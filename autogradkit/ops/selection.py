@@ -1,0 +1,103 @@
+"""Ops that pick each element from one of their inputs: max/min of two, where, masked_fill.
+
+Each gradient goes to the input the element was taken from (split on a tie).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._shape import broadcast_shape
+from ..autograd.function import Function
+from .elementwise import _is_scalar
+
+
+def _split_by_winner(g, x_wins, tie):
+    """Gradients of max/min of two: all to the winner, half each on a tie, exact zeros to
+    the loser (as PyTorch's masked_fill; ``g * 0`` would give -0. for a negative g)."""
+    zero, half = np.zeros_like(g), g / 2
+    return (
+        np.where(x_wins, g, np.where(tie, half, zero)),
+        np.where(x_wins, zero, np.where(tie, half, g)),
+    )
+
+
+class Maximum(Function):
+    """out = max(x, y);  ties split the gradient equally, as in PyTorch"""
+
+    broadcasts = True
+    saved_names, pack_order = ("self", "other"), (1, 0)
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return np.maximum(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return _split_by_winner(g, x > y, x == y)
+
+
+class Minimum(Function):
+    """out = min(x, y);  ties split the gradient equally, as in PyTorch"""
+
+    broadcasts = True
+    saved_names, pack_order = ("self", "other"), (1, 0)
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return np.minimum(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return _split_by_winner(g, x < y, x == y)
+
+
+class Where(Function):
+    """out = x where condition else y;  dx = g where condition,  dy = g elsewhere"""
+
+    broadcasts = True
+    saved_names = ("condition",)
+
+    @staticmethod
+    def forward(ctx, x, y, *, condition):
+        ctx.save_for_backward(condition)
+        try:
+            return np.where(condition, x, y)
+        except ValueError:  # the shapes do not fit: say so in PyTorch's words
+            broadcast_shape(condition.shape, np.shape(x), np.shape(y))
+            raise
+
+    @staticmethod
+    def backward(ctx, g):
+        (condition,) = ctx.saved_tensors
+        zero = np.zeros_like(g)  # exact zeros (0 * g would give -0. for a negative g)
+        return np.where(condition, g, zero), np.where(condition, zero, g)
+
+
+class MaskedFill(Function):
+    """out = value where mask else x (in x's dtype);  dx = g where not mask,
+    dvalue = sum of g where mask"""
+
+    numbers_are_scalars = True
+    promotes = False
+    saved_names = ("mask",)
+
+    @classmethod
+    def overload_for(cls, inputs, static):
+        return 0 if _is_scalar(inputs[1]) else 1  # masked_fill.Scalar vs masked_fill.Tensor
+
+    @staticmethod
+    def forward(ctx, x, value, *, mask):
+        ctx.save_for_backward(mask)
+        return np.where(mask, np.asarray(value, x.dtype), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (mask,) = ctx.saved_tensors
+        zero = np.zeros_like(g)  # exact zeros, as PyTorch's masked_fill(mask, 0)
+        gvalue = np.sum(np.where(mask, g, zero)) if ctx.needs_input_grad[1] else None
+        return np.where(mask, zero, g), gvalue
