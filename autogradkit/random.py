@@ -6,6 +6,9 @@ as ``generator=``, draws independently of it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 
 
@@ -57,6 +60,28 @@ def seed() -> int:
 
 def initial_seed() -> int:
     return default_generator.initial_seed()
+
+
+@contextmanager
+def fork_rng(devices=None, enabled: bool = True) -> Iterator[None]:
+    """Inside the block draw as you like; afterwards the global random state is as before.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> _ = agk.manual_seed(0)
+        >>> with agk.random.fork_rng():
+        ...     _ = agk.rand(3)
+        >>> float(agk.rand(1)) == float(agk.manual_seed(0) and agk.rand(1))
+        True
+    """
+    if not enabled:
+        yield
+        return
+    state = default_generator._rng.bit_generator.state
+    try:
+        yield
+    finally:
+        default_generator._rng.bit_generator.state = state
 
 
 def _generator(generator: Generator | None = None) -> np.random.Generator:

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..random import fork_rng
 from .observations import MIME, Observation, Record, encode, judge, stopped_reason
 
 __all__ = [
@@ -194,7 +195,8 @@ class Check:
                 answers[name] = answers[name] if name in answers else _from_notebook(name)
             if any(answers[name] is Ellipsis for name in self.answers):
                 raise _Stop({"reason": "not_answered"})
-            self.fn(obs, *(answers[name] for name in self.answers))
+            with fork_rng():  # a check's layers and inputs leave the notebook's random state
+                self.fn(obs, *(answers[name] for name in self.answers))
         except _Stop as stop:
             record.stopped, error = stop.stopped, stop.error
         except Exception as bug:  # the answer is of a kind the check did not foresee

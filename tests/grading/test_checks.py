@@ -141,6 +141,18 @@ def test_a_check_the_student_did_not_run_or_ran_twice_fails():
     assert records_in(cell) == ([], 1)
 
 
+def test_a_check_leaves_the_notebooks_random_state_as_it_was():
+    @Checks(__file__).exercise("double")
+    def draws_globally(obs, double):
+        obs.close("a random layer", agk.nn.Linear(3, 2).weight)  # nn.init draws globally
+
+    agk.manual_seed(5)
+    draws_globally.observe(double=twice)
+    after_check = agk.rand(2)
+    agk.manual_seed(5)
+    assert after_check.allclose(agk.rand(2))
+
+
 def test_observation_names_are_unique():
     duplicate = Checks(__file__).exercise("double")(
         lambda obs, double: [obs.equal("n", 1), obs.equal("n", 2)]

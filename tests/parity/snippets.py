@@ -1539,4 +1539,15 @@ SNIPPETS = {
         z = w.add(torch.tensor([3., 4.], requires_grad=True), alpha=2)
         print(z, z.grad_fn.name(), z.grad_fn._saved_alpha, len(z.grad_fn.next_functions))
         torch.ones(2, dtype=torch.long).add(torch.ones(2, dtype=torch.long), alpha=0.5)""",
+    "fork_rng_restores_the_global_state": """
+        torch.manual_seed(3)
+        with torch.random.fork_rng():
+            torch.rand(5); torch.randn(2, 2)
+        after = torch.rand(2)
+        torch.manual_seed(3)
+        print(torch.equal(after, torch.rand(2)))
+        with torch.random.fork_rng(enabled=False):
+            torch.rand(1)
+        torch.manual_seed(3); torch.rand(1)
+        print(torch.equal(torch.rand(2), after))""",
 }
