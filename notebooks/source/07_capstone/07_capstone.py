@@ -448,14 +448,15 @@ def gradient_per_layer(model):
     return [values[0] for values in norms.values()]
 
 
-inits = {False: "PyTorch's default init", True: "init scaled for the activation"}
+inits = {False: "PyTorch's default init", True: "Xavier init (Kaiming for ReLU)"}
 fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True, layout="constrained")
 for ax, (scaled_init, title) in zip(axes, inits.items()):
     print(f"{title}: the first layer's gradient / the last layer's")
     for activation in ACTIVATIONS:
-        norms = gradient_per_layer(deep_network(activation, scaled_init))
-        ax.semilogy(range(1, len(norms) + 1), norms, marker="o", markersize=3, label=activation)
-        print(f"    {activation:8} {norms[0] / norms[-1]:.0e}")
+        per_layer = gradient_per_layer(deep_network(activation, scaled_init))
+        layers = range(1, len(per_layer) + 1)
+        ax.semilogy(layers, per_layer, marker="o", markersize=3, label=activation)
+        print(f"    {activation:8} about 10^{round(math.log10(per_layer[0] / per_layer[-1]))}")
     ax.set_title(title)
     ax.set_xlabel("layer (1 = first, 15 = last)")
 axes[0].set_ylabel("gradient at the layer's output\n(norm, log scale)")
@@ -467,9 +468,9 @@ plt.show()
 # %% [markdown]
 # Read the figure from right to left, the way the gradient travels:
 #
-# - **sigmoid** vanishes whatever the init: its first layer gets less than 10⁻¹² (default init)
-#   or about 10⁻⁹ (Xavier) of the gradient its last layer gets, four to eight times less per
-#   layer, as a slope of at most 1/4 predicts. A step `lr × gradient` then leaves the first
+# - **sigmoid** vanishes whatever the init: its first layer gets about 10⁻¹² (default init) or
+#   10⁻⁹ (Xavier) of the gradient its last layer gets, four to eight times less per layer, as a
+#   slope of at most 1/4 predicts. A step `lr × gradient` then leaves the first
 #   layers where they started: they do not learn.
 # - **tanh and ReLU** depend on the weights. PyTorch's default init is scaled for neither, and in
 #   a network this deep their gradients shrink too: to about 10⁻⁴ (tanh) and 10⁻⁶ (ReLU, faster
