@@ -200,7 +200,8 @@ checks.training_loop_momentum()
 # ```
 #
 # The loss stays where it was, epoch after epoch. Leave `zero_grad()` out altogether and each
-# step uses the sum of every gradient so far instead of this epoch's. The check tries both.
+# step uses the sum of every gradient so far instead of this epoch's. Either way the first
+# epoch's loss is right and the later ones are not: the check compares every epoch's loss.
 
 # %% [markdown] tags=["topic:T47"]
 # ## 5. Training, with hooks watching the gradients
