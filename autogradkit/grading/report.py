@@ -171,7 +171,12 @@ def scrub(text: str, hidden: list[str]) -> str:
 def feedback_html(row: dict, ctx: Context) -> str:
     """A self-contained HTML page for the student: score, notes and one line per test."""
     e = html.escape
-    title = f"{row['assignment']} / {row['notebook']}: feedback for {row['student']}"
+    where = (
+        row["assignment"]
+        if row["notebook"] == row["assignment"]
+        else (f"{row['assignment']} / {row['notebook']}")
+    )
+    title = f"{where}: feedback for {row['student']}"
     items = [f"<li>{e(scrub(issue, ctx.hidden))}</li>" for issue in ctx.issues]
     rows = [_test_row(gid, r, ctx.hidden) for gid, r in ctx.results.items()]
     return "\n".join(
