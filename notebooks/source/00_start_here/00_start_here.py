@@ -39,7 +39,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 
 import autogradkit as agk
-from autogradkit.viz import FunctionPlotter
+from autogradkit.viz import TangentExplorer
 
 import checks  # this notebook's checks, in checks.py beside it
 
@@ -94,12 +94,15 @@ plt.show()
 # %% [markdown]
 # ## 5. Widgets
 #
-# Some cells show interactive controls. Pick a function from the menu: the plot shows the function
-# and its derivative, computed by autogradkit's `backward()`. Widgets run Python in the kernel, so
-# they only respond after you have run the cell (and after a restart, run it again).
+# Some cells show interactive controls. The figure above answers one question: the slope at
+# `x = 2`. The widget below answers it for every `x`: move the slider, and autogradkit's
+# `backward()` computes `x.grad` at that point; the dashed line is the tangent with that slope.
+# Find the `x` where the slope is zero. What is special about the curve there? (Notebook 01 uses
+# exactly this to find the best weight.) Widgets run Python in the kernel, so they only respond
+# after you have run the cell (and after a restart, run it again).
 
 # %%
-FunctionPlotter()
+TangentExplorer(lambda x: x ** 2 + 3 * x, "x² + 3x", x=2.0, xlim=(-4, 3))
 
 # %% [markdown]
 # ## 6. Exercises and instant feedback

@@ -106,6 +106,14 @@ for w_try in [0.0, 1.0, 1.5, 2.0]:
 # the *prediction*: `y_hat = 2` misses the target 4 by 2, so the loss is 4. The two are related by
 # `loss = (w*x - y)**2 = x**2 * (w - 2)**2`, so here the loss is always `x**2 = 4` times the
 # squared distance of the weight from the answer.
+#
+# > **Note on the source.** Article 004 (section "什麼是 Backpropagation?", where it introduces
+# > the mean squared error) says that at `w = 1` the loss is "(1-2)²=1", one unit away from the
+# > answer. That number is the squared distance of the *weight* from 2. The loss compares the
+# > prediction with the target, `(1·2 − 4)² = 4`, and that is what PyTorch computes:
+# > `nn.MSELoss()(w * x, y)` with `w = 1`, `x = 2`, `y = 4` gives `tensor(4.)`. The table above,
+# > with its four rows `w = 0, 1, 1.5, 2`, prints both columns so that you can see the two
+# > numbers side by side.
 
 # %% [markdown] tags=["topic:T04"]
 # ## 4. A gradient is a slope
@@ -386,6 +394,19 @@ def gradient_fixed(x, y, y_hat):
 
 # %% nbgrader={"grade": true, "grade_id": "nb01_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.mean_gradient()
+
+# %% [markdown]
+# > **Note on the source.** Article 004 (its last section, where it adds data) gives its loop the
+# > four examples `x = 2, 4, 6, 8` and prints a table that starts "loss: 30.00000000, w: 1.200,
+# > dw: -120.000". That table does not come from those four examples. Its gradient,
+# > `np.dot(2*x, y_hat-y).mean()`, is the classmate's function above: `np.dot` already adds the
+# > four products into one number, so `.mean()` has nothing left to average. On `x = 2, 4, 6, 8`
+# > that code starts with loss 120 and `dw = -480`, jumps to `w = 4.8` and diverges. The article's
+# > table (loss 30, `dw = -120`, then `w` = 1.200, 1.680, 1.872, ...) is what it gives on
+# > `x = 1, 2, 3, 4`, the classmate's data. This notebook averages properly: on `x = 2, 4, 6, 8`
+# > (section 9) the loss starts at 120, the gradient at -120, and `w` follows the same path as
+# > the article's table. PyTorch's `nn.MSELoss` with `optim.SGD` prints exactly that table, as
+# > notebook 02 shows.
 
 # %% [markdown] tags=["topic:T10"]
 # ## 10. What you can tune

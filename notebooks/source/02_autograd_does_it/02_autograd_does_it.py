@@ -68,6 +68,13 @@ for epoch in range(1, 11):
 # **2.000** within 10 epochs. (The last digits of the loss can differ slightly from the NumPy
 # version, which kept `w` in double precision.) We never wrote a derivative. The rest of this
 # notebook opens up what happened inside `loss.backward()`.
+#
+# > **Note on the source.** Article 000 (its first code block, the loop with `MSELoss` and
+# > `SGD`) prints `f"epoch: {epoch+1}, ..."` inside `for epoch in range(1, epochs+1)`, so its
+# > first line would say epoch 2 about the first update; the table here counts from 1. It also
+# > prints `w.grad` after `optimizer.zero_grad()`, which in PyTorch 2.x is `None`: `zero_grad()`
+# > sets the gradients to `None` (section 9). So the loop here reads the gradient right after
+# > `backward()`.
 
 # %% [markdown] tags=["topic:T12"]
 # ## 2. `requires_grad`: asking for gradients
@@ -194,6 +201,13 @@ checks.reuse_prediction()
 # - `de/dc = d = 4`; `c` is not a leaf, so this gradient is not stored but passed on to
 #   `c.grad_fn`;
 # - `dc/da = b = 3`, so `a.grad = 4 · 3 = 12` (the chain rule: multiply along the path).
+#
+# > **Note on the source.** Article 000 (section "Backpropagation", its walk through
+# > `e = c * d`) writes "de/dc = d(c*d)/dc = d = 6.0" and "de/dd = d(c*d)/dd = c = 4.0". The
+# > formulas are right but the numbers are swapped: `d = 4` and `c = 6`, so `de/dc = 4` and
+# > `de/dd = 6`. PyTorch agrees: with `c.retain_grad()`, `e.backward()` gives `c.grad = 4` and
+# > `d.grad = 6`. The article itself goes on with the right 4 ("再乘上傳進來的 4", times the 4
+# > passed in) to get `a.grad = 12`, and prints `d.grad -> 6.0`.
 
 # %% tags=["topic:T16"]
 a = agk.tensor(2.0, requires_grad=True)

@@ -265,6 +265,14 @@ for start in ([1., 2.], [-1., -2.]):
 # In this graph the **leaves** are the inputs you created (they feed `AccumulateGrad` nodes,
 # which write `.grad`) and the **root** is the output you call `backward()` on. Backward walks
 # from the root to the leaves.
+#
+# > **Note on the source.** Article 001 (section "PyTorch Basics" and the heading after it,
+# > "静态计算图(Dynamic Computational graph)") calls this graph "静态计算图", a *static*
+# > computation graph, although the English it gives in brackets says dynamic. Dynamic is right. A static graph is declared
+# > once, before any data flows, and then run many times (TensorFlow 1 worked like that).
+# > PyTorch records a new graph on every forward pass, while the code runs: in PyTorch, the
+# > loop above also prints `SumBackward0 <- MulBackward0` for the first input and
+# > `SumBackward0 <- PowBackward0` for the second, because the `if` chose another operation.
 
 # %% [markdown] tags=["topic:T28"]
 # ## 7. What makes a leaf?
@@ -460,12 +468,14 @@ plt.show()
 # %% [markdown] tags=["topic:T34", "topic:T30"]
 # ### Try other functions
 #
-# The same trick works for any elementwise function. Pick one: the plot shows the function and
-# the derivative that one `backward(ones)` call produces. Can you explain the shape of each
-# derivative? (Look at `relu` near 0, and compare `sigmoid` with `tanh`.)
+# The same trick works for any elementwise function. Pick one from the menu: the plot shows the
+# function and the derivative that one `backward(ones)` call produces. Questions a single
+# picture cannot answer: where is each derivative largest, and where does it vanish? Look at
+# `relu` near 0, compare `sigmoid` with `tanh` (which one's derivative ever reaches 1?), and
+# find the function that is its own derivative.
 
 # %% tags=["topic:T34", "topic:T30"]
-FunctionPlotter()
+FunctionPlotter("tanh")
 
 # %% [markdown]
 # ## Recap

@@ -162,35 +162,6 @@ print(y, "| version:", y._version)
 y.sum().backward()
 print(a.grad)
 
-# %% [markdown]
-# ### Exercise 2 — predict the version counter (2 points)
-#
-# Predict, without running it, what this prints: the values of `t` and `t._version`.
-#
-# ```python
-# t = agk.zeros(3)
-# t.add_(1)
-# t.mul_(2)
-# u = t.detach()
-# u.add_(1)
-# v = t.data
-# v.add_(1)
-# print(t, t._version)
-# ```
-#
-# Section 3 explains how `detach()` and `.data` relate to the tensor they come from. If you are
-# unsure, read it first and come back.
-
-# %% nbgrader={"grade": false, "grade_id": "nb04_ex2_predict_version", "locked": false, "schema_version": 3, "solution": true, "task": false}
-# Set predicted_values (a list of three numbers) and predicted_version (an int).
-### BEGIN SOLUTION
-predicted_values = [4., 4., 4.]
-predicted_version = 3
-### END SOLUTION
-
-# %% nbgrader={"grade": true, "grade_id": "nb04_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-checks.version_prediction()
-
 # %% [markdown] tags=["topic:T33"]
 # ## 3. `.data` versus `.detach()`
 #
@@ -237,29 +208,37 @@ gradient_after_change("detach")
 # With `detach()` you get the error, which is annoying but honest. With `.data` the backward pass
 # runs happily and returns `[[3., 3.], [5., 5.]]`. The right gradient of `d.sum()` with respect
 # to `w` is `xᵀ` times ones, the column sums of the *original* `x`: `[[5., 5.], [7., 7.]]`.
-# Nothing warned us. The figure puts the two side by side.
-
-# %% tags=["topic:T33"]
-correct = agk.tensor([[1., 2.], [4., 5.]]).T @ agk.ones(2, 2)   # xᵀ · ones, with the original x
-silent = gradient_after_change("data")
-
-fig, axes = plt.subplots(1, 2, figsize=(6.5, 3.0), layout="constrained")
-panels = [(axes[0], correct, "correct w.grad"), (axes[1], silent, "w.grad via .data")]
-for ax, grad, title in panels:
-    ax.imshow(grad.numpy(), cmap="Blues", vmin=0, vmax=8)
-    for (i, j), value in np.ndenumerate(grad.numpy()):
-        ax.text(j, i, f"{value:g}", ha="center", va="center", fontsize=14,
-                color="white" if value > 5 else "black")
-    ax.set_title(title)
-    ax.set_xticks([])
-    ax.set_yticks([])
-fig.suptitle("Same code, no error, different gradient")
-plt.show()
-
-# %% [markdown] tags=["topic:T33"]
+# Nothing warned us.
+#
 # **Rule of thumb:** use `.detach()` when you need a tensor without history, and `no_grad()`
 # when you need to change parameters. `.data` is an old back door kept for compatibility; code
 # that uses it can be silently wrong.
+
+# %% [markdown]
+# ### Exercise 2 — predict the version counter (2 points)
+#
+# Predict, without running it, what this prints: the values of `t` and `t._version`.
+#
+# ```python
+# t = agk.zeros(3)
+# t.add_(1)
+# t.mul_(2)
+# u = t.detach()
+# u.add_(1)
+# v = t.data
+# v.add_(1)
+# print(t, t._version)
+# ```
+
+# %% nbgrader={"grade": false, "grade_id": "nb04_ex2_predict_version", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# Set predicted_values (a list of three numbers) and predicted_version (an int).
+### BEGIN SOLUTION
+predicted_values = [4., 4., 4.]
+predicted_version = 3
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb04_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+checks.version_prediction()
 
 # %% [markdown] tags=["topic:T32", "topic:T33"]
 # ### Try it: the version counter, live
@@ -346,6 +325,69 @@ checks.which_raise()
 # Snippet `"d"` runs, but look at what it computes: the saved sigmoid output is now all zeros, so
 # the gradient `3 * y * (1 - y)` comes out as zero everywhere. That is the `.data` trap again.
 #
+# ### What a silent wrong gradient does to training
+#
+# Is a wrong gradient here and there a big deal? One printed gradient cannot tell you; a training
+# run can. A classmate trains a small classifier, `p = sigmoid(x @ w)` with a squared-error loss.
+# Each epoch they also measure the accuracy, and to save memory they turn `p` into 0/1
+# predictions *in place*, through `.data`: snippet `"d"` inside a training loop. Here are the
+# loss and the accuracy, with that one line written three ways:
+
+# %% tags=["topic:T33"]
+agk.manual_seed(0)
+x_train = agk.randn(64, 3)                                      # 64 examples, 3 features
+labels = (x_train @ agk.tensor([1.5, -2.0, 0.5]) > 0).float()   # 1 on one side of a plane
+
+
+def train_classifier(in_place_through, epochs=40, lr=2.0):
+    """Train p = sigmoid(x @ w) and measure the accuracy each epoch, making the 0/1
+    predictions in place through .data or .detach(), or (None) as a new tensor."""
+    w = agk.zeros(3, requires_grad=True)
+    losses, accuracies = [], []
+    for _ in range(epochs):
+        p = (x_train @ w).sigmoid()                  # SigmoidBackward0 saves p itself
+        loss = ((p - labels) ** 2).mean()
+        if in_place_through is None:
+            hard = (p.detach() > 0.5).float()        # a new tensor: p is left alone
+        else:
+            hard = p.data if in_place_through == "data" else p.detach()
+            hard.copy_((hard > 0.5).float())         # writes 0s and 1s into p's storage
+        accuracies.append((hard == labels).float().mean().item())
+        loss.backward()
+        with agk.no_grad():
+            w -= lr * w.grad
+        w.grad = None
+        losses.append(loss.item())
+    return losses, accuracies
+
+
+runs = {
+    "0/1 predictions as a new tensor": train_classifier(None),
+    "p.data overwritten in place": train_classifier("data"),
+}
+try:
+    train_classifier("detach")
+except RuntimeError as error:
+    print("p.detach() overwritten in place: RuntimeError at the first backward():")
+    print("   ", str(error).split(" Hint")[0])
+
+fig, (loss_ax, acc_ax) = plt.subplots(1, 2, figsize=(8, 3.2), layout="constrained")
+for (label, (losses, accuracies)), style in zip(runs.items(), ["o-", "s--"]):
+    loss_ax.plot(range(1, 41), losses, style, ms=3, label=label)
+    acc_ax.plot(range(1, 41), accuracies, style, ms=3, label=label)
+loss_ax.set(xlabel="epoch", ylabel="loss", title="loss")
+acc_ax.set(xlabel="epoch", ylabel="accuracy", title="accuracy", ylim=(0, 1.05))
+loss_ax.legend(fontsize=8)
+fig.suptitle("Same code, no error: the .data run never learns")
+plt.show()
+
+# %% [markdown] tags=["topic:T33"]
+# The `.data` run is flat from the first epoch: loss 0.25, and the accuracy it had with `w = 0`.
+# The 0/1 predictions were written into the very tensor `sigmoid` had saved, so its backward
+# computed `p · (1 − p) = 0` everywhere: no gradient, no learning, and no error message. Through
+# `.detach()` the same line raises at once, and as a new tensor it does no harm at all.
+
+# %% [markdown]
 # ### Exercise 4 — an update step that keeps the leaf (write the code, 2 points)
 #
 # Write `sgd_step(w, lr)`: given a leaf `w` whose `.grad` has been filled by a backward pass,

@@ -14,9 +14,11 @@
 # - explore an unfamiliar object with `vars()`, `dir()` and `type()`;
 # - walk a graph from the root to every leaf, without recursion;
 # - write an operation with `autograd.Function`, giving both its forward and its backward;
-# - compute the gradients of `e = (a + b) * d` by hand and predict what autograd prints.
+# - compute the gradients of `e = (a + b) * d` by hand and predict what autograd prints;
+# - explain why gradients add up where a tensor is used twice, and how the engine's dependency
+#   counts make every node run once, after all the nodes that send it a gradient.
 #
-# **Graded exercises:** 4 exercises, **10 points** in total.
+# **Graded exercises:** 6 exercises, **15 points** in total.
 
 # %%
 import numpy as np
@@ -192,10 +194,14 @@ except AttributeError as error:
 
 
 # %% [markdown] tags=["topic:T40"]
-# So to reach the leaves, the engine follows `next_functions` from node to node until it hits
+# So to reach the leaves, you follow `next_functions` from node to node until you hit
 # `AccumulateGrad` nodes. A recursive function is the natural first idea, but a deep network can
-# have thousands of nodes in a row, more than Python's recursion limit. The kit's engine, like
-# PyTorch's, uses a loop with an explicit stack. Here is a loop that prints the tree:
+# have thousands of nodes in a row, more than Python's recursion limit. So walks over the graph
+# use a loop and an explicit stack of nodes still to visit. Here is a loop that prints the tree.
+#
+# Printing the graph is not running it, though. To compute gradients the engine does not simply
+# take nodes off a stack as it finds them: a node may have to wait for gradients from several
+# places. Section 8 shows what it does instead.
 
 # %% tags=["topic:T40"]
 def show_graph(root):
@@ -226,8 +232,9 @@ draw_graph(e, names={"a": a, "b": b, "c": c, "d": d, "e": e})
 #
 # The stepper replays the real engine on this graph. Each **Step ▶** runs one node: watch
 # `MulBackward0` split the gradient between `c` and `d`, `AddBackward0` pass it on unchanged, and
-# each `AccumulateGrad` write into its leaf's `.grad`. (Backward already ran on our `e` and freed
-# its saved values, so we build the same graph once more.)
+# each `AccumulateGrad` write into its leaf's `.grad`. The second line in each box, and the line
+# under the status, show the engine's own bookkeeping; section 8 explains it. (Backward already
+# ran on our `e` and freed its saved values, so we build the same graph once more.)
 
 # %% tags=["topic:T35", "topic:T40"]
 a = agk.tensor(2.0, requires_grad=True)
@@ -404,6 +411,210 @@ def add_mul_grads(a, b, d):
 checks.by_hand()
 
 # %% [markdown]
+# ## 8. Forks: gradients add up, and the engine waits for them
+#
+# In notebook 02 (exercise 1) `a` was used twice, in `f = (a + b) * a`, and `a.grad` came out as
+# the **sum** of what each use contributed. That is the rule at every *fork* of the graph: when a
+# tensor feeds several operations, a small change of it moves the loss through each of them, so
+# its gradient is the sum of the gradients that come back along each use. This is the chain rule
+# with several paths: `∂L/∂h = Σₖ ∂L/∂uₖ · ∂uₖ/∂h` over the results `uₖ` computed from `h`.
+#
+# Here the fork is in the middle of the graph: `h` is an intermediate result, used twice. A hook
+# on `h` (notebook 06 covers hooks) prints the gradient that reaches it:
+
+# %%
+a = agk.tensor(1.5, requires_grad=True)
+h = a * 2                          # h = 3, used twice below
+y = h.sin() + h ** 2
+h.register_hook(lambda grad: print("the hook on h sees", grad))
+y.backward()
+print("a.grad =", a.grad)
+
+with agk.no_grad():
+    from_sin, from_square = h.cos(), 2 * h   # what each use sends back to h, by hand
+print(f"cos(h) = {from_sin.item():.4f}, 2h = {from_square.item():.4f}, "
+      f"sum = {(from_sin + from_square).item():.4f}, times dh/da = 2: "
+      f"{(2 * (from_sin + from_square)).item():.4f}")
+
+# %% [markdown]
+# The hook ran **once**, and it saw the sum, `cos(3) + 6 = 5.01`. So the engine did not run
+# `h`'s node (`MulBackward0`) when the first of the two gradients arrived: it waited for both,
+# added them up, and only then ran the node once and sent `5.01 · 2` on to `a`. How does it know
+# that everything has arrived?
+#
+# ### Dependency counting
+#
+# Before it runs anything, the engine walks the graph once and counts, for every node, the
+# arrows that point at it from the nodes it will run: how many gradients that node must receive.
+# This is the node's **pending count**. One operation that uses a tensor twice, like `h * h`,
+# sends it two gradients, so it counts twice. Then:
+#
+# 1. The output's node waits for nothing: it goes into the **ready queue**.
+# 2. The engine takes a node from the ready queue and runs its backward.
+# 3. Each gradient that node sends is *added* into the buffer of the node it goes to, and that
+#    node's pending count drops by one. A node whose count reaches 0 has everything it will ever
+#    get: it joins the ready queue.
+# 4. This repeats until the ready queue is empty.
+#
+# Every node therefore runs exactly once, after every node that sends it a gradient: the engine
+# runs the graph in a **topological order**. When several nodes are ready at once, the order
+# among them changes no gradient; the kit, like PyTorch, takes the most recently created one
+# first, and an `AccumulateGrad` as soon as it is ready. You can read all of it in
+# `autogradkit/autograd/engine.py`: `_count_dependencies`, the `while ready:` loop of
+# `run_backward`, and `_send`.
+#
+# The stepper shows this bookkeeping as it happens. Each backward node says how many gradients
+# it still *waits for*, its place in the ready queue (`ready #1` runs next, with a green border),
+# or the step at which it ran; the line under the status lists the queue. Step through and watch
+# `h`'s `MulBackward0` go from "waits for 2" to "waits for 1", and run only once both uses have
+# sent their gradient. Notice that `a`'s `AccumulateGrad` waits for 2 as well: `a` is used twice.
+
+# %%
+a = agk.tensor(1.5, requires_grad=True)
+h = a * 2
+y = h.sin() + h ** 2 + a
+BackpropStepper(y, names={"a": a, "h": h, "y": y})
+
+# %% [markdown]
+# Why not simply run a node each time a gradient reaches it, following `next_functions`
+# depth-first? On a graph without forks that gives the same result. With forks, a node reached
+# along `k` paths would run `k` times, and everything below it again for each of them. A chain
+# of diamonds doubles the paths at every diamond. The cell below counts the node runs of such a
+# "run on arrival" walk and compares them with the one run per node that counting gives:
+
+# %%
+def runs_on_arrival(root):
+    """Node runs of an engine that runs a node whenever a gradient reaches it."""
+    runs, stack = 0, [root.grad_fn]
+    while stack:
+        node = stack.pop()
+        runs += 1
+        stack.extend(child for child, _ in node.next_functions if child is not None)
+    return runs
+
+
+def runs_with_counting(root):
+    """Node runs of the real engine: each node once (count them with pre-hooks)."""
+    ran, handles, stack, seen = [], [], [root.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        handles.append(node.register_prehook(lambda grads: ran.append(1)))
+        stack.extend(child for child, _ in node.next_functions)
+    root.backward()
+    for handle in handles:
+        handle.remove()
+    return len(ran)
+
+
+print("diamonds | runs on arrival | runs with counting")
+for diamonds in (1, 2, 4, 8, 12, 16):
+    z = agk.tensor(0.3, requires_grad=True)
+    for _ in range(diamonds):
+        z = z.sin() + z.cos()               # z is used twice: one diamond
+    print(f"{diamonds:8d} | {runs_on_arrival(z):15,d} | {runs_with_counting(z):18,d}")
+
+# %% [markdown]
+# Sixteen diamonds are a graph of 49 nodes, and "run on arrival" would make more than 260,000
+# node runs. Real networks have forks everywhere (a residual connection is one, and so is every
+# weight used for several examples), so counting is not an optimisation but a necessity. It also
+# keeps hooks honest: a hook on `h` sees the gradient of `h`, not one part of it at a time.
+#
+# > **Note on the source.** Article 002 (its last section, on how `e.backward()` reaches the
+# > leaves) says that when a node in `next_functions` is not an `AccumulateGrad`, the engine
+# > "递归遍历" (walks recursively) through that node's `next_functions` until it reaches every
+# > leaf. PyTorch's engine does not recurse, and it does not run a node when it first reaches it:
+# > it counts dependencies first and runs each node once, when all of its gradients have arrived
+# > (`compute_dependencies` and the ready queue in PyTorch's `torch/csrc/autograd/engine.cpp`;
+# > `run_backward` in the kit). On the article's example, which has no fork, the two descriptions
+# > give the same numbers; on a graph with forks, a recursive walk would run shared nodes once
+# > per path, as the table above shows, and a long chain would exceed Python's recursion limit.
+
+# %% [markdown]
+# ### Exercise 5 — what the engine counts at a fork (predict, 2 points)
+#
+# Read this code without running it:
+#
+# ```python
+# u = agk.tensor(0.5, requires_grad=True)
+# v = u * 3                  # v's node is a MulBackward0
+# w = v * v + v
+# v.register_hook(print)
+# w.backward()
+# ```
+#
+# Predict:
+#
+# 1. `pending_v`: the pending count of `v`'s node when the backward pass starts, that is, how
+#    many gradients the engine will wait for before it runs it;
+# 2. `hook_calls`: how many times the hook prints;
+# 3. `hook_grad`: the number the hook prints (the first one, if it prints more than once).
+
+# %% nbgrader={"grade": false, "grade_id": "nb05_ex5_fork", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# Set pending_v (an int), hook_calls (an int) and hook_grad (a number).
+### BEGIN SOLUTION
+pending_v = 3
+hook_calls = 1
+hook_grad = 4.0
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex5_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+checks.fork_prediction()
+
+# %% [markdown]
+# ### Exercise 6 — an order the engine can run (write the code, 3 points)
+#
+# Write `backward_order(t)`: it returns a list of the backward nodes of `t`'s graph (every node
+# reachable from `t.grad_fn`, `AccumulateGrad` nodes included, each exactly once) in an order in
+# which the engine could run them, so that every node comes **after** all the nodes that send it
+# a gradient. Do it the engine's way:
+#
+# 1. walk the graph once (a loop with a stack and a visited set, as in exercise 2) and count, for
+#    every node, the arrows that point at it: one per entry in some node's `next_functions`,
+#    skipping `(None, 0)`;
+# 2. start a ready list with `t.grad_fn`; repeatedly take a node from it, append it to the
+#    order, and lower the count of each node it points at by one; a node whose count reaches 0
+#    is ready.
+#
+# The check runs it on graphs of its own, with forks, a node used twice by one operation, paths
+# of different lengths to the same node, chains of diamonds and a chain of 5,000 operations. The
+# engine and the library's graph walks are switched off while it runs.
+
+# %% nbgrader={"grade": false, "grade_id": "nb05_ex6_order", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def backward_order(t):
+    ### BEGIN SOLUTION
+    counts, seen, stack = {}, {t.grad_fn}, [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            counts[child] = counts.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    order, ready = [], [t.grad_fn]
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            counts[child] -= 1
+            if counts[child] == 0:
+                ready.append(child)
+    return order
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex6_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+checks.engine_order()
+### BEGIN HIDDEN TESTS
+checks.engine_order_twice()
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## Recap
 #
 # - `e.backward()` reaches the leaves through references: `e.grad_fn` → `next_functions` →
@@ -416,6 +627,9 @@ checks.by_hand()
 # - Every operation has a forward and a backward; `autograd.Function` lets you write both, and
 #   `gradcheck` checks the backward.
 # - For `c = a + b; e = c * d` with `a = 2, b = 3, d = 4`: `a.grad = b.grad = 4`, `d.grad = 5`.
+# - Where a tensor is used more than once, the gradients of its uses add up. The engine counts,
+#   for every node, the gradients it must receive, runs a node only when that count reaches 0
+#   (the ready queue), and so runs every node once, in a topological order.
 #
 # **Next:** notebook 06 hooks into the backward pass to watch, and change, the gradients as they
 # flow.

@@ -298,6 +298,12 @@ handle.remove()
 # then converted with `.to(...)`, as in code that moves data to a GPU. The network gets the legacy
 # backward hook `register_backward_hook`, and the converted input gets a tensor hook. Expected
 # result: `(1 + 2 + 3 + 4) · 8 + 2 = 82`, divided by 4: **20.5**.
+#
+# > **Note on the source.** Article 003 (section 2, "register_backward_hook") explains the
+# > result with "(1+2+3+4)*8 + 2/4 = 20.5". Read with the usual precedence, division before
+# > addition, that is `80 + 0.5 = 80.5`: only the bias is divided by 4. The network divides the
+# > whole output of the linear layer, bias included, so the sum needs brackets:
+# > `((1+2+3+4)*8 + 2)/4 = 82/4 = 20.5`, which is what PyTorch prints for this network.
 
 # %% tags=["topic:T48"]
 def module_hook(module, grad_input, grad_output):
@@ -377,6 +383,15 @@ print("to(float64) makes a copy:", copy.grad_fn, "| is_leaf:", copy.is_leaf)
 (copy * 2).sum().backward()
 print("the original leaf got the gradient:", original.grad)
 
+# %% [markdown] tags=["topic:T49"]
+# > **Note on the source.** Article 003 (section 2, after the first run of this example) finds
+# > `input.grad: None` and says it is "很有可能是bug问题" (most likely a bug) that it will not go
+# > into. It is not a bug but the rule of notebook 02: `.to(...)` that has to copy is an
+# > operation, its result has a `grad_fn` (`ToCopyBackward0` in PyTorch too) and is not a leaf,
+# > so it keeps no `.grad`. PyTorch 2.x says so when you read it, with the `UserWarning` about
+# > the `.grad` of a non-leaf tensor shown in section 7; the article used PyTorch 0.4, which
+# > did not warn.
+
 # %% [markdown]
 # ### Exercise 3 — find the bug (2 points)
 #
@@ -433,6 +448,14 @@ print("leaf_input.grad:", leaf_input.grad)
 # %% [markdown] tags=["topic:T50"]
 # Now `grad_input` is `([2., 2., 2., 2.],)`, the gradient with respect to the network's input,
 # matching the tensor hook and `leaf_input.grad`, whatever order the module uses inside.
+#
+# > **Note on the source.** Article 003 (the end of section 2) calls this behaviour "pytorch的一个
+# > bug" (a bug in PyTorch). It is how the legacy hook was built: PyTorch's documentation of
+# > `register_backward_hook` marks it deprecated in favour of `register_full_backward_hook`,
+# > and a forward pass with several nodes inside the module now triggers the `FutureWarning`
+# > you saw in section 7 ("Using a non-full backward hook when the forward contains multiple
+# > autograd Nodes is deprecated ... This hook will be missing some grad_input"). The article's
+# > own conclusion, to prefer tensor hooks, still holds.
 
 # %% [markdown] tags=["topic:T47", "topic:T50"]
 # ### Hooks in practice: watching gradients while a network trains
