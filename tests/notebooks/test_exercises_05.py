@@ -497,3 +497,19 @@ def test_ex6_running_on_arrival_the_engine_or_recursion_are_refused(answers):
         checks.engine_order, answers, "raised RecursionError", backward_order=order_recursive
     )
     assert_refused(checks.engine_order, answers, "not answered yet", backward_order=...)
+
+
+def test_ex6_hidden_a_visited_set_kept_between_calls_is_refused(answers):
+    seen_by_every_call = set()
+
+    def order_remembering_nodes(t):
+        """Counting, but nodes an earlier call visited are skipped: a set kept at module level."""
+        order = order_counting_with_a_queue(t)
+        fresh = [node for node in order if node not in seen_by_every_call]
+        seen_by_every_call.update(order)
+        return fresh
+
+    words = "every node of a graph built on it is there"
+    assert_refused(
+        checks.engine_order_twice, answers, words, backward_order=order_remembering_nodes
+    )
