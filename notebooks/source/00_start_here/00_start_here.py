@@ -10,12 +10,25 @@
 # This notebook is a short tour of the tools you will use in every other notebook: code cells,
 # figures, interactive widgets, and the checks that tell you at once whether an exercise is right.
 #
+# **Time:** about 25 min: 15 min to read and run the cells, 10 min for the exercises.
+# Every notebook opens with an estimate like this one, measured from the notebook itself:
+# its text at 150 words a minute, its code at 6 lines a minute, 3 minutes for each widget,
+# and for the exercises 3 minutes a point plus a minute for each line of the model answer.
+# Take it as a guide: some exercises will take you longer, some less.
+#
+# **Before you start:** nothing from this course. You need a little Python (variables, lists,
+# functions, `for` loops, `print`) and, for exercise 2, the derivative of a power,
+# `d(xⁿ)/dx = n·xⁿ⁻¹`.
+#
 # **Learning goals.** By the end of this notebook you can
 #
-# - run cells in order, restart the kernel, and read an error message;
-# - create a tensor and ask autogradkit for a gradient;
-# - use an interactive widget;
-# - answer an exercise, read the `✓` / `✗` feedback, and submit your notebook.
+# - run a notebook from top to bottom, restart its kernel, and read the last line of a red
+#   error message (sections 1 and 3);
+# - make a tensor that requires grad from a list of numbers, whole numbers too (exercise 1);
+# - move a widget's slider and find where the slope it shows is zero (section 5);
+# - work out a derivative on paper and write it as a function (exercise 2);
+# - predict what autograd prints, read the `✓` / `✗` lines of a check (exercise 3), and submit
+#   your notebook (section 7).
 #
 # **Graded exercises:** 3 exercises, **3 points** in total.
 
@@ -211,3 +224,18 @@ checks.printout_prediction()
 # - Restart, run all, save, and hand in the `.ipynb` file.
 #
 # **Next:** notebook 01 trains a one-weight model by hand.
+#
+# **Further reading** in PyTorch's documentation:
+#
+# - [`torch.tensor`](https://docs.pytorch.org/docs/stable/generated/torch.tensor.html):
+#   making a tensor, and `requires_grad`
+# - [`torch.Tensor`](https://docs.pytorch.org/docs/stable/tensors.html): everything a tensor can do
+# - [`Tensor.backward`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.backward.html):
+#   what section 2 called
+#
+# The last cell lists this notebook's exercises: `✓` passed, `✗` not yet, `·` not run yet
+# in this session. Run it when you have finished (it only reports: grading runs every check
+# again).
+
+# %%
+checks.check.progress()

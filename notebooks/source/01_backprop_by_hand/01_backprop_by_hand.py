@@ -5,14 +5,24 @@
 # with nothing but NumPy and a pencil, computing every gradient yourself. In the next notebook
 # `loss.backward()` will do the same work for you, and you will know exactly what it computed.
 #
+# **Time:** about 1 h 20 min: 40 min to read and run the cells, 40 min for the exercises
+# (estimated from the notebook's length and points, as notebook 00 explains).
+#
+# **Before you start:** notebook 00 (running cells, reading a check's `✓` / `✗`). From school
+# maths: the slope of a curve, the derivatives of `x²` and of `a·x`, and the chain rule for a
+# function of a function. From NumPy: arrays and `np.mean`.
+#
 # **Learning goals.** By the end of this notebook you can
 #
 # - name the four steps of a training iteration and say what each one produces;
-# - draw the computation tree of the model `y_hat = w * x` with a squared-error loss;
-# - read a gradient as a slope, and explain why the update steps *against* it;
-# - compute local gradients and chain them into `dloss/dw`;
-# - write a NumPy training loop and read its table of loss, weight and gradient per epoch;
-# - say what happens when you change the number of epochs, the data or the learning rate.
+# - draw the computation tree of `y_hat = w * x` with a squared-error loss, and compute its loss at
+#   any `w` (16 at `w = 0`, 4 at `w = 1`);
+# - read a gradient as a slope, and say which way an update moves `w` when the slope is negative;
+# - compute the local gradients of the tree and chain them into `dloss/dw` (exercise 1);
+# - write a NumPy training loop for `y_hat = w * x + b`, with the gradient of the bias
+#   (exercise 2);
+# - find a gradient that does not average over the examples, and fix it (exercise 3);
+# - predict where the first update lands and whether a learning rate converges (exercise 4).
 #
 # **Graded exercises:** 4 exercises, **9 points** in total. After each exercise a check cell
 # runs your answer on inputs of its own and prints a `✓` line for each thing it checked, or one
@@ -484,3 +494,17 @@ checks.large_learning_rate()
 #   fast `w` gets to 2. Too large a learning rate makes training diverge.
 #
 # **Next:** notebook 02 hands steps 2 and 3 to autograd and looks at what it records.
+#
+# **Further reading** in PyTorch's documentation:
+#
+# - [`torch.nn.MSELoss`](https://docs.pytorch.org/docs/stable/generated/torch.nn.MSELoss.html):
+#   the mean squared error of section 3, as PyTorch ships it
+# - [`Tensor.backward`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.backward.html):
+#   the call that does steps 2 and 3 in notebook 02
+#
+# The last cell lists this notebook's exercises: `✓` passed, `✗` not yet, `·` not run yet
+# in this session. Run it when you have finished (it only reports: grading runs every check
+# again).
+
+# %%
+checks.check.progress()

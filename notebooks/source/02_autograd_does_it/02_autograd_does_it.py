@@ -7,15 +7,26 @@
 # it records during the forward pass, what `backward()` does with the record, and the handful of
 # rules (`requires_grad`, leaves, accumulation, `no_grad`) that follow from it.
 #
+# **Time:** about 1 h 25 min: 40 min to read and run the cells, 45 min for the exercises
+# (estimated from the notebook's length and points, as notebook 00 explains).
+#
+# **Before you start:** notebook 01 (the four steps of training, the one-weight model, the chain
+# rule worked by hand).
+#
 # **Learning goals.** By the end of this notebook you can
 #
-# - rewrite the NumPy loop of notebook 01 with `MSELoss`, `backward()`, `SGD` and `zero_grad()`;
+# - rewrite the NumPy loop of notebook 01 with `MSELoss`, `backward()`, `SGD` and `zero_grad()`,
+#   and get the same table;
 # - say what `requires_grad` does and why it is off by default;
-# - read `grad`, `grad_fn` and `is_leaf` and predict their values;
-# - follow a backward pass through `MulBackward0` and `AccumulateGrad` by hand;
-# - explain why non-leaf tensors keep no `.grad` and use `retain_grad()` when you want one;
-# - explain why the loop must zero the gradients, and accumulate them on purpose;
-# - stop tracking with `requires_grad_(False)`, `detach()` and `no_grad()`.
+# - predict `grad`, `grad_fn` and `is_leaf` in a small graph, and the gradient of a tensor that is
+#   used twice (exercise 1);
+# - follow a backward pass through `MulBackward0` and `AccumulateGrad` by hand (`a.grad = 12`,
+#   `d.grad = 6`);
+# - explain why non-leaf tensors keep no `.grad`, and keep one with `retain_grad()`;
+# - fix a loop that never zeroes the gradients (exercise 2), and accumulate the gradients of the
+#   pieces of a batch on purpose (exercise 3);
+# - predict whether a result is tracked after `requires_grad_(False)`, `detach()` or `no_grad()`
+#   (exercise 4).
 #
 # **Graded exercises:** 4 exercises, **10 points** in total.
 
@@ -491,3 +502,25 @@ checks.tracked_or_not()
 #   `no_grad()`.
 #
 # **Next:** notebook 03 calls `backward()` on outputs that are not a single number.
+#
+# **Further reading** in PyTorch's documentation:
+#
+# - [Autograd mechanics](https://docs.pytorch.org/docs/stable/notes/autograd.html):
+#   how the graph is recorded and what it saves
+# - [`Tensor.is_leaf`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.is_leaf.html):
+#   which tensors are leaves and get a `.grad`
+# - [`Tensor.retain_grad`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.retain_grad.html):
+#   keeping a non-leaf's gradient
+# - [`Optimizer.zero_grad`](https://docs.pytorch.org/docs/stable/generated/torch.optim.Optimizer.zero_grad.html):
+#   why it sets `.grad` to `None`
+# - [`torch.no_grad`](https://docs.pytorch.org/docs/stable/generated/torch.no_grad.html):
+#   switching recording off
+# - [`Tensor.detach`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.detach.html):
+#   a tensor without history
+#
+# The last cell lists this notebook's exercises: `✓` passed, `✗` not yet, `·` not run yet
+# in this session. Run it when you have finished (it only reports: grading runs every check
+# again).
+
+# %%
+checks.check.progress()

@@ -5,15 +5,24 @@
 # happens when the output is a vector or a matrix, which tensors count as *leaves* of the graph,
 # and what `backward()` computes in general: a vector-Jacobian product.
 #
+# **Time:** about 1 h 20 min: 35 min to read and run the cells, 45 min for the exercises
+# (estimated from the notebook's length and points, as notebook 00 explains).
+#
+# **Before you start:** notebook 02 (`requires_grad`, `grad_fn`, leaves, `backward()`,
+# `no_grad()`). From maths: partial derivatives, and a row vector times a matrix.
+#
 # **Learning goals.** By the end of this notebook you can
 #
-# - explain why `backward()` on a non-scalar needs a `gradient=` argument, and choose one;
-# - read the signature of `autograd.backward` and use `retain_graph` and `create_graph`;
-# - make an integer tensor ready for gradients;
-# - tell a leaf from a non-leaf, and say which three ways produce a leaf;
-# - explain why the graph is *dynamic* and why `no_grad()` saves time and memory;
-# - build a Jacobian with `backward()` and explain that backward computes `vᵀJ`;
-# - plot a function and its derivative using autograd alone.
+# - explain why `backward()` on a non-scalar needs `gradient=`, and predict the gradients that a
+#   given `gradient=` produces (exercise 1);
+# - call `autograd.backward` on several outputs, backpropagate twice with `retain_graph`, and take
+#   a second derivative with `create_graph`;
+# - make an integer tensor ready for gradients without changing the caller's tensor (exercise 2);
+# - tell a leaf from a non-leaf, and name the three ways a tensor becomes a leaf;
+# - show that the graph is built while the code runs, and time what `no_grad()` saves;
+# - work out a Jacobian and a vector-Jacobian product by hand (exercise 3), and build a Jacobian
+#   row by row with `backward()` (exercise 4);
+# - plot a function and its derivative with autograd alone.
 #
 # **Graded exercises:** 4 exercises, **9 points** in total.
 
@@ -495,3 +504,23 @@ FunctionPlotter("tanh")
 #
 # **Next:** notebook 04 shows what happens when you change a tensor *in place* after autograd has
 # saved it.
+#
+# **Further reading** in PyTorch's documentation:
+#
+# - [`Tensor.backward`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.backward.html):
+#   the `gradient` argument
+# - [`torch.autograd.backward`](https://docs.pytorch.org/docs/stable/generated/torch.autograd.backward.html):
+#   several roots, `retain_graph`, `create_graph`
+# - [`torch.autograd.grad`](https://docs.pytorch.org/docs/stable/generated/torch.autograd.grad.html):
+#   gradients returned instead of accumulated
+# - [`torch.autograd.functional.jacobian`](https://docs.pytorch.org/docs/stable/generated/torch.autograd.functional.jacobian.html):
+#   the library's version of exercise 4
+# - [Autograd mechanics](https://docs.pytorch.org/docs/stable/notes/autograd.html):
+#   why the graph is rebuilt on every forward pass
+#
+# The last cell lists this notebook's exercises: `✓` passed, `✗` not yet, `·` not run yet
+# in this session. Run it when you have finished (it only reports: grading runs every check
+# again).
+
+# %%
+checks.check.progress()

@@ -7,14 +7,23 @@
 # the backward pass. This notebook shows the two errors autograd raises to protect you, and the
 # one back door, `.data`, where it cannot protect you at all.
 #
+# **Time:** about 1 h 5 min: 30 min to read and run the cells, 35 min for the exercises
+# (estimated from the notebook's length and points, as notebook 00 explains).
+#
+# **Before you start:** notebooks 02 and 03 (leaves, `no_grad()`, `detach()`, what a backward
+# pass needs from the forward pass).
+#
 # **Learning goals.** By the end of this notebook you can
 #
-# - explain why an in-place change of a leaf that requires grad is refused, and initialise or
-#   update weights correctly under `no_grad()`;
+# - explain why an in-place change of a leaf that requires grad is refused, and fix an
+#   initialisation that does one (exercise 1);
 # - read the "modified by an inplace operation ... is at version 1; expected version 0" error,
 #   and find the tensor and the operation it is about;
-# - use the version counter `_version` to predict when backward will fail;
-# - say what `.data` and `.detach()` have in common, and why `.detach()` is the safe one.
+# - predict a tensor's `_version` after a series of in-place operations (exercise 2), and which
+#   in-place changes make backward fail (exercise 3);
+# - say what `.data` and `.detach()` have in common, and show with a training run why
+#   `.detach()` is the safe one;
+# - write an update step that changes a parameter in place and keeps it a leaf (exercise 4).
 #
 # **Graded exercises:** 4 exercises, **9 points** in total.
 
@@ -424,3 +433,21 @@ checks.steps_train()
 #
 # **Next:** notebook 05 opens up `grad_fn` and follows the references from an output back to the
 # leaves.
+#
+# **Further reading** in PyTorch's documentation:
+#
+# - [Autograd mechanics](https://docs.pytorch.org/docs/stable/notes/autograd.html):
+#   in-place operations and the correctness checks
+# - [`torch.autograd`](https://docs.pytorch.org/docs/stable/autograd.html):
+#   in-place operations on tensors, and anomaly detection (the error's hint)
+# - [`Tensor.detach`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.detach.html):
+#   what it shares with the original
+# - [`torch.nn.init`](https://docs.pytorch.org/docs/stable/nn.init.html):
+#   initialising parameters in place, under `no_grad()`
+#
+# The last cell lists this notebook's exercises: `✓` passed, `✗` not yet, `·` not run yet
+# in this session. Run it when you have finished (it only reports: grading runs every check
+# again).
+
+# %%
+checks.check.progress()

@@ -6,17 +6,25 @@
 # this notebook you open up the objects autograd creates and follow the references that lead from
 # an output back to its leaves. Then you write a new operation of your own.
 #
+# **Time:** about 2 h 20 min: 50 min to read and run the cells, 90 min for the exercises
+# (estimated from the notebook's length and points, as notebook 00 explains).
+#
+# **Before you start:** notebooks 02 and 03 (`grad_fn`, leaves, `retain_graph`,
+# `create_graph`). From Python: classes and `@staticmethod`.
+#
 # **Learning goals.** By the end of this notebook you can
 #
 # - explain how `e.backward()` reaches `a`: through `grad_fn`, `next_functions` and
 #   `AccumulateGrad.variable`;
 # - say what `backward()` does with its arguments before the engine starts;
 # - explore an unfamiliar object with `vars()`, `dir()` and `type()`;
-# - walk a graph from the root to every leaf, without recursion;
-# - write an operation with `autograd.Function`, giving both its forward and its backward;
-# - compute the gradients of `e = (a + b) * d` by hand and predict what autograd prints;
-# - explain why gradients add up where a tensor is used twice, and how the engine's dependency
-#   counts make every node run once, after all the nodes that send it a gradient.
+# - predict the node classes of a graph level by level (exercise 1), and collect its leaves with a
+#   loop and a stack, without recursion (exercise 2);
+# - write an operation with `autograd.Function`, its forward and its backward, and check it with
+#   `gradcheck` (exercise 3);
+# - compute the gradients of `e = (a + b) * d` by hand (exercise 4);
+# - predict the engine's pending counts and hook calls at a fork (exercise 5), and put a graph's
+#   nodes in an order the engine can run, by counting dependencies (exercise 6).
 #
 # **Graded exercises:** 6 exercises, **15 points** in total.
 
@@ -633,3 +641,23 @@ checks.engine_order_twice()
 #
 # **Next:** notebook 06 hooks into the backward pass to watch, and change, the gradients as they
 # flow.
+#
+# **Further reading** in PyTorch's documentation:
+#
+# - [Autograd mechanics](https://docs.pytorch.org/docs/stable/notes/autograd.html):
+#   how autograd encodes the history, and what it saves
+# - [`torch.autograd`](https://docs.pytorch.org/docs/stable/autograd.html):
+#   `Function`, the graph's nodes, `gradcheck`
+# - [`Function.backward`](https://docs.pytorch.org/docs/stable/generated/torch.autograd.Function.backward.html):
+#   what your backward receives and returns
+# - [`ctx.save_for_backward`](https://docs.pytorch.org/docs/stable/generated/torch.autograd.function.FunctionCtx.save_for_backward.html):
+#   keeping tensors for backward
+# - [`torch.autograd.gradcheck`](https://docs.pytorch.org/docs/stable/generated/torch.autograd.gradcheck.gradcheck.html):
+#   checking a backward numerically
+#
+# The last cell lists this notebook's exercises: `✓` passed, `✗` not yet, `·` not run yet
+# in this session. Run it when you have finished (it only reports: grading runs every check
+# again).
+
+# %%
+checks.check.progress()

@@ -8,15 +8,22 @@
 # This notebook covers tensor hooks, module hooks, and a famous trap with the old module backward
 # hook.
 #
+# **Time:** about 1 h 25 min: 40 min to read and run the cells, 45 min for the exercises
+# (estimated from the notebook's length and points, as notebook 00 explains).
+#
+# **Before you start:** notebooks 02, 04 and 05 (why a non-leaf's `.grad` is `None`,
+# initialising weights under `no_grad()`, backward nodes and the order the engine runs them).
+#
 # **Learning goals.** By the end of this notebook you can
 #
-# - predict which results require grad, and explain why intermediate `.grad` stays `None`;
-# - print an intermediate gradient with `register_hook`, and remove the hook again;
-# - write a hook `hook(grad) -> Tensor or None` that changes the gradient flowing on;
+# - predict which results require grad, and explain why an intermediate `.grad` stays `None`;
+# - print an intermediate gradient with `register_hook`, and remove the hook with its handle;
+# - predict what a chain of hooks sees and what reaches the leaf (exercise 1), and capture
+#   intermediate gradients with hooks that change nothing (exercise 2);
 # - use module forward hooks and backward hooks `hook(module, grad_input, grad_output)`;
-# - explain the `Linear(4, 1)` example (20.5, 22, 5.5) and why the legacy backward hook only sees
-#   the module's last operation;
-# - explain why `input.grad` was `None` after `.to(...)`, and that module parameters require grad.
+# - work out the `Linear(4, 1)` example by hand (exercise 4), and explain why the legacy
+#   backward hook's `grad_input` changes with the order of operations (20.5, 22, 5.5);
+# - fix a function whose input gradient is `None` after `.to(...)` (exercise 3).
 #
 # **Graded exercises:** 4 exercises, **9 points** in total.
 
@@ -537,3 +544,20 @@ checks.by_hand()
 #
 # **Next:** notebook 07 puts everything together: train a small network, watch its graph and its
 # gradients, and compare optimizers.
+#
+# **Further reading** in PyTorch's documentation:
+#
+# - [`Tensor.register_hook`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.register_hook.html):
+#   tensor hooks and their handle
+# - [`torch.nn.Module`](https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html):
+#   `register_forward_hook`, `register_full_backward_hook` and the deprecated
+#   `register_backward_hook`
+# - [Autograd mechanics](https://docs.pytorch.org/docs/stable/notes/autograd.html):
+#   when each kind of backward hook runs
+#
+# The last cell lists this notebook's exercises: `✓` passed, `✗` not yet, `·` not run yet
+# in this session. Run it when you have finished (it only reports: grading runs every check
+# again).
+
+# %%
+checks.check.progress()

@@ -8,16 +8,26 @@
 # deeper: you watch gradients vanish in a deep network, and you write the engine behind
 # `backward()` yourself, about sixty lines for numbers instead of tensors.
 #
+# **Time:** about 2 h 35 min: 55 min to read and run the cells, 100 min for the exercises
+# (estimated from the notebook's length and points, as notebook 00 explains).
+#
+# **Before you start:** notebooks 02, 04, 05 and 06 (the training loop with autograd,
+# `no_grad()`, the engine's order, hooks). Notebooks 01 and 03 help with the maths.
+#
 # **Learning goals.** By the end of this notebook you can
 #
-# - build and train an `nn.Sequential` classifier with `CrossEntropyLoss` and an optimizer;
-# - read the backward graph of a real network (`AddmmBackward0`, `TanhBackward0`, ...);
-# - write the training loop yourself: `zero_grad`, forward, loss, `backward`, `step`;
-# - attach hooks to watch gradients per layer while the network trains;
-# - explain the difference between SGD, SGD with momentum and Adam from their loss curves;
-# - evaluate under `no_grad()` and draw a decision boundary;
-# - explain why gradients vanish in a deep sigmoid network, and what ReLU and tanh need not to;
-# - write a scalar autograd engine: a topological sort, then the chain rule in reverse.
+# - count the parameters of an `nn.Sequential` of `Linear` layers (exercise 1);
+# - read the backward graph of a real network (`AddmmBackward0`, `TanhBackward0`, ...) and
+#   predict what backward fills in (exercise 2);
+# - write the training loop yourself: `zero_grad`, forward, loss, `backward`, `step`
+#   (exercise 3);
+# - attach hooks that watch each layer's gradient while the network trains;
+# - compare SGD, SGD with momentum and Adam from their loss curves;
+# - compute the accuracy under `no_grad()` (exercise 4), and draw a decision boundary;
+# - measure each layer's weight gradient (exercise 5), and explain why gradients vanish in a deep
+#   sigmoid network and what ReLU and tanh need not to;
+# - write a scalar autograd engine: a topological order (exercise 6), then the chain rule in
+#   reverse (exercise 7).
 #
 # **Graded exercises:** 7 exercises, **21 points** in total.
 
@@ -675,3 +685,23 @@ checks.engine_accumulates()
 #
 # Congratulations: you have followed a gradient from a single weight all the way to a trained
 # network, and you have written the engine that computes it.
+#
+# **Further reading** in PyTorch's documentation:
+#
+# - [`torch.nn.Module`](https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html):
+#   parameters, `train()` / `eval()`, hooks
+# - [`torch.nn.CrossEntropyLoss`](https://docs.pytorch.org/docs/stable/generated/torch.nn.CrossEntropyLoss.html):
+#   logits in, class indices as targets
+# - [`Optimizer.zero_grad`](https://docs.pytorch.org/docs/stable/generated/torch.optim.Optimizer.zero_grad.html):
+#   the first line of your loop
+# - [`torch.nn.init`](https://docs.pytorch.org/docs/stable/nn.init.html):
+#   Xavier and Kaiming initialisation
+# - [`torch.no_grad`](https://docs.pytorch.org/docs/stable/generated/torch.no_grad.html):
+#   evaluation without a graph
+#
+# The last cell lists this notebook's exercises: `✓` passed, `✗` not yet, `·` not run yet
+# in this session. Run it when you have finished (it only reports: grading runs every check
+# again).
+
+# %%
+checks.check.progress()
