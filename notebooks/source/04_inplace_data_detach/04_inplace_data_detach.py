@@ -418,7 +418,7 @@ checks.steps_train()
 #
 # **A target made from the model's own output.** Sometimes the number a prediction should move
 # towards is computed from the model itself: reinforcement learning's Q-learning target
-# `reward + γ · Q(next state)`, or a prediction on clean data that a prediction on noisy data
+# `reward + γ · max Q(next state)`, or a prediction on clean data that a prediction on noisy data
 # should match. The target must stay put while the prediction moves, so it is detached. Here
 # the simplest such target: "10 % more than you predict now", for `prediction = w * x`:
 
@@ -531,7 +531,8 @@ print("x.grad after the stopped pass:", x.grad)
 # It is `SqrtBackward0`, made by `x.sqrt()`. `where` computes *both* branches and then picks, so
 # `√-1 = nan` was computed even though the result never used it. In the backward pass `where`
 # sends the gradient 0 to the branch it did not pick, and `sqrt`'s backward turns that 0 into
-# `0 / (2 · √x)`: `0 / 0 = nan` at `x = 0`, and `0 / nan = nan` at `x = -1`. The fix is to make the unused branch harmless before it is computed:
+# `0 / (2 · √x)`: `0 / 0 = nan` at `x = 0`, and `0 / nan = nan` at `x = -1`. The fix is to
+# make the unused branch harmless before it is computed:
 
 # %% tags=["topic:T32"]
 x.grad = None

@@ -669,10 +669,11 @@ except RuntimeError as error:
 # %% [markdown] tags=["topic:T41"]
 # ### Every saved tensor of a forward pass: `saved_tensors_hooks`
 #
-# Looking node by node does not scale to a network. `agk.autograd.graph.saved_tensors_hooks(
-# pack, unpack)` is a `with` block: every tensor that an operation inside it saves is handed to
-# `pack(tensor)` first, and whatever `pack` returns is stored instead; when backward needs the
-# tensor it calls `unpack(stored)`, which must give back a tensor with the same values. PyTorch
+# Looking node by node does not scale to a network.
+# `agk.autograd.graph.saved_tensors_hooks(pack, unpack)` is a `with` block: every tensor that an
+# operation inside it saves is handed to `pack(tensor)` first, and whatever `pack` returns is
+# stored instead; when backward needs the tensor it calls `unpack(stored)`, which must give back
+# a tensor with the same values. PyTorch
 # users move saved tensors to the CPU or compress them this way, to train models that would not
 # fit in memory. (`grad_fn._raw_saved_self.register_hooks(pack, unpack)` does the same for one
 # saved tensor.) Here `pack` only measures, on a small network, for three batch sizes:
