@@ -153,8 +153,8 @@ def evaluation(obs, evaluate):
         obs.equal(
             f"a graph was recorded while the layers ran (model in {mode} mode)",
             any(seen),
-            hint="run the model inside a block that stops recording (a later detach() "
-            "comes too late: the graph was already built)",
+            hint="run the model inside a block that stops recording; a later detach() "
+            "comes too late, the graph is built by then",
         )
         obs.equal(
             f"the modes of the model and its layers afterwards (it was in {mode} mode)",
