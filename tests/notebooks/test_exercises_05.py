@@ -25,6 +25,7 @@ def answers() -> dict:
         "nb05_ex4_by_hand",
         "nb05_ex5_fork",
         "nb05_ex6_order",
+        "nb05_ex7_count_saved",
     ):
         found.update(solution(NB, grade_id))
     return found
@@ -513,3 +514,98 @@ def test_ex6_hidden_a_visited_set_kept_between_calls_is_refused(answers):
     assert_refused(
         checks.engine_order_twice, answers, words, backward_order=order_remembering_nodes
     )
+
+
+# ----- ex. 7: count what a graph saves ----------------------------------------------------------
+def count_saved_as_lists(f, *inputs):
+    """Another correct pair of hooks: pack to plain numbers, unpack to a new tensor."""
+    sizes = []
+
+    def pack(t):
+        sizes.append(t.numel())
+        return t.tolist()
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, agk.tensor):
+        out = f(*inputs)
+    return out, len(sizes), sum(sizes)
+
+
+def count_nodes(f, *inputs):
+    out, stack, seen = f(*inputs), [], set()
+    stack.append(out.grad_fn)
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            stack.extend(child for child, _ in node.next_functions)
+    return out, len(seen), sum(t.numel() for t in inputs)  # nodes and inputs, not what is saved
+
+
+def count_under_no_grad(f, *inputs):
+    sizes = []
+
+    def pack(t):
+        sizes.append(t.numel())
+        return t
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, lambda t: t), agk.no_grad():
+        out = f(*inputs)  # nothing is recorded, so nothing is saved
+    return out, len(sizes), sum(sizes)
+
+
+def count_and_keep_nothing(f, *inputs):
+    sizes = []
+
+    def pack(t):
+        sizes.append(t.numel())  # returns None: the saved tensor is thrown away
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, lambda packed: packed):
+        out = f(*inputs)
+    return out, len(sizes), sum(sizes)
+
+
+def count_and_unpack_zeros(f, *inputs):
+    sizes = []
+
+    def pack(t):
+        sizes.append(t.numel())
+        return t.shape
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, agk.zeros):
+        out = f(*inputs)
+    return out, len(sizes), sum(sizes)
+
+
+SIZES_OF_ALL_CALLS: list = []
+
+
+def count_into_one_list_for_all_calls(f, *inputs):
+    def pack(t):
+        SIZES_OF_ALL_CALLS.append(t.numel())
+        return t
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = f(*inputs)
+    return out, len(SIZES_OF_ALL_CALLS), sum(SIZES_OF_ALL_CALLS)
+
+
+def test_ex7_hooks_that_count_and_give_back_pass(answers):
+    assert_passes(checks.saved_counted, answers)
+    assert_passes(checks.saved_counted, answers, count_saved=count_saved_as_lists)
+
+
+@pytest.mark.parametrize(
+    ("shortcut", "words"),
+    [
+        (count_nodes, "only the calls of this run"),
+        (count_under_no_grad, "recording on"),
+        (count_and_keep_nothing, "raised TypeError"),
+        (count_and_unpack_zeros, "give back what pack was handed"),
+        (count_into_one_list_for_all_calls, "only the calls of this run"),
+    ],
+)
+def test_ex7_counting_something_else_or_losing_the_saved_tensors_is_refused(
+    answers, shortcut, words
+):
+    SIZES_OF_ALL_CALLS.clear()
+    assert_refused(checks.saved_counted, answers, words, count_saved=shortcut)

@@ -346,3 +346,78 @@ def engine_order(obs, backward_order):
     _observe_order(obs, backward_order, "a chain of 5,000 operations", root)
 
 
+# ----- exercise 7: count what a graph saves ------------------------------------------------
+# The steps a random function is made of: each saves something else (PyTorch's rules)
+STEPS = (
+    lambda h, c: h.sigmoid(),  # its output
+    lambda h, c: h.tanh(),  # its output
+    lambda h, c: h.relu(),  # its output
+    lambda h, c: h.sin(),  # its input
+    lambda h, c: h**2,  # its input
+    lambda h, c: h * 0.5,  # nothing
+    lambda h, c: h + c,  # nothing
+    lambda h, c: h * c,  # c, and h too when c needs a gradient
+)
+
+
+def _saving_function(obs):
+    """A matrix product, a random chain of steps and a square, over fresh inputs of which some
+    need no gradient: the function and its inputs."""
+    n, m = int(obs.rng.integers(2, 6)), int(obs.rng.integers(2, 5))
+    a = agk.tensor(obs.rng.normal(0.0, 0.5, size=(n, m)), dtype=agk.float32, requires_grad=True)
+    weight_needs, c_needs = (bool(obs.rng.integers(2)) for _ in range(2))
+    weight = agk.tensor(obs.rng.normal(0.0, 0.5, size=(m, m)), dtype=agk.float32)
+    c = agk.tensor(obs.rng.normal(0.0, 0.5, size=m), dtype=agk.float32)
+    weight.requires_grad_(weight_needs)
+    c.requires_grad_(c_needs)
+    steps = [STEPS[int(i)] for i in obs.rng.choice(len(STEPS), size=int(obs.rng.integers(3, 6)))]
+
+    def f(a, weight, c):
+        h = a @ weight
+        for step in steps:
+            h = step(h, c)
+        return (h * h).sum()
+
+    return f, {"a": a, "weight": weight, "c": c}
+
+
+@check.exercise("count_saved")
+def saved_counted(obs, count_saved):
+    """Exercise 7: the tensors a graph saves, counted with saved_tensors_hooks"""
+    for draw in (1, 2):
+        f, inputs = _saving_function(obs)
+        at = f"function {draw} of 2"
+        result = obs.call(count_saved, f, *inputs.values())
+        obs.require(
+            f"count_saved returns (out, count, numbers) ({at})",
+            isinstance(result, tuple) and len(result) == 3,
+            hint="return out, count, numbers",
+        )
+        out, count, numbers = result
+        obs.require(
+            f"out is part of a graph ({at})",
+            isinstance(out, agk.Tensor) and out.grad_fn is not None,
+            hint="run f with recording on: the hooks see only what a recorded graph saves",
+        )
+        obs.equal(
+            f"the number of saved tensors ({at})",
+            count,
+            hint="count each call of the pack hook, and only the calls of this run",
+        )
+        obs.equal(
+            f"the numbers they hold ({at})",
+            numbers,
+            hint="add up t.numel() of every tensor handed to pack",
+        )
+        obs.close(f"out ({at})", out, atol=1e-4)
+        obs.call(out.backward)
+        for name, t in inputs.items():
+            if t.requires_grad:
+                obs.close(
+                    f"{name}.grad after out.backward() ({at})",
+                    t.grad,
+                    atol=1e-4,
+                    hint="unpack must give back what pack was handed",
+                )
+
+

@@ -28,7 +28,7 @@
 # - predict whether a result is tracked after `requires_grad_(False)`, `detach()` or `no_grad()`
 #   (exercise 4).
 #
-# **Graded exercises:** 4 exercises, **10 points** in total.
+# **Graded exercises:** 6 exercises, **15 points** in total.
 
 # %%
 import numpy as np
@@ -486,6 +486,132 @@ tracked = {"a": False, "b": False, "c": True, "d": False}
 # %% nbgrader={"grade": true, "grade_id": "nb02_ex4_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.tracked_or_not()
 
+# %% [markdown] tags=["topic:T21"]
+# ## 12. `model.eval()`, `no_grad()` and `inference_mode()`: three different switches
+#
+# Evaluation code in PyTorch usually has two lines around it, `model.eval()` and a `with` block,
+# and they are often taken for one thing. Each changes something different:
+#
+# - **`model.eval()`** changes how *layers* behave. Some layers act differently while training:
+#   `nn.Dropout(p)` sets a random fraction `p` of its inputs to zero (and scales the others by
+#   `1 / (1 - p)`), but passes everything through unchanged in evaluation mode. `eval()` sets
+#   `training = False` on the model and on every layer inside it; `model.train()` switches back.
+#   It does nothing to autograd: the graph is still recorded.
+# - **`with agk.no_grad():`** switches *recording* off (section 11), and nothing else: a model
+#   in training mode still drops values inside the block.
+# - **`with agk.inference_mode():`** is `no_grad()` and one step more: every tensor made inside
+#   is an *inference tensor*, which skips autograd's bookkeeping (it has no version counter,
+#   notebook 04), so it can never be saved for a backward pass later.
+#
+# A small model with a dropout layer shows each switch on its own. For each setting, the cell
+# runs the model twice on the same inputs:
+
+# %% tags=["topic:T21"]
+agk.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 1))
+inputs = agk.randn(4, 3)
+
+
+def run_twice(label):
+    first, second = model(inputs), model(inputs)
+    node = type(first.grad_fn).__name__ if first.grad_fn is not None else None
+    print(f"{label:35} same output twice: {bool((first == second).all())!s:5}  "
+          f"requires_grad: {first.requires_grad!s:5}  grad_fn: {node}")
+
+
+print("model.training:", model.training)
+run_twice("training mode")
+with agk.no_grad():
+    run_twice("training mode, inside no_grad()")
+model.eval()
+print("model.eval() -> model.training:", model.training, "| the Dropout layer's:", model[2].training)
+run_twice("eval mode")
+with agk.no_grad():
+    run_twice("eval mode, inside no_grad()")
+with agk.inference_mode():
+    run_twice("eval mode, inside inference_mode()")
+model.train()
+print("model.train() -> model.training:", model.training)
+
+# %% [markdown] tags=["topic:T21"]
+# Only `eval()` makes the predictions repeatable, and only the `with` blocks stop the recording,
+# so evaluation code needs both. Between `no_grad()` and `inference_mode()` the difference
+# appears when a result is used again later, in a computation autograd records. Multiplying by
+# a tensor `w` that requires grad saves the other factor for `w`'s gradient, and an inference
+# tensor cannot be saved (a `clone()` made outside the block is an ordinary tensor again):
+
+# %% tags=["topic:T21"]
+w = agk.tensor(2.0, requires_grad=True)
+model.eval()
+with agk.no_grad():
+    plain = model(inputs)
+with agk.inference_mode():
+    frozen = model(inputs)
+model.train()
+print("plain.is_inference():", plain.is_inference(), "| frozen.is_inference():",
+      frozen.is_inference())
+print("plain * w          ->", (plain * w).grad_fn)
+try:
+    frozen * w
+except RuntimeError as error:
+    print(f"frozen * w         -> {type(error).__name__}: {error}")
+print("frozen.clone() * w ->", (frozen.clone() * w).grad_fn)
+
+# %% [markdown] tags=["topic:T21"]
+# So: `model.eval()` for the layers, and `no_grad()` for the graph; `inference_mode()` instead
+# of `no_grad()` when the results will never take part in training (it is slightly faster), and
+# `model.train()` before training goes on.
+
+# %% [markdown]
+# ### Exercise 5 — which switch does what? (predict, 2 points)
+#
+# `model` is a network with a dropout layer (many units), in training mode; `x` is a batch of
+# inputs and `w = agk.tensor(2.0, requires_grad=True)`. Each row starts afresh. Predict `True` or
+# `False`:
+#
+# | key | code | question |
+# |---|---|---|
+# | `"a"` | `model.eval()` inside a `with agk.no_grad():` block; after the block, `out = model(x)` | does `out` require grad? |
+# | `"b"` | the same, then `out1, out2 = model(x), model(x)` after the block | are `out1` and `out2` equal? |
+# | `"c"` | inside one `with agk.inference_mode():` block, `out = model(x)` and then `loss = (out * w).sum()` | does the last line raise? |
+# | `"d"` | inside a `with agk.inference_mode():` block, `out = model(x)`; after the block, `loss = (out * w).sum()` | does the last line raise? |
+
+# %% nbgrader={"grade": false, "grade_id": "nb02_ex5_switches", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# Set switches = {"a": ..., "b": ..., "c": ..., "d": ...} with True or False values.
+### BEGIN SOLUTION
+switches = {"a": True, "b": True, "c": False, "d": True}
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb02_ex5_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+checks.three_switches()
+
+# %% [markdown]
+# ### Exercise 6 — an evaluation helper (write the code, 3 points)
+#
+# Write `evaluate(model, x)`: it returns the model's predictions for `x` as evaluation code
+# should compute them, with every layer in evaluation mode and without recording a graph. A
+# training loop calls such a helper between epochs and then goes on training, so afterwards the
+# model must be back in the mode it was in before the call (`model.training` tells you which;
+# `model.train(mode)` sets it). The check runs it on models with dropout of its own, starting
+# from either mode, and watches whether a graph is recorded while the layers run.
+
+# %% nbgrader={"grade": false, "grade_id": "nb02_ex6_evaluate", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def evaluate(model, x):
+    ### BEGIN SOLUTION
+    was_training = model.training
+    model.eval()
+    with agk.no_grad():
+        predictions = model(x)
+    model.train(was_training)
+    return predictions
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb02_ex6_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+checks.evaluation()
+### BEGIN HIDDEN TESTS
+checks.evaluation_in_a_loop()
+### END HIDDEN TESTS
+
 # %% [markdown]
 # ## Recap
 #
@@ -500,6 +626,10 @@ checks.tracked_or_not()
 #   with the loss divided by the number of steps.
 # - Stop tracking with `requires_grad_(False)`, `detach()` or `no_grad()`; evaluate under
 #   `no_grad()`.
+# - Three different switches: `model.eval()` changes how layers such as `Dropout` behave and
+#   still records the graph; `no_grad()` stops recording; `inference_mode()` stops recording and
+#   makes inference tensors, which cannot be saved for a backward pass later. Evaluation code
+#   uses `eval()` and a `with` block, and `train()` again afterwards.
 #
 # **Next:** notebook 03 calls `backward()` on outputs that are not a single number.
 #

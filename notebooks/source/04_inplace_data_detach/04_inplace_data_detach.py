@@ -25,7 +25,7 @@
 #   `.detach()` is the safe one;
 # - write an update step that changes a parameter in place and keeps it a leaf (exercise 4).
 #
-# **Graded exercises:** 4 exercises, **9 points** in total.
+# **Graded exercises:** 6 exercises, **15 points** in total.
 
 # %%
 import numpy as np
@@ -418,6 +418,174 @@ checks.step_in_place()
 checks.steps_train()
 ### END HIDDEN TESTS
 
+# %% [markdown] tags=["topic:T33"]
+# ## 4. `detach()` on purpose: stopping the gradient
+#
+# Section 3 used `detach()` to look at a tensor's values without its history. Its everyday job
+# is to cut the graph on purpose: the gradient flows back to the detached tensor and stops
+# there. Two places where every PyTorch user meets it.
+#
+# **A target made from the model's own output.** Sometimes the number a prediction should move
+# towards is computed from the model itself: reinforcement learning's Q-learning target
+# `reward + γ · max Q(next state)`, or a prediction on clean data that a prediction on noisy data
+# should match. The target must stay put while the prediction moves, so it is detached. Here
+# the simplest such target: "10 % more than you predict now", for `prediction = w * x`:
+
+# %% tags=["topic:T33"]
+x = agk.tensor([1., 2., 3.])
+for cut in (True, False):
+    w = agk.tensor(1.0, requires_grad=True)
+    prediction = w * x
+    target = 1.1 * (prediction.detach() if cut else prediction)
+    loss = ((prediction - target) ** 2).mean()
+    loss.backward()
+    label = "target = 1.1 * prediction.detach()" if cut else "target = 1.1 * prediction"
+    print(f"{label:35} loss = {loss.item():.4f}   w.grad = {w.grad.item():+.4f}")
+
+# %% [markdown] tags=["topic:T33"]
+# With the detached target, `w.grad` is negative: a gradient-descent step makes `w` larger and
+# moves the prediction up, towards the target, as intended. Without `detach()` the gradient
+# also flows through the target, and the loss is simply `(0.1 · prediction)²`. Its gradient is
+# positive: the step makes `w` *smaller*, because shrinking the prediction shrinks the target
+# with it and that lowers the loss fastest. The model "wins" by dragging the target along, and
+# nothing raises an error.
+#
+# **Frozen features.** A feature extractor that was trained before (or someone else's) computes
+# features, and only a new layer on top of it is trained. Detaching the features ends the graph
+# there: backward never reaches the extractor, and its weights get no gradient.
+
+# %% tags=["topic:T33"]
+agk.manual_seed(0)
+extractor = agk.nn.Sequential(agk.nn.Linear(3, 4), agk.nn.Tanh())   # kept as it is
+head = agk.nn.Linear(4, 1)                                          # trained
+features = extractor(agk.randn(8, 3)).detach()
+print("features:", "requires_grad =", features.requires_grad, "| is_leaf =", features.is_leaf)
+loss = head(features).pow(2).mean()
+loss.backward()
+print("head.weight.grad:        ", head.weight.grad)
+print("extractor[0].weight.grad:", extractor[0].weight.grad)
+
+# %% [markdown] tags=["topic:T33"]
+# `detach()` cuts one use: the extractor's weights still require grad, and any other path to
+# them still trains them. To freeze the parameters themselves, everywhere they are used, switch
+# off their `requires_grad` (notebook 06 shows how, with the optimizer).
+
+# %% [markdown]
+# ### Exercise 5 — a target that stays put (write the code, 3 points)
+#
+# A prediction on a noisy copy of the input should match the prediction on the clean input.
+# Write `consistency_loss(model, x, noise)`: it returns the mean squared difference between the
+# prediction `model(x + noise)` and the target `model(x)`, where the target stays put: when
+# `backward()` runs on the loss, gradients flow back only through the prediction on the noisy
+# input. The check calls it on networks and inputs of its own (`x` requires grad) and compares
+# the gradients that reach the weights and `x`.
+
+# %% nbgrader={"grade": false, "grade_id": "nb04_ex5_consistency", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def consistency_loss(model, x, noise):
+    ### BEGIN SOLUTION
+    target = model(x).detach()
+    return ((model(x + noise) - target) ** 2).mean()
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb04_ex5_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+checks.stopped_target()
+
+# %% [markdown] tags=["topic:T32"]
+# ## 5. Finding the operation that made a NaN: anomaly detection
+#
+# A wrong gradient can also be `nan` ("not a number"). One `nan` in a gradient makes the weight
+# it updates `nan`, and within a few steps the whole network, while the loss printed just before
+# looked fine. A classic cause is a guard that protects the forward pass but not the backward
+# pass. `agk.where(condition, a, b)` picks `a` where the condition holds and `b` elsewhere, so
+# this computes `√x` for positive `x` and 0 elsewhere, without a `nan` in sight:
+
+# %% tags=["topic:T32"]
+x = agk.tensor([4., 1., 0., -1.], requires_grad=True)
+root = agk.where(x > 0, x.sqrt(), 0.0)
+loss = root.sum()
+loss.backward()
+print("root:  ", root)
+print("loss:  ", loss)
+print("x.grad:", x.grad)
+
+# %% [markdown] tags=["topic:T32"]
+# Where do the two `nan`s come from? In a bigger model you would not know which of hundreds of
+# operations made them. **Anomaly detection** finds out. Inside `with
+# agk.autograd.detect_anomaly():` every node remembers the traceback of the forward call that
+# created it, and the engine checks the gradients each node returns: the first node that
+# returns a `nan` stops the backward pass with an error that names it, and a warning shows the
+# line of your code that created it. (The cell collects the warnings to print them tidily.)
+
+# %% tags=["topic:T32"]
+import warnings
+
+x.grad = None
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with agk.autograd.detect_anomaly():
+        loss = agk.where(x > 0, x.sqrt(), 0.0).sum()
+        try:
+            loss.backward()
+        except RuntimeError as raised:
+            error = raised
+for warning in caught:                  # the warnings come first, then the error
+    lines = str(warning.message).strip().splitlines()
+    print(f"{warning.category.__name__}: {lines[0]}")
+    if len(lines) > 1:                  # the traceback: its last line is the forward call
+        print("    ...\n" + lines[-1])
+print(f"{type(error).__name__}: {error}")
+print("x.grad after the stopped pass:", x.grad)
+
+# %% [markdown] tags=["topic:T32"]
+# It is `SqrtBackward0`, made by `x.sqrt()`. `where` computes *both* branches and then picks, so
+# `√-1 = nan` was computed even though the result never used it. In the backward pass `where`
+# sends the gradient 0 to the branch it did not pick, and `sqrt`'s backward turns that 0 into
+# `0 / (2 · √x)`: `0 / 0 = nan` at `x = 0`, and `0 / nan = nan` at `x = -1`. The fix is to
+# make the unused branch harmless before it is computed:
+
+# %% tags=["topic:T32"]
+x.grad = None
+safe = agk.where(x > 0, x, 1.0)          # 1 where the square root is not wanted
+agk.where(x > 0, safe.sqrt(), 0.0).sum().backward()
+print("x.grad:", x.grad)
+
+# %% [markdown] tags=["topic:T32"]
+# Three things to know about anomaly detection:
+#
+# - it slows every operation down (it keeps a traceback per node), so switch it on to debug,
+#   not to train: the `with` block above, or `agk.autograd.set_detect_anomaly(True)` and
+#   `set_detect_anomaly(False)` around the code you suspect;
+# - it names the first node whose backward *returns* a `nan`. An infinity made one step
+#   earlier (`√0` has an infinite slope) often becomes that `nan`, so look one node back too;
+# - the version error of section 2 says "Hint: enable anomaly detection to find the operation
+#   that failed to compute its gradient": with it on, that error also comes with the traceback
+#   of the forward call. In PyTorch the traceback can end inside PyTorch's own Python files
+#   (for `x ** 2`, say): the line you want is the last one from your code.
+
+# %% [markdown]
+# ### Exercise 6 — which operation made the `nan`? (write the code, 3 points)
+#
+# Write `nan_origin(loss_fn, x)`: compute `loss = loss_fn(x)` and call `loss.backward()` with
+# anomaly detection on, and return the name of the backward node anomaly detection stops at (a
+# string such as `"SqrtBackward0"`), or `None` when the backward pass runs through without a
+# `nan`. Leave anomaly detection switched off when you return. The check calls it with loss
+# functions of its own, in which several operations could make a `nan`.
+
+# %% nbgrader={"grade": false, "grade_id": "nb04_ex6_nan_origin", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def nan_origin(loss_fn, x):
+    ### BEGIN SOLUTION
+    with agk.autograd.detect_anomaly():
+        loss = loss_fn(x)
+        try:
+            loss.backward()
+        except RuntimeError as error:
+            return str(error).split("'")[1]
+    return None
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb04_ex6_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+checks.nan_found()
+
 # %% [markdown]
 # ## Recap
 #
@@ -430,6 +598,12 @@ checks.steps_train()
 # - Only saved tensors matter: changing `a * 2` in place is fine, changing `a.exp()` is not.
 # - `.data` and `.detach()` both share storage and drop history. `detach()` also shares the version
 #   counter, so misuse is caught; `.data` does not, so misuse gives a wrong gradient silently.
+# - `detach()` on purpose stops the gradient: a target made from the model's own output must be
+#   detached (or the model drags it along), and detached features keep the layers below out of
+#   the backward pass.
+# - A `nan` gradient from a finite loss often comes from a `where` whose unused branch is `nan`.
+#   `agk.autograd.detect_anomaly()` names the first node that returned a `nan` and the line of
+#   your code that created it; switch it on only to debug.
 #
 # **Next:** notebook 05 opens up `grad_fn` and follows the references from an output back to the
 # leaves.

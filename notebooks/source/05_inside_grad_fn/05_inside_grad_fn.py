@@ -26,7 +26,7 @@
 # - predict the engine's pending counts and hook calls at a fork (exercise 5), and put a graph's
 #   nodes in an order the engine can run, by counting dependencies (exercise 6).
 #
-# **Graded exercises:** 6 exercises, **15 points** in total.
+# **Graded exercises:** 7 exercises, **18 points** in total.
 
 # %%
 import numpy as np
@@ -622,6 +622,133 @@ checks.engine_order()
 checks.engine_order_twice()
 ### END HIDDEN TESTS
 
+# %% [markdown] tags=["topic:T41"]
+# ## 9. What the graph saves for backward
+#
+# `Square` in section 7 kept `x` with `ctx.save_for_backward(x)`, because its backward needs it.
+# Every built-in node does the same, and you can look at what it kept: PyTorch calls the saved
+# values `_saved_<name>`, after the operation's arguments (`self`, `other`, `exponent`, ...) or
+# `result` for its output. The leading underscore says the names may change between versions,
+# but they answer a real question: what does my graph keep in memory until backward?
+
+# %% tags=["topic:T41"]
+x = agk.tensor([1., 2., 3.], requires_grad=True)
+w = agk.tensor([0.5, -1., 2.], requires_grad=True)
+k = agk.tensor([4., 5., 6.])                     # needs no gradient
+
+
+def saved_names(t):
+    return [n for n in dir(t.grad_fn) if n.startswith("_saved")]
+
+
+z = x * w
+print("x * w  :", saved_names(z), "| _saved_self is x:", z.grad_fn._saved_self is x,
+      "| _saved_other is w:", z.grad_fn._saved_other is w)
+z2 = x * k
+print("x * k  : _saved_self =", z2.grad_fn._saved_self, "| _saved_other is k:",
+      z2.grad_fn._saved_other is k)
+y = x.exp()
+print("x.exp():", saved_names(y), "=", y.grad_fn._saved_result)
+print("x ** 2 :", saved_names(x ** 2))
+print("x + w  :", saved_names(x + w), "(alpha is the number in x + alpha * w)")
+
+# %% [markdown] tags=["topic:T41"]
+# Each node keeps only what its backward formula reads:
+#
+# - `x * w` needs `w` for `x`'s gradient and `x` for `w`'s, so it keeps both, and they are the
+#   input tensors themselves (`is x`). That is why changing `x` in place before backward is
+#   caught by the version counter (notebook 04).
+# - `x * k` keeps only `k`: `k` needs no gradient, so nobody needs `x` (`_saved_self` is
+#   `None`).
+# - `exp` keeps its *output*, since `d eˣ/dx = eˣ`. It is handed out as a new tensor with the
+#   same values: the node cannot hold `y` itself, because `y` holds the node.
+# - `x + w` keeps no tensor at all: its local derivatives are 1.
+#
+# Backward frees what the nodes saved (unless `retain_graph=True`), and reading it afterwards
+# raises the same error as a second backward pass:
+
+# %% tags=["topic:T41"]
+z.sum().backward()
+try:
+    z.grad_fn._saved_self
+except RuntimeError as error:
+    print(f"{type(error).__name__}: {str(error)[:95]}...")
+
+# %% [markdown] tags=["topic:T41"]
+# ### Every saved tensor of a forward pass: `saved_tensors_hooks`
+#
+# Looking node by node does not scale to a network.
+# `agk.autograd.graph.saved_tensors_hooks(pack, unpack)` is a `with` block: every tensor that an
+# operation inside it saves is handed to `pack(tensor)` first, and whatever `pack` returns is
+# stored instead; when backward needs the tensor it calls `unpack(stored)`, which must give back
+# a tensor with the same values. PyTorch
+# users move saved tensors to the CPU or compress them this way, to train models that would not
+# fit in memory. (`grad_fn._raw_saved_self.register_hooks(pack, unpack)` does the same for one
+# saved tensor.) Here `pack` only measures, on a small network, for three batch sizes:
+
+# %% tags=["topic:T41"]
+agk.manual_seed(0)
+mlp = agk.nn.Sequential(agk.nn.Linear(20, 64), agk.nn.Tanh(), agk.nn.Linear(64, 64),
+                        agk.nn.Tanh(), agk.nn.Linear(64, 1))
+n_parameters = sum(p.numel() for p in mlp.parameters())
+
+
+def saved_shapes(batch_size):
+    shapes = []
+
+    def pack(t):
+        shapes.append(tuple(t.shape))
+        return t
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        loss = mlp(agk.randn(batch_size, 20)).pow(2).mean()
+    loss.backward()                     # unpack gives every saved tensor back: backward works
+    return shapes
+
+
+print("saved for a batch of 8:", saved_shapes(8))
+for batch_size in (1, 32, 1024):
+    numbers = sum(int(np.prod(shape)) for shape in saved_shapes(batch_size))
+    print(f"batch of {batch_size:4}: the graph keeps {numbers:7,d} numbers for backward "
+          f"(the network has {n_parameters:,d} parameters)")
+
+# %% [markdown] tags=["topic:T41"]
+# The first `Linear` keeps only its input (its weight would only serve the input's gradient,
+# and the input needs none), each `tanh` keeps its output, the other `Linear` layers keep their
+# input and their weight, and `pow` keeps its input. Everything but the weights grows in
+# proportion to the batch: from 32 examples on, the graph holds more numbers than the network
+# has parameters. This is the memory that `no_grad()` saves during evaluation (notebook 02), and
+# the reason a batch size that evaluates fine can run out of memory in training.
+
+# %% [markdown]
+# ### Exercise 7 — count what a graph saves (write the code, 3 points)
+#
+# Write `count_saved(f, *inputs)`: it runs `out = f(*inputs)` inside a `saved_tensors_hooks`
+# block whose hooks count the tensors the graph saves and their numbers (elements), and returns
+# `(out, count, numbers)`. A backward pass through `out` must still work afterwards and give the
+# right gradients, so `unpack` has to give back what `pack` was handed. The check runs it on
+# functions and inputs of its own, then backpropagates through `out`.
+
+# %% nbgrader={"grade": false, "grade_id": "nb05_ex7_count_saved", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def count_saved(f, *inputs):
+    ### BEGIN SOLUTION
+    sizes = []
+
+    def pack(t):
+        sizes.append(t.numel())
+        return t
+
+    def unpack(t):
+        return t
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, unpack):
+        out = f(*inputs)
+    return out, len(sizes), sum(sizes)
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex7_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+checks.saved_counted()
+
 # %% [markdown]
 # ## Recap
 #
@@ -638,6 +765,10 @@ checks.engine_order_twice()
 # - Where a tensor is used more than once, the gradients of its uses add up. The engine counts,
 #   for every node, the gradients it must receive, runs a node only when that count reaches 0
 #   (the ready queue), and so runs every node once, in a topological order.
+# - Nodes keep only what their backward reads: `grad_fn._saved_self`, `_saved_other`,
+#   `_saved_result` show it (inputs are the tensors themselves; `x * k` keeps only `k`; `x + w`
+#   keeps nothing), and backward frees it. `saved_tensors_hooks(pack, unpack)` sees every saved
+#   tensor of a forward pass: the graph's memory grows with the batch.
 #
 # **Next:** notebook 06 hooks into the backward pass to watch, and change, the gradients as they
 # flow.

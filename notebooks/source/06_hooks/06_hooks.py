@@ -25,7 +25,7 @@
 #   backward hook's `grad_input` changes with the order of operations (20.5, 22, 5.5);
 # - fix a function whose input gradient is `None` after `.to(...)` (exercise 3).
 #
-# **Graded exercises:** 4 exercises, **9 points** in total.
+# **Graded exercises:** 5 exercises, **12 points** in total.
 
 # %%
 import numpy as np
@@ -527,6 +527,107 @@ def linear_by_hand(x, w, b):
 # %% nbgrader={"grade": true, "grade_id": "nb06_ex4_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.by_hand()
 
+# %% [markdown] tags=["topic:T51"]
+# ## 10. Freezing parameters
+#
+# Section 5 showed that parameters require grad from the start, because training changes them.
+# Sometimes some of them should stay as they are: you fine-tune only the last layer of a network
+# someone else trained, or keep a trained feature extractor fixed while a new layer on top
+# learns. That is **freezing**, and it takes two steps:
+#
+# 1. `param.requires_grad_(False)` on every parameter to freeze. It stays a `Parameter` and a
+#    leaf; autograd simply stops recording for it, so backward neither computes nor stores its
+#    gradient;
+# 2. give the optimizer only the parameters that still require grad.
+#
+# Freeze the first layer of a small network and look at the graph of its output:
+
+# %% tags=["topic:T51"]
+agk.manual_seed(0)
+small = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
+for param in small[0].parameters():
+    param.requires_grad_(False)
+for name, param in small.named_parameters():
+    print(f"{name:8} requires_grad={param.requires_grad}")
+trainable = [param for param in small.parameters() if param.requires_grad]
+print("numbers to train:", sum(p.numel() for p in trainable), "of",
+      sum(p.numel() for p in small.parameters()))
+
+out = small(agk.randn(5, 3))
+print("below the output:", [(type(node).__name__ if node is not None else None)
+                            for node, _ in out.grad_fn.next_functions])
+out.sum().backward()
+print("small[0].weight.grad:", small[0].weight.grad)
+print("small[2].weight.grad:", small[2].weight.grad)
+
+# %% [markdown] tags=["topic:T51"]
+# The last `Linear` is an `AddmmBackward0` whose inputs are its bias, the output of `tanh`, and
+# its weight (through `TBackward0`). The `tanh` entry is `(None, 0)`: with the first layer frozen
+# and the input needing no gradient, nothing below it requires grad, so nothing below it was
+# recorded. The backward pass stops at the last layer and skips the frozen part entirely.
+#
+# Why step 2, when the optimizer skips a parameter whose `.grad` is `None` anyway? Because a
+# frozen parameter is not always one whose `.grad` is `None`. Fine-tuning often freezes a layer
+# after some training: the layer still holds its last gradient, and an optimizer with momentum
+# holds a momentum buffer for it. Older code also clears gradients with
+# `zero_grad(set_to_none=False)`, which leaves zeros instead of `None`. Then the optimizer goes
+# on updating the "frozen" weights with the old momentum. An optimizer over the trainable
+# parameters only cannot touch them, and keeps no state (momentum, Adam's averages) for them:
+
+# %% tags=["topic:T51"]
+def frozen_layer_moves(optimizer_over):
+    """Train 3 steps, freeze the first layer, train 5 more steps: how far do its weights move?"""
+    agk.manual_seed(0)
+    net = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
+    x, y = agk.randn(16, 3), agk.randn(16, 1)
+    optimizer = agk.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    for step in range(8):
+        if step == 3:
+            for param in net[0].parameters():
+                param.requires_grad_(False)
+            before = net[0].weight.detach().clone()
+            if optimizer_over == "the trainable parameters":
+                trainable = [param for param in net.parameters() if param.requires_grad]
+                optimizer = agk.optim.SGD(trainable, lr=0.1, momentum=0.9)
+        optimizer.zero_grad(set_to_none=False)
+        nn.functional.mse_loss(net(x), y).backward()
+        optimizer.step()
+    return (net[0].weight - before).abs().max().item()
+
+
+for over in ("all parameters", "the trainable parameters"):
+    print(f"optimizer over {over:24}: the frozen weights moved by up to {frozen_layer_moves(over):.4f}")
+
+# %% [markdown]
+# ### Exercise 5 — fine-tune the last layer (write the code, 3 points)
+#
+# Write `fine_tune_last(model, x, y, steps, lr)`. `model` is an `nn.Sequential` whose last entry
+# is a `Linear` layer. Freeze every parameter of the model except those of its last layer, make
+# an `agk.optim.SGD` optimizer with learning rate `lr` over the trainable parameters only, train
+# for `steps` steps on the `nn.MSELoss()` between `model(x)` and `y` (zero the gradients, forward,
+# loss, backward, step), and return the optimizer. The check calls it on networks of its own and
+# looks at every parameter afterwards.
+
+# %% nbgrader={"grade": false, "grade_id": "nb06_ex5_fine_tune", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def fine_tune_last(model, x, y, steps, lr):
+    ### BEGIN SOLUTION
+    for param in model.parameters():
+        param.requires_grad_(False)
+    for param in model[-1].parameters():
+        param.requires_grad_(True)
+    optimizer = agk.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=lr)
+    loss_fn = nn.MSELoss()
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+    return optimizer
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb06_ex5_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+checks.fine_tuned()
+
 # %% [markdown]
 # ## Recap
 #
@@ -541,6 +642,10 @@ checks.by_hand()
 #   bias gradient 0.25) the legacy backward hook only sees the module's last operation. Prefer tensor
 #   hooks or `register_full_backward_hook`.
 # - `input.grad` was `None` because `.to(...)` made a non-leaf copy; keep a reference to the leaf.
+# - Freeze parameters with `requires_grad_(False)`: backward no longer computes their gradients
+#   (nothing below a frozen first layer is even recorded). Give the optimizer only
+#   `[p for p in model.parameters() if p.requires_grad]`: a frozen parameter that still has an
+#   old gradient or momentum would otherwise keep moving.
 #
 # **Next:** notebook 07 puts everything together: train a small network, watch its graph and its
 # gradients, and compare optimizers.
