@@ -7,7 +7,7 @@
 # it records during the forward pass, what `backward()` does with the record, and the handful of
 # rules (`requires_grad`, leaves, accumulation, `no_grad`) that follow from it.
 #
-# **Time:** about 1 h 25 min: 40 min to read and run the cells, 45 min for the exercises
+# **Time:** about 1 h 55 min: 50 min to read and run the cells, 65 min for the exercises
 # (estimated from the notebook's length and points, as notebook 00 explains).
 #
 # **Before you start:** notebook 01 (the four steps of training, the one-weight model, the chain
@@ -26,7 +26,9 @@
 # - fix a loop that never zeroes the gradients (exercise 2), and accumulate the gradients of the
 #   pieces of a batch on purpose (exercise 3);
 # - predict whether a result is tracked after `requires_grad_(False)`, `detach()` or `no_grad()`
-#   (exercise 4).
+#   (exercise 4);
+# - say what `model.eval()`, `no_grad()` and `inference_mode()` each change (exercise 5), and
+#   write an evaluation helper that needs both kinds (exercise 6).
 #
 # **Graded exercises:** 6 exercises, **15 points** in total.
 

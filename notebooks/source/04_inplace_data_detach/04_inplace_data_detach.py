@@ -7,7 +7,7 @@
 # the backward pass. This notebook shows the two errors autograd raises to protect you, and the
 # one back door, `.data`, where it cannot protect you at all.
 #
-# **Time:** about 1 h 5 min: 30 min to read and run the cells, 35 min for the exercises
+# **Time:** about 1 h 50 min: 45 min to read and run the cells, 65 min for the exercises
 # (estimated from the notebook's length and points, as notebook 00 explains).
 #
 # **Before you start:** notebooks 02 and 03 (leaves, `no_grad()`, `detach()`, what a backward
@@ -23,7 +23,10 @@
 #   in-place changes make backward fail (exercise 3);
 # - say what `.data` and `.detach()` have in common, and show with a training run why
 #   `.detach()` is the safe one;
-# - write an update step that changes a parameter in place and keeps it a leaf (exercise 4).
+# - write an update step that changes a parameter in place and keeps it a leaf (exercise 4);
+# - stop the gradient on purpose with `detach()`, for a target built from the model's own
+#   output (exercise 5);
+# - find the operation that made a `nan` gradient with anomaly detection (exercise 6).
 #
 # **Graded exercises:** 6 exercises, **15 points** in total.
 

@@ -24,7 +24,9 @@
 #   `gradcheck` (exercise 3);
 # - compute the gradients of `e = (a + b) * d` by hand (exercise 4);
 # - predict the engine's pending counts and hook calls at a fork (exercise 5), and put a graph's
-#   nodes in an order the engine can run, by counting dependencies (exercise 6).
+#   nodes in an order the engine can run, by counting dependencies (exercise 6);
+# - read what each node saves for backward (`_saved_self`, `_saved_result`), and count it with
+#   `saved_tensors_hooks` (exercise 7).
 #
 # **Graded exercises:** 7 exercises, **18 points** in total.
 
@@ -672,7 +674,7 @@ z.sum().backward()
 try:
     z.grad_fn._saved_self
 except RuntimeError as error:
-    print(f"{type(error).__name__}: {str(error)[:95]}...")
+    print(f"{type(error).__name__}: {error}")
 
 # %% [markdown] tags=["topic:T41"]
 # ### Every saved tensor of a forward pass: `saved_tensors_hooks`

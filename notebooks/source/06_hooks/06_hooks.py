@@ -8,7 +8,7 @@
 # This notebook covers tensor hooks, module hooks, and a famous trap with the old module backward
 # hook.
 #
-# **Time:** about 1 h 25 min: 40 min to read and run the cells, 45 min for the exercises
+# **Time:** about 1 h 55 min: 50 min to read and run the cells, 65 min for the exercises
 # (estimated from the notebook's length and points, as notebook 00 explains).
 #
 # **Before you start:** notebooks 02, 04 and 05 (why a non-leaf's `.grad` is `None`,
@@ -23,7 +23,9 @@
 # - use module forward hooks and backward hooks `hook(module, grad_input, grad_output)`;
 # - work out the `Linear(4, 1)` example by hand (exercise 4), and explain why the legacy
 #   backward hook's `grad_input` changes with the order of operations (20.5, 22, 5.5);
-# - fix a function whose input gradient is `None` after `.to(...)` (exercise 3).
+# - fix a function whose input gradient is `None` after `.to(...)` (exercise 3);
+# - freeze parameters with `requires_grad_(False)` and hand the optimizer only the trainable
+#   ones (exercise 5).
 #
 # **Graded exercises:** 5 exercises, **12 points** in total.
 
