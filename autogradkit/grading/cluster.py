@@ -7,7 +7,8 @@ only computes: it receives a ``grade.Task`` (the notebook, its files as bytes, s
 references), writes the files into a scratch folder of its own, runs the notebook in its own
 sandboxed kernels (the same ``--sandbox``, with the same limits) and sends back a
 ``grade.Outcome`` (the row, the feedback page's text, the graded notebook). The scratch folder
-is removed when the task ends, so a worker writes nothing that outlives the task.
+lies in the worker's dask folder and is removed when the task ends; a worker killed mid-task
+leaves its folder to the next worker started there, which removes it (dask's ``WorkSpace``).
 
 A worker that dies mid-task (killed, out of memory, its machine gone) costs nothing but time:
 the scheduler gives its tasks to another worker (dask's ``allowed-failures``, 3 by default),
@@ -79,9 +80,13 @@ class GradingKernels(WorkerPlugin):
 
 def grade_task(task: grade.Task, judged: dict, plugin: str) -> grade.Outcome:
     """Run on a worker: ``task`` graded in a scratch folder that is gone when it returns."""
-    kernels = get_worker().plugins[plugin]
+    worker = get_worker()
+    kernels = worker.plugins[plugin]
     pool = kernels.kernels()
-    with tempfile.TemporaryDirectory(prefix="autogradkit-task-") as scratch:
+    # in the worker's own dask folder: what a killed worker leaves, the next one removes
+    with tempfile.TemporaryDirectory(
+        prefix="autogradkit-task-", dir=worker.local_directory
+    ) as scratch:
         workdir = Path(scratch) / "work"
         unpack(task.files, workdir)
         return grade.evaluate(task, judged, kernels.cfg, pool, kernels.cpu, workdir)
