@@ -130,7 +130,7 @@ def test_deploy_guide_covers_both_hubs_collection_and_its_sources():
     guide = (ROOT / "docs" / "deploy.md").read_text()
     for needed in ("The Littlest JupyterHub", "Zero to JupyterHub", "nbgrader", "exchange"):
         assert needed in guide, needed
-    for command in ("--scheduler", "export --format canvas", "export --format moodle"):
+    for command in ("--scheduler", "--format canvas", "--format moodle", "--roster"):
         assert command in guide, command
     assert "| 2-worker cluster" in guide and "submissions/s" in guide  # the measured table
     for source in ("canvas-lms", "docs.moodle.org", "repo2docker"):
