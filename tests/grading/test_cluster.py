@@ -194,3 +194,34 @@ def test_a_worker_refuses_to_write_outside_its_task_folder(tmp_path):
         with pytest.raises(ValueError, match="not a path inside"):
             unpack({name: b"x"}, tmp_path / "task")
     assert not (tmp_path / "escape.txt").exists()
+
+
+def test_a_submission_no_worker_can_grade_is_an_error_row_that_is_not_kept(
+    tmp_path, sandbox, monkeypatch, capsys
+):
+    """A task that fails on the cluster still gets its row, says why, and is graded again by
+    the next run (nothing is kept in results/); the command exits with 1."""
+    from autogradkit.grading import cluster
+
+    def broken(self):
+        raise RuntimeError("this worker cannot grade: no bubblewrap here")
+
+    monkeypatch.setattr(cluster.GradingKernels, "kernels", broken)
+    builders.write_course(tmp_path)
+    for student in ("ann", "bob"):
+        builders.write_submission(tmp_path / "submitted", student, "correct")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as local:
+        code = main(
+            ["grade", str(tmp_path / "submitted"), "--scheduler", local.scheduler_address]
+            + [*ARGS, "--course", str(tmp_path)]
+        )
+    assert code == 1
+    folder = tmp_path / "grades" / builders.ASSIGNMENT
+    rows = json.loads((folder / "gradebook.json").read_text())["rows"]
+    assert [(r["student"], r["status"]) for r in rows] == [("ann", "error"), ("bob", "error")]
+    assert all("no bubblewrap here" in r["issues"][0] for r in rows)
+    assert not list((folder / "results").glob("*.json"))
+    assert "no worker could grade it" in capsys.readouterr().err
+    assert (tmp_path / "feedback" / "ann" / builders.ASSIGNMENT / "squares.html").is_file()
