@@ -12,8 +12,9 @@ leaves its folder to the next worker started there, which removes it (dask's ``W
 
 A worker that dies mid-task (killed, out of memory, its machine gone) costs nothing but time:
 the scheduler gives its tasks to another worker (dask's ``allowed-failures``, 3 by default),
-and only the outcome that comes back is written. A task that fails on every try becomes an
-``error`` row that is not kept, so the next run grades it again.
+and only the outcome that comes back is written. A task that raises on its worker (one that
+cannot start a sandbox) or outlives more workers than that becomes an ``error`` row that is
+not kept, so the next run grades it again.
 
 Only this module imports dask, and only ``grade --scheduler`` imports it (the ``[cluster]``
 extra). Every worker needs the kit installed as the driver has it, and the sandbox (bubblewrap
