@@ -1,4 +1,4 @@
-"""The ``autogradkit`` command: ``build``, ``release``, ``validate`` and ``grade``.
+"""The ``autogradkit`` command: ``build``, ``release``, ``validate``, ``grade`` and ``export``.
 
 This file only turns arguments into a frozen ``GradingConfig``, calls the command and writes
 its JSON report. Exit codes: 0 done, 1 the work failed (or, for validate, a test failed),
@@ -40,9 +40,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sandbox_options(val, default="auto")
     grd.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
     grd.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    grd.add_argument("--scheduler", help="grade on this dask cluster (tcp://HOST:PORT)")
     for sub, timeout in ((bld, 120.0), (rel, 120.0), (val, 30.0), (grd, 30.0)):
         _add_common_options(sub, timeout, grades=sub in (val, grd))
+    _add_export_command(commands)
     return parser
+
+
+def _add_export_command(commands) -> None:
+    """``export``: the gradebook in the import format of an LMS, one column per exercise."""
+    exp = commands.add_parser("export", help="write the gradebook for Canvas, Moodle or as CSV")
+    exp.add_argument("--assignment", required=True)
+    exp.add_argument("--format", choices=("canvas", "moodle", "csv"), default="csv")
+    exp.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
+    exp.add_argument("--output", type=Path, help="file to write (default: beside the gradebook)")
+    exp.add_argument("--roster", type=Path, help="CSV of student,name,id,email for the LMS")
+    exp.add_argument("--report", type=Path, help="also write the JSON report here")
 
 
 def _add_common_options(sub: argparse.ArgumentParser, timeout: float, grades: bool) -> None:
@@ -108,6 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"autogradkit: error: {error}", file=sys.stderr)
         return 2
     from .build import build_assignments
+    from .export import export_gradebook
     from .grade import grade_assignment
     from .release import release_assignments
     from .validate import validate_notebook
@@ -117,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "release": release_assignments,
         "validate": validate_notebook,
         "grade": grade_assignment,
+        "export": export_gradebook,
     }[cfg.command]
     try:
         report = run(cfg)
