@@ -2,7 +2,7 @@
 # make test   - create .venv if needed, install test and dev extras, run every stage:
 #               lint, unit tests, nbval (each runs even when another failed)
 # make bench  - run the benchmarks and print the tables
-# Instructors: make notebooks | release | grade ASSIGNMENT=NAME | validate NB=PATH
+# Instructors: make notebooks | release | grade ASSIGNMENT=NAME [SCHEDULER=tcp://HOST:PORT] | validate NB=PATH
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -58,8 +58,8 @@ release: $(STAMP_LAB)
 	$(PY) -m autogradkit release --course $(COURSE)
 
 grade: $(STAMP_LAB)
-	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=NAME [SUBMITTED=$(COURSE)/submitted]" >&2; exit 2; }
-	$(PY) -m autogradkit grade $(or $(SUBMITTED),$(COURSE)/submitted) --assignment $(ASSIGNMENT) --course $(COURSE)
+	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=NAME [SUBMITTED=$(COURSE)/submitted] [SCHEDULER=tcp://HOST:PORT]" >&2; exit 2; }
+	$(PY) -m autogradkit grade $(or $(SUBMITTED),$(COURSE)/submitted) --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 validate: $(STAMP_LAB)
 	@test -n "$(NB)" || { echo "usage: make validate NB=path/to/notebook.ipynb" >&2; exit 2; }
