@@ -595,26 +595,23 @@ checks.fork_prediction()
 # %% nbgrader={"grade": false, "grade_id": "nb05_ex6_order", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def backward_order(t):
     ### BEGIN SOLUTION
-    counts, seen, stack = {}, {t.grad_fn}, [t.grad_fn]
-    while stack:
+    counts, stack = {}, [t.grad_fn]
+    while stack:  # count the arrows into each node; its first arrow puts it on the stack
         node = stack.pop()
         for child, _ in node.next_functions:
-            if child is None:
-                continue
-            counts[child] = counts.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
+            if child is not None:
+                counts[child] = counts.get(child, 0) + 1
+                if counts[child] == 1:
+                    stack.append(child)
     order, ready = [], [t.grad_fn]
-    while ready:
+    while ready:  # a node is ready once every arrow into it has been used
         node = ready.pop()
         order.append(node)
         for child, _ in node.next_functions:
-            if child is None:
-                continue
-            counts[child] -= 1
-            if counts[child] == 0:
-                ready.append(child)
+            if child is not None:
+                counts[child] -= 1
+                if counts[child] == 0:
+                    ready.append(child)
     return order
     ### END SOLUTION
 
