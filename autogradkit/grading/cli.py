@@ -1,4 +1,5 @@
-"""The ``autogradkit`` command: ``build``, ``release``, ``validate``, ``grade`` and ``export``.
+"""The ``autogradkit`` command: ``build``, ``release``, ``validate``, ``grade``, ``export``, and
+``ids`` and ``translate`` for the notebooks' text sources and their translations.
 
 This file only turns arguments into a frozen ``GradingConfig``, calls the command and writes
 its JSON report. Exit codes: 0 done, 1 the work failed (or, for validate, a test failed),
@@ -21,6 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     bld = commands.add_parser("build", help="source/NN/NN.py -> executed source/NN/NN.ipynb")
     bld.add_argument("assignments", nargs="*", help="assignment folders (default: all)")
+    ids = commands.add_parser("ids", help="give new cells of source/NN/NN.py a stable id")
+    ids.add_argument("assignments", nargs="*", help="assignment folders (default: all)")
+    ids.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
     rel = commands.add_parser("release", help="write student versions into DIR/release")
     rel.add_argument("assignments", nargs="*", help="assignment folders (default: all)")
     val = commands.add_parser("validate", help="run a notebook and report its tests")
@@ -120,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         print(f"autogradkit: error: {error}", file=sys.stderr)
         return 2
-    from .build import build_assignments
+    from .build import build_assignments, give_ids
     from .export import export_gradebook
     from .grade import grade_assignment
     from .release import release_assignments
@@ -128,6 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     run = {
         "build": build_assignments,
+        "ids": give_ids,
         "release": release_assignments,
         "validate": validate_notebook,
         "grade": grade_assignment,

@@ -430,7 +430,7 @@ def _errors() -> list[tuple[str, list[tuple[str, str]], str]]:
             )
             for cell_id in re.findall(r"`([\w-]+)`", ids)
         ]
-        assert places, f"{message}: name the cells that explain it, as `NN-iii` (NN §K)"
+        assert places, f"{message}: name the cells that explain it, as `NN-words` (NN §K)"
         entries.append((found[1], places, meaning))
     return entries
 

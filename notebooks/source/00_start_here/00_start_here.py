@@ -1,4 +1,4 @@
-# %% [markdown]
+# %% [markdown] id="00-start-here"
 # # 00 · Start here
 #
 # Welcome! This course shows what PyTorch's **autograd** really does when you call
@@ -32,7 +32,7 @@
 #
 # **Graded exercises:** 3 exercises, **3 points** in total.
 
-# %% [markdown]
+# %% [markdown] id="00-running-cells"
 # ## 1. Running cells
 #
 # A notebook is a list of cells. Markdown cells (like this one) hold text; code cells hold Python.
@@ -47,7 +47,7 @@
 # Run the next cell. It imports the libraries and fixes the random seeds, so that everybody sees
 # the same random numbers.
 
-# %%
+# %% id="00-import-numpy-as-np"
 import numpy as np
 import matplotlib.pyplot as plt
 
@@ -59,21 +59,21 @@ import checks  # this notebook's checks, in checks.py beside it
 agk.manual_seed(0)
 np.random.seed(0)
 
-# %% [markdown]
+# %% [markdown] id="00-a-first-tensor-and-a"
 # ## 2. A first tensor, and a first gradient
 #
 # A tensor is an array of numbers. `requires_grad=True` asks autogradkit to remember every
 # operation done with it, so that it can compute gradients later. Here `y = x² + 3x`, so
 # `dy/dx = 2x + 3 = 7` at `x = 2`:
 
-# %%
+# %% id="00-x-agk-tensor-2-0"
 x = agk.tensor(2.0, requires_grad=True)
 y = x ** 2 + 3 * x
 print(y)
 y.backward()
 print("dy/dx at x = 2:", x.grad)
 
-# %% [markdown]
+# %% [markdown] id="00-errors-are-part-of-the"
 # The printouts are exactly what PyTorch prints: `tensor(10., grad_fn=<AddBackward0>)` and
 # `tensor(7.)`. The following notebooks explain every part of them.
 #
@@ -84,16 +84,16 @@ print("dy/dx at x = 2:", x.grad)
 # error and says what went wrong. For example, PyTorch (and autogradkit) only compute gradients
 # for floating-point tensors:
 
-# %% tags=["raises-exception"]
+# %% id="00-counts-agk-tensor-1-2" tags=["raises-exception"]
 counts = agk.tensor([1, 2, 3], requires_grad=True)
 
-# %% [markdown]
+# %% [markdown] id="00-figures"
 # ## 4. Figures
 #
 # Plots appear right below the cell that draws them. Here is `y = x² + 3x` with its tangent line
 # at `x = 2`, whose slope is the gradient we just computed:
 
-# %%
+# %% id="00-xs-np-linspace-4-3"
 xs = np.linspace(-4, 3, 100)
 fig, ax = plt.subplots(figsize=(6, 3.5))
 ax.plot(xs, xs ** 2 + 3 * xs, label="y = x² + 3x")
@@ -104,7 +104,7 @@ ax.set_xlabel("x")
 ax.legend()
 plt.show()
 
-# %% [markdown]
+# %% [markdown] id="00-widgets"
 # ## 5. Widgets
 #
 # Some cells show interactive controls. The figure above answers one question: the slope at
@@ -114,10 +114,10 @@ plt.show()
 # exactly this to find the best weight.) Widgets run Python in the kernel, so they only respond
 # after you have run the cell (and after a restart, run it again).
 
-# %%
+# %% id="00-tangentexplorer-lambda-x-x-2"
 TangentExplorer(lambda x: x ** 2 + 3 * x, "x² + 3x", x=2.0, xlim=(-4, 3))
 
-# %% [markdown]
+# %% [markdown] id="00-exercises-and-instant-feedback"
 # ## 6. Exercises and instant feedback
 #
 # Each exercise has an **answer cell** and a **check cell** below it.
@@ -149,7 +149,7 @@ TangentExplorer(lambda x: x ** 2 + 3 * x, "x² + 3x", x=2.0, xlim=(-4, 3))
 # check cells are put back, the checks draw new inputs, and some extra *hidden* checks may run as
 # well.
 
-# %% [markdown]
+# %% [markdown] id="00-exercise-1-your-first-tensor"
 # ### Exercise 1 — your first tensor (write the code, 1 point)
 #
 # Write `first_tensor(values)`: given a list of numbers, it returns a tensor that holds them and
@@ -165,7 +165,7 @@ def first_tensor(values):
 # %% nbgrader={"grade": true, "grade_id": "nb00_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 checks.tensor_from_numbers()
 
-# %% [markdown]
+# %% [markdown] id="00-exercise-2-a-gradient-by"
 # ### Exercise 2 — a gradient by hand (work it out, then write it, 1 point)
 #
 # For `y = x³ - 2x`, work out `dy/dx` on paper, as a formula in `x`. Then write `slope(x)`, which
@@ -181,7 +181,7 @@ def slope(x):
 # %% nbgrader={"grade": true, "grade_id": "nb00_ex2_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 checks.slope_by_hand()
 
-# %% [markdown]
+# %% [markdown] id="00-exercise-3-predict-a-printout"
 # ### Exercise 3 — predict a printout (predict, 1 point)
 #
 # What does `print(agk.tensor(2.0, requires_grad=True) * 3)` print? Write it as a string, exactly
@@ -197,7 +197,7 @@ printed = "tensor(6., grad_fn=<MulBackward0>)"
 # %% nbgrader={"grade": true, "grade_id": "nb00_ex3_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 checks.printout_prediction()
 
-# %% [markdown]
+# %% [markdown] id="00-submitting"
 # ## 7. Submitting
 #
 # When you have finished a notebook:
@@ -213,7 +213,7 @@ checks.printout_prediction()
 # answers on inputs drawn for this grading run (the hidden checks too), and you get back a
 # feedback file with the points for each exercise.
 
-# %% [markdown]
+# %% [markdown] id="00-recap"
 # ## Recap
 #
 # - Run cells from top to bottom; restart and run all when in doubt.
@@ -237,5 +237,5 @@ checks.printout_prediction()
 # in this session. Run it when you have finished (it only reports: grading runs every check
 # again).
 
-# %%
+# %% id="00-checks-check-progress"
 checks.check.progress()

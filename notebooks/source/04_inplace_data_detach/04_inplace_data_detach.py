@@ -1,4 +1,4 @@
-# %% [markdown]
+# %% [markdown] id="04-in-place-operations-data-and"
 # # 04 · In-place operations, `.data` and `.detach()`
 #
 # An *in-place* operation changes a tensor's values without making a new tensor: `x.add_(1)`,
@@ -30,7 +30,7 @@
 #
 # **Graded exercises:** 6 exercises, **15 points** in total.
 
-# %%
+# %% id="04-import-numpy-as-np"
 import numpy as np
 import matplotlib.pyplot as plt
 import ipywidgets as widgets
@@ -41,7 +41,7 @@ import checks  # this notebook's checks, in checks.py beside it
 agk.manual_seed(0)
 np.random.seed(0)
 
-# %% [markdown] tags=["topic:T31"]
+# %% [markdown] id="04-a-leaf-that-requires-grad" tags=["topic:T31"]
 # ## 1. A leaf that requires grad cannot be changed in place
 #
 # A leaf with `requires_grad=True` is a parameter: autograd will write its gradient into `.grad`,
@@ -49,28 +49,28 @@ np.random.seed(0)
 # quietly overwrite the leaf while it is being tracked, the recorded graph would no longer
 # describe it. So autograd refuses:
 
-# %% tags=["topic:T31", "raises-exception"]
+# %% id="04-w-agk-ones-3-requires" tags=["topic:T31", "raises-exception"]
 w = agk.ones(3, requires_grad=True)
 w.add_(1)
 
-# %% [markdown] tags=["topic:T31"]
+# %% [markdown] id="04-the-message-still-says-variable" tags=["topic:T31"]
 # The message still says *Variable*, the old name for a tensor that takes part in autograd
 # (notebook 03). Every in-place form is refused in the same way:
 
-# %% tags=["topic:T31"]
+# %% id="04-for-attempt-in-w-mul" tags=["topic:T31"]
 for attempt in ["w.mul_(2)", "w.zero_()", "w += 1"]:
     try:
         exec(attempt)
     except RuntimeError as error:
         print(f"{attempt:10} -> {type(error).__name__}: {error}")
 
-# %% [markdown] tags=["topic:T31"]
+# %% [markdown] id="04-but-you-do-need-to" tags=["topic:T31"]
 # But you *do* need to set weights to starting values, and to update them during training. Both
 # are meant to happen outside the graph, so do them inside `agk.no_grad()`. The tensor stays the
 # same object, stays a leaf and keeps `requires_grad=True`; only its values (and its version
 # number, see below) change:
 
-# %% tags=["topic:T31"]
+# %% id="04-w-agk-empty-3-requires" tags=["topic:T31"]
 w = agk.empty(3, requires_grad=True)
 with agk.no_grad():
     w.copy_(agk.tensor([0.5, -0.2, 0.1]))     # initialise
@@ -84,13 +84,13 @@ w.grad = None                                # forget the old gradient before th
 print(w, "| is_leaf:", w.is_leaf)
 
 
-# %% [markdown] tags=["topic:T31"]
+# %% [markdown] id="04-this-is-exactly-what-an" tags=["topic:T31"]
 # This is exactly what an optimizer's `step()` does, and what `nn.init` functions do when they
 # fill a layer's weights. Writing `w = w - 0.1 * w.grad` instead would *not* update the leaf: it
 # would build a new, non-leaf tensor with a `grad_fn`, and the next backward pass would no longer
 # reach your parameter.
 
-# %% [markdown]
+# %% [markdown] id="04-exercise-1-find-the-bug"
 # ### Exercise 1 — find the bug (3 points)
 #
 # An `nn.init` function fills a parameter that already exists, in place. A classmate's version
@@ -117,7 +117,7 @@ def init_weights(w, value):
 # %% nbgrader={"grade": true, "grade_id": "nb04_ex1_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.init_in_place()
 
-# %% [markdown] tags=["topic:T32"]
+# %% [markdown] id="04-changing-a-tensor-that-backward" tags=["topic:T32"]
 # ## 2. Changing a tensor that backward still needs
 #
 # Many operations save some of their inputs for the backward pass. A matrix product `d = x @ w`
@@ -129,7 +129,7 @@ checks.init_in_place()
 # in-place operation adds 1. When a tensor is saved, its version is saved with it, and backward
 # compares the two:
 
-# %% tags=["topic:T32"]
+# %% id="04-x-agk-tensor-1-2" tags=["topic:T32"]
 x = agk.tensor([[1., 2.], [4., 5.]])
 w = agk.ones(2, 2, requires_grad=True)
 d = agk.mm(x, w)               # MmBackward0 saves x (at version 0) to compute w.grad
@@ -138,10 +138,10 @@ print("x._version before:", x._version)
 x -= 1                         # in place: x is now at version 1
 print("x._version after: ", x._version)
 
-# %% tags=["topic:T32", "raises-exception"]
+# %% id="04-d-sum-backward" tags=["topic:T32", "raises-exception"]
 d.sum().backward()
 
-# %% [markdown] tags=["topic:T32"]
+# %% [markdown] id="04-read-the-message-piece-by" tags=["topic:T32"]
 # Read the message piece by piece:
 #
 # - `[autogradkit.FloatTensor [2, 2]]` is the type and shape of the tensor that changed: our `x`;
@@ -151,7 +151,7 @@ d.sum().backward()
 #   operation, as in `which is output 0 of Exp`. Here `exp` saves its *output* (the derivative of
 #   `eˣ` is `eˣ`), so changing the output in place breaks its backward:
 
-# %% tags=["topic:T32"]
+# %% id="04-a-agk-tensor-1-2" tags=["topic:T32"]
 a = agk.tensor([1., 2.], requires_grad=True)
 y = a.exp()                    # ExpBackward0 saves y itself
 y.add_(1)
@@ -160,13 +160,13 @@ try:
 except RuntimeError as error:
     print(f"{type(error).__name__}: {error}")
 
-# %% [markdown] tags=["topic:T32"]
+# %% [markdown] id="04-not-every-in-place-operation" tags=["topic:T32"]
 # Not every in-place operation is a problem: only changing a tensor that some backward node
 # *saved*. `y = a * 2` saves only the constant 2 (the gradient with respect to `a`), so changing
 # `y` afterwards is fine. autograd records the in-place `add_` as a new node on `y`, and the
 # gradient is correct:
 
-# %% tags=["topic:T32"]
+# %% id="04-a-agk-tensor-1-2-2" tags=["topic:T32"]
 a = agk.tensor([1., 2.], requires_grad=True)
 y = a * 2
 y.add_(1)
@@ -174,7 +174,7 @@ print(y, "| version:", y._version)
 y.sum().backward()
 print(a.grad)
 
-# %% [markdown] tags=["topic:T33"]
+# %% [markdown] id="04-data-versus-detach" tags=["topic:T33"]
 # ## 3. `.data` versus `.detach()`
 #
 # Both give you a tensor that
@@ -182,7 +182,7 @@ print(a.grad)
 # - **shares storage** with the original: change one and the other changes too;
 # - has **no history**: `requires_grad=False`, `grad_fn=None`, it is a leaf.
 
-# %% tags=["topic:T33"]
+# %% id="04-a-agk-tensor-1-2-3" tags=["topic:T33"]
 a = agk.tensor([1., 2., 3.], requires_grad=True)
 for name, t in [("a.data", a.data), ("a.detach()", a.detach())]:
     print(f"{name:11} {t}  requires_grad={t.requires_grad}  is_leaf={t.is_leaf}")
@@ -192,13 +192,13 @@ shared[0] = 10.                # changes a too: same storage
 print("a after changing a.detach():", a)
 
 
-# %% [markdown] tags=["topic:T33"]
+# %% [markdown] id="04-the-difference-is-the-version" tags=["topic:T33"]
 # The difference is the version counter. `detach()` **shares** it with the original, so an
 # in-place change through the detached tensor still counts as a change of `x`, and backward still
 # catches it. `.data` gets its **own** counter, so autograd never hears about the change. Repeat
 # the matrix example from section 2 both ways:
 
-# %% tags=["topic:T33"]
+# %% id="04-def-gradient-after-change-through" tags=["topic:T33"]
 def gradient_after_change(through):
     """Compute d = x @ w, subtract 1 from x through `through`, then backpropagate."""
     x = agk.tensor([[1., 2.], [4., 5.]])
@@ -213,10 +213,10 @@ def gradient_after_change(through):
 
 print("w.grad =", gradient_after_change("data"))
 
-# %% tags=["topic:T33", "raises-exception"]
+# %% id="04-gradient-after-change-detach" tags=["topic:T33", "raises-exception"]
 gradient_after_change("detach")
 
-# %% [markdown] tags=["topic:T33"]
+# %% [markdown] id="04-with-detach-you-get-the" tags=["topic:T33"]
 # With `detach()` you get the error, which is annoying but honest. With `.data` the backward pass
 # runs happily and returns `[[3., 3.], [5., 5.]]`. The right gradient of `d.sum()` with respect
 # to `w` is `xᵀ` times ones, the column sums of the *original* `x`: `[[5., 5.], [7., 7.]]`.
@@ -226,7 +226,7 @@ gradient_after_change("detach")
 # when you need to change parameters. `.data` is an old back door kept for compatibility; code
 # that uses it can be silently wrong.
 
-# %% [markdown]
+# %% [markdown] id="04-exercise-2-predict-the-version"
 # ### Exercise 2 — predict the version counter (2 points)
 #
 # Predict, without running it, what this prints: the values of `t` and `t._version`.
@@ -252,14 +252,14 @@ predicted_version = 3
 # %% nbgrader={"grade": true, "grade_id": "nb04_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.version_prediction()
 
-# %% [markdown] tags=["topic:T32", "topic:T33"]
+# %% [markdown] id="04-try-it-the-version-counter" tags=["topic:T32", "topic:T33"]
 # ### Try it: the version counter, live
 #
 # Each button applies one operation to `x` *after* `d = x @ w` has been recorded. The panel shows
 # `x`, its version, and what `d.sum().backward()` would do now. Try `x.data -= 1` and compare the
 # gradient with the correct `[[5., 5.], [7., 7.]]`; then reset and try `x.detach() -= 1`.
 
-# %% jupyter={"source_hidden": true} tags=["topic:T32", "topic:T33"]
+# %% id="04-import-re" jupyter={"source_hidden": true} tags=["topic:T32", "topic:T33"]
 import re
 
 
@@ -309,7 +309,7 @@ def version_lab():
 
 version_lab()
 
-# %% [markdown]
+# %% [markdown] id="04-exercise-3-which-of-these"
 # ### Exercise 3 — which of these raise? (predict, 2 points)
 #
 # For each snippet, predict whether the last line raises the version-counter `RuntimeError`
@@ -333,7 +333,7 @@ raises = {"a": False, "b": True, "c": True, "d": False}
 # %% nbgrader={"grade": true, "grade_id": "nb04_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.which_raise()
 
-# %% [markdown]
+# %% [markdown] id="04-what-a-silent-wrong-gradient"
 # Snippet `"d"` runs, but look at what it computes: the saved sigmoid output is now all zeros, so
 # the gradient `3 * y * (1 - y)` comes out as zero everywhere. That is the `.data` trap again.
 #
@@ -345,7 +345,7 @@ checks.which_raise()
 # predictions *in place*, through `.data`: snippet `"d"` inside a training loop. Here are the
 # loss and the accuracy, with that one line written three ways:
 
-# %% tags=["topic:T33"]
+# %% id="04-agk-manual-seed-0" tags=["topic:T33"]
 agk.manual_seed(0)
 x_train = agk.randn(64, 3)                                      # 64 examples, 3 features
 labels = (x_train @ agk.tensor([1.5, -2.0, 0.5]) > 0).float()   # 1 on one side of a plane
@@ -393,13 +393,13 @@ loss_ax.legend(fontsize=8)
 fig.suptitle("Same code, no error: the .data run never learns")
 plt.show()
 
-# %% [markdown] tags=["topic:T33"]
+# %% [markdown] id="04-the-data-run-is-flat" tags=["topic:T33"]
 # The `.data` run is flat from the first epoch: loss 0.25, and the accuracy it had with `w = 0`.
 # The 0/1 predictions were written into the very tensor `sigmoid` had saved, so its backward
 # computed `p · (1 − p) = 0` everywhere: no gradient, no learning, and no error message. Through
 # `.detach()` the same line raises at once, and as a new tensor it does no harm at all.
 
-# %% [markdown]
+# %% [markdown] id="04-exercise-4-an-update-step"
 # ### Exercise 4 — an update step that keeps the leaf (write the code, 2 points)
 #
 # Write `sgd_step(w, lr)`: given a leaf `w` whose `.grad` has been filled by a backward pass,
@@ -421,7 +421,7 @@ checks.step_in_place()
 checks.steps_train()
 ### END HIDDEN TESTS
 
-# %% [markdown] tags=["topic:T33"]
+# %% [markdown] id="04-detach-on-purpose-stopping-the" tags=["topic:T33"]
 # ## 4. `detach()` on purpose: stopping the gradient
 #
 # Section 3 used `detach()` to look at a tensor's values without its history. Its everyday job
@@ -434,7 +434,7 @@ checks.steps_train()
 # should match. The target must stay put while the prediction moves, so it is detached. Here
 # the simplest such target: "10 % more than you predict now", for `prediction = w * x`:
 
-# %% tags=["topic:T33"]
+# %% id="04-x-agk-tensor-1-2-2" tags=["topic:T33"]
 x = agk.tensor([1., 2., 3.])
 for cut in (True, False):
     w = agk.tensor(1.0, requires_grad=True)
@@ -445,7 +445,7 @@ for cut in (True, False):
     label = "target = 1.1 * prediction.detach()" if cut else "target = 1.1 * prediction"
     print(f"{label:35} loss = {loss.item():.4f}   w.grad = {w.grad.item():+.4f}")
 
-# %% [markdown] tags=["topic:T33"]
+# %% [markdown] id="04-with-the-detached-target-w" tags=["topic:T33"]
 # With the detached target, `w.grad` is negative: a gradient-descent step makes `w` larger and
 # moves the prediction up, towards the target, as intended. Without `detach()` the gradient
 # also flows through the target, and the loss is simply `(0.1 · prediction)²`. Its gradient is
@@ -457,7 +457,7 @@ for cut in (True, False):
 # features, and only a new layer on top of it is trained. Detaching the features ends the graph
 # there: backward never reaches the extractor, and its weights get no gradient.
 
-# %% tags=["topic:T33"]
+# %% id="04-agk-manual-seed-0-2" tags=["topic:T33"]
 agk.manual_seed(0)
 extractor = agk.nn.Sequential(agk.nn.Linear(3, 4), agk.nn.Tanh())   # kept as it is
 head = agk.nn.Linear(4, 1)                                          # trained
@@ -468,12 +468,12 @@ loss.backward()
 print("head.weight.grad:        ", head.weight.grad)
 print("extractor[0].weight.grad:", extractor[0].weight.grad)
 
-# %% [markdown] tags=["topic:T33"]
+# %% [markdown] id="04-detach-cuts-one-use-the" tags=["topic:T33"]
 # `detach()` cuts one use: the extractor's weights still require grad, and any other path to
 # them still trains them. To freeze the parameters themselves, everywhere they are used, switch
 # off their `requires_grad` (notebook 06 shows how, with the optimizer).
 
-# %% [markdown]
+# %% [markdown] id="04-exercise-5-a-target-that"
 # ### Exercise 5 — a target that stays put (write the code, 3 points)
 #
 # A prediction on a noisy copy of the input should match the prediction on the clean input.
@@ -493,7 +493,7 @@ def consistency_loss(model, x, noise):
 # %% nbgrader={"grade": true, "grade_id": "nb04_ex5_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.stopped_target()
 
-# %% [markdown] tags=["topic:T32"]
+# %% [markdown] id="04-finding-the-operation-that-made" tags=["topic:T32"]
 # ## 5. Finding the operation that made a NaN: anomaly detection
 #
 # A wrong gradient can also be `nan` ("not a number"). One `nan` in a gradient makes the weight
@@ -502,7 +502,7 @@ checks.stopped_target()
 # pass. `agk.where(condition, a, b)` picks `a` where the condition holds and `b` elsewhere, so
 # this computes `√x` for positive `x` and 0 elsewhere, without a `nan` in sight:
 
-# %% tags=["topic:T32"]
+# %% id="04-x-agk-tensor-4-1" tags=["topic:T32"]
 x = agk.tensor([4., 1., 0., -1.], requires_grad=True)
 root = agk.where(x > 0, x.sqrt(), 0.0)
 loss = root.sum()
@@ -511,7 +511,7 @@ print("root:  ", root)
 print("loss:  ", loss)
 print("x.grad:", x.grad)
 
-# %% [markdown] tags=["topic:T32"]
+# %% [markdown] id="04-where-do-the-two-nan" tags=["topic:T32"]
 # Where do the two `nan`s come from? In a bigger model you would not know which of hundreds of
 # operations made them. **Anomaly detection** finds out. Inside `with
 # agk.autograd.detect_anomaly():` every node remembers the traceback of the forward call that
@@ -519,7 +519,7 @@ print("x.grad:", x.grad)
 # returns a `nan` stops the backward pass with an error that names it, and a warning shows the
 # line of your code that created it. (The cell collects the warnings to print them tidily.)
 
-# %% tags=["topic:T32"]
+# %% id="04-import-warnings" tags=["topic:T32"]
 import warnings
 
 x.grad = None
@@ -539,20 +539,20 @@ for warning in caught:                  # the warnings come first, then the erro
 print(f"{type(error).__name__}: {error}")
 print("x.grad after the stopped pass:", x.grad)
 
-# %% [markdown] tags=["topic:T32"]
+# %% [markdown] id="04-it-is-sqrtbackward0-made-by" tags=["topic:T32"]
 # It is `SqrtBackward0`, made by `x.sqrt()`. `where` computes *both* branches and then picks, so
 # `√-1 = nan` was computed even though the result never used it. In the backward pass `where`
 # sends the gradient 0 to the branch it did not pick, and `sqrt`'s backward turns that 0 into
 # `0 / (2 · √x)`: `0 / 0 = nan` at `x = 0`, and `0 / nan = nan` at `x = -1`. The fix is to
 # make the unused branch harmless before it is computed:
 
-# %% tags=["topic:T32"]
+# %% id="04-x-grad-none" tags=["topic:T32"]
 x.grad = None
 safe = agk.where(x > 0, x, 1.0)          # 1 where the square root is not wanted
 agk.where(x > 0, safe.sqrt(), 0.0).sum().backward()
 print("x.grad:", x.grad)
 
-# %% [markdown] tags=["topic:T32"]
+# %% [markdown] id="04-three-things-to-know-about" tags=["topic:T32"]
 # Three things to know about anomaly detection:
 #
 # - it slows every operation down (it keeps a traceback per node), so switch it on to debug,
@@ -565,7 +565,7 @@ print("x.grad:", x.grad)
 #   of the forward call. In PyTorch the traceback can end inside PyTorch's own Python files
 #   (for `x ** 2`, say): the line you want is the last one from your code.
 
-# %% [markdown]
+# %% [markdown] id="04-exercise-6-which-operation-made"
 # ### Exercise 6 — which operation made the `nan`? (write the code, 3 points)
 #
 # Write `nan_origin(loss_fn, x)`: compute `loss = loss_fn(x)` and call `loss.backward()` with
@@ -589,7 +589,7 @@ def nan_origin(loss_fn, x):
 # %% nbgrader={"grade": true, "grade_id": "nb04_ex6_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.nan_found()
 
-# %% [markdown]
+# %% [markdown] id="04-recap"
 # ## Recap
 #
 # - In-place operations on a leaf that requires grad are refused ("a leaf Variable that requires
@@ -626,5 +626,5 @@ checks.nan_found()
 # in this session. Run it when you have finished (it only reports: grading runs every check
 # again).
 
-# %%
+# %% id="04-checks-check-progress"
 checks.check.progress()

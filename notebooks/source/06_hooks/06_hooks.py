@@ -1,4 +1,4 @@
-# %% [markdown]
+# %% [markdown] id="06-hooks-watching-and-changing-gradients"
 # # 06 · Hooks: watching (and changing) gradients
 #
 # autograd frees the gradients of intermediate results as soon as it has used them. That saves
@@ -29,7 +29,7 @@
 #
 # **Graded exercises:** 5 exercises, **12 points** in total.
 
-# %%
+# %% id="06-import-numpy-as-np"
 import numpy as np
 import matplotlib.pyplot as plt
 import ipywidgets as widgets
@@ -42,13 +42,13 @@ import checks  # this notebook's checks, in checks.py beside it
 agk.manual_seed(0)
 np.random.seed(0)
 
-# %% [markdown] tags=["topic:T43"]
+# %% [markdown] id="06-which-results-require-grad" tags=["topic:T43"]
 # ## 1. Which results require grad?
 #
 # A result requires grad as soon as *any* of its inputs does. Adding two tensors that need no
 # gradient gives a result that needs none; add a third that does, and the result does too:
 
-# %% tags=["topic:T43"]
+# %% id="06-x-agk-randn-5-5" tags=["topic:T43"]
 x = agk.randn(5, 5)                        # requires_grad=False by default
 y = agk.randn(5, 5)
 z = agk.randn((5, 5), requires_grad=True)
@@ -57,14 +57,14 @@ print("a = x + y requires grad:", a.requires_grad)
 b = a + z
 print("b = a + z requires grad:", b.requires_grad, "| grad_fn:", b.grad_fn.name())
 
-# %% [markdown] tags=["topic:T44"]
+# %% [markdown] id="06-intermediate-gradients-are-freed" tags=["topic:T44"]
 # ## 2. Intermediate gradients are freed
 #
 # Take `x = (x₁, x₂) = (1, 2)`, `y = 2x` and `z = mean(y) = (y₁ + y₂) / 2`. By hand:
 # `∂z/∂x = (1, 1)`, `∂z/∂y = (0.5, 0.5)` and `∂z/∂z = 1`. autograd computes all of these on the
 # way back, but keeps only the leaf's:
 
-# %% tags=["topic:T44"]
+# %% id="06-x-agk-tensor-1-2" tags=["topic:T44"]
 x = agk.tensor([1, 2], dtype=agk.float32, requires_grad=True)
 y = x * 2
 z = agk.mean(y)
@@ -74,34 +74,34 @@ print("x.grad:", x.grad)
 print("y.grad:", y.grad)     # we expect (0.5, 0.5), but it was freed
 print("z.grad:", z.grad)     # we expect 1
 
-# %% [markdown] tags=["topic:T44"]
+# %% [markdown] id="06-y-and-z-are-not" tags=["topic:T44"]
 # `y` and `z` are not leaves, so their gradients were passed on and then freed (with the warning
 # you met in notebook 02). `retain_grad()` would keep them. A hook is the more flexible way: it
 # lets you look at the gradient, or change it, as it passes.
 
-# %% [markdown] tags=["topic:T45"]
+# %% [markdown] id="06-register-hook-print-see-a" tags=["topic:T45"]
 # ## 3. `register_hook(print)`: see a gradient as it flows
 #
 # `t.register_hook(fn)` asks autograd to call `fn(grad)` when the gradient of `t` has been
 # computed. The simplest hook is `print`:
 
-# %% tags=["topic:T45"]
+# %% id="06-x-agk-tensor-1-2-2" tags=["topic:T45"]
 x = agk.tensor([1, 2], dtype=agk.float32, requires_grad=True)
 y = x * 2
 handle = y.register_hook(print)
 z = agk.mean(y)
 z.backward()               # the hook prints dz/dy during the backward pass
 
-# %% [markdown] tags=["topic:T45"]
+# %% [markdown] id="06-there-it-is-tensor-0" tags=["topic:T45"]
 # There it is: `tensor([0.5000, 0.5000])`, the gradient of `z` with respect to `y`.
 # `register_hook` returns a handle; `handle.remove()` takes the hook off again (always remove
 # hooks you only needed for a look, or they keep firing).
 
-# %% tags=["topic:T45"]
+# %% id="06-print-type-handle-name" tags=["topic:T45"]
 print(type(handle).__name__)
 handle.remove()
 
-# %% [markdown] tags=["topic:T46"]
+# %% [markdown] id="06-a-hook-can-change-the" tags=["topic:T46"]
 # ## 4. A hook can change the gradient
 #
 # A tensor hook has the signature `hook(grad) -> Tensor or None`:
@@ -112,7 +112,7 @@ handle.remove()
 #
 # You may not change `grad` itself in place; return a new tensor instead.
 
-# %% tags=["topic:T46"]
+# %% id="06-x-agk-tensor-1-2-3" tags=["topic:T46"]
 x = agk.tensor([1., 2.], requires_grad=True)
 y = x * 2
 
@@ -125,12 +125,12 @@ y.register_hook(double)
 y.mean().backward()
 print("x.grad with the doubling hook:", x.grad)   # 2 * 0.5 * 2 = 2 instead of 1
 
-# %% [markdown] tags=["topic:T46"]
+# %% [markdown] id="06-several-hooks-on-one-tensor" tags=["topic:T46"]
 # Several hooks on one tensor run in the order you registered them, each seeing the gradient the
 # previous one returned. Hooks on leaves work too: they see the gradient just before it is added
 # into `.grad`. Here a clipping hook sits between two spies:
 
-# %% tags=["topic:T46"]
+# %% id="06-x-agk-tensor-1-2-4" tags=["topic:T46"]
 x = agk.tensor([1., 2.], requires_grad=True)
 y = x * 2
 y.register_hook(lambda grad: print("first spy sees ", grad))
@@ -141,13 +141,13 @@ y.mean().backward()
 print("x.grad:", x.grad)
 
 
-# %% [markdown] tags=["topic:T45", "topic:T46"]
+# %% [markdown] id="06-try-it-a-hook-on" tags=["topic:T45", "topic:T46"]
 # ### Try it: a hook on `y`
 #
 # Pick a hook for the intermediate `y = x * 2` in `z = mean(y)` and see what it receives and
 # what arrives in `x.grad`.
 
-# %% jupyter={"source_hidden": true} tags=["topic:T45", "topic:T46"]
+# %% id="06-def-hook-lab" jupyter={"source_hidden": true} tags=["topic:T45", "topic:T46"]
 def hook_lab():
     """A dropdown of hooks for y in z = mean(x * 2); the panel shows what flows where."""
     choices = {
@@ -180,7 +180,7 @@ def hook_lab():
 
 hook_lab()
 
-# %% [markdown]
+# %% [markdown] id="06-exercise-1-predict-what-the"
 # ### Exercise 1 — predict what the hooks print (2 points)
 #
 # ```python
@@ -203,7 +203,7 @@ final_x_grad = [30., 30., 30.]
 # %% nbgrader={"grade": true, "grade_id": "nb06_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.predicted_hooks()
 
-# %% [markdown]
+# %% [markdown] id="06-exercise-2-capture-intermediate-gradients"
 # ### Exercise 2 — capture intermediate gradients (write the code, 3 points)
 #
 # Write `capture_grads(named, loss)`. `named` is a dict `{name: tensor}` of intermediate results
@@ -232,21 +232,21 @@ checks.captured_grads()
 checks.captured_grads_twice()
 ### END HIDDEN TESTS
 
-# %% [markdown] tags=["topic:T51"]
+# %% [markdown] id="06-module-parameters-require-grad" tags=["topic:T51"]
 # ## 5. Module parameters require grad
 #
 # A layer such as `nn.Linear(4, 1)` holds its weights as `Parameter`s: leaf tensors that require
 # grad from the moment they are created. You never set `requires_grad=True` on a network's
 # weights, because they are exactly what training changes, so they are tracked by default:
 
-# %% tags=["topic:T51"]
+# %% id="06-layer-nn-linear-4-1" tags=["topic:T51"]
 layer = nn.Linear(4, 1)
 for name, param in layer.named_parameters():
     print(f"{name:6} shape={tuple(param.shape)}  requires_grad={param.requires_grad}  "
           f"is_leaf={param.is_leaf}")
 
 
-# %% [markdown] tags=["topic:T47"]
+# %% [markdown] id="06-module-hooks" tags=["topic:T47"]
 # ## 6. Module hooks
 #
 # Modules have hooks too, registered on the module rather than on a tensor:
@@ -260,7 +260,7 @@ for name, param in layer.named_parameters():
 #
 # Our example network computes a `Linear(4, 1)` with all weights 8 and bias 2, then divides by 4:
 
-# %% tags=["topic:T47", "topic:T48"]
+# %% id="06-class-quarter-nn-module" tags=["topic:T47", "topic:T48"]
 class Quarter(nn.Module):
     def forward(self, input):
         return input / 4
@@ -290,7 +290,7 @@ net = Net()
 print(net)
 
 
-# %% tags=["topic:T47"]
+# %% id="06-def-show-forward-module-inputs" tags=["topic:T47"]
 def show_forward(module, inputs, output):
     print(f"forward hook on {type(module).__name__}: inputs={inputs} output={output}")
 
@@ -300,7 +300,7 @@ print("result:", net(agk.tensor([1., 2., 3., 4.])))
 handle.remove()
 
 
-# %% [markdown] tags=["topic:T48"]
+# %% [markdown] id="06-the-linear-4-1-example" tags=["topic:T48"]
 # ## 7. The `Linear(4, 1)` example
 #
 # Now the full experiment. The input `[1, 2, 3, 4]` is created as a tensor that requires grad and
@@ -314,7 +314,7 @@ handle.remove()
 # > whole output of the linear layer, bias included, so the sum needs brackets:
 # > `((1+2+3+4)*8 + 2)/4 = 82/4 = 20.5`, which is what PyTorch prints for this network.
 
-# %% tags=["topic:T48"]
+# %% id="06-def-module-hook-module-grad" tags=["topic:T48"]
 def module_hook(module, grad_input, grad_output):
     print("module hook: grad_input =", grad_input)
     print("             grad_output =", grad_output)
@@ -339,7 +339,7 @@ def experiment(order):
 
 experiment("linear-then-quarter")
 
-# %% [markdown] tags=["topic:T48"]
+# %% [markdown] id="06-read-the-output-from-the" tags=["topic:T48"]
 # Read the output from the top:
 #
 # - **result 20.5**, as computed;
@@ -354,13 +354,13 @@ experiment("linear-then-quarter")
 #
 # Now swap the order of the two steps, and then divide once more at the end:
 
-# %% tags=["topic:T48"]
+# %% id="06-experiment-quarter-then-linear" tags=["topic:T48"]
 experiment("quarter-then-linear")
 
-# %% tags=["topic:T48"]
+# %% id="06-experiment-quarter-linear-quarter" tags=["topic:T48"]
 experiment("quarter-linear-quarter")
 
-# %% [markdown] tags=["topic:T48"]
+# %% [markdown] id="06-the-results-are-22-1" tags=["topic:T48"]
 # The results are **22** (`(1 + 2 + 3 + 4)/4 · 8 + 2`) and **5.5** (`22 / 4`), and the gradients
 # follow the algebra: with the linear layer last, the bias gradient is 1; with a final division
 # it is 0.25 again and the weight gradients shrink to `xᵢ / 16`. The module hook's `grad_input`
@@ -369,7 +369,7 @@ experiment("quarter-linear-quarter")
 # orders, the reshape at the end of the `Linear` in the second. The warning printed at each
 # forward pass says the same thing.
 
-# %% [markdown] tags=["topic:T49"]
+# %% [markdown] id="06-why-was-input-grad-none" tags=["topic:T49"]
 # ## 8. Why was `input.grad` `None`?
 #
 # `input` was not the tensor we created. `.to(agk.float32)` made a *copy* (with the `grad_fn`
@@ -382,7 +382,7 @@ experiment("quarter-linear-quarter")
 # the GPU. On the CPU, `.to("cpu")` (or `.float()` on a float32 tensor) has nothing to do and
 # returns the very same tensor, so there the problem does not show:
 
-# %% tags=["topic:T49"]
+# %% id="06-original-agk-tensor-1-2" tags=["topic:T49"]
 original = agk.tensor([1., 2., 3., 4.], requires_grad=True)
 print("to('cpu') returns the same tensor:", original.to("cpu") is original)
 
@@ -392,7 +392,7 @@ print("to(float64) makes a copy:", copy.grad_fn, "| is_leaf:", copy.is_leaf)
 (copy * 2).sum().backward()
 print("the original leaf got the gradient:", original.grad)
 
-# %% [markdown] tags=["topic:T49"]
+# %% [markdown] id="06-note-on-the-source-article" tags=["topic:T49"]
 # > **Note on the source.** Article 003 (section 2, after the first run of this example) finds
 # > `input.grad: None` and says it is "很有可能是bug问题" (most likely a bug) that it will not go
 # > into. It is not a bug but the rule of notebook 02: `.to(...)` that has to copy is an
@@ -401,7 +401,7 @@ print("the original leaf got the gradient:", original.grad)
 # > the `.grad` of a non-leaf tensor shown in section 7; the article used PyTorch 0.4, which
 # > did not warn.
 
-# %% [markdown]
+# %% [markdown] id="06-exercise-3-find-the-bug"
 # ### Exercise 3 — find the bug (2 points)
 #
 # This function wants the gradient of a network's output with respect to its input, but the
@@ -431,7 +431,7 @@ def input_gradient(values, net):
 # %% nbgrader={"grade": true, "grade_id": "nb06_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.leaf_input()
 
-# %% [markdown] tags=["topic:T50"]
+# %% [markdown] id="06-the-legacy-backward-hook-only" tags=["topic:T50"]
 # ## 9. The legacy backward hook only sees the last operation
 #
 # `register_backward_hook` was designed when a module was assumed to be a single operation. It is
@@ -445,7 +445,7 @@ checks.leaf_input()
 # - **`register_full_backward_hook`**, whose `grad_input` really is the gradient with respect to the
 #   module's inputs and `grad_output` with respect to its outputs:
 
-# %% tags=["topic:T50"]
+# %% id="06-net-net-linear-then-quarter" tags=["topic:T50"]
 net = Net("linear-then-quarter")
 net.register_full_backward_hook(module_hook)
 leaf_input = agk.tensor([1., 2., 3., 4.], requires_grad=True)
@@ -454,7 +454,7 @@ print("result =", result)
 result.backward()
 print("leaf_input.grad:", leaf_input.grad)
 
-# %% [markdown] tags=["topic:T50"]
+# %% [markdown] id="06-now-grad-input-is-2" tags=["topic:T50"]
 # Now `grad_input` is `([2., 2., 2., 2.],)`, the gradient with respect to the network's input,
 # matching the tensor hook and `leaf_input.grad`, whatever order the module uses inside.
 #
@@ -466,7 +466,7 @@ print("leaf_input.grad:", leaf_input.grad)
 # > autograd Nodes is deprecated ... This hook will be missing some grad_input"). The article's
 # > own conclusion, to prefer tensor hooks, still holds.
 
-# %% [markdown] tags=["topic:T47", "topic:T50"]
+# %% [markdown] id="06-hooks-in-practice-watching-gradients" tags=["topic:T47", "topic:T50"]
 # ### Hooks in practice: watching gradients while a network trains
 #
 # A common use of hooks is to monitor training. Below, a forward hook on every `Linear` layer of a
@@ -474,7 +474,7 @@ print("leaf_input.grad:", leaf_input.grad)
 # hook records the size (norm) of the gradient arriving there while the network learns
 # `y = sin(3x)`. Plots like this reveal layers whose gradients vanish or explode.
 
-# %% tags=["topic:T47", "topic:T50"]
+# %% id="06-x-train-agk-linspace-1" tags=["topic:T47", "topic:T50"]
 x_train = agk.linspace(-1, 1, 64).reshape(64, 1)
 y_train = agk.sin(3 * x_train)
 model = nn.Sequential(nn.Linear(1, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1))
@@ -506,7 +506,7 @@ ax.set_title("Hooks record the gradients while the network trains")
 ax.legend(fontsize=8)
 plt.show()
 
-# %% [markdown]
+# %% [markdown] id="06-exercise-4-the-example-by"
 # ### Exercise 4 — the example by hand (2 points)
 #
 # Take the network of section 7 in its first order (`Linear` then divide by 4), with any input
@@ -529,7 +529,7 @@ def linear_by_hand(x, w, b):
 # %% nbgrader={"grade": true, "grade_id": "nb06_ex4_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.by_hand()
 
-# %% [markdown] tags=["topic:T51"]
+# %% [markdown] id="06-freezing-parameters" tags=["topic:T51"]
 # ## 10. Freezing parameters
 #
 # Section 5 showed that parameters require grad from the start, because training changes them.
@@ -544,7 +544,7 @@ checks.by_hand()
 #
 # Freeze the first layer of a small network and look at the graph of its output:
 
-# %% tags=["topic:T51"]
+# %% id="06-agk-manual-seed-0" tags=["topic:T51"]
 agk.manual_seed(0)
 small = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
 for param in small[0].parameters():
@@ -562,7 +562,7 @@ out.sum().backward()
 print("small[0].weight.grad:", small[0].weight.grad)
 print("small[2].weight.grad:", small[2].weight.grad)
 
-# %% [markdown] tags=["topic:T51"]
+# %% [markdown] id="06-the-last-linear-is-an" tags=["topic:T51"]
 # The last `Linear` is an `AddmmBackward0` whose inputs are its bias, the output of `tanh`, and
 # its weight (through `TBackward0`). The `tanh` entry is `(None, 0)`: with the first layer frozen
 # and the input needing no gradient, nothing below it requires grad, so nothing below it was
@@ -576,7 +576,7 @@ print("small[2].weight.grad:", small[2].weight.grad)
 # on updating the "frozen" weights with the old momentum. An optimizer over the trainable
 # parameters only cannot touch them, and keeps no state (momentum, Adam's averages) for them:
 
-# %% tags=["topic:T51"]
+# %% id="06-def-frozen-layer-moves-optimizer" tags=["topic:T51"]
 def frozen_layer_moves(optimizer_over):
     """Train 3 steps, freeze the first layer, train 5 more steps: how far do its weights move?"""
     agk.manual_seed(0)
@@ -600,7 +600,7 @@ def frozen_layer_moves(optimizer_over):
 for over in ("all parameters", "the trainable parameters"):
     print(f"optimizer over {over:24}: the frozen weights moved by up to {frozen_layer_moves(over):.4f}")
 
-# %% [markdown]
+# %% [markdown] id="06-exercise-5-fine-tune-the"
 # ### Exercise 5 — fine-tune the last layer (write the code, 3 points)
 #
 # Write `fine_tune_last(model, x, y, steps, lr)`. `model` is an `nn.Sequential` whose last entry
@@ -630,7 +630,7 @@ def fine_tune_last(model, x, y, steps, lr):
 # %% nbgrader={"grade": true, "grade_id": "nb06_ex5_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.fine_tuned()
 
-# %% [markdown]
+# %% [markdown] id="06-recap"
 # ## Recap
 #
 # - A result requires grad if any input does. Intermediate gradients are computed, used and freed:
@@ -666,5 +666,5 @@ checks.fine_tuned()
 # in this session. Run it when you have finished (it only reports: grading runs every check
 # again).
 
-# %%
+# %% id="06-checks-check-progress"
 checks.check.progress()

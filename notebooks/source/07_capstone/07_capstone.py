@@ -1,4 +1,4 @@
-# %% [markdown]
+# %% [markdown] id="07-capstone-train-a-small-network"
 # # 07 · Capstone: train a small network, look inside, build the engine
 #
 # Time to use everything at once. You will generate a two-dimensional toy data set, build a small
@@ -31,7 +31,7 @@
 #
 # **Graded exercises:** 7 exercises, **21 points** in total.
 
-# %%
+# %% id="07-import-math"
 import math
 
 import numpy as np
@@ -49,7 +49,7 @@ agk.manual_seed(0)
 np.random.seed(0)
 
 
-# %% [markdown]
+# %% [markdown] id="07-the-data-two-interleaving-moons"
 # ## 1. The data: two interleaving moons
 #
 # Each point has two coordinates and a class, 0 or 1. The classes form two half circles that hook
@@ -57,7 +57,7 @@ np.random.seed(0)
 # boundary. We generate the points with NumPy, with a fixed seed so that everyone gets the same
 # data.
 
-# %%
+# %% id="07-def-make-moons-n-200"
 def make_moons(n=200, noise=0.15, seed=0):
     """Two interleaving half circles with Gaussian noise; returns float32 points, int64 labels."""
     rng = np.random.default_rng(seed)
@@ -84,7 +84,7 @@ ax.set_ylabel("x₁")
 plt.show()
 
 
-# %% [markdown] tags=["topic:T51"]
+# %% [markdown] id="07-the-model" tags=["topic:T51"]
 # ## 2. The model
 #
 # Two inputs, two hidden layers of 16 units with `tanh`, and two outputs: one score (a *logit*)
@@ -92,7 +92,7 @@ plt.show()
 # how much probability the correct class gets. Every weight and bias is a `Parameter` that
 # requires grad. We build each model with the same seed, so comparisons are fair.
 
-# %% tags=["topic:T51"]
+# %% id="07-def-make-model-seed-0" tags=["topic:T51"]
 def make_model(seed=0):
     agk.manual_seed(seed)
     return nn.Sequential(
@@ -108,7 +108,7 @@ print(model)
 for name, param in model.named_parameters():
     print(f"{name:9} {str(tuple(param.shape)):9} requires_grad={param.requires_grad}")
 
-# %% [markdown]
+# %% [markdown] id="07-exercise-1-count-the-parameters"
 # ### Exercise 1 — count the parameters (by hand, 2 points)
 #
 # How many numbers does training adjust in a model like this one? A `Linear(n_in, n_out)` layer
@@ -130,7 +130,7 @@ checks.parameter_count()
 checks.parameter_count_one_layer()
 ### END HIDDEN TESTS
 
-# %% [markdown] tags=["topic:T13", "topic:T27"]
+# %% [markdown] id="07-the-graph-of-one-training" tags=["topic:T13", "topic:T27"]
 # ## 3. The graph of one training step
 #
 # One forward pass records the whole graph. Each `Linear` on a batch becomes an `AddmmBackward0`
@@ -139,13 +139,13 @@ checks.parameter_count_one_layer()
 # six `AccumulateGrad` boxes are the six parameters: the only leaves that get a `.grad` (the data
 # `X` needs no gradient).
 
-# %% tags=["topic:T13", "topic:T27"]
+# %% id="07-loss-loss-fn-model-x" tags=["topic:T13", "topic:T27"]
 loss = loss_fn(model(X), y)
 print("loss before training:", loss)
 names = dict(model.named_parameters())      # "0.weight", "0.bias", ...
 draw_graph(loss, names={**names, "X": X, "loss": loss}, show_data=False)
 
-# %% [markdown]
+# %% [markdown] id="07-exercise-2-predict-what-backward"
 # ### Exercise 2 — predict what backward fills in (predict, 2 points)
 #
 # Call `loss.backward()` on the loss above, in your head. Predict the shape of the gradient that
@@ -161,7 +161,7 @@ x_grad_is_none = True
 # %% nbgrader={"grade": true, "grade_id": "nb07_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.backward_prediction()
 
-# %% [markdown] tags=["topic:T11", "topic:T19"]
+# %% [markdown] id="07-your-training-loop" tags=["topic:T11", "topic:T19"]
 # ## 4. Your training loop
 #
 # Every training loop in PyTorch is the same five steps, whatever the model. For each epoch:
@@ -200,7 +200,7 @@ checks.training_loop_trains()
 checks.training_loop_momentum()
 ### END HIDDEN TESTS
 
-# %% [markdown]
+# %% [markdown] id="07-a-loop-that-runs-and"
 # **A loop that runs and learns nothing.** Swap two lines and nothing complains:
 #
 # ```python
@@ -213,7 +213,7 @@ checks.training_loop_momentum()
 # step uses the sum of every gradient so far instead of this epoch's. Either way the first
 # epoch's loss is right and the later ones are not: the check compares every epoch's loss.
 
-# %% [markdown] tags=["topic:T47"]
+# %% [markdown] id="07-training-with-hooks-watching-the" tags=["topic:T47"]
 # ## 5. Training, with hooks watching the gradients
 #
 # For the experiments that follow, the same loop gets three extras. A forward hook on each
@@ -221,7 +221,7 @@ checks.training_loop_momentum()
 # gradient that arrives there during every backward pass (notebook 06). The loop can save the
 # parameters as it goes, and `progress(...)` shows a progress bar while it runs.
 
-# %% tags=["topic:T47", "topic:T11"]
+# %% id="07-def-watch-gradients-model-norms" tags=["topic:T47", "topic:T11"]
 def watch_gradients(model, norms):
     """Record, per Linear layer, the gradient norm at its output in every backward pass."""
     handles = []
@@ -275,7 +275,7 @@ ax.legend(fontsize=8)
 plt.show()
 
 
-# %% [markdown]
+# %% [markdown] id="07-in-the-first-epoch-the"
 # In the first epoch the gradient arriving at the first layer is about a third of the one at
 # the last layer: on its way back it passes two `tanh` layers, whose slope is at most 1, and two
 # weight matrices. Training then changes the weights, and the picture turns around: later on,
@@ -284,7 +284,7 @@ plt.show()
 # output.) Three layers are too few for gradients to *vanish*; section 9 builds networks deep
 # enough for that.
 
-# %% [markdown]
+# %% [markdown] id="07-accuracy"
 # ## 6. Accuracy
 #
 # ### Exercise 4 — accuracy under `no_grad()` (write the code, 3 points)
@@ -308,7 +308,7 @@ checks.accuracy_no_grad()
 checks.accuracy_restores_recording()
 ### END HIDDEN TESTS
 
-# %% [markdown]
+# %% [markdown] id="07-comparing-optimizers"
 # ## 7. Comparing optimizers
 #
 # Plain **SGD** moves every parameter by `lr × gradient`. **SGD with momentum** keeps a running
@@ -316,7 +316,7 @@ checks.accuracy_restores_recording()
 # **Adam** additionally scales each parameter's step by a running estimate of its gradient's size,
 # so parameters with small gradients still move. Same model, same data, same start:
 
-# %%
+# %% id="07-optimizers"
 optimizers = {
     "SGD + momentum 0.9": lambda params: agk.optim.SGD(params, lr=0.1, momentum=0.9),
     "Adam (lr 0.01)": lambda params: agk.optim.Adam(params, lr=0.01),
@@ -341,14 +341,14 @@ ax.legend()
 plt.show()
 
 
-# %% [markdown] tags=["topic:T21"]
+# %% [markdown] id="07-the-decision-boundary" tags=["topic:T21"]
 # ## 8. The decision boundary
 #
 # To see what the network learned, ask it for the probability of class 1 at every point of a fine
 # grid, under `no_grad()` (we only evaluate, so there is no graph to record), and colour the plane
 # by it. The boundary is where the probability crosses 0.5.
 
-# %% tags=["topic:T21"]
+# %% id="07-grid-x0-grid-x1-np" tags=["topic:T21"]
 grid_x0, grid_x1 = np.meshgrid(np.linspace(-1.6, 2.6, 120), np.linspace(-1.1, 1.6, 90))
 grid = agk.tensor(np.stack([grid_x0.ravel(), grid_x1.ravel()], axis=1).astype(np.float32))
 
@@ -369,14 +369,14 @@ fig = boundary_figure(trained["Adam (lr 0.01)"], "Decision boundary after 300 ep
 plt.show()
 
 
-# %% [markdown]
+# %% [markdown] id="07-watch-the-boundary-form"
 # ### Watch the boundary form
 #
 # The slider replays the Adam run: the parameters were saved before training and after every 25
 # epochs, and each position shows the boundary the network had after that many epochs. At 0 it
 # is the untrained network's guess; the curve appears as the loss falls.
 
-# %% jupyter={"source_hidden": true}
+# %% id="07-def-boundary-explorer-snapshots" jupyter={"source_hidden": true}
 def boundary_explorer(snapshots):
     """A slider over saved parameter snapshots; each position shows that moment's boundary."""
     epochs = sorted(snapshots)
@@ -409,7 +409,7 @@ def fig_png(fig):
 
 boundary_explorer(snapshots)
 
-# %% [markdown] tags=["topic:T47"]
+# %% [markdown] id="07-vanishing-gradients-sigmoid-tanh-and" tags=["topic:T47"]
 # ## 9. Vanishing gradients: sigmoid, tanh and ReLU across depth
 #
 # On its way back, the gradient is multiplied, layer after layer, by the slope of each
@@ -427,7 +427,7 @@ boundary_explorer(snapshots)
 # and tanh, Kaiming for ReLU: `nn.init.xavier_normal_`, `nn.init.kaiming_normal_`), with biases
 # zero.
 
-# %% tags=["topic:T47"]
+# %% id="07-activations-sigmoid-nn-sigmoid-tanh" tags=["topic:T47"]
 ACTIVATIONS = {"sigmoid": nn.Sigmoid, "tanh": nn.Tanh, "relu": nn.ReLU}
 
 
@@ -476,7 +476,7 @@ fig.suptitle("The gradient each layer of a 15-layer network gets, before trainin
 plt.show()
 
 
-# %% [markdown]
+# %% [markdown] id="07-exercise-5-the-gradient-each"
 # Read the figure from right to left, the way the gradient travels:
 #
 # - **sigmoid** vanishes whatever the init: its first layer gets about 10⁻¹² (default init) or
@@ -515,7 +515,7 @@ checks.gradient_norms_per_layer()
 checks.gradient_norms_after_training()
 ### END HIDDEN TESTS
 
-# %% [markdown]
+# %% [markdown] id="07-your-own-engine-autograd-for"
 # ## 10. Your own engine: autograd for numbers, in sixty lines
 #
 # `loss.backward()` did all the work so far. Now you write the engine yourself, for single
@@ -538,7 +538,7 @@ checks.gradient_norms_after_training()
 # Here is the kind of graph your engine must handle, built with autogradkit's tensors: `a` is
 # used three times, `d` twice by one `*` and once more through `e`, and the paths join again.
 
-# %%
+# %% id="07-def-example-a-b-c"
 def example(a, b, c):
     d = a * b + c
     e = d.tanh()
@@ -554,7 +554,7 @@ print(f"autogradkit: a.grad = {a.grad.item():.6f}, b.grad = {b.grad.item():.6f},
       f"c.grad = {c.grad.item():.6f}")
 draw_graph(root, names={"a": a, "b": b, "c": c, "root": root})
 
-# %% [markdown]
+# %% [markdown] id="07-exercise-6-topological-order-3"
 # When your `Value` works, `example(Value(0.6), Value(-1.2), Value(0.9))` must give the same
 # numbers: try it in a cell of your own.
 #
@@ -596,7 +596,7 @@ checks.order_of_the_graph()
 checks.order_twice()
 ### END HIDDEN TESTS
 
-# %% [markdown]
+# %% [markdown] id="07-exercise-7-the-engine-5"
 # ### Exercise 7 — the engine (5 points)
 #
 # Complete `Value`:
@@ -667,7 +667,7 @@ checks.engine_against_autogradkit()
 checks.engine_accumulates()
 ### END HIDDEN TESTS
 
-# %% [markdown]
+# %% [markdown] id="07-recap"
 # ## Recap
 #
 # - A classifier is trained exactly like the one-weight model: `zero_grad()`, forward, loss,
@@ -703,5 +703,5 @@ checks.engine_accumulates()
 # in this session. Run it when you have finished (it only reports: grading runs every check
 # again).
 
-# %%
+# %% id="07-checks-check-progress"
 checks.check.progress()
