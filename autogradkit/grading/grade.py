@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import cells, course, pipeline, reference, report, sandbox
+from . import cells, course, i18n, pipeline, reference, report, sandbox
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool
@@ -37,12 +37,14 @@ GRADE = pipeline.grade()
 @dataclass(frozen=True)
 class Judged:
     """One notebook of the assignment as every submission of it is judged: the instructor's
-    version, the student version, this run's seeds and the references they gave."""
+    version, the student version, this run's seeds and the references they gave, and the
+    catalogs of the languages it is translated into (the feedback's words, by language)."""
 
     source: dict
     student: dict
     seeds: dict
     references: dict
+    catalogs: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -214,8 +216,17 @@ def _references(assignment, notebooks: set, cfg: GradingConfig, pool, folder: Pa
         seeds = reference.draw_seeds(assignment.sources[name])
         found = reference.run_reference(assignment, name, cfg, pool, seeds, folder)
         source, student = assignment.sources[name], assignment.students[name]
-        judged[name] = Judged(source, student, seeds, found)
+        catalogs = {lang: i18n.catalog(lang, assignment.folder) for lang in _languages(assignment)}
+        judged[name] = Judged(source, student, seeds, found, catalogs)
     return judged
+
+
+def _languages(assignment) -> list[str]:
+    """The languages the assignment is translated into (files ``*.<language>.po`` or ``.md``
+    in its folder); English always."""
+    names = [p.name for p in assignment.folder.iterdir()]
+    translated = [lang for lang in i18n.LANGUAGES if any(f".{lang}." in n for n in names)]
+    return ["en", *(lang for lang in translated if lang != "en")]
 
 
 def _digest(sub, assignment, cfg: GradingConfig) -> str:
@@ -329,6 +340,7 @@ def _run(task: Task, found: Judged | None, ctx: Context) -> dict | None:
     for refused in task.refused:
         ctx.fail("bad_files", refused)
     ctx.source, ctx.student = found.source, found.student
+    ctx.tr = found.catalogs.get(i18n.notebook_language(task.nb), i18n.ENGLISH)
     return GRADE(task.nb, ctx)
 
 

@@ -17,6 +17,14 @@ from .layout import layout_graph
 from .trace import engine_text, trace_backward
 from .training import dataset, max_difference, train_by_hand, train_with_autograd, training_figure
 
+
+def here():
+    """The kit's words in the notebook's language (``grading.i18n``, loaded when first used)."""
+    from ..grading.i18n import here as catalog_here
+
+    return catalog_here()
+
+
 FIT_WIDTH = "max-width: 100%; height: auto"  # the stepper's graph shrinks to fit the page
 LEARNING_RATES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3)
 
@@ -292,19 +300,24 @@ def tangent_figure(f, x: float, xlim: tuple[float, float], formula: str):
     with agk.no_grad():
         ys = f(agk.tensor(xs, dtype=agk.float64)).numpy()
     y0, slope = tangent_at(f, x)
+    tr = here()
     fig = new_figure(figsize=(6, 3.4), dpi=80)
     ax = fig.subplots()
     ax.plot(xs, ys, color="#3e6db3", label=f"y = {formula}")
     near = np.array([x - 1.2, x + 1.2])
-    ax.plot(
-        near, y0 + slope * (near - x), "--", color="#e65100", label=f"tangent, slope {slope:.2f}"
-    )
+    tangent = tr("tangent, slope {slope:.2f}", slope=slope)
+    ax.plot(near, y0 + slope * (near - x), "--", color="#e65100", label=tangent)
     ax.plot([x], [y0], "o", color="#e65100")
     ax.axhline(0, color="#999999", linewidth=0.6)
     low, high = float(ys.min()), float(ys.max())
     ax.set(xlim=xlim, ylim=(low - 0.1 * (high - low), high + 0.1 * (high - low)), xlabel="x")
-    way = "falls" if slope < -1e-9 else "rises" if slope > 1e-9 else "is flat"
-    ax.set_title(f"at x = {x:.2f}: x.grad = {slope:.2f}, so y {way} here", fontsize=10)
+    if slope < -1e-9:
+        title = tr("at x = {x:.2f}: x.grad = {slope:.2f}, so y falls here", x=x, slope=slope)
+    elif slope > 1e-9:
+        title = tr("at x = {x:.2f}: x.grad = {slope:.2f}, so y rises here", x=x, slope=slope)
+    else:
+        title = tr("at x = {x:.2f}: x.grad = {slope:.2f}, so y is flat here", x=x, slope=slope)
+    ax.set_title(title, fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     fig.subplots_adjust(left=0.1, right=0.97, bottom=0.15, top=0.9)
     return fig
@@ -312,7 +325,8 @@ def tangent_figure(f, x: float, xlim: tuple[float, float], formula: str):
 
 class TangentExplorer(_Displayable):
     """Slide a point along ``y = f(x)``: autograd gives the slope there (``x.grad``) and the
-    plot draws the tangent with that slope. Where is the slope zero?
+    plot draws the tangent with that slope. Where is the slope zero? Its words are in the
+    language of the notebook's folder (``grading.i18n.here``).
 
     Example:
         >>> explorer = TangentExplorer(lambda t: t**2 + 3 * t, "x² + 3x", x=2.0, xlim=(-4, 3))
@@ -340,7 +354,9 @@ class TangentExplorer(_Displayable):
         """Recompute the slope at the slider's ``x`` and redraw."""
         x = self.x.value
         y, slope = tangent_at(self.f, x)
-        self.status.value = escape(f"x = {x:.2f}: y = {y:.2f}, x.grad = {slope + 0.0:.2f}")
+        tr = here()
+        status = tr("x = {x:.2f}: y = {y:.2f}, x.grad = {slope:.2f}", x=x, y=y, slope=slope + 0.0)
+        self.status.value = escape(status)
         self.out.outputs = ()
         self.out.append_display_data(
             fig_to_image(tangent_figure(self.f, x, self.xlim, self.formula))
