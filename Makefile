@@ -49,13 +49,16 @@ lint: $(STAMP_TEST)
 bench: $(STAMP_TEST)
 	$(PY) benchmarks/run.py
 
-# source/NN/NN.py (Jupytext) -> executed source/NN/NN.ipynb, then the student versions
+# source/NN/NN.py (Jupytext) -> executed source/NN/NN.ipynb, then the student versions of
+# every edition: English in release/, each translation in release/LANG/ (docs/translating.md)
+TRANSLATIONS := zh-CN
 notebooks: $(STAMP_LAB)
 	$(PY) -m autogradkit build --course $(COURSE)
 	$(MAKE) release
 
 release: $(STAMP_LAB)
 	$(PY) -m autogradkit release --course $(COURSE)
+	$(foreach lang,$(TRANSLATIONS),$(PY) -m autogradkit release --course $(COURSE) --lang $(lang) &&) true
 
 grade: $(STAMP_LAB)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=NAME [SUBMITTED=$(COURSE)/submitted] [SCHEDULER=tcp://HOST:PORT]" >&2; exit 2; }

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .config import GradingConfig, default_jobs
+from .i18n import LANGUAGES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,6 +28,20 @@ def build_parser() -> argparse.ArgumentParser:
     ids.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
     rel = commands.add_parser("release", help="write student versions into DIR/release")
     rel.add_argument("assignments", nargs="*", help="assignment folders (default: all)")
+    rel.add_argument(
+        "--lang",
+        dest="language",
+        choices=LANGUAGES,
+        default="en",
+        help="the edition: en (DIR/release) or another (DIR/release/LANG; translated ones)",
+    )
+    trn = commands.add_parser(
+        "translate", help="write or update the translation files of source/NN (docs/translating.md)"
+    )
+    trn.add_argument("assignments", nargs="*", help="assignment folders (default: translated)")
+    trn.add_argument("--lang", dest="language", choices=LANGUAGES[1:], required=True)
+    trn.add_argument("--check", action="store_true", help="only say what is left to translate")
+    trn.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
     val = commands.add_parser("validate", help="run a notebook and report its tests")
     val.add_argument("notebook", type=Path)
     grd = commands.add_parser("grade", help="grade every submission of an assignment")
@@ -128,6 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .export import export_gradebook
     from .grade import grade_assignment
     from .release import release_assignments
+    from .translate import translate_assignments
     from .validate import validate_notebook
 
     run = {
@@ -137,6 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "validate": validate_notebook,
         "grade": grade_assignment,
         "export": export_gradebook,
+        "translate": translate_assignments,
     }[cfg.command]
     try:
         report = run(cfg)

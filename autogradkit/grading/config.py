@@ -45,6 +45,9 @@ class GradingConfig:
         format: what ``export`` writes: ``canvas``, ``moodle`` or ``csv`` (``export.py``).
         output: where ``export`` writes (default: beside the gradebook).
         roster: a CSV of ``student,name,id,email`` that ``export`` takes names and ids from.
+        language: the edition ``release`` writes and ``translate`` works on (``en``: the
+            source's own; ``zh-CN``: into ``release/zh-CN``, see ``translate.py``).
+        check: ``translate`` only says what is left to translate (exit code 1 if anything).
 
     Example:
         >>> GradingConfig(command="grade", timeout=5).total_timeout
@@ -73,6 +76,8 @@ class GradingConfig:
     format: str = "csv"
     output: Path | None = None
     roster: Path | None = None
+    language: str = "en"
+    check: bool = False
 
     def limits(self):
         """What one sandbox may use, from ``memory_limit_mb``, ``max_processes`` and

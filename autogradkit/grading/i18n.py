@@ -26,6 +26,9 @@ from pathlib import Path
 
 LANGUAGES = ("en", "zh-CN")
 LANGUAGE_FILE = ".autogradkit-language"
+# fonts with each language's glyphs, tried after matplotlib's own (Debian: fonts-noto-cjk;
+# conda-forge: font-ttf-noto-cjk)
+FONTS = {"zh-CN": ("Noto Sans CJK SC",)}
 KIT_CATALOGS = Path(__file__).resolve().parent / "locale"
 TEMPLATE_FLAG = "python-brace-format"
 _FIELD = re.compile(r"\{\{|\}\}|\{([A-Za-z_]\w*)(?:![rsa])?(?::[^{}]*)?\}")

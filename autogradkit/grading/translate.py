@@ -21,6 +21,7 @@ import copy
 import hashlib
 import io
 import re
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,9 +29,11 @@ from . import cells
 from .i18n import KIT_CATALOGS, LANGUAGES, TEMPLATE_FLAG
 
 SECTION = re.compile(r"<!-- (?P<id>[A-Za-z0-9_-]{1,64}) en:(?P<hash>[0-9a-f]{8}) -->")
-TODO = "TODO"  # a section that still holds the English (written by ``update``)
+UNTRANSLATED = "UNTRANSLATED"  # first line of a section still holding the English
 FENCE = re.compile(r"```python\n(?P<code>.*?)\n?```", re.S)
 OBSERVING = ("require", "close", "equal", "predicted")  # Observer methods: name first, hint=
+# nbgrader's region markers: a translation keeps them as they are, where they are
+MARKER = re.compile(r"^\s*#+\s*(BEGIN|END) (SOLUTION|HIDDEN TESTS)\s*$", re.M)
 
 
 @dataclass
@@ -91,9 +94,14 @@ def problems(nb, sections: dict[str, Section], where: str = "") -> list[str]:
     """What keeps ``sections`` from translating ``nb`` exactly, one sentence each.
 
     Every markdown cell needs a section; a section must name a cell of ``nb``, be up to date
-    with its English (``en:``), hold no ``TODO``, and, for a code cell, be the same code with
-    other comments and strings; test cells are never translated.
+    with its English (``en:``, see ``stale``), not start with ``UNTRANSLATED``, and, for a code
+    cell, be the same code with other comments and strings; test cells are never translated.
     """
+    return structural(nb, sections, where) + stale(nb, sections, where)
+
+
+def structural(nb, sections: dict[str, Section], where: str = "") -> list[str]:
+    """The problems that make a translation unusable (all of ``problems`` but staleness)."""
     found = []
     by_id = {cell["id"]: cell for cell in nb["cells"]}
     for cell in nb["cells"]:
@@ -105,18 +113,26 @@ def problems(nb, sections: dict[str, Section], where: str = "") -> list[str]:
         if cell is None:
             found.append(f"{place}: the source has no such cell (translated prose it lost?)")
             continue
-        source = cells.text(cell["source"])
-        if section.english != english_hash(source):
-            found.append(
-                f"{place}: the English changed since it was translated: update the translation, "
-                f"then write en:{english_hash(source)}"
-            )
-        if TODO in section.text.splitlines()[:1] or f"<!-- {TODO}" in section.text:
-            found.append(f"{place}: still marked {TODO}")
-        if cell["cell_type"] == "code":
+        if section.text.startswith(UNTRANSLATED):
+            found.append(f"{place}: still marked {UNTRANSLATED}")
+        elif cell["cell_type"] == "code":
             found += [f"{place}: {p}" for p in _code_problems(cell, section.text)]
         elif not section.text.strip():
             found.append(f"{place}: the translation is empty")
+    return found
+
+
+def stale(nb, sections: dict[str, Section], where: str = "") -> list[str]:
+    """Sections whose English cell changed since they were translated (their ``en:`` hash)."""
+    found = []
+    for cell in nb["cells"]:
+        section = sections.get(cell["id"])
+        now = english_hash(cells.text(cell["source"]))
+        if section is not None and section.english != now:
+            found.append(
+                f"{where}line {section.line}: {cell['id']}: the English changed since it was "
+                f"translated: update the translation, then write en:{now}"
+            )
     return found
 
 
@@ -126,11 +142,20 @@ def _code_problems(cell, text: str) -> list[str]:
     fenced = FENCE.fullmatch(text.strip())
     if fenced is None:
         return ["a code cell's translation is one ```python fence holding the whole cell"]
+    english, translated = cells.text(cell["source"]), fenced["code"]
     try:
-        same = same_code(cells.text(cell["source"]), fenced["code"])
+        same = same_code(english, translated)
     except SyntaxError as error:
         return [f"the translated code does not parse ({error.msg}, line {error.lineno})"]
-    return [] if same else ["the code differs from the English beyond comments and strings"]
+    if not same:
+        return ["the code differs from the English beyond comments and strings"]
+    if _markers(english) != _markers(translated):
+        return ["the ### BEGIN/END SOLUTION and HIDDEN TESTS lines must stay as they are"]
+    return []
+
+
+def _markers(code: str) -> list[str]:
+    return [found.group(0).strip() for found in MARKER.finditer(code)]
 
 
 def section_text(cell, section: Section) -> str:
@@ -170,9 +195,10 @@ def translate_notebook(nb, sections: dict[str, Section], language: str):
     notebook's metadata says the language (``autogradkit.language``).
 
     Raises:
-        ValueError: the sections do not translate ``nb`` (see ``problems``), stale ones aside.
+        ValueError: the sections do not translate ``nb`` (``structural``); a stale section is
+            used as it is (``stale`` finds it).
     """
-    blocking = [p for p in problems(nb, sections) if "changed since" not in p]
+    blocking = structural(nb, sections)
     if blocking:
         raise ValueError("; ".join(blocking))
     out = copy.deepcopy(nb)
@@ -249,9 +275,9 @@ def kit_messages() -> list[tuple[str, str, int]]:
 # ----- writing the files a translator edits ---------------------------------------------------
 def update(text_source: Path, language: str) -> list[str]:
     """Bring the translation files of one notebook up to date with its source; say what is
-    left to do. New cells get a section holding their English under a ``TODO`` line; sections
-    of cells that are gone are left for the translator to delete (listed); the checks'
-    catalog gets every text (new ones empty, changed ones fuzzy, Babel's ``update``)."""
+    left to do. A new cell gets a section holding its English under an ``UNTRANSLATED`` line;
+    sections of cells that are gone are left for the translator to delete (listed); the
+    checks' catalog gets every text (new ones empty, changed ones fuzzy, Babel's ``update``)."""
     from .build import read_text_source
 
     if language not in LANGUAGES or language == "en":
@@ -277,15 +303,33 @@ def _header(name: str, language: str) -> str:
 
 
 def _add_missing_sections(path: Path, nb, sections: dict[str, Section]) -> None:
-    """Append a TODO section, holding the English, for each markdown cell without one."""
+    """Append an UNTRANSLATED section, holding the English, for each markdown cell without
+    one, and for each code cell with words in its comments or strings (keeping the English
+    code as it is is a translation too: delete the UNTRANSLATED line)."""
     added = []
     for cell in nb.cells:
-        if _needs_section(cell) and cell.id not in sections:
-            source = cells.text(cell.source)
-            added.append(f"\n<!-- {cell.id} en:{english_hash(source)} -->\n{TODO}\n{source}\n")
+        source = cells.text(cell.source)
+        if cell.id in sections or not (_needs_section(cell) or _has_words(cell)):
+            continue
+        body = source if cell.cell_type == "markdown" else f"```python\n{source}\n```"
+        header = f"<!-- {cell.id} en:{english_hash(source)} -->"
+        added.append(f"\n{header}\n{UNTRANSLATED}\n{body}\n")
     if added:
         with Path(path).open("a", encoding="utf-8") as out:
             out.write("".join(added))
+
+
+def _has_words(cell) -> bool:
+    """A code cell that is not a test and has a comment or a string with a word in it."""
+    if cell.cell_type != "code" or cells.is_grade(cell):
+        return False
+    code = MARKER.sub("", cells.text(cell.source))
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    kinds = (tokenize.COMMENT, tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", -1))
+    return any(t.type in kinds and re.search(r"[A-Za-z]{2}", t.string) for t in tokens)
 
 
 def status(text_source: Path, language: str) -> list[str]:
@@ -369,3 +413,30 @@ def update_kit_catalog(language: str) -> list[str]:
     po.parent.mkdir(exist_ok=True)
     update_catalog(po, list(found.values()), language)
     return catalog_problems(po)
+
+
+def translate_assignments(cfg) -> dict:
+    """``autogradkit translate``: update (or, with ``--check``, only read) the translation
+    files of the named notebooks (default: every translated one) and, without names, the
+    kit's catalog; print what is left to do. Exit code 1 when something is."""
+    import sys
+
+    from .build import text_sources
+
+    named = cfg.assignments
+    sources = text_sources(Path(cfg.course), named)
+    if not named:
+        sources = [s for s in sources if translation_path(s, cfg.language).is_file()]
+    left = []
+    if not named:
+        po = KIT_CATALOGS / f"{cfg.language}.po"
+        left += catalog_problems(po) if cfg.check else update_kit_catalog(cfg.language)
+    for text_source in sources:
+        found = (
+            status(text_source, cfg.language) if cfg.check else update(text_source, cfg.language)
+        )
+        left += [f"{text_source.parent.name}: {item}" for item in found]
+    for item in left:
+        print(item, file=sys.stderr)
+    print(f"{len(left)} things left to translate", file=sys.stderr)
+    return {"command": "translate", "left": left, "exit_code": 1 if left else 0}
