@@ -176,8 +176,8 @@ class _BlankStrings(ast.NodeTransformer):
         return ast.Constant("") if isinstance(node.value, str) else node
 
     def visit_JoinedStr(self, node):
-        parts = sorted(ast.dump(self.visit(v.value)) for v in node.values if hasattr(v, "value"))
-        return ast.Constant("\n".join(p for p in parts if p != ast.dump(ast.Constant(""))))
+        values = [v.value for v in node.values if isinstance(v, ast.FormattedValue)]
+        return ast.Constant("\n".join(sorted(ast.dump(self.visit(v)) for v in values)))
 
 
 def _shape(code: str) -> str:
