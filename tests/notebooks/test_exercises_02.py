@@ -1,13 +1,17 @@
-"""Notebook 02's exercises: the lesson's mechanism passes, its shortcuts do not."""
+"""Notebook 02's exercises: the lesson's mechanism passes, its shortcuts do not, in both
+editions (each edition's solutions, every verdict also in Chinese)."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
 
 import autogradkit as agk
 
-from .exercises import assert_passes, assert_refused, checks_of, solution
+from . import exercises
+from .exercises import checks_of, editions, solution, translations, verdicts
 
 NB = "02_autograd_does_it"
 checks = checks_of(NB)
@@ -19,14 +23,54 @@ DATA = {
 }
 
 
-@pytest.fixture(scope="module")
-def answers() -> dict:
+# In a translation, a line may keep code (a.grad, train_fixed(x, y, 3), True) but no English
+# prose: two English words in a row are a name, hint or reason the catalogs left untranslated.
+CJK = re.compile("[\u4e00-\u9fff]")
+ENGLISH_PROSE = re.compile(r"\b[A-Za-z]{2,}(?:[ ,]+\d+)*[ ,]+[A-Za-z]{2,}\b")
+
+
+@pytest.fixture(scope="module", params=editions(NB))
+def answers(request) -> dict:
+    """The solutions of each edition (the same code, other comments), judged in each
+    language."""
     found = {}
     for grade_id in ("nb02_ex1_predict", "nb02_ex2_find_the_bug", "nb02_ex3_accumulate"):
-        found.update(solution(NB, grade_id, **DATA))
+        found.update(solution(NB, grade_id, request.param, **DATA))
     for grade_id in ("nb02_ex4_tracked", "nb02_ex5_switches", "nb02_ex6_evaluate"):
-        found.update(solution(NB, grade_id))
+        found.update(solution(NB, grade_id, request.param))
     return found
+
+
+def _translated_through(check, reference: dict, answers: dict) -> None:
+    """Every line of each translation's verdicts has no English prose; each ✗ line is in
+    the translation's script."""
+    for tr in translations(check):
+        for verdict in verdicts(check, reference, {**reference, **answers}, tr=tr):
+            for line in verdict.lines:
+                assert not ENGLISH_PROSE.search(line), f"not in {tr.language}: {line!r}"
+                assert not line.startswith("✗") or CJK.search(line), line
+
+
+def assert_passes(check, reference: dict, **answers) -> None:
+    """``exercises.assert_passes``, and every ✓ line translated through."""
+    exercises.assert_passes(check, reference, **answers)
+    _translated_through(check, reference, answers)
+
+
+def assert_refused(check, reference: dict, words: str = "", **answers) -> list[str]:
+    """``exercises.assert_refused`` (the English lines returned), and the Chinese ✗ line
+    translated through: name, reason and hint."""
+    lines = exercises.assert_refused(check, reference, words, **answers)
+    _translated_through(check, reference, answers)
+    return lines
+
+
+def test_every_edition_is_judged_and_chinese_lines_are_checked():
+    assert editions(NB) == ["en", "zh-CN"]
+    assert [tr.language for tr in translations(checks.fixed_loop)] == ["zh-CN"]
+    assert ENGLISH_PROSE.search("✗ w after 5 epochs: it is 1.5, not 2 (a hint)")
+    assert ENGLISH_PROSE.search("✓ w after 1 epoch")
+    assert not ENGLISH_PROSE.search("✗ train_fixed(x, y, 3) 返回叶子节点 w：实际是 None")
 
 
 # ----- ex. 1: a tensor used twice ------------------------------------------------------------
