@@ -8,14 +8,24 @@ import pytest
 import autogradkit as agk
 from autogradkit.autograd import functional
 
-from .exercises import assert_passes, assert_refused, checks_of, solution
+from .exercises import (
+    assert_passes,
+    assert_refused,
+    checks_of,
+    editions,
+    solution,
+    translations,
+    verdicts,
+)
 
 NB = "03_nonscalar_leaves_jacobians"
 checks = checks_of(NB)
 
 
-@pytest.fixture(scope="module")
-def answers() -> dict:
+@pytest.fixture(scope="module", params=editions(NB))
+def answers(request) -> dict:
+    """The solutions of each edition (the same code, other comments), judged in each
+    language."""
     found = {}
     for grade_id in (
         "nb03_ex1_predict_weights",
@@ -23,7 +33,7 @@ def answers() -> dict:
         "nb03_ex3_vjp_by_hand",
         "nb03_ex4_jacobian",
     ):
-        found.update(solution(NB, grade_id))
+        found.update(solution(NB, grade_id, request.param))
     return found
 
 
@@ -291,3 +301,47 @@ def test_ex4_rows_left_to_pile_up_or_one_pass_with_ones_are_refused(answers):
 def test_ex4_differentiating_x_itself_is_refused(answers):
     assert_refused(checks.jacobian_rows, answers, "fresh leaf copy", jacobian=on_x_itself)
     assert_refused(checks.jacobian_of_a_parameter, answers, "", jacobian=on_x_itself)
+
+
+# ----- the feedback in Simplified Chinese --------------------------------------------------------
+def last_line_in_chinese(check, reference: dict, **shortcut) -> str:
+    """The last line a shortcut gets in the zh-CN edition, on a grading seed."""
+    (zh,) = [tr for tr in translations(check) if tr.language == "zh-CN"]
+    (verdict,) = verdicts(check, reference, {**reference, **shortcut}, seeds=(11,), tr=zh)
+    assert not verdict.passed
+    return verdict.lines[-1]
+
+
+def test_the_shortcuts_are_told_why_in_chinese_through_and_through(answers):
+    copied = {"predicted_x_grad": agk.tensor([1.0, 3.0])}
+    assert last_line_in_chinese(checks.weighted_prediction, answers, **copied) == (
+        "✗ x.grad：实际是 [2., 4.]，不是你预测的结果"
+        "（提示：只有 z[0, 1] 计入：它的式子里，和 x 相乘的是什么？）"
+    )
+    assert last_line_in_chinese(checks.integer_quantities, answers, quantity_grad=classmate) == (
+        "✗ 练习 2：对整数的购买数量求梯度：你的代码抛出了 RuntimeError"
+    )
+    assert last_line_in_chinese(
+        checks.integer_quantities, answers, quantity_grad=finite_differences
+    ) == (
+        "✗ sum(prices * q) 的反向传播次数：不对"
+        "（提示：让自动求导去求梯度：对总价调用一次 backward()）"
+    )
+    assert last_line_in_chinese(
+        checks.integer_quantities, answers, quantity_grad=caller_made_float
+    ) == (
+        "✗ 算完 sum(prices * q) 之后，quantities 仍是原来那些整数：不对"
+        "（提示：做一个需要梯度的浮点型副本；调用者的张量不要去动）"
+    )
+    by_autograd = {"vjp_by_hand": vjp_by_autograd}
+    assert last_line_in_chinese(checks.vjp_written_by_hand, answers, **by_autograd) == (
+        "✗ 练习 3：手算 y = (x0·x1, x0 + 3·x1) 的雅可比矩阵和 vᵀJ："
+        "这道练习要求你自己动手实现，不能调用库里现成的函数"
+    )
+    assert last_line_in_chinese(checks.jacobian_rows, answers, jacobian=rows_not_cleared) == (
+        "✗ x ** 2 的雅可比矩阵：数值不对"
+        "（提示：第 i 行来自以独热向量 e_i 为 gradient 的一次反向传播；算下一行之前要清空 .grad）"
+    )
+    assert last_line_in_chinese(checks.jacobian_rows, answers, jacobian=on_x_itself) == (
+        "✗ x 保持原样：不对（提示：照第 1 步说的，对 x 的一个新叶子节点副本求导）"
+    )
