@@ -1,19 +1,25 @@
-"""Notebook 04's exercises: the lesson's mechanism passes, its shortcuts do not."""
+"""Notebook 04's exercises: the lesson's mechanism passes, its shortcuts do not, in each
+edition; and what the checks say in Chinese has no English left but code."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 import autogradkit as agk
 
-from .exercises import assert_passes, assert_refused, checks_of, solution
+from . import exercises
+from .exercises import assert_passes, checks_of, editions, solution, translations, verdicts
 
 NB = "04_inplace_data_detach"
 checks = checks_of(NB)
 
 
-@pytest.fixture(scope="module")
-def answers() -> dict:
+@pytest.fixture(scope="module", params=editions(NB))
+def answers(request) -> dict:
+    """The solutions of each edition (the same code, other comments), judged in each
+    language."""
     found = {}
     for grade_id in (
         "nb04_ex1_init_weights",
@@ -23,8 +29,71 @@ def answers() -> dict:
         "nb04_ex5_consistency",
         "nb04_ex6_nan_origin",
     ):
-        found.update(solution(NB, grade_id))
+        found.update(solution(NB, grade_id, request.param))
     return found
+
+
+# ----- the translated lines: code may stay English, words may not -----------------------------
+# a line's tokens: what stands between spaces, Chinese characters and punctuation marks
+TOKEN = re.compile(r"[^\s:;,!?\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+")
+# the notebook's names that a line shows as plain words (a variable, a method, a value)
+NAMES = {"w", "x", "y", "t", "lr", "value", "noise", "raises", "exp", "backward", "tensor", "nan"}
+NAMES |= {"None", "True", "False"}
+
+
+def english_words(line: str) -> list[str]:
+    """The tokens of ``line`` that are plain words: not code (a dotted or snake_case name, a
+    call, an index, a number, a CamelCase type such as RuntimeError), not one of ``NAMES``."""
+    return [
+        token
+        for token in TOKEN.findall(line)
+        if re.fullmatch(r"[A-Za-z]+", token)
+        and not re.fullmatch(r"[A-Z][a-z]+[A-Z]\w*", token)
+        and token not in NAMES
+    ]
+
+
+def assert_all_chinese(check, reference: dict, **answers) -> None:
+    """Every line the check writes in each translation, ✓ or ✗, is in that language: titles,
+    names (exercise 1's "w of shape ..." too), hints (exercise 3's too, held in a variable in
+    checks.py) and the kit's reasons. On the practice seed and one grading seed: the words are
+    the same on every seed, only the numbers differ."""
+    tables = translations(check)
+    assert tables, f"{NB} has no translated checks"
+    for tr in tables:
+        for verdict in verdicts(check, reference, {**reference, **answers}, (None, 2024), tr):
+            for line in verdict.lines:
+                assert not english_words(line), f"English left in {tr.language}: {line!r}"
+
+
+def assert_refused(check, reference: dict, words: str = "", **answers) -> list[str]:
+    """``exercises.assert_refused``, and the refusal reads in Chinese through and through."""
+    lines = exercises.assert_refused(check, reference, words, **answers)
+    assert_all_chinese(check, reference, **answers)
+    return lines
+
+
+@pytest.mark.parametrize(
+    "check",
+    [checks.init_in_place, checks.version_prediction, checks.which_raise, checks.step_in_place]
+    + [checks.steps_train, checks.stopped_target, checks.nan_found],
+    ids=lambda c: c.name,
+)
+def test_each_check_speaks_chinese_on_the_solution(answers, check):
+    assert_all_chinese(check, answers)
+
+
+def test_the_english_words_of_a_line_are_found():
+    assert english_words("✗ w of shape (2,): its values: 数值不对") == [
+        "of",
+        "shape",
+        "its",
+        "values",
+    ]
+    assert not english_words("✗ 形状为 (2,) 的 w：它的数值：你的代码抛出了 RuntimeError")
+    assert not english_words(
+        '✓ raises["a"]：实际是 False，不是你预测的结果（提示：exp 保存的是 y）'
+    )
 
 
 # ----- ex. 1: initialise a leaf in place -------------------------------------------------------
@@ -109,6 +178,21 @@ def test_ex3_each_prediction_is_judged_and_revealed_one_at_a_time(answers):
     lines = assert_refused(checks.which_raise, answers, "reach y's version", raises=data_is_caught)
     assert lines[-1].startswith('✗ raises["d"]: it is False')
     assert_refused(checks.which_raise, answers, "is a dict", raises=[False, True, True, False])
+
+
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [
+        ("a", "which tensor does exp save"),
+        ("b", "what does y * y save"),
+        ("c", "through detach() reach"),
+        ("d", "through .data reach"),
+    ],
+)
+def test_ex3_a_wrong_prediction_shows_its_snippets_own_hint(answers, key, words):
+    flipped = {**answers["raises"], key: not answers["raises"][key]}
+    lines = assert_refused(checks.which_raise, answers, words, raises=flipped)
+    assert lines[-1].startswith(f'✗ raises["{key}"]: it is {answers["raises"][key]}')
 
 
 # ----- ex. 4: an update step that autograd can see -----------------------------------------------
