@@ -2,20 +2,48 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 import autogradkit as agk
 from autogradkit import nn
 
-from .exercises import assert_passes, assert_refused, checks_of, solution
+from . import exercises
+from .exercises import assert_passes, checks_of, editions, solution, translations, verdicts
 
 NB = "06_hooks"
 checks = checks_of(NB)
+# a word in Latin letters (an identifier is one; an attribute, as in 2.weight, is not), outside
+# [...] (values, code lists) and {...}
+LATIN = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]+")
 
 
-@pytest.fixture(scope="module")
-def answers() -> dict:
+def _latin_words(text: str) -> set[str]:
+    return set(LATIN.findall(re.sub(r"\[[^\]]*\]|\{[^}]*\}", "", text)))
+
+
+def assert_refused(check, reference: dict, words: str = "", **answers) -> list[str]:
+    """``exercises.assert_refused``, and in each translation no English is left in a ✗ line:
+    every word in Latin letters is one the catalog's own translations keep (an identifier,
+    a name such as ``named`` or ``dtype``), not one of the English words checks.py fills into
+    a name ("for h, u", "one input", "a batch", "draw 1: x and w of 3 numbers")."""
+    lines = exercises.assert_refused(check, reference, words, **answers)
+    for tr in translations(check):
+        translated = [*tr.kit.values(), *tr.texts.values(), *(t for _, t in tr.templates)]
+        kept = set().union(*map(_latin_words, translated))
+        for verdict in verdicts(check, reference, {**reference, **answers}, tr=tr):
+            for line in verdict.lines:
+                left = _latin_words(line) - kept if line.startswith("✗") else set()
+                assert not left, f"English left in {tr.language}: {sorted(left)} in {line!r}"
+    return lines
+
+
+@pytest.fixture(scope="module", params=editions(NB))
+def answers(request) -> dict:
+    """The solutions of each edition (the same code, other comments), judged in each
+    language."""
     found = {}
     for grade_id in (
         "nb06_ex1_predict_hooks",
@@ -24,7 +52,7 @@ def answers() -> dict:
         "nb06_ex4_by_hand",
         "nb06_ex5_fine_tune",
     ):
-        found.update(solution(NB, grade_id))
+        found.update(solution(NB, grade_id, request.param))
     return found
 
 
