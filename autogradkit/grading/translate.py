@@ -119,6 +119,48 @@ def structural(nb, sections: dict[str, Section], where: str = "") -> list[str]:
             found += [f"{place}: {p}" for p in _code_problems(cell, section.text)]
         elif not section.text.strip():
             found.append(f"{place}: the translation is empty")
+        else:
+            found += [f"{place}: {p}" for p in prose_problems(section.text)]
+    return found
+
+
+HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+WIDE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff01-\uff60]")  # Han, CJK punctuation
+
+
+PUNCTUATION = re.compile(r"[\u3000-\u303f\uff01-\uff0f\uff1a-\uff1f\uff5b-\uff60]")
+
+
+def breaks_badly(last: str, first: str) -> bool:
+    """A line break between these characters shows as a space a reader sees: after a Chinese
+    character before another or before punctuation, or before full-width punctuation."""
+    return bool(PUNCTUATION.match(first) or (HAN.match(last) and WIDE.match(first)))
+
+
+def prose_problems(markdown: str) -> list[str]:
+    """What a Chinese reader would see wrong in the rendered ``markdown`` (JupyterLab renders
+    CommonMark, as markdown-it does): emphasis markers left as text (``**用时：**约``: a ``**``
+    between full-width punctuation and a letter closes nothing), and a line break between two
+    Chinese characters, which the browser draws as a space (``用\n时`` -> "用 时")."""
+    from markdown_it import MarkdownIt
+
+    found = []
+    for block in MarkdownIt("commonmark").parse(markdown):
+        children = block.children or ()
+        for before, token, after in zip(children, children[1:], children[2:]):
+            if token.type == "softbreak" and before.content and after.content:
+                if breaks_badly(before.content[-1], after.content[0]):
+                    found.append(
+                        f"a line break between '{before.content[-4:]}' and "
+                        f"'{after.content[:4]}' shows as a space: join the lines"
+                    )
+        parts = [c for c in children if c.type == "text"]
+        for token in parts:
+            if "**" in token.content or "__" in token.content:
+                found.append(
+                    f"'{token.content.strip()[:30]}' shows its asterisks: put full-width "
+                    "punctuation outside the ** (**用时**：)"
+                )
     return found
 
 

@@ -119,6 +119,40 @@ def test_the_same_code_allows_only_other_comments_and_strings():
     assert not translate.same_code(english, 'label = "tangent"\nplot(x, label=label, lw=2)')
 
 
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "**用时：**约 25 分钟。",  # the ** closes nothing: the reader sees asterisks
+        "这是一个\n句子。",  # renders as "这是一个 句子"
+        "运行 `x.backward()`\n，再看梯度。",  # a space before the comma
+        "> 引用的第一行\n> 第二行。",
+    ],
+)
+def test_prose_a_chinese_reader_would_see_broken_fails(markdown):
+    assert translate.prose_problems(markdown) != []
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "**用时**：约 25 分钟。",
+        "第一句。\n第二句用 `code`\nand English 也可以。",
+        "- 列表一\n- 列表二",
+    ],
+)
+def test_prose_that_renders_cleanly_passes(markdown):
+    assert translate.prose_problems(markdown) == []
+
+
+def test_the_prose_fixer_repairs_what_the_check_finds():
+    from tools.fix_zh_prose import fix
+
+    broken = "**用时：**约 25 分钟。这是一个\n句子，运行 `x`\n，再看。\n\n> 引用的\n> 第二行。"
+    assert translate.prose_problems(broken) != []
+    assert translate.prose_problems(fix(broken)) == []
+    assert fix(broken).count("\n") == 2  # only the paragraph break and the quote's are kept
+
+
 def test_test_cells_and_solution_markers_are_never_translated():
     test_cell = {
         "cell_type": "code",

@@ -1,0 +1,50 @@
+"""Fix the two rendering traps ``autogradkit translate --check`` reports in Chinese prose.
+
+    python tools/fix_zh_prose.py notebooks/source/*/*.zh-CN.md
+
+- A line break between two Chinese characters, or before full-width punctuation, renders as
+  a space: the lines are joined.
+- ``**用时：**约`` renders its asterisks (CommonMark closes ``**`` after punctuation only
+  before a space or punctuation): the punctuation moves outside, ``**用时**：约``.
+Code fences are left alone. Run the check again afterwards: what it still reports is for a
+person to fix.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from autogradkit.grading.translate import breaks_badly
+
+BOLD_PUNCTUATION = re.compile(r"\*\*([^*\n]+?)([：，。；！？、])\*\*(?=[^\s*])")
+
+
+def fix(text: str) -> str:
+    lines, out, fenced = text.split("\n"), [], False
+    for line in lines:
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        previous = out[-1] if out else ""
+        joinable = not fenced and previous and not previous.lstrip().startswith(("```", "<!--"))
+        quoted = previous.startswith(">") and line.startswith(">")  # a quote's next line
+        rest = line[1:].lstrip() if quoted else line.lstrip()
+        if joinable and rest and previous.strip() and breaks_badly(previous[-1], rest[0]):
+            out[-1] = previous + rest
+        else:
+            out.append(line)
+    return BOLD_PUNCTUATION.sub(r"**\1**\2", "\n".join(out))
+
+
+def main(paths: list[str]) -> None:
+    for path in map(Path, paths):
+        text = path.read_text(encoding="utf-8")
+        fixed = fix(text)
+        if fixed != text:
+            path.write_text(fixed, encoding="utf-8")
+            print(f"fixed {path}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
