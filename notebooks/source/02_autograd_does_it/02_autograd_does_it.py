@@ -56,7 +56,7 @@ np.random.seed(0)
 # - `nn.MSELoss()` is the mean squared error;
 # - `loss.backward()` does steps 2 and 3: local gradients, chained, stored in `w.grad`;
 # - `optimizer.step()` does step 4: `w <- w - lr * w.grad`;
-# - `optimizer.zero_grad()` clears `w.grad` for the next epoch (section 8 explains why).
+# - `optimizer.zero_grad()` clears `w.grad` for the next epoch (section 9 explains why).
 
 # %% id="02-x-agk-tensor-2-4" tags=["topic:T11"]
 x = agk.tensor([2, 4, 6, 8], dtype=agk.float32)
