@@ -1,13 +1,24 @@
-"""Notebook 01's exercises: the lesson's mechanism passes, its shortcuts do not."""
+"""Notebook 01's exercises: the lesson's mechanism passes, its shortcuts do not, in both
+editions (the Chinese feedback of every shortcut without an English word but code's names)."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
 
 import autogradkit as agk
 
-from .exercises import assert_passes, assert_refused, checks_of, solution
+from .exercises import (
+    assert_passes,
+    assert_refused,
+    checks_of,
+    editions,
+    solution,
+    translations,
+    verdicts,
+)
 
 NB = "01_backprop_by_hand"
 checks = checks_of(NB)
@@ -15,8 +26,18 @@ X_LINE = np.array([1, 2, 3, 4], dtype=np.float32)  # the data the notebook shows
 Y_LINE = 2 * X_LINE + 1
 
 
-@pytest.fixture(scope="module")
-def answers() -> dict:
+# What a translated ✗ line may still hold in Latin letters: the names of the code it quotes
+# (answers, variables, the check's calls), Python's values and an exception's name.
+CODE_NAMES = set(
+    "w x y b s lr epochs y_hat dy_hat dyhat dloss ds dw db fit_line backward_by_hand "
+    "gradient_fixed dloss_ds ds_dyhat dyhat_dw dloss_dw True False None nan inf e".split()
+)
+
+
+@pytest.fixture(scope="module", params=editions(NB))
+def answers(request) -> dict:
+    """The solutions of each edition (the same code, other comments), judged in each
+    language."""
     found = {}
     for grade_id in (
         "nb01_ex1_chain_rule",
@@ -24,8 +45,33 @@ def answers() -> dict:
         "nb01_ex3_find_the_bug",
         "nb01_ex4_predict",
     ):
-        found.update(solution(NB, grade_id, x_mate=X_LINE, y_mate=2 * X_LINE, forward=np.multiply))
+        found.update(
+            solution(
+                NB,
+                grade_id,
+                request.param,
+                x_mate=X_LINE,
+                y_mate=2 * X_LINE,
+                forward=np.multiply,
+            )
+        )
     return found
+
+
+def english_words(line: str) -> set[str]:
+    """The words of ``line`` that are neither Chinese nor a name of the code."""
+    words = set(re.findall(r"[A-Za-z_]+", line))
+    return {w for w in words if w not in CODE_NAMES and not re.fullmatch(r"[A-Z]\w*Error", w)}
+
+
+def refused(check, reference: dict, words: str = "", **answers) -> list[str]:
+    """``assert_refused``, and in each translation every ✗ line has no English word left."""
+    lines = assert_refused(check, reference, words, **answers)
+    for tr in translations(check):
+        for verdict in verdicts(check, reference, {**reference, **answers}, tr=tr):
+            for line in verdict.lines:
+                assert not (line.startswith("✗") and english_words(line)), (tr.language, line)
+    return lines
 
 
 # ----- ex. 1: one backward pass, by hand -----------------------------------------------------
@@ -56,23 +102,36 @@ def test_ex1_the_local_gradients_pass_in_any_arrangement(answers):
 
 
 def test_ex1_the_old_typed_in_numbers_are_refused(answers):
-    assert_refused(checks.chain_rule, answers, "s = y_hat - y", backward_by_hand=numbers_at_w_1)
+    refused(checks.chain_rule, answers, "s = y_hat - y", backward_by_hand=numbers_at_w_1)
 
 
 def test_ex1_autograd_is_switched_off_while_checked(answers):
-    lines = assert_refused(
-        checks.chain_rule, answers, "do it yourself", backward_by_hand=through_autograd
-    )
+    lines = refused(checks.chain_rule, answers, "do it yourself", backward_by_hand=through_autograd)
     assert len(lines) == 1
     assert through_autograd(1.0, 2.0, 4.0)[3] == -8.0  # and on again afterwards
 
 
 def test_ex1_a_wrong_local_gradient_is_named(answers):
-    lines = assert_refused(
-        checks.chain_rule, answers, "how does s**2", backward_by_hand=square_forgotten
-    )
+    lines = refused(checks.chain_rule, answers, "how does s**2", backward_by_hand=square_forgotten)
     assert lines[-1].startswith("✗ dloss/ds at w = ")
-    assert_refused(checks.chain_rule, answers, "four numbers", backward_by_hand=lambda *a: -8.0)
+    refused(checks.chain_rule, answers, "four numbers", backward_by_hand=lambda *a: -8.0)
+
+
+def multiplied_by_w(w, x, y):
+    s = w * x - y
+    return 2 * s, 1.0, w, 2 * s * w
+
+
+def added_not_chained(w, x, y):
+    s = w * x - y
+    return 2 * s, 1.0, x, 2 * s + 1.0 + x
+
+
+def test_ex1_each_local_gradient_has_its_own_hint(answers):
+    refused(
+        checks.chain_rule, answers, "which number multiplies w", backward_by_hand=multiplied_by_w
+    )
+    refused(checks.chain_rule, answers, "as in section 6", backward_by_hand=added_not_chained)
 
 
 # ----- ex. 2: a line with a bias ---------------------------------------------------------------
@@ -114,7 +173,7 @@ def test_ex2_simultaneous_updates_pass_in_any_precision(answers):
 
 def test_ex2_updating_b_from_the_new_w_is_refused(answers):
     # The old check's hidden part accepted it (its data converged before it could tell).
-    assert_refused(
+    refused(
         checks.line_with_bias, answers, "before changing", fit_line=fit_line_one_after_the_other
     )
 
@@ -122,12 +181,12 @@ def test_ex2_updating_b_from_the_new_w_is_refused(answers):
 def test_ex2_the_notebook_lr_or_data_typed_in_are_refused(answers):
     # Both passed the old visible check, which trained on the notebook's data with lr = 0.05.
     for shortcut in (fit_line_notebook_lr, fit_line_notebook_data):
-        assert_refused(checks.line_with_bias, answers, "lr and epochs", fit_line=shortcut)
+        refused(checks.line_with_bias, answers, "lr and epochs", fit_line=shortcut)
 
 
 def test_ex2_the_end_point_without_training_is_refused(answers):
-    assert_refused(checks.line_with_bias, answers, "dy_hat/db", fit_line=least_squares)
-    assert_refused(checks.line_with_bias, answers, "two floats", fit_line=lambda *a, **k: 2.0)
+    refused(checks.line_with_bias, answers, "dy_hat/db", fit_line=least_squares)
+    refused(checks.line_with_bias, answers, "two floats", fit_line=lambda *a, **k: 2.0)
 
 
 # ----- ex. 3: the gradient of a mean -----------------------------------------------------------
@@ -139,18 +198,18 @@ def test_ex3_the_mean_passes_however_it_is_written(answers):
 
 def test_ex3_the_bug_reworded_is_refused(answers):
     summed = lambda x, y, y_hat: np.sum(2 * x * (y_hat - y))  # noqa: E731
-    assert_refused(checks.mean_gradient, answers, "grow with the number", gradient_fixed=summed)
+    refused(checks.mean_gradient, answers, "grow with the number", gradient_fixed=summed)
 
 
 def test_ex3_dividing_by_the_notebook_size_is_refused(answers):
     # Passed the old visible check, which only used the classmate's four examples.
     by_four = lambda x, y, y_hat: np.dot(2 * x, y_hat - y) / 4  # noqa: E731
-    assert_refused(checks.mean_gradient, answers, "grow with the number", gradient_fixed=by_four)
+    refused(checks.mean_gradient, answers, "grow with the number", gradient_fixed=by_four)
 
 
 def test_ex3_a_flipped_sign_is_named(answers):
     flipped = lambda x, y, y_hat: np.mean(2 * x * (y - y_hat))  # noqa: E731
-    lines = assert_refused(checks.mean_gradient, answers, "", gradient_fixed=flipped)
+    lines = refused(checks.mean_gradient, answers, "", gradient_fixed=flipped)
     assert "the sign is wrong" in lines[-1]
 
 
@@ -166,7 +225,7 @@ def test_ex4_the_predictions_pass(answers):
 def test_ex4_a_falsy_non_answer_is_wrong_and_then_shows_the_real_value(answers):
     # The old visible check took bool(converges), so None or 0 counted as False.
     for non_answer in (None, 0):
-        lines = assert_refused(
+        lines = refused(
             checks.large_learning_rate, answers, "not your prediction", converges=non_answer
         )
         assert lines[-1].startswith(f"✗ converges: it is {answers['converges']}, not your")
@@ -174,7 +233,7 @@ def test_ex4_a_falsy_non_answer_is_wrong_and_then_shows_the_real_value(answers):
 
 def test_ex4_a_wrong_step_is_wrong_and_then_shows_the_real_value(answers):
     wrong = -answers["w_after_one_step"]
-    lines = assert_refused(checks.large_learning_rate, answers, "section 7", w_after_one_step=wrong)
+    lines = refused(checks.large_learning_rate, answers, "section 7", w_after_one_step=wrong)
     assert lines == [
         f"✗ w after one step: the sign is wrong; it is {answers['w_after_one_step']:g} "
         "(one update of section 7, from w = 0, with the gradient there)"
@@ -182,5 +241,23 @@ def test_ex4_a_wrong_step_is_wrong_and_then_shows_the_real_value(answers):
 
 
 def test_ex4_no_prediction_reveals_nothing(answers):
-    lines = assert_refused(checks.large_learning_rate, answers, "not answered yet", converges=...)
+    lines = refused(checks.large_learning_rate, answers, "not answered yet", converges=...)
     assert lines == ["✗ Exercise 4: predict before you run: not answered yet"]
+
+
+# ----- every edition ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "check",
+    [checks.chain_rule, checks.line_with_bias, checks.mean_gradient, checks.large_learning_rate],
+    ids=lambda check: check.name,
+)
+def test_every_line_on_the_solution_is_translated(answers, check):
+    # The names checks.py makes from variables (chain_rule's "{name} {at}", mean_gradient's
+    # singular and plural) are translated by entries written by hand in checks.zh-CN.po.
+    assert translations(check)
+    for tr in translations(check):
+        for verdict in verdicts(check, answers, answers, tr=tr):
+            assert verdict.passed
+            assert verdict.lines, check.name
+            for line in verdict.lines:
+                assert re.search("[\u4e00-\u9fff]", line) and not english_words(line), line
