@@ -227,8 +227,8 @@ print("agrees with the measured slope:", bool(np.isclose(grad_w, slope_at(0.0)))
 # Then write the steps you took as `backward_by_hand(w, x, y)`: it returns the three local
 # gradients and `dloss/dw`, in the order `dloss_ds, ds_dyhat, dyhat_dw, dloss_dw`, for any
 # numbers `w`, `x` and `y`. Use plain arithmetic, as on paper (autograd is switched off while
-# this is checked). The check runs it on numbers of its own; the last line of the cell prints
-# your four numbers at `w = 1.5`, to compare with your paper.
+# this is checked). The check runs it on numbers of its own. To compare with your paper, call
+# `backward_by_hand(1.5, 2.0, 4.0)` in a new cell once it is written.
 
 # %% nbgrader={"grade": false, "grade_id": "nb01_ex1_chain_rule", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def backward_by_hand(w, x, y):
