@@ -663,7 +663,7 @@ def order_twice(obs, topological_order):
 
 @check.exercise("Value", hidden=True)
 def engine_accumulates(obs, Value):  # noqa: N803  (the notebook's class)
-    """Exercise 7, hidden: two graphs over the same leaves; gradients accumulate as in autogradkit"""
+    """Exercise 7, hidden: two graphs on the same leaves; gradients accumulate as in autogradkit"""
     obs.require("Value is a class", _is_value_class(Value))
     plan, data, _ = _expression(obs)
     other = _expression(obs, data)[0]
