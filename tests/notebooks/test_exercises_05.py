@@ -1,7 +1,9 @@
-"""Notebook 05's exercises: the lesson's mechanism passes, its shortcuts do not."""
+"""Notebook 05's exercises: the lesson's mechanism passes, its shortcuts do not, in both
+editions (each edition's solutions; every line the checks write in Chinese is Chinese)."""
 
 from __future__ import annotations
 
+import re
 from collections import deque
 
 import numpy as np
@@ -9,14 +11,24 @@ import pytest
 
 import autogradkit as agk
 
-from .exercises import assert_passes, assert_refused, checks_of, solution
+from .exercises import (
+    assert_passes,
+    assert_refused,
+    checks_of,
+    editions,
+    solution,
+    translations,
+    verdicts,
+)
 
 NB = "05_inside_grad_fn"
 checks = checks_of(NB)
 
 
-@pytest.fixture(scope="module")
-def answers() -> dict:
+@pytest.fixture(scope="module", params=editions(NB))
+def answers(request) -> dict:
+    """The solutions of each edition (the same code, other comments), judged in each
+    language."""
     found = {}
     for grade_id in (
         "nb05_ex1_predict_graph",
@@ -27,25 +39,68 @@ def answers() -> dict:
         "nb05_ex6_order",
         "nb05_ex7_count_saved",
     ):
-        found.update(solution(NB, grade_id))
+        found.update(solution(NB, grade_id, request.param))
     return found
+
+
+# A word of English prose. Code stays English in every language (find_leaves, node.variable,
+# "(out, count, numbers)"), so a word joined to a dot, an underscore or a call does not count.
+PROSE = re.compile(
+    r"(?<![\w.])(?:the|of|and|to|in|is|it|not|your|with|an|at|for|from|on|by|row|graph|chain|"
+    r"function|diamonds|leaves|returns|appears|yet|what|that|must|only|its|each|every|after|"
+    r"there|once|part|hold|saved|through|both|fresh|points|reads|times)(?![\w.(])",
+    re.IGNORECASE,
+)
+
+
+def _all_in_chinese(check, reference: dict, answers: dict) -> None:
+    """Every line the check writes in each translation, ✓ and ✗ alike, hints included, has no
+    English prose left. One grading seed: the names do not depend on it, but for the count in
+    "{count} diamonds in a row", which each run draws."""
+    for tr in translations(check):
+        for verdict in verdicts(check, reference, {**reference, **answers}, (11,), tr):
+            for line in verdict.lines:
+                assert not PROSE.search(line), f"English left in {tr.language}: {line!r}"
+
+
+def passes(check, reference: dict, **answers) -> None:
+    """``assert_passes``, and no English left in the check's lines in Chinese."""
+    assert_passes(check, reference, **answers)
+    _all_in_chinese(check, reference, answers)
+
+
+def refused(check, reference: dict, words: str = "", **answers) -> list[str]:
+    """``assert_refused``, and no English left in the check's lines in Chinese."""
+    lines = assert_refused(check, reference, words, **answers)
+    _all_in_chinese(check, reference, answers)
+    return lines
+
+
+def test_english_prose_is_found_and_code_is_not():
+    assert PROSE.search("✓ find_leaves 返回一个列表（a chain of 5,000 operations）")
+    assert PROSE.search("✗ 第一个计算图中的叶子节点：数值不对（提示：return the leaf itself）")
+    assert PROSE.search("✗ a.grad at a=1, b=2, d=3：数值不对")
+    assert not PROSE.search(
+        "✗ count_saved 返回 (out, count, numbers)（第 1 个函数，共 2 个）：你的代码报错了 "
+        "RecursionError（提示：把交给 pack 的每个张量的 t.numel() 加起来，node.variable）"
+    )
 
 
 # ----- ex. 1: predict the graph ------------------------------------------------------------
 def test_ex1_predictions_are_judged_and_revealed_only_after_an_attempt(answers):
-    assert_passes(checks.predicted_graph, answers)
+    passes(checks.predicted_graph, answers)
     as_tuples = {k: tuple(answers[k]) for k in ("level_1", "level_2", "level_3")}
-    assert_passes(checks.predicted_graph, answers, **as_tuples)
+    passes(checks.predicted_graph, answers, **as_tuples)
     # section 4 prints (p * q)'s edges; copied here they are wrong, and then the answer shows
-    lines = assert_refused(
+    lines = refused(
         checks.predicted_graph,
         answers,
         "it is ['AccumulateGrad']",
         level_3=["AccumulateGrad", None],
     )
     assert lines[:2] == ["✓ level_1", "✓ level_2"]
-    assert_refused(checks.predicted_graph, answers, "one does not", level_2=["ExpBackward0"])
-    assert_refused(checks.predicted_graph, answers, "not answered yet", level_1=...)
+    refused(checks.predicted_graph, answers, "one does not", level_2=["ExpBackward0"])
+    refused(checks.predicted_graph, answers, "not answered yet", level_1=...)
 
 
 # ----- ex. 2: collect the leaves -----------------------------------------------------------
@@ -133,14 +188,14 @@ def leaves_breadth_first(t):
 
 
 def test_ex2_a_walk_with_a_visited_set_passes_in_any_order(answers):
-    assert_passes(checks.leaves_found, answers)
-    assert_passes(checks.leaves_found, answers, find_leaves=leaves_breadth_first)
-    assert_passes(checks.leaves_found_twice, answers)
-    assert_passes(checks.leaves_found_twice, answers, find_leaves=leaves_breadth_first)
+    passes(checks.leaves_found, answers)
+    passes(checks.leaves_found, answers, find_leaves=leaves_breadth_first)
+    passes(checks.leaves_found_twice, answers)
+    passes(checks.leaves_found_twice, answers, find_leaves=leaves_breadth_first)
 
 
 def test_ex2_a_walk_without_a_visited_set_is_stopped_on_the_diamond_chain(answers):
-    lines = assert_refused(
+    lines = refused(
         checks.leaves_found,
         answers,
         "did not finish in time",
@@ -155,18 +210,18 @@ def test_ex2_a_walk_without_a_visited_set_is_stopped_on_the_diamond_chain(answer
 
 
 def test_ex2_recursion_nodes_or_the_library_walk_are_refused(answers):
-    assert_refused(
+    refused(
         checks.leaves_found, answers, "raised RecursionError", find_leaves=leaves_found_recursively
     )
-    assert_refused(checks.leaves_found, answers, "node.variable", find_leaves=accumulate_grad_nodes)
-    assert_refused(
+    refused(checks.leaves_found, answers, "node.variable", find_leaves=accumulate_grad_nodes)
+    refused(
         checks.leaves_found, answers, "do it yourself", find_leaves=leaves_with_the_library_walk
     )
 
 
 def test_ex2_hidden_a_visited_set_kept_between_calls_is_refused(answers):
     SEEN.clear()
-    assert_refused(
+    refused(
         checks.leaves_found_twice,
         answers,
         "node.variable",
@@ -264,33 +319,29 @@ class CubeSavingTheOutput(agk.autograd.Function):
 
 
 def test_ex3_a_function_with_its_own_backward_passes(answers):
-    assert_passes(checks.cube_function, answers)
-    assert_passes(checks.cube_function, answers, Cube=CubeSavingTheOutput)
-    assert_passes(checks.cube_used_twice, answers)
-    assert_passes(checks.cube_used_twice, answers, Cube=CubeSavingTheOutput)
+    passes(checks.cube_function, answers)
+    passes(checks.cube_function, answers, Cube=CubeSavingTheOutput)
+    passes(checks.cube_used_twice, answers)
+    passes(checks.cube_used_twice, answers, Cube=CubeSavingTheOutput)
 
 
 def test_ex3_letting_autograd_do_the_work_is_refused_by_the_node_name(answers):
-    lines = assert_refused(
-        checks.cube_function, answers, "do not replace apply", Cube=CubeThroughAutograd
-    )
+    lines = refused(checks.cube_function, answers, "do not replace apply", Cube=CubeThroughAutograd)
     assert lines[-1].startswith("✗ the output's grad_fn is Cube's own node")
-    lines = assert_refused(
-        checks.cube_function, answers, "do it yourself", Cube=CubeByAutogradInBackward
-    )
+    lines = refused(checks.cube_function, answers, "do it yourself", Cube=CubeByAutogradInBackward)
     assert lines[-2] == "✓ forward saves tensors for backward"  # stopped in y.backward(g)
 
 
 def test_ex3_backward_must_read_the_saved_tensors_and_use_the_upstream_gradient(answers):
-    assert_refused(checks.cube_function, answers, "save_for_backward", Cube=CubeOnCtx)
-    assert_refused(checks.cube_function, answers, "saved_tensors", Cube=CubeSavedButNotRead)
-    assert_refused(checks.cube_function, answers, "grad_output", Cube=CubeWithoutUpstream)
-    assert_refused(checks.cube_function, answers, "not answered yet", Cube=...)
+    refused(checks.cube_function, answers, "save_for_backward", Cube=CubeOnCtx)
+    refused(checks.cube_function, answers, "saved_tensors", Cube=CubeSavedButNotRead)
+    refused(checks.cube_function, answers, "grad_output", Cube=CubeWithoutUpstream)
+    refused(checks.cube_function, answers, "not answered yet", Cube=...)
 
 
 def test_ex3_hidden_state_kept_on_the_class_is_refused(answers):
-    assert_passes(checks.cube_function, answers, Cube=CubeOnTheClass)  # one use hides it
-    assert_refused(checks.cube_used_twice, answers, "on ctx only", Cube=CubeOnTheClass)
+    passes(checks.cube_function, answers, Cube=CubeOnTheClass)  # one use hides it
+    refused(checks.cube_used_twice, answers, "on ctx only", Cube=CubeOnTheClass)
 
 
 # ----- ex. 4: (a + b) * d by hand --------------------------------------------------------
@@ -310,33 +361,33 @@ def with_autograd_grad(a, b, d):
 
 
 def test_ex4_the_gradients_by_hand_pass_in_any_container(answers):
-    assert_passes(checks.by_hand, answers)
+    passes(checks.by_hand, answers)
     as_array = lambda a, b, d: np.array([d, d, a + b])  # noqa: E731
-    assert_passes(checks.by_hand, answers, add_mul_grads=as_array)
+    passes(checks.by_hand, answers, add_mul_grads=as_array)
 
 
 def test_ex4_typed_in_numbers_autograd_or_swapped_factors_are_refused(answers):
-    assert_refused(checks.by_hand, answers, "local derivatives", add_mul_grads=typed_in)
-    assert_refused(checks.by_hand, answers, "do it yourself", add_mul_grads=with_autograd)
-    assert_refused(checks.by_hand, answers, "do it yourself", add_mul_grads=with_autograd_grad)
+    refused(checks.by_hand, answers, "local derivatives", add_mul_grads=typed_in)
+    refused(checks.by_hand, answers, "do it yourself", add_mul_grads=with_autograd)
+    refused(checks.by_hand, answers, "do it yourself", add_mul_grads=with_autograd_grad)
     swapped = lambda a, b, d: (a + b, a + b, d)  # noqa: E731
-    assert_refused(checks.by_hand, answers, "local derivatives", add_mul_grads=swapped)
+    refused(checks.by_hand, answers, "local derivatives", add_mul_grads=swapped)
 
 
 # ----- ex. 5: what the engine counts at a fork ----------------------------------------------
 def test_ex5_predictions_are_judged_and_revealed_only_after_an_attempt(answers):
-    assert_passes(checks.fork_prediction, answers)
-    assert_passes(checks.fork_prediction, answers, hook_grad=4, pending_v=3.0)
+    passes(checks.fork_prediction, answers)
+    passes(checks.fork_prediction, answers, hook_grad=4, pending_v=3.0)
     # counting tensors (v * v and + v: two users) instead of arrows
-    lines = assert_refused(checks.fork_prediction, answers, "it is 3", pending_v=2)
+    lines = refused(checks.fork_prediction, answers, "it is 3", pending_v=2)
     assert lines == [
         "✗ pending_v: it is 3, not your prediction (count arrows into v's node, "
         "not tensors: v * v sends v two gradients)"
     ]
     # one call per use, each with its own part of the gradient
-    assert_refused(checks.fork_prediction, answers, "it is 1", hook_calls=3)
-    assert_refused(checks.fork_prediction, answers, "is a sum", hook_grad=3.0)  # v * v only
-    assert_refused(checks.fork_prediction, answers, "not answered yet", hook_grad=...)
+    refused(checks.fork_prediction, answers, "it is 1", hook_calls=3)
+    refused(checks.fork_prediction, answers, "is a sum", hook_grad=3.0)  # v * v only
+    refused(checks.fork_prediction, answers, "not answered yet", hook_grad=...)
 
 
 # ----- ex. 6: an order the engine can run ---------------------------------------------------
@@ -468,18 +519,16 @@ def order_recursive(t):
 
 
 def test_ex6_any_topological_order_passes(answers):
-    assert_passes(checks.engine_order, answers)
-    assert_passes(checks.engine_order, answers, backward_order=order_reverse_postorder)
-    assert_passes(checks.engine_order, answers, backward_order=order_counting_with_a_queue)
-    assert_passes(checks.engine_order_twice, answers)
-    assert_passes(checks.engine_order_twice, answers, backward_order=order_counting_with_a_queue)
+    passes(checks.engine_order, answers)
+    passes(checks.engine_order, answers, backward_order=order_reverse_postorder)
+    passes(checks.engine_order, answers, backward_order=order_counting_with_a_queue)
+    passes(checks.engine_order_twice, answers)
+    passes(checks.engine_order_twice, answers, backward_order=order_counting_with_a_queue)
 
 
 def test_ex6_walk_orders_and_counting_users_are_refused(answers):
     for wrong in (order_depth_first, order_breadth_first, order_counting_users):
-        lines = assert_refused(
-            checks.engine_order, answers, "count one per arrow", backward_order=wrong
-        )
+        lines = refused(checks.engine_order, answers, "count one per arrow", backward_order=wrong)
         assert lines[:3] == [
             "✓ backward_order returns a list (a graph with forks and a skip connection)",
             "✓ each node appears once (a graph with forks and a skip connection)",
@@ -488,16 +537,10 @@ def test_ex6_walk_orders_and_counting_users_are_refused(answers):
 
 
 def test_ex6_running_on_arrival_the_engine_or_recursion_are_refused(answers):
-    assert_refused(
-        checks.engine_order, answers, "did not finish in time", backward_order=order_by_arrival
-    )
-    assert_refused(
-        checks.engine_order, answers, "do it yourself", backward_order=order_from_the_engine
-    )
-    assert_refused(
-        checks.engine_order, answers, "raised RecursionError", backward_order=order_recursive
-    )
-    assert_refused(checks.engine_order, answers, "not answered yet", backward_order=...)
+    refused(checks.engine_order, answers, "did not finish in time", backward_order=order_by_arrival)
+    refused(checks.engine_order, answers, "do it yourself", backward_order=order_from_the_engine)
+    refused(checks.engine_order, answers, "raised RecursionError", backward_order=order_recursive)
+    refused(checks.engine_order, answers, "not answered yet", backward_order=...)
 
 
 def test_ex6_hidden_a_visited_set_kept_between_calls_is_refused(answers):
@@ -511,9 +554,7 @@ def test_ex6_hidden_a_visited_set_kept_between_calls_is_refused(answers):
         return fresh
 
     words = "every node of a graph built on it is there"
-    assert_refused(
-        checks.engine_order_twice, answers, words, backward_order=order_remembering_nodes
-    )
+    refused(checks.engine_order_twice, answers, words, backward_order=order_remembering_nodes)
 
 
 # ----- ex. 7: count what a graph saves ----------------------------------------------------------
@@ -590,8 +631,8 @@ def count_into_one_list_for_all_calls(f, *inputs):
 
 
 def test_ex7_hooks_that_count_and_give_back_pass(answers):
-    assert_passes(checks.saved_counted, answers)
-    assert_passes(checks.saved_counted, answers, count_saved=count_saved_as_lists)
+    passes(checks.saved_counted, answers)
+    passes(checks.saved_counted, answers, count_saved=count_saved_as_lists)
 
 
 @pytest.mark.parametrize(
@@ -608,4 +649,4 @@ def test_ex7_counting_something_else_or_losing_the_saved_tensors_is_refused(
     answers, shortcut, words
 ):
     SIZES_OF_ALL_CALLS.clear()
-    assert_refused(checks.saved_counted, answers, words, count_saved=shortcut)
+    refused(checks.saved_counted, answers, words, count_saved=shortcut)
