@@ -149,3 +149,22 @@ def test_a_translation_with_other_placeholders_is_reported(tmp_path):
     ]
     assert placeholders("{a:.2f} and {{b}} and {c!r}") == {"a", "c"}
     assert read_po(io.BytesIO(po.read_bytes()))  # a file Babel reads as gettext writes it
+
+
+def test_translate_keeps_the_entries_written_by_hand_and_drops_empty_vanished_ones(tmp_path):
+    from autogradkit.grading.translate import HAND_WRITTEN, update_catalog
+
+    po = tmp_path / "checks.zh-CN.po"
+    po.write_text(
+        'msgid "a title"\nmsgstr "标题"\n\n'
+        'msgid "w of shape (2,)"\nmsgstr "形状为 (2,) 的 w"\n\n'
+        'msgid "gone and never translated"\nmsgstr ""\n',
+        encoding="utf-8",
+    )
+    update_catalog(po, [("a title", False, ("checks.py", 3))], "zh-CN")
+    with po.open("rb") as handle:
+        catalog = read_po(handle)
+    assert catalog.get("a title").string == "标题"
+    kept = catalog.get("w of shape (2,)")
+    assert kept.string == "形状为 (2,) 的 w" and HAND_WRITTEN in kept.auto_comments
+    assert catalog.get("gone and never translated") is None
