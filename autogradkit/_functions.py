@@ -4,8 +4,8 @@ of the same name, so there is one implementation of every operation."""
 from __future__ import annotations
 
 from ._shape import normalize_dim
-from .ops import movement
-from .tensor import Tensor, where
+from .ops import elementwise, movement, rounding
+from .tensor import Tensor, _is_number, _pow, where
 
 _SAME_AS_METHOD = (
     "add sub mul div neg reciprocal square exp log sin cos tan tanh sigmoid relu sqrt abs sign sgn "
@@ -32,25 +32,20 @@ true_divide = globals()["div"]
 
 def pow(input, exponent) -> Tensor:  # noqa: A001, A002
     """``input ** exponent``; ``input`` may be a number (``pow(2, x)`` is PowBackward2)."""
-    from .ops.elementwise import Pow
-
-    return Pow.apply(input, exponent)
+    return _pow(input, exponent)
 
 
 def remainder(input, other) -> Tensor:  # noqa: A002
     """``input % other``; ``input`` may be a number (that has no derivative, as in PyTorch)."""
-    from .ops.rounding import RemainderOfNumber
-
     if isinstance(input, Tensor):
         return input.remainder(other)
-    return RemainderOfNumber.apply(input, other)
+    return rounding.RemainderOfNumberNotImplemented.apply(input, other)
 
 
 def rsub(input, other) -> Tensor:  # noqa: A002
     """``other - input``."""
-    from .ops.elementwise import Rsub
-
-    return Rsub.apply(input, other)
+    rsub = elementwise.RsubBackward1 if _is_number(other) else elementwise.RsubBackward0
+    return rsub.apply(input, other)
 
 
 def cat(tensors, dim: int = 0) -> Tensor:
@@ -72,7 +67,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
                 f"{tensors[0].shape[k]} but got size {t.shape[k]} for tensor number {i} "
                 "in the list."
             )
-    return movement.Cat.apply(*tensors, dim=dim)
+    return movement.CatBackward0.apply(*tensors, dim=dim)
 
 
 concat = concatenate = cat
@@ -82,7 +77,7 @@ def stack(tensors, dim: int = 0) -> Tensor:
     """Join tensors along a new dim."""
     tensors = list(tensors)
     normalize_dim(dim, tensors[0].ndim + 1)  # PyTorch's error before any other
-    return movement.Stack.apply(*tensors, dim=dim)
+    return movement.StackBackward0.apply(*tensors, dim=dim)
 
 
 def is_tensor(obj) -> bool:

@@ -67,11 +67,12 @@ def getitem(x, index):
     if x.ndim == 0:
         _refuse_on_0d(index)
     if any(_is_advanced(i) for i in index):
-        return indexing.Index.apply(x, index=index)
+        return indexing.IndexBackward0.apply(x, index=index)
     specified = sum(1 for i in index if i is not None and i is not Ellipsis)
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     out, dim, named_dim = x, 0, 0  # named_dim: the dim errors name, counting each item
+    every = slice(None)
     for item in index:
         named_dim += x.ndim - specified if item is Ellipsis else 1
         if item is Ellipsis:
@@ -80,7 +81,7 @@ def getitem(x, index):
             out, dim = out.unsqueeze(dim), dim + 1
         elif isinstance(item, slice):
             if item != slice(None) and item.indices(out.shape[dim]) != (0, out.shape[dim], 1):
-                out = indexing.Slice.apply(out, index=(slice(None),) * dim + (item, Ellipsis))
+                out = indexing.SliceBackward0.apply(out, index=(every,) * dim + (item, ...))
             dim += 1
         else:
             size, position = out.shape[dim], int(item)
@@ -89,7 +90,7 @@ def getitem(x, index):
                     f"index {position} is out of bounds for dimension {named_dim - 1} "
                     f"with size {size}"
                 )
-            out = indexing.Select.apply(out, index=(slice(None),) * dim + (position, Ellipsis))
+            out = indexing.SelectBackward0.apply(out, index=(every,) * dim + (position, ...))
     if out is x:
-        return movement.View.apply(x, shape=x.shape)
+        return movement.ViewBackward0.apply(x, shape=x.shape)
     return out

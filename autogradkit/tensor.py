@@ -358,7 +358,9 @@ class Tensor:
         return self._data.flags.c_contiguous
 
     def contiguous(self) -> Tensor:
-        return self if self.is_contiguous() else movement.Clone.apply(self, contiguous=True)
+        return (
+            self if self.is_contiguous() else movement.CloneBackward0.apply(self, contiguous=True)
+        )
 
     def item(self):
         """The value of a one-element tensor as a Python number."""
@@ -396,7 +398,7 @@ class Tensor:
         _device.use(device)
         if dtype is None or _dtype.to_numpy(dtype) == self._data.dtype:
             return self.clone() if copy else self
-        return movement.ToCopy.apply(self, dtype=_dtype.to_numpy(dtype))
+        return movement.ToCopyBackward0.apply(self, dtype=_dtype.to_numpy(dtype))
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
@@ -437,7 +439,7 @@ class Tensor:
         return self.to(getattr(dtype, "dtype", dtype))
 
     def clone(self) -> Tensor:
-        return movement.Clone.apply(self)
+        return movement.CloneBackward0.apply(self)
 
     def __repr__(self) -> str:
         return tensor_repr(self)
@@ -491,90 +493,93 @@ class Tensor:
 
     # ----- arithmetic -------------------------------------------------------------------------
     def add(self, other, *, alpha=1) -> Tensor:
-        return ew.Add.apply(self, other, alpha=alpha)
+        return ew.AddBackward0.apply(self, other, alpha=alpha)
 
     def sub(self, other, *, alpha=1) -> Tensor:
-        return ew.Sub.apply(self, other, alpha=alpha)
+        return ew.SubBackward0.apply(self, other, alpha=alpha)
 
     def mul(self, other) -> Tensor:
-        return ew.Mul.apply(self, other)
+        return ew.MulBackward0.apply(self, other)
 
     def div(self, other) -> Tensor:
-        return ew.Div.apply(self, other)
+        return ew.DivBackward0.apply(self, other)
 
     def __rtruediv__(self, other) -> Tensor:
         return self.reciprocal() * other  # 2 / x records MulBackward0 over ReciprocalBackward0
 
     def pow(self, exponent) -> Tensor:
-        return ew.Pow.apply(self, exponent)
+        return _pow(self, exponent)
 
     def __rpow__(self, base) -> Tensor:
-        return ew.Pow.apply(base, self)
+        return _pow(base, self)
 
     def __rsub__(self, other) -> Tensor:
-        return ew.Rsub.apply(self, other)
+        rsub = ew.RsubBackward1 if _is_number(other) else ew.RsubBackward0
+        return rsub.apply(self, other)
 
     def remainder(self, other) -> Tensor:
-        return rounding.Remainder.apply(self, other)
+        if _is_number(other):
+            return rounding.RemainderBackward0.apply(self, other)
+        return rounding.RemainderBackward1.apply(self, other)
 
     def __rmod__(self, other) -> Tensor:
-        return rounding.RemainderOfNumber.apply(other, self)
+        return rounding.RemainderOfNumberNotImplemented.apply(other, self)
 
     def floor_divide(self, other) -> Tensor:
-        return rounding.FloorDivide.apply(self, other)
+        return rounding.FloorDivideNotImplemented.apply(self, other)
 
     def __rfloordiv__(self, other) -> Tensor:
-        return rounding.FloorDivide.apply(other, self)
+        return rounding.FloorDivideNotImplemented.apply(other, self)
 
     def neg(self) -> Tensor:
-        return ew.Neg.apply(self)
+        return ew.NegBackward0.apply(self)
 
     def reciprocal(self) -> Tensor:
-        return ew.Reciprocal.apply(self)
+        return ew.ReciprocalBackward0.apply(self)
 
     def square(self) -> Tensor:
-        return ew.Pow.apply(self, 2)
+        return ew.PowBackward0.apply(self, 2)
 
     def exp(self) -> Tensor:
-        return unary.Exp.apply(self)
+        return unary.ExpBackward0.apply(self)
 
     def log(self) -> Tensor:
-        return unary.Log.apply(self)
+        return unary.LogBackward0.apply(self)
 
     def sin(self) -> Tensor:
-        return unary.Sin.apply(self)
+        return unary.SinBackward0.apply(self)
 
     def cos(self) -> Tensor:
-        return unary.Cos.apply(self)
+        return unary.CosBackward0.apply(self)
 
     def tan(self) -> Tensor:
-        return unary.Tan.apply(self)
+        return unary.TanBackward0.apply(self)
 
     def tanh(self) -> Tensor:
-        return unary.Tanh.apply(self)
+        return unary.TanhBackward0.apply(self)
 
     def sigmoid(self) -> Tensor:
-        return unary.Sigmoid.apply(self)
+        return unary.SigmoidBackward0.apply(self)
 
     def relu(self) -> Tensor:
-        return unary.Relu.apply(self)
+        return unary.ReluBackward0.apply(self)
 
     def sqrt(self) -> Tensor:
-        return unary.Sqrt.apply(self)
+        return unary.SqrtBackward0.apply(self)
 
     def abs(self) -> Tensor:
-        return unary.Abs.apply(self)
+        return unary.AbsBackward0.apply(self)
 
     def sign(self) -> Tensor:
-        return unary.Sign.apply(self)
+        return unary.SignBackward0.apply(self)
 
     def sgn(self) -> Tensor:
-        return unary.Sgn.apply(self)
+        return unary.SgnBackward0.apply(self)
 
     def clamp(self, min=None, max=None) -> Tensor:  # noqa: A002
         if min is None and max is None:
             raise RuntimeError("autogradkit.clamp: At least one of 'min' or 'max' must not be None")
-        return unary.Clamp.apply(self, min=min, max=max)
+        return unary.ClampBackward1.apply(self, min=min, max=max)
 
     clip = clamp
 
@@ -585,23 +590,25 @@ class Tensor:
         return self.clamp(max=max)
 
     def maximum(self, other: Tensor) -> Tensor:
-        return selection.Maximum.apply(self, other)
+        return selection.MaximumBackward0.apply(self, other)
 
     def minimum(self, other: Tensor) -> Tensor:
-        return selection.Minimum.apply(self, other)
+        return selection.MinimumBackward0.apply(self, other)
 
     def where(self, condition, other) -> Tensor:
         return where(condition, self, other)
 
     def masked_fill(self, mask, value) -> Tensor:
         mask = np.asarray(_array(mask), dtype=bool)
-        return selection.MaskedFill.apply(self, value, mask=mask)
+        if _is_number(value):
+            return selection.MaskedFillBackward0.apply(self, value, mask=mask)
+        return selection.MaskedFillBackward1.apply(self, value, mask=mask)
 
     def __add__(self, other) -> Tensor:
-        return ew.Add.apply(self, other)
+        return ew.AddBackward0.apply(self, other)
 
     def __mul__(self, other) -> Tensor:
-        return ew.Mul.apply(self, other)
+        return ew.MulBackward0.apply(self, other)
 
     __radd__ = __add__
     __rmul__ = __mul__
@@ -618,34 +625,38 @@ class Tensor:
 
     # ----- reductions ---------------------------------------------------------------------------
     def sum(self, dim=None, keepdim=False) -> Tensor:
-        return reduce.Sum.apply(self, dim=dim, keepdim=keepdim)
+        if dim is None:
+            return reduce.SumBackward0.apply(self)
+        return reduce.SumBackward1.apply(self, dim=dim, keepdim=keepdim)
 
     def mean(self, dim=None, keepdim=False) -> Tensor:
-        return reduce.Mean.apply(self, dim=dim, keepdim=keepdim)
+        if dim is None:
+            return reduce.MeanBackward0.apply(self)
+        return reduce.MeanBackward1.apply(self, dim=dim, keepdim=keepdim)
 
     def var(self, *args, **kwargs) -> Tensor:
         """The variance over ``dim`` (all elements by default), with ``n - correction``
         degrees of freedom: ``var(dim=None, unbiased=True, keepdim=False, *, correction)``."""
-        return statistics.Var.apply(self, **_spread_arguments(*args, **kwargs))
+        return statistics.VarBackward0.apply(self, **_spread_arguments(*args, **kwargs))
 
     def std(self, *args, **kwargs) -> Tensor:
         """The standard deviation: the square root of ``var`` (same arguments)."""
-        return statistics.Std.apply(self, **_spread_arguments(*args, **kwargs))
+        return statistics.StdBackward0.apply(self, **_spread_arguments(*args, **kwargs))
 
     def max(self, dim=None, keepdim=False):
         """``max()``: a tensor; ``max(dim)``: ``(values, indices)``; ``max(other)``: elementwise."""
         if isinstance(dim, Tensor):
             return self.maximum(dim)
         if dim is None:
-            return reduce.Max.apply(self)
-        return _MinMax(*reduce.Max.apply(self, dim=dim, keepdim=keepdim), name="max")
+            return reduce.MaxBackward1.apply(self)
+        return _MinMax(*reduce.MaxBackward0.apply(self, dim=dim, keepdim=keepdim), name="max")
 
     def min(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
             return self.minimum(dim)
         if dim is None:
-            return reduce.Min.apply(self)
-        return _MinMax(*reduce.Min.apply(self, dim=dim, keepdim=keepdim), name="min")
+            return reduce.MinBackward1.apply(self)
+        return _MinMax(*reduce.MinBackward0.apply(self, dim=dim, keepdim=keepdim), name="min")
 
     def argmax(self, dim=None, keepdim=False) -> Tensor:
         if dim is None:
@@ -660,19 +671,21 @@ class Tensor:
     def norm(self, p="fro", dim=None, keepdim=False) -> Tensor:
         """The vector p-norm over ``dim`` (all elements by default); "fro" is p = 2."""
         p = 2 if p == "fro" else p
-        return statistics.LinalgVectorNorm.apply(self, p=p, dim=dim, keepdim=keepdim)
+        return statistics.LinalgVectorNormBackward0.apply(self, p=p, dim=dim, keepdim=keepdim)
 
     def logsumexp(self, dim, keepdim=False) -> Tensor:
-        return reduce.Logsumexp.apply(self, dim=dim, keepdim=keepdim)
+        return reduce.LogsumexpBackward0.apply(self, dim=dim, keepdim=keepdim)
 
     def prod(self, dim=None, keepdim=False) -> Tensor:
-        return reduce.Prod.apply(self, dim=dim, keepdim=keepdim)
+        if dim is None:
+            return reduce.ProdBackward0.apply(self)
+        return reduce.ProdBackward1.apply(self, dim=dim, keepdim=keepdim)
 
     def softmax(self, dim) -> Tensor:
-        return nn_ops.Softmax.apply(self, dim=dim)
+        return nn_ops.SoftmaxBackward0.apply(self, dim=dim)
 
     def log_softmax(self, dim) -> Tensor:
-        return nn_ops.LogSoftmax.apply(self, dim=dim)
+        return nn_ops.LogSoftmaxBackward0.apply(self, dim=dim)
 
     def all(self) -> Tensor:
         return Tensor._wrap(np.asarray(np.all(self._data)))
@@ -724,13 +737,13 @@ class Tensor:
 
     # ----- matrix products ----------------------------------------------------------------------
     def mm(self, other: Tensor) -> Tensor:
-        return linalg.Mm.apply(self, other)
+        return linalg.MmBackward0.apply(self, other)
 
     def mv(self, other: Tensor) -> Tensor:
-        return linalg.Mv.apply(self, other)
+        return linalg.MvBackward0.apply(self, other)
 
     def dot(self, other: Tensor) -> Tensor:
-        return linalg.Dot.apply(self, other)
+        return linalg.DotBackward0.apply(self, other)
 
     def matmul(self, other: Tensor) -> Tensor:
         """``@``: dot, mv, mm or a batched product, picked as PyTorch's matmul picks them (so
@@ -746,7 +759,7 @@ class Tensor:
             return self.mv(other)
         if a == 1 and b == 2:
             rows = self.unsqueeze(0).mm(other)  # PyTorch squeezes its own result in place
-            return movement.Squeeze.apply(rows, dims=0, in_place=True)
+            return movement.SqueezeBackward4.apply(rows, dims=0)
         if a == 2 and b == 2:
             return self.mm(other)
         if _should_fold(self, other):
@@ -760,8 +773,10 @@ class Tensor:
         small = (self.t() if self.ndim == 2 else self) if transpose else other
         rows = big.reshape(int(np.prod(big.shape[:-1], dtype=np.int64)), big.shape[-1])
         if small.ndim == 1:
-            return movement.UnsafeView.apply(rows.mv(small), shape=tuple(big.shape[:-1]))
-        out = movement.UnsafeView.apply(rows.mm(small), shape=(*big.shape[:-1], small.shape[1]))
+            return movement.UnsafeViewBackward0.apply(rows.mv(small), shape=tuple(big.shape[:-1]))
+        out = movement.UnsafeViewBackward0.apply(
+            rows.mm(small), shape=(*big.shape[:-1], small.shape[1])
+        )
         return out.mT.contiguous() if transpose else out
 
     def _matmul_batched(self, other: Tensor) -> Tensor:
@@ -782,9 +797,9 @@ class Tensor:
             y = other.expand(*batch, m2).reshape(count, m2).unsqueeze(2)
         else:
             y = other.expand(*batch, m2, p).reshape(count, m2, p)
-        out = linalg.Bmm.apply(x, y)
+        out = linalg.BmmBackward0.apply(x, y)
         shape = batch + ((n,) if a > 1 else ()) + ((p,) if b > 1 else ())
-        return movement.UnsafeView.apply(out.squeeze(-1) if b == 1 else out, shape=shape)
+        return movement.UnsafeViewBackward0.apply(out.squeeze(-1) if b == 1 else out, shape=shape)
 
     __matmul__ = matmul
 
@@ -795,7 +810,7 @@ class Tensor:
     def view(self, *shape) -> Tensor:
         if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
             raise NotImplementedError("view(dtype) is not supported by autogradkit")
-        return movement.View.apply(self, shape=self._infer_shape(shape))
+        return movement.ViewBackward0.apply(self, shape=self._infer_shape(shape))
 
     def view_as(self, other: Tensor) -> Tensor:
         return self.view(other.shape)
@@ -805,11 +820,11 @@ class Tensor:
         try:
             np.reshape(self._data, shape, copy=False)
         except ValueError:  # not as a view: a contiguous copy, viewed (as PyTorch records it)
-            copy = movement.Clone.apply(self, contiguous=True)
-            return movement.UnsafeView.apply(copy, shape=shape)
+            copy = movement.CloneBackward0.apply(self, contiguous=True)
+            return movement.UnsafeViewBackward0.apply(copy, shape=shape)
         if self.is_contiguous():
-            return movement.View.apply(self, shape=shape)
-        return movement.ReshapeAlias.apply(self, shape=shape)  # a view of strided memory
+            return movement.ViewBackward0.apply(self, shape=shape)
+        return movement.ReshapeAliasBackward0.apply(self, shape=shape)  # a view of strided memory
 
     def reshape_as(self, other: Tensor) -> Tensor:
         return self.reshape(other.shape)
@@ -840,19 +855,19 @@ class Tensor:
 
     def squeeze(self, dim=None) -> Tensor:
         if dim is None:
-            return movement.Squeeze.apply(self)
+            return movement.SqueezeBackward0.apply(self)
         if isinstance(dim, builtins.int):  # squeeze(dim) and squeeze(dims) are two overloads
-            return movement.Squeeze.apply(self, dims=dim)
-        return movement.Squeeze.apply(self, dims=tuple(dim))
+            return movement.SqueezeBackward1.apply(self, dims=dim)
+        return movement.SqueezeBackward2.apply(self, dims=tuple(dim))
 
     def flip(self, *dims) -> Tensor:
         """The elements in reverse order along ``dims`` (a copy, as in PyTorch)."""
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
-        return movement.Flip.apply(self, dims=dims)
+        return movement.FlipBackward0.apply(self, dims=dims)
 
     def unsqueeze(self, dim: int) -> Tensor:
-        return movement.Unsqueeze.apply(self, dim=dim)
+        return movement.UnsqueezeBackward0.apply(self, dim=dim)
 
     def expand(self, *sizes) -> Tensor:
         if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
@@ -860,7 +875,7 @@ class Tensor:
         lead = len(sizes) - self.ndim
         shape = tuple(self._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
         check_expandable(self._data.shape, shape, self._data.dtype)  # PyTorch's words
-        return movement.Expand.apply(self, shape=shape)
+        return movement.ExpandBackward0.apply(self, shape=shape)
 
     def expand_as(self, other: Tensor) -> Tensor:
         return self.expand(other.shape)
@@ -870,17 +885,17 @@ class Tensor:
             raise TypeError('permute() missing 1 required positional arguments: "dims"')
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
-        return movement.Permute.apply(self, dims=tuple(dims))
+        return movement.PermuteBackward0.apply(self, dims=tuple(dims))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
-        return movement.Transpose.apply(self, dim0=dim0, dim1=dim1)
+        return movement.TransposeBackward0.apply(self, dim0=dim0, dim1=dim1)
 
     def t(self) -> Tensor:
         if self.ndim > 2:
             raise RuntimeError(
                 f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
             )
-        return movement.T.apply(self)
+        return movement.TBackward0.apply(self)
 
     @property
     def T(self) -> Tensor:
@@ -898,10 +913,10 @@ class Tensor:
         d = normalize_dim(dim, self.ndim)
         if isinstance(split_size_or_sections, (list, tuple)):
             sizes = tuple(split_size_or_sections)
-            return movement.SplitWithSizes.apply(self, sizes=sizes, dim=dim)
+            return movement.SplitWithSizesBackward0.apply(self, sizes=sizes, dim=dim)
         size, length = split_size_or_sections, self._data.shape[d]
         sizes = [size] * (length // size) + ([length % size] if length % size else [])
-        return movement.Split.apply(self, sizes=tuple(sizes), dim=dim, split_size=size)
+        return movement.SplitBackward0.apply(self, sizes=tuple(sizes), dim=dim, split_size=size)
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple:
         """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller)."""
@@ -910,7 +925,7 @@ class Tensor:
 
     def unbind(self, dim: int = 0) -> tuple:
         """Every slice along ``dim``, that dim removed."""
-        return movement.Unbind.apply(self, dim=dim)
+        return movement.UnbindBackward0.apply(self, dim=dim)
 
     def __getitem__(self, index) -> Tensor:
         from ._indexing import getitem
@@ -975,7 +990,7 @@ class Tensor:
         self._data[...] = result._data  # through the view, into the base's memory
         base._version_counter.value += 1  # shared with the view: it moves once for both
         base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
-        view = indexing.AsStrided.apply(base, index=index, **geometry)
+        view = indexing.AsStridedBackward0.apply(base, index=index, **geometry)
         self._grad_fn, self._output_nr, self._requires_grad = view._grad_fn, 0, True
         return self
 
@@ -1043,13 +1058,14 @@ class Tensor:
         return self._inplace(Tensor.clamp, min, max)
 
     def zero_(self) -> Tensor:
-        return self._inplace(ew.Zero.apply)
+        return self._inplace(ew.ZeroBackward0.apply)
 
     def fill_(self, value) -> Tensor:
-        return self._inplace(ew.Fill.apply, value)
+        fill = ew.FillBackward2 if _is_number(value) else ew.FillBackward3
+        return self._inplace(fill.apply, value)
 
     def copy_(self, src) -> Tensor:
-        return self._inplace(lambda t, s: movement.Copy.apply(t, s), _as_tensor(src, self))
+        return self._inplace(lambda t, s: movement.CopyBackwards.apply(t, s), _as_tensor(src, self))
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None) -> Tensor:
         from .random import _generator
@@ -1091,7 +1107,7 @@ class Tensor:
         index = normalize_index(self, index)
         value = _as_tensor(value, self)
         if any(_is_advanced(i) for i in index):  # index_put_ on the tensor itself
-            self._inplace(lambda t, v: indexing.IndexPut.apply(t, v, index=index), value)
+            self._inplace(lambda t, v: indexing.IndexPutBackward0.apply(t, v, index=index), value)
             return
         if selects_everything(self, index):  # x[:] = v writes into x itself, as in PyTorch
             if value.ndim == 0:
@@ -1169,6 +1185,20 @@ def _place_in_base(view: np.ndarray, base: np.ndarray):
     return np.unravel_index(found, base.shape), geometry
 
 
+def _is_number(value) -> bool:
+    """A Python or NumPy number: a Scalar argument of the ops that have an overload for one."""
+    return isinstance(value, (builtins.int, builtins.float, builtins.bool, np.number))
+
+
+def _pow(base, exponent) -> Tensor:
+    """tensor ** number (PowBackward0), tensor ** tensor (1), number ** tensor (2)."""
+    if _is_number(exponent):
+        return ew.PowBackward0.apply(base, exponent)
+    if _is_number(base):
+        return ew.PowBackward2.apply(base, exponent)
+    return ew.PowBackward1.apply(base, exponent)
+
+
 def _keep(array: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
     return np.expand_dims(array, dim) if keepdim else array
 
@@ -1194,4 +1224,6 @@ Tensor.__module__ = "autogradkit"  # type(t) prints <class 'autogradkit.Tensor'>
 
 def where(condition, input, other) -> Tensor:  # noqa: A002
     """``input`` where ``condition`` holds, else ``other`` (numbers allowed for either)."""
-    return selection.Where.apply(input, other, condition=np.asarray(_array(condition), dtype=bool))
+    return selection.WhereBackward0.apply(
+        input, other, condition=np.asarray(_array(condition), dtype=bool)
+    )

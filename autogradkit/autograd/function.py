@@ -32,7 +32,6 @@ class _Scratch:
     """The ctx forward gets when nothing is recorded: it accepts saves and forgets them."""
 
     needs_input_grad = (True, True, True)  # Function.call on arrays: compute everything
-    _overload = None
 
     def save_for_backward(self, *values) -> None:
         pass
@@ -123,11 +122,13 @@ class BackwardNode(Node):
         return result
 
 
-class Function:
+class Function(BackwardNode):
     """Base class of every differentiable operation, built-in or your own.
 
-    Built-in ops (in ``autogradkit.ops``) work on NumPy arrays; a subclass you write works
-    on Tensors, exactly as ``torch.autograd.Function`` does::
+    A built-in op (in ``autogradkit.ops``) is named after the node PyTorch records for it
+    (``MulBackward0``): it works on NumPy arrays, and its instances are the nodes of the
+    graph. A subclass you write works on Tensors, exactly as ``torch.autograd.Function``
+    does, and its nodes are a ``<YourClass>Backward`` class made for it::
 
         class Square(Function):
             @staticmethod
@@ -143,7 +144,6 @@ class Function:
         y = Square.apply(x)   # y.grad_fn is a SquareBackward node
     """
 
-    overload = 0  # PyTorch's overload index, the digit in "SumBackward1"
     promotes = True  # inputs are cast to one dtype by PyTorch's promotion rules
     is_view = False  # the output shares memory and version counter with input 0
     broadcasts = False  # elementwise on two inputs: shapes must broadcast (PyTorch's error)
@@ -151,25 +151,35 @@ class Function:
     # input: it gets no edge in next_functions; add, mul... wrap it in a tensor: (None, 0)
     numbers_are_scalars = False
     quiet_floating_errors = False  # log(0), 1/0...: inf or nan without NumPy's warning, as torch
-    node_name: str | None = None  # only for nodes PyTorch names without the pattern
+    node_name: str | None = None  # only for nodes PyTorch names without the class's name
     # PyTorch's names for what forward saves (grad_fn._saved_self...), in save_for_backward's
-    # order, and for the numbers and sizes it keeps on ctx under the same names (_saved_dim);
-    # a dict {overload: names} where overloads differ
-    saved_names: tuple | dict = ()
-    saved_values: tuple | dict = ()
+    # order, and for the numbers and sizes it keeps on ctx under the same names (_saved_dim)
+    saved_names: tuple = ()
+    saved_values: tuple = ()
     pack_order: tuple | None = None  # PyTorch's order for pack hooks, if not the saved order
     argument_names = ("self", "other")  # what ctx calls a number given as a Scalar argument
     _builtin = False
-    _node_classes: dict
+    _node_class = None  # a custom Function's node class, made at its first apply
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls._node_classes = {}
         cls._builtin = cls.__module__.startswith("autogradkit.ops")
-        cls._overload_varies = cls.overload_for.__func__ is not Function.overload_for.__func__
-        if cls._builtin:
-            assert cls.__name__ not in REGISTRY, f"two ops named {cls.__name__}"
-            REGISTRY[cls.__name__] = cls
+        if not cls._builtin:
+            cls._node_class = None
+            return
+        assert cls.__qualname__ not in REGISTRY, f"two ops named {cls.__qualname__}"
+        REGISTRY[cls.__qualname__] = cls
+        cls._function = cls  # a built-in op's nodes are instances of the op's own class
+        own = saved.node_properties(cls.saved_names, cls.saved_values)
+        for name in dir(cls):  # what a parent op saved under other names is not this node's
+            inherited = isinstance(getattr(cls, name), property)
+            if inherited and name.startswith(("_saved_", "_raw_saved_")) and name not in own:
+                own[name] = _NOT_SAVED
+        for name, value in own.items():
+            setattr(cls, name, value)
+        if cls.node_name:  # PyTorch's NotImplemented nodes: two ops, one printed name
+            cls.__name__ = cls.node_name
+            cls.name = _qualified_name
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -190,40 +200,14 @@ class Function:
         )
 
     @classmethod
-    def overload_for(cls, inputs: tuple, static: dict) -> int:
-        """The overload index for these arguments (most ops have one)."""
-        return cls.overload
-
-    @classmethod
-    def node_class(cls, overload: int = 0) -> type:
-        """The ``grad_fn`` class: ``MulBackward0`` for ops, ``MyFnBackward`` for your own."""
-        node_cls = cls._node_classes.get(overload)
-        if node_cls is None:
-            if cls.node_name:
-                name = cls.node_name
-            elif cls._builtin:
-                name = f"{cls.__name__}Backward{overload}"
-            else:
-                name = f"{cls.__name__}Backward"
-            module = "builtins" if cls._builtin else __name__  # reprs as PyTorch's do
-            attrs = {
-                "_function": cls,
-                "_overload": overload,
-                "__slots__": (),
-                "__module__": module,
-                "_custom": not cls._builtin,
-            }
-            if cls.node_name:
-                attrs["name"] = lambda self: f"autogradkit::autograd::{type(self).__name__}"
-            attrs.update(saved.node_properties(*cls._saved_fields(overload)))
-            node_cls = cls._node_classes[overload] = type(name, (BackwardNode,), attrs)
-        return node_cls
-
-    @classmethod
-    def _saved_fields(cls, overload: int) -> tuple:
-        names, values = cls.saved_names, cls.saved_values
-        names = names.get(overload, ()) if isinstance(names, dict) else names
-        return names, values.get(overload, ()) if isinstance(values, dict) else values
+    def node_class(cls) -> type:
+        """The ``grad_fn`` class: the op itself, or ``<YourClass>Backward`` for your own."""
+        if cls._builtin:
+            return cls
+        if cls._node_class is None:
+            attrs = {"_function": cls, "__slots__": (), "__module__": __name__, "_custom": True}
+            cls._node_class = type(f"{cls.__name__}Backward", (BackwardNode,), attrs)
+        return cls._node_class
 
     @classmethod
     def call(cls, *args, **static):
@@ -262,13 +246,8 @@ class Function:
             arrays = _promote(inputs, arrays, tensor_cls)
         needs = tuple(needs)
         # the node is the output's grad_fn and forward's ctx; unrecorded ops get a scratch ctx
-        node = cls._new_node(inputs, static) if grad_mode._enabled and True in needs else None
-        if node is None:
-            ctx = _Scratch()
-            if cls._overload_varies:  # forward may ask which overload runs (pow does)
-                ctx._overload = cls.overload_for(inputs, static)
-        else:
-            ctx = node
+        node = cls._new_node() if grad_mode._enabled and True in needs else None
+        ctx = _Scratch() if node is None else node
         ctx.needs_input_grad = needs
         out = _forward(cls, ctx, arrays, static)
         if node is not None:
@@ -283,15 +262,28 @@ class Function:
         return result
 
     @classmethod
-    def _new_node(cls, inputs, static) -> BackwardNode:
-        overload = cls.overload_for(inputs, static) if cls._overload_varies else cls.overload
-        node = (cls._node_classes.get(overload) or cls.node_class(overload))()
+    def _new_node(cls) -> BackwardNode:
+        node = cls()
         if anomaly_mode._mode["enabled"]:
             anomaly_mode.record_forward(node)
         return node
 
 
+# the ctx helpers and the op's own names (forward, apply...) are not the node's (see __dir__)
+BackwardNode._op_api = frozenset(n for n in dir(BackwardNode) if n[0] != "_") - set(dir(Node))
+Function._op_api = frozenset(n for n in dir(Function) if n[0] != "_") - set(dir(Node))
 _NO_EDGE = (None, 0)
+
+
+def _not_saved(node):
+    raise AttributeError("this node saves no such value")
+
+
+_NOT_SAVED = property(_not_saved)
+
+
+def _qualified_name(node) -> str:
+    return f"autogradkit::autograd::{type(node).__name__}"
 
 
 def _forward(cls, ctx, arrays, static):
@@ -347,11 +339,11 @@ class _WriteThroughView:
 
     @staticmethod
     def backward(node, g):
-        from ..ops.indexing import IndexPut
+        from ..ops.indexing import IndexPutBackward0
 
         grads = node._fn._backward([g[node._index]])  # the op's gradients for the view's region
         into_view = 0 if grads[0] is None else grads[0]
-        return (IndexPut.call(g, into_view, index=node._index),) + tuple(grads[1:])
+        return (IndexPutBackward0.call(g, into_view, index=node._index),) + tuple(grads[1:])
 
 
 class CopySlices(BackwardNode):

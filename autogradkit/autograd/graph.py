@@ -18,18 +18,13 @@ _ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as i
 _saved_tensors_hooks: list = []
 
 
-_CTX_ONLY = frozenset(
-    {
-        "save_for_backward",
-        "saved_tensors",
-        "needs_input_grad",
-        "mark_dirty",
-        "mark_non_differentiable",
-        "set_materialize_grads",
-    }
-)
-
 _STORE = frozenset({"_saved", "_saved_meta"})
+
+
+def _is_field(cls, name: str) -> bool:
+    """False for a ``_saved_*`` name the node's op does not have (a parent op's field)."""
+    value = getattr(cls, name, None)
+    return not (isinstance(value, property) and getattr(value.fget, "__name__", "") == "_not_saved")
 
 
 class Node:
@@ -79,17 +74,20 @@ class Node:
 
     def __repr__(self) -> str:
         cls = type(self)
-        name = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+        name = f"{cls.__module__}.{cls.__name__}" if self._custom else cls.__name__
         return f"<{name} object at {hex(id(self))}>"
 
     def __dir__(self):
-        """What PyTorch's nodes show: a built-in op's ctx helpers and notes stay out of sight,
-        and so does the store behind ``_saved_<name>``."""
+        """What PyTorch's nodes show: a node's public names only (not the op's forward,
+        backward and ctx helpers), the ``_saved_<name>`` fields this node has, and no store."""
         if self._custom:
             return sorted(n for n in super().__dir__() if n not in _STORE)
-        return sorted(n for n in dir(type(self)) if n not in _CTX_ONLY and n not in _STORE)
+        cls = type(self)
+        names = set(dir(cls)) - cls._op_api
+        return sorted(n for n in names if n not in _STORE and _is_field(cls, n))
 
     _custom = False
+    _op_api: frozenset = frozenset()  # an op's own names (forward, apply...): not the node's
 
     def __call__(self, *grad_outputs):
         """Run this node's backward on Tensors, as calling a PyTorch node does."""
@@ -142,9 +140,9 @@ class AccumulateGrad(Node):
 
 
 def _copy_with_graph(g):
-    from ..ops.movement import Copy
+    from ..ops.movement import CopyBackwards
 
-    return Copy.apply(np.zeros_like(g._data), g)  # PyTorch's x.grad shows CopyBackwards
+    return CopyBackwards.apply(np.zeros_like(g._data), g)  # PyTorch's x.grad shows CopyBackwards
 
 
 def run_tensor_hooks(hooks: dict, g):

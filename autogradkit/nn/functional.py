@@ -62,10 +62,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None:
         return input.matmul(weight.t())
     if input.dim() == 2:
-        return linalg.Addmm.apply(bias, input, weight.t())
+        return linalg.AddmmBackward0.apply(bias, input, weight.t())
     if input.is_contiguous() and input.dim() >= 1:
         rows = input.reshape(int(np.prod(input.shape[:-1], dtype=np.int64)), input.shape[-1])
-        out = linalg.Addmm.apply(bias, rows, weight.t())
+        out = linalg.AddmmBackward0.apply(bias, rows, weight.t())
         return out.view(*input.shape[:-1], out.shape[-1])
     return input.matmul(weight.t()) + bias
 
@@ -77,7 +77,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x`` where positive, ``negative_slope * x`` elsewhere (``LeakyReluBackward0``)."""
-    out = nn_ops.LeakyRelu.apply(input, negative_slope=negative_slope)
+    out = nn_ops.LeakyReluBackward0.apply(input, negative_slope=negative_slope)
     return input.copy_(out) if inplace else out
 
 
@@ -216,7 +216,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
         return out.squeeze(0)
     pads, shown = _conv_padding(padding, weight, stride, dilation)
     _check_conv(input, weight, bias, pads, stride, groups)
-    return conv.Convolution.apply(
+    return conv.ConvolutionBackward0.apply(
         input,
         weight,
         bias,
@@ -269,7 +269,7 @@ def max_pool2d(
             f"Given input size: ({plane}). Calculated output size: "
             f"({input.shape[-3]}x{sizes[0]}x{sizes[1]}). Output size is too small"
         )
-    out, indices = conv.MaxPool2DWithIndices.apply(
+    out, indices = conv.MaxPool2DWithIndicesBackward0.apply(
         input,
         kernel_size=kernel,
         stride=steps,
@@ -320,7 +320,7 @@ def mse_loss(
     reduction = legacy_reduction(size_average, reduce, reduction)
     _warn_target_size(input, target)
     input, target = _broadcast(input, target)
-    return nn_ops.MseLoss.apply(input, target, reduction=_check_reduction(reduction))
+    return nn_ops.MseLossBackward0.apply(input, target, reduction=_check_reduction(reduction))
 
 
 def l1_loss(
@@ -379,12 +379,12 @@ def nll_loss(
     _check_nll(input, target, ignore_index)
     options = {"weight": _array(weight), "reduction": reduction, "ignore_index": ignore_index}
     if input.dim() <= 2:
-        return nn_ops.NllLoss.apply(input, target=target._data, **options)
+        return nn_ops.NllLossBackward0.apply(input, target=target._data, **options)
     if input.dim() == 4:
-        return nn_ops.NllLoss2D.apply(input, target=target._data, **options)
+        return nn_ops.NllLoss2DBackward0.apply(input, target=target._data, **options)
     n, c = input.shape[:2]
     flat = input.contiguous().reshape(n, c, 1, -1)
-    out = nn_ops.NllLoss2D.apply(flat, target=target._data.reshape(n, 1, -1), **options)
+    out = nn_ops.NllLoss2DBackward0.apply(flat, target=target._data.reshape(n, 1, -1), **options)
     return out if reduction != "none" else out.view(n, *input.shape[2:])
 
 
@@ -487,7 +487,7 @@ def binary_cross_entropy(
         "Using a target size ({target}) that is different to the "
         "input size ({input}) is deprecated. Please ensure they have the same size.",
     )
-    return nn_ops.BinaryCrossEntropy.apply(
+    return nn_ops.BinaryCrossEntropyBackward0.apply(
         input, target, weight=_array(weight), reduction=reduction
     )
 
@@ -506,6 +506,6 @@ def binary_cross_entropy_with_logits(
     _check_same_size(
         input, target, "Target size ({target}) must be the same as input size ({input})"
     )
-    return nn_ops.BinaryCrossEntropyWithLogits.apply(
+    return nn_ops.BinaryCrossEntropyWithLogitsBackward0.apply(
         input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction
     )

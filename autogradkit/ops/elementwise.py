@@ -15,10 +15,6 @@ def _floating(x: np.ndarray) -> np.ndarray:
     return x if x.dtype.kind == "f" else x.astype(np.float32)
 
 
-def _is_scalar(value) -> bool:
-    return isinstance(value, (int, float, bool, np.number))
-
-
 def _plus_scaled(x, y, alpha):
     """x + alpha * y, rounded once as PyTorch's fused multiply-add rounds it (float32 in
     float64, float64 in long double: NumPy has no fused multiply-add)."""
@@ -35,7 +31,7 @@ def _plus_scaled(x, y, alpha):
     return (x.astype(wide) + scale * np.asarray(y).astype(wide)).astype(x.dtype)
 
 
-class Add(Function):
+class AddBackward0(Function):
     """out = x + alpha y;  dx = g,  dy = alpha g"""
 
     broadcasts = True
@@ -51,7 +47,7 @@ class Add(Function):
         return g, g if ctx.alpha == 1 else g * ctx.alpha
 
 
-class Sub(Function):
+class SubBackward0(Function):
     """out = x - alpha y;  dx = g,  dy = -alpha g"""
 
     broadcasts = True
@@ -67,16 +63,11 @@ class Sub(Function):
         return g, -g if ctx.alpha == 1 else g * -ctx.alpha
 
 
-class Rsub(Function):
-    """out = y - alpha x (``1 - x``);  dx = -alpha g,  dy = g"""
+class RsubBackward0(Function):
+    """out = y - alpha x (``rsub(x, y)``, two tensors);  dx = -alpha g,  dy = g"""
 
-    numbers_are_scalars = True
     broadcasts = True
     saved_values = ("alpha",)
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        return 1 if _is_scalar(inputs[1]) else 0  # rsub.Scalar is RsubBackward1
 
     @staticmethod
     def forward(ctx, x, y, *, alpha=1):
@@ -88,7 +79,13 @@ class Rsub(Function):
         return -g if ctx.alpha == 1 else g * -ctx.alpha, g
 
 
-class Mul(Function):
+class RsubBackward1(RsubBackward0):
+    """out = number - alpha x (``1 - x``, rsub.Scalar): the number gets no edge"""
+
+    numbers_are_scalars = True
+
+
+class MulBackward0(Function):
     """out = x * y;  dx = g * y,  dy = g * x"""
 
     broadcasts = True
@@ -111,7 +108,7 @@ class Mul(Function):
         )
 
 
-class Div(Function):
+class DivBackward0(Function):
     """out = x / y;  dx = g / y,  dy = -g * x / y**2"""
 
     quiet_floating_errors = True
@@ -133,7 +130,7 @@ class Div(Function):
         )
 
 
-class Neg(Function):
+class NegBackward0(Function):
     """out = -x;  dx = -g"""
 
     @staticmethod
@@ -150,7 +147,7 @@ class Neg(Function):
         return -g
 
 
-class Reciprocal(Function):
+class ReciprocalBackward0(Function):
     """out = 1 / x;  dx = -g * out**2"""
 
     quiet_floating_errors = True
@@ -168,54 +165,81 @@ class Reciprocal(Function):
         return -g * out * out
 
 
-class Pow(Function):
-    """out = x ** y;  dx = g * y * x**(y-1),  dy = g * out * log(x)"""
+class PowBackward0(Function):
+    """out = x ** y (y a number);  dx = g * y * x**(y-1)  (0 for y = 0, even at x = 0)"""
 
     numbers_are_scalars = True
     quiet_floating_errors = True
-    broadcasts = True
     argument_names = ("self", "exponent")
-    # tensor ** number (0), tensor ** tensor (1), number ** tensor (2): a number is no tensor
-    saved_names = {0: ("self",), 1: ("exponent", "self", "result"), 2: ("exponent", "result")}
-    saved_values = {0: ("exponent",), 2: ("self",)}
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        if _is_scalar(inputs[1]):
-            return 0
-        return 2 if _is_scalar(inputs[0]) else 1
+    saved_names, saved_values = ("self",), ("exponent",)
 
     @staticmethod
     def forward(ctx, x, y):
-        if x.dtype.kind in "iub" and np.ndim(y) == 0 and y.dtype.kind in "iu" and y < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        out = _power(x, y) if ctx._overload == 0 else x**y
-        if ctx._overload == 0:
-            ctx.save_for_backward(x)
-        elif ctx._overload == 1:
-            ctx.save_for_backward(y, x, out if ctx.needs_input_grad[1] else None)
-        else:
-            ctx.save_for_backward(y, out)
+        _check_integer_power(x, y)
+        ctx.save_for_backward(x)
+        return _power(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,), y = ctx.saved_tensors, ctx.exponent
+        return np.zeros_like(g) if y == 0 else g * (y * x ** (y - 1)), None
+
+
+class PowBackward1(Function):
+    """out = x ** y (two tensors);  dx = g * y * x**(y-1),  dy = g * out * log(x)"""
+
+    quiet_floating_errors = True
+    broadcasts = True
+    saved_names = ("exponent", "self", "result")
+
+    @staticmethod
+    def forward(ctx, x, y):
+        _check_integer_power(x, y)
+        out = x**y
+        ctx.save_for_backward(y, x, out if ctx.needs_input_grad[1] else None)
         return out
 
     @staticmethod
     def backward(ctx, g):
-        if ctx._overload == 0:
-            (x,), y = ctx.saved_tensors, ctx.exponent
-        elif ctx._overload == 1:
-            y, x, out = ctx.saved_tensors
-        else:
-            (y, out), x = ctx.saved_tensors, ctx.self
+        y, x, out = ctx.saved_tensors
         gx = gy = None
-        if ctx.needs_input_grad[0]:
-            if np.ndim(y) == 0 and not ctx.needs_input_grad[1]:  # a number exponent
-                gx = np.zeros_like(g) if y == 0 else g * (y * x ** (y - 1))
-            else:  # d/dx x**0 is 0, even at x = 0
-                gx = np.where(y == 0, np.zeros_like(g), g * (y * x ** (y - 1)))
-        if ctx.needs_input_grad[1]:  # 0 at x = 0 (for y >= 0); nan for x < 0, as in PyTorch
-            zero = (y >= 0) & (x == 0)
-            gy = np.where(zero, np.zeros_like(g), g * out * np.log(np.where(zero, 1, x)))
+        if ctx.needs_input_grad[0]:  # d/dx x**0 is 0, even at x = 0
+            gx = np.where(y == 0, np.zeros_like(g), g * (y * x ** (y - 1)))
+        if ctx.needs_input_grad[1]:
+            gy = _exponent_grad(g, x, y, out)
         return gx, gy
+
+
+class PowBackward2(Function):
+    """out = x ** y (x a number);  dy = g * out * log(x)"""
+
+    numbers_are_scalars = True
+    quiet_floating_errors = True
+    argument_names = ("self", "exponent")
+    saved_names, saved_values = ("exponent", "result"), ("self",)
+
+    @staticmethod
+    def forward(ctx, x, y):
+        _check_integer_power(x, y)
+        out = x**y
+        ctx.save_for_backward(y, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (y, out), x = ctx.saved_tensors, ctx.self
+        return None, _exponent_grad(g, x, y, out)
+
+
+def _check_integer_power(x, y) -> None:
+    if x.dtype.kind in "iub" and np.ndim(y) == 0 and y.dtype.kind in "iu" and y < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def _exponent_grad(g, x, y, out):
+    """g * out * log(x): 0 at x = 0 (for y >= 0); nan for x < 0, as in PyTorch"""
+    zero = (y >= 0) & (x == 0)
+    return np.where(zero, np.zeros_like(g), g * out * np.log(np.where(zero, 1, x)))
 
 
 def _power(x, y):
@@ -232,7 +256,7 @@ def _power(x, y):
     return x**y
 
 
-class Zero(Function):
+class ZeroBackward0(Function):
     """out = zeros like x (``zero_``);  dx = 0"""
 
     @staticmethod
@@ -244,14 +268,10 @@ class Zero(Function):
         return np.zeros_like(g)
 
 
-class Fill(Function):
-    """out = x filled with value (``fill_``);  dx = 0,  dvalue = sum(g) (a 0-d tensor value)"""
+class FillBackward2(Function):
+    """out = x filled with a number (``fill_``, fill_.Scalar);  dx = 0"""
 
     promotes = False  # the value takes x's dtype
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        return 2 if _is_scalar(inputs[1]) else 3  # fill_.Scalar vs fill_.Tensor
 
     @staticmethod
     def forward(ctx, x, value):
@@ -265,3 +285,7 @@ class Fill(Function):
     @staticmethod
     def backward(ctx, g):
         return np.zeros_like(g), np.sum(g) if ctx.needs_input_grad[1] else None
+
+
+class FillBackward3(FillBackward2):
+    """out = x filled with a 0-dim tensor's value (fill_.Tensor);  dx = 0,  dvalue = sum(g)"""

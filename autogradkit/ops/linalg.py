@@ -38,7 +38,7 @@ def _mat2_grad(x, g, column_major: bool):
     return np.transpose(np.transpose(g) @ x) if column_major else np.transpose(x) @ g
 
 
-class Mm(Function):
+class MmBackward0(Function):
     """out = x @ y (matrices);  dx = g @ y.T,  dy = x.T @ g"""
 
     promotes = False
@@ -73,7 +73,7 @@ class Mm(Function):
         )
 
 
-class Addmm(Function):
+class AddmmBackward0(Function):
     """out = b + x @ w;  db = g,  dx = g @ w.T,  dw = x.T @ g"""
 
     promotes = False
@@ -122,7 +122,7 @@ class Addmm(Function):
         )
 
 
-class Mv(Function):
+class MvBackward0(Function):
     """out = m @ v (matrix times vector);  dm = outer(g, v),  dv = m.T @ g"""
 
     promotes = False
@@ -154,7 +154,7 @@ class Mv(Function):
         )
 
 
-class Dot(Function):
+class DotBackward0(Function):
     """out = sum(x * y) (two vectors);  dx = g * y,  dy = g * x"""
 
     promotes = False
@@ -182,7 +182,7 @@ class Dot(Function):
         return g * y, g * x
 
 
-class Bmm(Function):
+class BmmBackward0(Function):
     """out = x[i] @ y[i] for each i of one batch dim;  dx = g @ y^T,  dy = x^T @ g"""
 
     promotes = False

@@ -8,7 +8,7 @@ from .._shape import normalize_dim
 from ..autograd.function import Function
 
 
-class View(Function):
+class ViewBackward0(Function):
     """out = x viewed with a new shape (no copy);  dx = g reshaped back"""
 
     is_view = True
@@ -30,11 +30,11 @@ class View(Function):
         return np.reshape(g, ctx.self_sym_sizes)
 
 
-class ReshapeAlias(View):
+class ReshapeAliasBackward0(ViewBackward0):
     """reshape of a non-contiguous x that can still be a view: PyTorch names it apart"""
 
 
-class UnsafeView(View):
+class UnsafeViewBackward0(ViewBackward0):
     """out = x reshaped, not tracked as a view (reshape's copy, matmul's result);
     dx = g reshaped back"""
 
@@ -46,7 +46,7 @@ class UnsafeView(View):
         return np.reshape(np.ascontiguousarray(x), shape)
 
 
-class Permute(Function):
+class PermuteBackward0(Function):
     """out = x with its dims reordered;  dx = g with the inverse order"""
 
     is_view = True
@@ -64,7 +64,7 @@ class Permute(Function):
         return np.transpose(g, ctx.inverse)
 
 
-class Transpose(Function):
+class TransposeBackward0(Function):
     """out = x with dims d0 and d1 swapped;  dx = g swapped back"""
 
     is_view = True
@@ -81,7 +81,7 @@ class Transpose(Function):
         return np.swapaxes(g, *ctx.dims)
 
 
-class T(Function):
+class TBackward0(Function):
     """out = x.t() (a matrix transposed);  dx = g.t()"""
 
     is_view = True
@@ -95,7 +95,7 @@ class T(Function):
         return np.transpose(g)  # g may be a Tensor (create_graph): keep TBackward0
 
 
-class Expand(Function):
+class ExpandBackward0(Function):
     """out = x broadcast to a larger shape;  dx = g (the engine sums it back to x's shape)"""
 
     is_view = True
@@ -111,22 +111,14 @@ class Expand(Function):
         return g
 
 
-class Squeeze(Function):
-    """out = x without size-1 dims (all, or the given ones);  dx = g reshaped back"""
+class SqueezeBackward0(Function):
+    """out = x without its size-1 dims (``squeeze()``);  dx = g reshaped back"""
 
     is_view = True
-    # squeeze() 0, squeeze(dim) 1, squeeze(dims) 2; squeeze_ 3, 4, 5 (as in matmul)
-    saved_values = {n: ("dim", "self_sym_sizes") for n in (1, 2, 4, 5)}
-    saved_values.update({0: ("self_sym_sizes",), 3: ("self_sym_sizes",)})
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        dims = static.get("dims")
-        overload = 0 if dims is None else 1 if isinstance(dims, int) else 2
-        return overload + 3 if static.get("in_place") else overload
+    saved_values = ("self_sym_sizes",)
 
     @staticmethod
-    def forward(ctx, x, *, dims=None, in_place=False):
+    def forward(ctx, x, *, dims=None):
         ctx.self_sym_sizes, ctx.dim = x.shape, dims
         if dims is not None:
             axes = (dims,) if isinstance(dims, int) else dims
@@ -138,7 +130,21 @@ class Squeeze(Function):
         return np.reshape(g, ctx.self_sym_sizes)
 
 
-class Unsqueeze(Function):
+class SqueezeBackward1(SqueezeBackward0):
+    """out = x without dim ``dims`` if its size is 1 (``squeeze(dim)``);  dx = g reshaped back"""
+
+    saved_values = ("dim", "self_sym_sizes")
+
+
+class SqueezeBackward2(SqueezeBackward1):
+    """out = x without those of ``dims`` whose size is 1 (``squeeze(dims)``)"""
+
+
+class SqueezeBackward4(SqueezeBackward1):
+    """``squeeze_(dim)``: what PyTorch's matmul of a vector and a matrix records"""
+
+
+class UnsqueezeBackward0(Function):
     """out = x with a new size-1 dim;  dx = g with that dim removed"""
 
     is_view = True
@@ -154,7 +160,7 @@ class Unsqueeze(Function):
         return np.squeeze(g, axis=ctx.axis)
 
 
-class Flip(Function):
+class FlipBackward0(Function):
     """out = x reversed along dims (a copy);  dx = g reversed back"""
 
     saved_values = ("dims",)
@@ -172,7 +178,7 @@ class Flip(Function):
         return np.flip(g, ctx.axes)
 
 
-class Copy(Function):
+class CopyBackwards(Function):
     """out = src broadcast into x's shape and dtype (``x.copy_(src)``);  dx = 0,  dsrc = g"""
 
     node_name = "CopyBackwards"
@@ -187,7 +193,7 @@ class Copy(Function):
         return np.zeros_like(g), g  # x's old value was overwritten: a zero gradient
 
 
-class Clone(Function):
+class CloneBackward0(Function):
     """out = a copy of x (row-major with ``contiguous``, else laid out like x);  dx = g"""
 
     @staticmethod
@@ -201,7 +207,7 @@ class Clone(Function):
         return g
 
 
-class ToCopy(Function):
+class ToCopyBackward0(Function):
     """out = x converted to another dtype;  dx = g (the engine casts it back to x's dtype)"""
 
     @staticmethod
@@ -213,7 +219,7 @@ class ToCopy(Function):
         return g
 
 
-class Cat(Function):
+class CatBackward0(Function):
     """out = xs joined along dim;  each dx = its own slice of g"""
 
     saved_values = ("dim",)
@@ -231,7 +237,7 @@ class Cat(Function):
         return tuple(g[lead + (slice(e - s, e),)] for s, e in zip(ctx.sizes, ends))
 
 
-class Stack(Function):
+class StackBackward0(Function):
     """out = xs stacked along a new dim;  each dx = g at its position of that dim"""
 
     saved_values = ("dim",)
@@ -253,7 +259,7 @@ class Stack(Function):
         return tuple(g[lead + (i,)] for i in range(ctx.count))
 
 
-class Split(Function):
+class SplitBackward0(Function):
     """outs = x cut into pieces along dim;  dx = the pieces' gradients (or zeros) joined"""
 
     saved_values = ("dim", "self_sym_sizes", "split_size")
@@ -269,13 +275,13 @@ class Split(Function):
         return np.concatenate(grads, axis=ctx.axis)
 
 
-class SplitWithSizes(Split):
+class SplitWithSizesBackward0(SplitBackward0):
     """``split([sizes])``: the same cut, which PyTorch records under its own name"""
 
     saved_values = ("dim", "self_sym_sizes", "split_sizes")
 
 
-class Unbind(Function):
+class UnbindBackward0(Function):
     """outs = x[i] for each i along dim;  dx = the outputs' gradients stacked back"""
 
     saved_values = ("dim",)

@@ -20,42 +20,64 @@ def _as_dims(dim):
     return None if dim is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
 
 
-class Sum(Function):
-    """out = sum(x, dim);  dx = g broadcast back to x's shape"""
+class SumBackward0(Function):
+    """out = sum of every x;  dx = g broadcast to x's shape"""
 
-    saved_values = {0: ("self_sym_sizes",), 1: ("dim", "keepdim", "self_sym_sizes")}
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        return 0 if static.get("dim") is None else 1  # sum() vs sum(dim)
+    saved_values = ("self_sym_sizes",)
 
     @staticmethod
-    def forward(ctx, x, *, dim=None, keepdim=False):
+    def forward(ctx, x):
+        ctx.self_sym_sizes = x.shape
+        return np.sum(x, dtype=_sum_dtype(x))
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.broadcast_to(g, ctx.self_sym_sizes)
+
+
+class SumBackward1(Function):
+    """out = sum(x, dim);  dx = g broadcast back to x's shape"""
+
+    saved_values = ("dim", "keepdim", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, x, *, dim, keepdim=False):
         ctx.self_sym_sizes, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
         ctx.dim = _as_dims(dim)
-        dtype = np.int64 if x.dtype.kind in "biu" else None  # PyTorch sums ints as int64
-        return np.sum(x, axis=ctx.axes, keepdims=keepdim, dtype=dtype)
+        return np.sum(x, axis=ctx.axes, keepdims=keepdim, dtype=_sum_dtype(x))
 
     @staticmethod
     def backward(ctx, g):
         return _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
 
 
-class Mean(Function):
-    """out = mean(x, dim);  dx = g / n broadcast back (n: elements averaged)"""
+def _sum_dtype(x):
+    return np.int64 if x.dtype.kind in "biu" else None  # PyTorch sums ints as int64
+
+
+class MeanBackward0(Function):
+    """out = mean of every x;  dx = g / n broadcast to x's shape"""
 
     quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
-    saved_values = {
-        0: ("self_sym_numel", "self_sym_sizes"),
-        1: ("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
-    }
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        return 0 if static.get("dim") is None else 1
+    saved_values = ("self_sym_numel", "self_sym_sizes")
 
     @staticmethod
-    def forward(ctx, x, *, dim=None, keepdim=False):
+    def forward(ctx, x):
+        return MeanBackward1.forward(ctx, x, dim=None)
+
+    @staticmethod
+    def backward(ctx, g):
+        return MeanBackward1.backward(ctx, g)
+
+
+class MeanBackward1(Function):
+    """out = mean(x, dim);  dx = g / n broadcast back (n: elements averaged)"""
+
+    quiet_floating_errors = True
+    saved_values = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, x, *, dim, keepdim=False):
         if x.dtype.kind != "f":
             raise RuntimeError(
                 "mean(): could not infer output dtype. Input dtype must be either a floating "
@@ -71,22 +93,30 @@ class Mean(Function):
         return _expand_back(g / ctx.count, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
 
 
-class Prod(Function):
-    """out = product of x (over dim);  dx = g * out / x, or where the slice holds a zero,
-    g times the product of the others (PyTorch's prod_backward)"""
+class ProdBackward0(Function):
+    """out = product of every x;  dx = g * out / x, or where x holds a zero, g times the
+    product of the others (PyTorch's prod_backward)"""
 
     saved_names = ("self", "result")
-    saved_values = {1: ("dim", "keepdim")}
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        return 0 if static.get("dim") is None else 1  # prod() vs prod(dim)
 
     @staticmethod
-    def forward(ctx, x, *, dim=None, keepdim=False):
+    def forward(ctx, x):
+        return ProdBackward1.forward(ctx, x, dim=None)
+
+    @staticmethod
+    def backward(ctx, g):
+        return ProdBackward1.backward(ctx, g)
+
+
+class ProdBackward1(Function):
+    """out = product of x over dim;  dx as for the product of every x, slice by slice"""
+
+    saved_names, saved_values = ("self", "result"), ("dim", "keepdim")
+
+    @staticmethod
+    def forward(ctx, x, *, dim, keepdim=False):
         ctx.axes, ctx.keepdim, ctx.dim = normalize_dims(dim, x.ndim), keepdim, dim
-        dtype = np.int64 if x.dtype.kind in "biu" else None  # ints multiply as int64
-        out = np.asarray(np.prod(x, axis=ctx.axes, keepdims=keepdim, dtype=dtype))
+        out = np.asarray(np.prod(x, axis=ctx.axes, keepdims=keepdim, dtype=_sum_dtype(x)))
         ctx.save_for_backward(x, out)
         return out
 
@@ -113,7 +143,7 @@ def _product_of_others(x, axis: int):
     return np.prod(np.where(own, 1, np.expand_dims(x, axis)), axis=axis + 1)
 
 
-class Logsumexp(Function):
+class LogsumexpBackward0(Function):
     """out = log(sum(exp(x), dim));  dx = g * exp(x - out)"""
 
     quiet_floating_errors = True  # log(0) = -inf for a slice of -inf, as in PyTorch
@@ -138,25 +168,40 @@ class Logsumexp(Function):
         return g * np.exp(x - out)
 
 
-class Max(Function):
-    """out = max(x) (ties share the gradient equally) or max(x, dim) (first index gets it)"""
+class MaxBackward1(Function):
+    """out = max of every x;  ties share the gradient equally"""
 
-    @classmethod
-    def overload_for(cls, inputs, static):
-        return 1 if static.get("dim") is None else 0  # max() is MaxBackward1 in PyTorch
-
+    saved_names = ("self", "result")
     reduce = staticmethod(np.max)
-    arg = staticmethod(np.argmax)
-    saved_names = {1: ("self", "result"), 0: ("indices",)}
-    saved_values = {0: ("dim", "keepdim", "self_sym_sizes")}
 
     @classmethod
-    def forward(cls, ctx, x, *, dim=None, keepdim=False):
+    def forward(cls, ctx, x):
+        out = cls.reduce(x)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        ties = x == out  # ties share the gradient equally, the rest get exact zeros
+        return np.where(ties, g / np.sum(ties), np.zeros_like(x))
+
+
+class MinBackward1(MaxBackward1):
+    """out = min of every x;  ties share the gradient equally"""
+
+    reduce = staticmethod(np.min)
+
+
+class MaxBackward0(Function):
+    """(values, indices) = max(x, dim);  dx = g at each slice's first maximum"""
+
+    saved_names, saved_values = ("indices",), ("dim", "keepdim", "self_sym_sizes")
+    arg = staticmethod(np.argmax)
+
+    @classmethod
+    def forward(cls, ctx, x, *, dim, keepdim=False):
         ctx.self_sym_sizes, ctx.keepdim, ctx.dim = x.shape, keepdim, dim
-        if dim is None:
-            out = cls.reduce(x)
-            ctx.save_for_backward(x, out)
-            return out
         (axis,) = normalize_dims(dim, x.ndim)
         ctx.axis = axis
         indices = np.expand_dims(cls.arg(x, axis=axis), axis)
@@ -169,10 +214,6 @@ class Max(Function):
 
     @staticmethod
     def backward(ctx, g, g_indices=None):
-        if ctx.dim is None:
-            x, out = ctx.saved_tensors
-            ties = x == out  # ties share the gradient equally, the rest get exact zeros
-            return np.where(ties, g / np.sum(ties), np.zeros_like(x))
         (indices,) = ctx.saved_tensors
         indices = np.asarray(indices)
         if not ctx.keepdim:
@@ -183,10 +224,9 @@ class Max(Function):
         return np.where(chosen, g, np.zeros_like(g))
 
 
-class Min(Max):
-    """out = min(x) or min(x, dim); gradient rules as for max"""
+class MinBackward0(MaxBackward0):
+    """(values, indices) = min(x, dim);  dx = g at each slice's first minimum"""
 
-    reduce = staticmethod(np.min)
     arg = staticmethod(np.argmin)
 
 
