@@ -1,25 +1,26 @@
 """``x[index]``: basic indexing becomes a chain of select/slice/unsqueeze views, as in
 PyTorch (so ``m[0, 1:]`` records SliceBackward0 over SelectBackward0); anything else is one
-``Index`` op."""
+``IndexBackward0`` op."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .autograd.graph import tensor_class
 from .ops import indexing, movement
+
+__all__ = ["getitem", "normalize_index", "is_advanced", "selects_everything"]
 
 
 def _as_numpy(item):
-    from .tensor import Tensor
-
-    if isinstance(item, Tensor):
+    if isinstance(item, tensor_class()):
         return item._data
     if isinstance(item, list):
         return np.asarray([_as_numpy(i) for i in item])
     return item
 
 
-def _is_advanced(item) -> bool:
+def is_advanced(item) -> bool:
     return isinstance(item, (list, np.ndarray, bool, np.bool_)) or (
         hasattr(item, "_data") and item._data.ndim > 0
     )
@@ -66,7 +67,7 @@ def getitem(x, index):
     index = normalize_index(x, index)
     if x.ndim == 0:
         _refuse_on_0d(index)
-    if any(_is_advanced(i) for i in index):
+    if any(is_advanced(i) for i in index):
         return indexing.IndexBackward0.apply(x, index=index)
     specified = sum(1 for i in index if i is not None and i is not Ellipsis)
     if specified > x.ndim:

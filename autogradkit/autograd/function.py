@@ -1,8 +1,9 @@
 """``Function``: one differentiable operation, its forward and backward side by side.
 
 ``Function.apply`` runs ``forward`` and, when grad mode is on and an input requires a
-gradient, records a node in the graph. The node is also the ``ctx`` that forward and
-backward share, as in PyTorch: ``y.grad_fn`` is the very object ``forward`` saved into.
+gradient, records a node in the graph. A built-in op's node is an instance of the op's own
+class (``MulBackward0``), and it is also the ``ctx`` that forward and backward share, as in
+PyTorch: ``y.grad_fn`` is the very object ``forward`` saved into.
 """
 
 from __future__ import annotations
@@ -12,18 +13,24 @@ import numbers
 
 import numpy as np
 
-import autogradkit.tensor as _tensor
-
 from .. import _dtype, _shape
 from ..utils.hooks import next_id
 from . import anomaly_mode, grad_mode, saved
+from .engine import fit
 from .graph import (
+    InferenceVersion,
     Node,
-    _as_tensors,
+    _saved_tensors_hooks,
+    as_tensors,
+    get_gradient_edge,
+    increment_version,
     run_node_post_hooks,
     run_node_pre_hooks,
     run_tensor_hooks,
+    tensor_class,
 )
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable", "REGISTRY"]
 
 REGISTRY: dict[str, type] = {}  # every built-in op class, filled at import by __init_subclass__
 
@@ -46,23 +53,27 @@ class _Scratch:
         pass
 
 
-class BackwardNode(Node):
-    """The node of a ``Function`` and the ``ctx`` its forward and backward share."""
+class FunctionCtx(Node):
+    """A node that runs a ``Function``'s backward, and the ``ctx`` its forward and backward
+    share: what forward saves (``save_for_backward``) is what backward reads
+    (``saved_tensors``)."""
 
-    # slots, not the node's __dict__: what forward saves costs no dict (ops' own notes such
-    # as ``ctx.dim`` go to the __dict__); edges are set by Function.apply after forward ran
-    __slots__ = ("needs_input_grad", "_to_save", "_saved", "_saved_meta")
+    # a slot, not the node's __dict__ (ops' own notes such as ``ctx.dim`` and what forward
+    # saves go there); edges are set by Function.apply after forward ran
+    __slots__ = ("needs_input_grad",)
     _function: type  # the Function subclass this node runs backward for
+    _saved_meta = None  # where each saved value came from (see saved.py)
     _outputs_meta = None  # set only for ops with several outputs
     _edge_inputs = None  # positions that got an edge, when a number operand got none
+    quiet_floating_errors = False  # log(0), 1/0...: inf or nan without NumPy's warning
+    pack_order: tuple | None = None  # PyTorch's order for pack hooks, if not the saved order
 
     def __init__(self):
         self._priority = -next_id()  # later nodes run first among ready ones
-        self._to_save = self._saved = None
 
     def save_for_backward(self, *values) -> None:
         """Keep arrays (or Tensors, in a custom Function) for backward."""
-        self._to_save = values
+        self._saved = values
 
     def mark_non_differentiable(self, *outputs) -> None:
         self.__dict__["_non_differentiable"] = {id(o) for o in outputs}
@@ -75,15 +86,28 @@ class BackwardNode(Node):
 
     @property
     def saved_tensors(self) -> tuple:
-        """What forward saved, checked against in-place changes since then."""
-        return saved.for_backward(self)
+        """What forward saved, checked against in-place changes since then.
 
-    def _release_saved(self) -> None:
-        """Free what forward saved (the engine calls this only on a node that saved some)."""
-        saved.release(self)
+        A built-in op's backward on arrays (the usual case) gets the arrays themselves, once
+        each one's version is checked here; everything else is unpacked in ``saved.py``.
+        """
+        values = self._saved
+        if values is None:
+            return ()
+        if self._custom or grad_mode._enabled or values is saved.FREED:
+            return saved.unpack_all(self)
+        metas = self._saved_meta
+        for i in self.pack_order or range(len(values)):
+            value, meta = values[i], metas[i]
+            if type(value) is saved.Packed:
+                return saved.unpack_all(self)
+            if meta is not None and meta[1] is not None and meta[1].value != meta[2]:
+                raise RuntimeError(saved.version_message(value, meta, self))
+        return values
 
     def _backward(self, grad_outputs: list) -> tuple:
-        fn = self._function
+        """The general case of running this node: hooks, custom backward, several outputs,
+        Scalar arguments (the engine calls ``backward`` directly on a plain node)."""
         grads = grad_outputs
         if self._tensor_hooks or self._retained:
             grads = _run_output_hooks(self, grads)
@@ -95,34 +119,27 @@ class BackwardNode(Node):
             grads = [_zeros_like_output(self, i) if g is None else g for i, g in enumerate(grads)]
         if self._pre_hooks:
             grads = run_node_pre_hooks(self._pre_hooks, grads)
-        if fn.quiet_floating_errors:
+        if self.quiet_floating_errors:
             with np.errstate(all="ignore"):
-                result = fn.backward(self, *grads)
-        elif fn._builtin:
-            result = fn.backward(self, *grads)
-        else:
+                result = self.backward(self, *grads)
+        elif self._custom:
             result = _call_custom_backward(self, grads)
+        else:
+            result = self.backward(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         if self._edge_inputs is not None:  # drop the gradients of Scalar arguments
             result = tuple(result[i] for i in self._edge_inputs)
-        if len(result) != len(self.next_functions):
-            raise RuntimeError(
-                f"function {self.name()} returned an incorrect number of gradients "
-                f"(expected {len(self.next_functions)}, got {len(result)})"
-            )
-        if self._post_hooks:
-            from .engine import _fit  # PyTorch reduces to input shapes before post hooks run
-
+        if self._post_hooks:  # PyTorch reduces to input shapes before post hooks run
             result = tuple(
-                g if g is None or m is None else _fit(g, m, self, i)
+                g if g is None or m is None else fit(g, m, self, i)
                 for i, (g, m) in enumerate(zip(result, self._input_meta))
             )
             result = run_node_post_hooks(self._post_hooks, result, grads)
         return result
 
 
-class Function(BackwardNode):
+class Function(FunctionCtx):
     """Base class of every differentiable operation, built-in or your own.
 
     A built-in op (in ``autogradkit.ops``) is named after the node PyTorch records for it
@@ -150,13 +167,11 @@ class Function(BackwardNode):
     # a Python number is a Scalar argument of the op (rsub.Scalar, pow.Tensor_Scalar), not an
     # input: it gets no edge in next_functions; add, mul... wrap it in a tensor: (None, 0)
     numbers_are_scalars = False
-    quiet_floating_errors = False  # log(0), 1/0...: inf or nan without NumPy's warning, as torch
     node_name: str | None = None  # only for nodes PyTorch names without the class's name
     # PyTorch's names for what forward saves (grad_fn._saved_self...), in save_for_backward's
     # order, and for the numbers and sizes it keeps on ctx under the same names (_saved_dim)
     saved_names: tuple = ()
     saved_values: tuple = ()
-    pack_order: tuple | None = None  # PyTorch's order for pack hooks, if not the saved order
     argument_names = ("self", "other")  # what ctx calls a number given as a Scalar argument
     _builtin = False
     _node_class = None  # a custom Function's node class, made at its first apply
@@ -170,6 +185,7 @@ class Function(BackwardNode):
         assert cls.__qualname__ not in REGISTRY, f"two ops named {cls.__qualname__}"
         REGISTRY[cls.__qualname__] = cls
         cls._function = cls  # a built-in op's nodes are instances of the op's own class
+        cls._plain = not cls.quiet_floating_errors  # the engine may call backward directly
         own = saved.node_properties(cls.saved_names, cls.saved_values)
         for name in dir(cls):  # what a parent op saved under other names is not this node's
             inherited = isinstance(getattr(cls, name), property)
@@ -206,7 +222,7 @@ class Function(BackwardNode):
             return cls
         if cls._node_class is None:
             attrs = {"_function": cls, "__slots__": (), "__module__": __name__, "_custom": True}
-            cls._node_class = type(f"{cls.__name__}Backward", (BackwardNode,), attrs)
+            cls._node_class = type(f"{cls.__name__}Backward", (FunctionCtx,), attrs)
         return cls._node_class
 
     @classmethod
@@ -215,24 +231,26 @@ class Function(BackwardNode):
 
         Lets one op's backward use another op, so it also works under ``create_graph``.
         """
-        if any(isinstance(a, _tensor.Tensor) for a in args):
+        Tensor = tensor_class()
+        if any(isinstance(a, Tensor) for a in args):
             return cls.apply(*args, **static)
         return cls.forward(_Scratch(), *args, **static)
 
     @classmethod
-    def apply(cls, *inputs, **static):
+    def apply(cls, *inputs, **static):  # long: the recording of one op, read top to bottom
         """Run forward; record a node when grad mode is on and an input requires grad.
 
-        The steps, as PyTorch takes them: take the arrays out of the inputs (cast to one
-        dtype), run ``forward``, and only when recording link the node to the nodes that
-        made the inputs, wrap the output with it and keep what forward saved.
+        The steps, as PyTorch takes them: 1. take the arrays out of the inputs (cast to one
+        dtype); 2. run ``forward``, whose ctx is the new node; 3. point the node at the nodes
+        that made the inputs; 4. wrap the output with the node as its ``grad_fn``; 5. note
+        the version of what forward saved.
         """
         if not cls._builtin:
             return _apply_custom(cls, inputs, static)
-        tensor_cls = _tensor.Tensor
+        Tensor = tensor_class()
         arrays, needs, dtype = [], [], False  # dtype: the one dtype of all inputs, else None
-        for x in inputs:  # a plain loop: the cheapest way through two or three inputs
-            if isinstance(x, tensor_cls):
+        for x in inputs:  # 1. (a plain loop: the cheapest way through two or three inputs)
+            if isinstance(x, Tensor):
                 a = x._data
                 arrays.append(a)
                 needs.append(x._requires_grad)
@@ -243,36 +261,55 @@ class Function(BackwardNode):
                 needs.append(False)
                 dtype = None
         if dtype is None and cls.promotes and len(arrays) > 1:
-            arrays = _promote(inputs, arrays, tensor_cls)
+            arrays = _promote(inputs, arrays, Tensor)
         needs = tuple(needs)
-        # the node is the output's grad_fn and forward's ctx; unrecorded ops get a scratch ctx
-        node = cls._new_node() if grad_mode._enabled and True in needs else None
+        node = None
+        if grad_mode._enabled and True in needs:
+            node = cls.__new__(cls)  # an instance of this op's own class: MulBackward0
+            node._priority = -next_id()  # later nodes run first among ready ones
+            if anomaly_mode._mode["enabled"]:
+                anomaly_mode.record_forward(node)
         ctx = _Scratch() if node is None else node
         ctx.needs_input_grad = needs
-        out = _forward(cls, ctx, arrays, static)
-        if node is not None:
-            _link(node, inputs, needs)
-        if type(out) is np.ndarray and not cls.is_view:  # the common case: one plain output
-            result = tensor_cls._wrap(out, node)
-        else:
+        try:  # 2.
+            if cls.quiet_floating_errors:
+                with np.errstate(all="ignore"):
+                    out = cls.forward(ctx, *arrays, **static)
+            else:
+                out = cls.forward(ctx, *arrays, **static)
+        except ValueError:
+            if cls.broadcasts:  # two shapes that do not broadcast: PyTorch's words
+                _shape.broadcast_shape(np.shape(arrays[0]), np.shape(arrays[1]))
+            raise
+        if node is None:
+            if type(out) is tuple or cls.is_view:
+                return _wrap_outputs(cls, out, inputs, None)
+            return Tensor._wrap(out)
+        edges, metas = [], []  # 3.
+        for i, x in enumerate(inputs):
+            if needs[i]:  # get_gradient_edge(x), written out: the hot path
+                made_by = x._grad_fn
+                edges.append((x._accumulator(), 0) if made_by is None else (made_by, x._output_nr))
+                metas.append((x._data.shape, x._data.dtype))
+            elif cls.numbers_are_scalars and isinstance(x, numbers.Number):
+                _scalar_argument(node, inputs, i)
+            else:
+                edges.append((None, 0))
+                metas.append(None)
+        node.next_functions, node._input_meta = tuple(edges), tuple(metas)
+        if type(out) is tuple or cls.is_view:  # 4.
             result = _wrap_outputs(cls, out, inputs, node)
-        if node is not None and node._to_save is not None:
-            outputs, results = (out, result) if isinstance(out, tuple) else ((out,), (result,))
-            saved.keep(node, inputs, arrays, outputs, results)
+        else:
+            result = Tensor._wrap(out, node)
+        if node._saved is not None:  # 5.
+            outputs, results = (out, result) if type(out) is tuple else ((out,), (result,))
+            _keep(node, inputs, arrays, outputs, results)
         return result
-
-    @classmethod
-    def _new_node(cls) -> BackwardNode:
-        node = cls()
-        if anomaly_mode._mode["enabled"]:
-            anomaly_mode.record_forward(node)
-        return node
 
 
 # the ctx helpers and the op's own names (forward, apply...) are not the node's (see __dir__)
-BackwardNode._op_api = frozenset(n for n in dir(BackwardNode) if n[0] != "_") - set(dir(Node))
-Function._op_api = frozenset(n for n in dir(Function) if n[0] != "_") - set(dir(Node))
-_NO_EDGE = (None, 0)
+FunctionCtx._op_api = Node._op_api | {n for n in dir(FunctionCtx) if n[0] != "_"} - set(dir(Node))
+Function._op_api = Node._op_api | {n for n in dir(Function) if n[0] != "_"} - set(dir(Node))
 
 
 def _not_saved(node):
@@ -286,112 +323,88 @@ def _qualified_name(node) -> str:
     return f"autogradkit::autograd::{type(node).__name__}"
 
 
-def _forward(cls, ctx, arrays, static):
-    """``cls.forward`` on arrays, quiet on floating errors where PyTorch is, and with
-    PyTorch's words when two shapes do not broadcast."""
-    try:
-        if cls.quiet_floating_errors:
-            with np.errstate(all="ignore"):
-                return cls.forward(ctx, *arrays, **static)
-        return cls.forward(ctx, *arrays, **static)
-    except ValueError:
-        if cls.broadcasts:
-            _shape.broadcast_shape(np.shape(arrays[0]), np.shape(arrays[1]))
-        raise
-
-
 def _promote(inputs, arrays, tensor_cls):
     """Cast inputs to their common dtype; Python scalars become arrays of that dtype."""
     is_tensor = [isinstance(x, tensor_cls) for x in inputs]
-    dt = _dtype.result_type(
-        [(a if t else a, t) for a, t in zip(arrays, is_tensor) if a is not None]
-    )
+    dt = _dtype.result_type([(a, t) for a, t in zip(arrays, is_tensor) if a is not None])
     return [
         None if a is None else a.astype(dt, copy=False) if t else np.asarray(a, dtype=dt)
         for a, t in zip(arrays, is_tensor)
     ]
 
 
-def _link(node: BackwardNode, inputs, needs) -> None:
-    """Point the node at the nodes that made its inputs, and note each input's shape."""
-    edges, metas = [], []  # plain loops: the cheapest way through two or three inputs
-    numbers_get_no_edge = node._function.numbers_are_scalars
-    for i, x in enumerate(inputs):
-        if numbers_get_no_edge and isinstance(x, numbers.Number):
-            node._edge_inputs = tuple(
-                j for j, y in enumerate(inputs) if not isinstance(y, numbers.Number)
-            )
-            node.__dict__[node._function.argument_names[i]] = x  # a Scalar: ctx.exponent
-        elif needs[i]:
-            made_by = x._grad_fn  # None for a leaf: its AccumulateGrad node
-            edges.append((x._accumulator(), 0) if made_by is None else (made_by, x._output_nr))
-            metas.append((x._data.shape, x._data.dtype))
+def _scalar_argument(node, inputs, i: int) -> None:
+    """A number given to an op whose overload takes a Scalar: no edge, a ctx attribute."""
+    node._edge_inputs = tuple(j for j, y in enumerate(inputs) if not isinstance(y, numbers.Number))
+    node.__dict__[node.argument_names[i]] = inputs[i]  # ctx.exponent, ctx.other...
+    node._plain = False  # backward returns a gradient for the number too: drop it
+
+
+def _keep(node, inputs, arrays, outputs, results) -> None:
+    """Note where each value forward saved came from, and that tensor's version now."""
+    Tensor = tensor_class()
+    metas = []
+    for value in node._saved:
+        meta = None  # an array forward made (a mask, a cast copy): nothing can change it
+        if value is None:
+            meta = saved.NOTHING
         else:
-            edges.append(_NO_EDGE)
-            metas.append(None)
-    node.next_functions, node._input_meta = tuple(edges), tuple(metas)
+            for x, a in zip(inputs, arrays):  # an input (or the number it was made from)?
+                if value is a:
+                    if not isinstance(x, Tensor):
+                        meta = (x, None, None, False, 0)
+                        break
+                    counter = x._version_counter
+                    if type(counter) is InferenceVersion:
+                        raise RuntimeError(saved.INFERENCE_SAVED)
+                    meta = (x, counter, counter.value, False, 0)
+                    break
+            else:
+                for nr, (o, r) in enumerate(zip(outputs, results)):  # an output?
+                    if value is o and isinstance(r, Tensor):
+                        meta = (None, r._version_counter, r._version_counter.value, True, nr)
+                        break
+                else:
+                    if isinstance(value, Tensor):  # a custom Function saved a tensor it made
+                        meta = _input_origin(value)
+        metas.append(meta)
+    node._saved_meta = tuple(metas)
+    if _saved_tensors_hooks:
+        saved.pack_all(node, results, *_saved_tensors_hooks[-1])
 
 
-class _WriteThroughView:
-    """What a CopySlices node runs backward (it is no op of its own, so no ``Function``)."""
-
-    _builtin, quiet_floating_errors, numbers_are_scalars = True, False, False
-
-    @staticmethod
-    def backward(node, g):
-        from ..ops.indexing import IndexPutBackward0
-
-        grads = node._fn._backward([g[node._index]])  # the op's gradients for the view's region
-        into_view = 0 if grads[0] is None else grads[0]
-        return (IndexPutBackward0.call(g, into_view, index=node._index),) + tuple(grads[1:])
+def _input_origin(t) -> tuple:
+    counter = t._version_counter
+    if isinstance(counter, InferenceVersion):
+        raise RuntimeError(saved.INFERENCE_SAVED)
+    return (t, counter, counter.value, False, 0)
 
 
-class CopySlices(BackwardNode):
-    """The node of an in-place op on a view (``y[0].mul_(3)``, ``y[0] = v``), set on the base.
-
-    It holds the op's own node and, as in PyTorch, stands in for it: its first edge
-    leads to the base's old value, the others to the op's other inputs. Hooks on it, and on
-    the base, run as on any node.
-    """
-
-    __slots__ = ("_fn", "_index")
-    __module__ = "builtins"
-    _function = _WriteThroughView
-
-    def __init__(self, base, index, fn):
-        super().__init__()
-        self._fn, self._index = fn, index
-        self._saved = fn._saved  # what backward needs is what the op saved
-        _link(self, (base,), (base._requires_grad,))  # the first edge: the base's old value
-        self.next_functions += fn.next_functions[1:]
-        self._input_meta += fn._input_meta[1:]
-
-    def name(self) -> str:
-        return "autogradkit::autograd::CopySlices"
-
-    def _release_saved(self) -> None:
-        self._fn._release_saved()
-        self._saved = saved.FREED
+def _link(node, tensors) -> None:
+    """Point a node at the nodes that made its tensor inputs, and note each input's shape."""
+    node.next_functions = tuple(
+        get_gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors
+    )
+    node._input_meta = tuple(
+        (x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors
+    )
 
 
 def _wrap_outputs(cls, out, inputs, ctx):
     """Several outputs, or a view: Tensors that know their node (``apply`` wraps the rest)."""
-    tensor_cls = _tensor.Tensor
+    Tensor = tensor_class()
     if isinstance(out, tuple):
         non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
         if ctx is not None:
             ctx._outputs_meta = tuple((np.shape(o), np.asarray(o).dtype) for o in out)
             ctx._num_outputs = len(out)
+            ctx._plain = False  # an unused output's gradient may have to be zeros
         return tuple(
-            tensor_cls._wrap(o, None if ctx is None or id(o) in non_diff else ctx, i)
+            Tensor._wrap(o, None if ctx is None or id(o) in non_diff else ctx, i)
             for i, o in enumerate(out)
         )
-    result = tensor_cls._wrap(out, ctx)
-    if (
-        cls.is_view
-        and isinstance(inputs[0], tensor_cls)
-        and np.may_share_memory(out, inputs[0]._data)
-    ):
+    result = Tensor._wrap(out, ctx)
+    if cls.is_view and isinstance(inputs[0], Tensor) and np.may_share_memory(out, inputs[0]._data):
         base = inputs[0]
         result._version_counter = base._version_counter
         result._base = base if base._base is None else base._base
@@ -408,7 +421,7 @@ def _zeros_like_output(node, index):
 
 def _run_output_hooks(node, grads):
     """Hooks registered on the node's output tensors, then retain_grad, as in PyTorch."""
-    tensor_cls = _tensor.Tensor
+    Tensor = tensor_class()
     grads = list(grads)
     for nr, hooks in (node._tensor_hooks or {}).items():
         if grads[nr] is not None and hooks:
@@ -418,19 +431,20 @@ def _run_output_hooks(node, grads):
         if t is None or grads[nr] is None:
             continue
         g = grads[nr]
-        g = g.detach().clone() if isinstance(g, tensor_cls) else tensor_cls._wrap(np.array(g))
+        g = g.detach().clone() if isinstance(g, Tensor) else Tensor._wrap(np.array(g))
         t._grad = g if t._grad is None else t._grad + g
     return grads
 
 
+# ----- your own Function -----------------------------------------------------------------------
 def _call_custom_backward(node, grads):
     """A custom Function's backward gets and returns Tensors, as in PyTorch."""
-    tensor_cls = _tensor.Tensor
-    result = node._function.backward(node, *_as_tensors(grads))
+    Tensor = tensor_class()
+    result = node._function.backward(node, *as_tensors(grads))
     result = _one_gradient_per_tensor_input(node, result)
     if grad_mode._enabled:
         return result
-    return tuple(r._data if isinstance(r, tensor_cls) else r for r in result)
+    return tuple(r._data if isinstance(r, Tensor) else r for r in result)
 
 
 def once_differentiable(backward):
@@ -480,8 +494,8 @@ def _run_custom_forward(cls, ctx, inputs, static):
 
 def _apply_custom(cls, inputs, static):
     """A user's Function: forward runs on Tensors with grad mode off, then one node links it."""
-    tensor_cls = _tensor.Tensor
-    needs = tuple(isinstance(x, tensor_cls) and x._requires_grad for x in inputs)
+    Tensor = tensor_class()
+    needs = tuple(isinstance(x, Tensor) and x._requires_grad for x in inputs)
     record = grad_mode._enabled and True in needs
     ctx = cls.node_class()()
     ctx.needs_input_grad = needs
@@ -492,19 +506,18 @@ def _apply_custom(cls, inputs, static):
     if not record:
         return out
     # only Tensor arguments are inputs of the node: numbers, strings... get no edge
-    ctx._input_is_tensor = tuple(isinstance(x, tensor_cls) for x in inputs)
-    tensor_inputs = [x for x in inputs if isinstance(x, tensor_cls)]
-    _link(ctx, tensor_inputs, [x._requires_grad for x in tensor_inputs])
+    ctx._input_is_tensor = tuple(isinstance(x, Tensor) for x in inputs)
+    _link(ctx, [x for x in inputs if isinstance(x, Tensor)])
     ctx._outputs_meta = tuple(
-        (o.shape, o._data.dtype) if isinstance(o, tensor_cls) else None for o in outputs
+        (o.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outputs
     )
     ctx._num_outputs = len(outputs)
     results = tuple(
-        _attach_output(ctx, i, o, inputs) if isinstance(o, tensor_cls) else o  # numbers pass
+        _attach_output(ctx, i, o, inputs) if isinstance(o, Tensor) else o  # numbers pass
         for i, o in enumerate(outputs)
     )
-    if ctx._to_save is not None:
-        saved.keep(ctx, inputs, inputs, results, results)
+    if ctx._saved is not None:
+        _keep(ctx, inputs, inputs, results, results)
     return results if isinstance(out, tuple) else results[0]
 
 
@@ -517,7 +530,7 @@ def _attach_output(ctx, index: int, out, inputs):
             "a leaf Variable that requires grad has been used in an in-place operation."
         )
     if dirty:
-        out._version_counter.value += 1
+        increment_version(out)
     elif any(out is x for x in inputs):
         with grad_mode.no_grad():
             out = out.view_as(out)  # returning an input unchanged still gets a new node

@@ -13,6 +13,8 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
+__all__ = ["Conv2d"]
+
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 

@@ -11,10 +11,31 @@ import warnings
 
 import numpy as np
 
+from .._shape import broadcast_shape
 from ..ops import conv, linalg
 from ..ops import nn as nn_ops
 from ..random import _generator
 from ..tensor import Tensor
+
+__all__ = [
+    "legacy_reduction",
+    "linear",
+    "relu",
+    "leaky_relu",
+    "sigmoid",
+    "tanh",
+    "softmax",
+    "log_softmax",
+    "dropout",
+    "conv2d",
+    "max_pool2d",
+    "mse_loss",
+    "l1_loss",
+    "nll_loss",
+    "cross_entropy",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -296,8 +317,6 @@ def _warn_target_size(input: Tensor, target: Tensor) -> None:
 def _broadcast(input: Tensor, target: Tensor):
     if input.shape == target.shape:
         return input, target
-    from .._shape import broadcast_shape
-
     shape = broadcast_shape(input.shape, target.shape)
     return input.expand(*shape), target.expand(*shape)
 

@@ -14,6 +14,19 @@ from ..autograd.grad_mode import no_grad
 from ..random import _generator
 from ..tensor import Tensor
 
+__all__ = [
+    "calculate_gain",
+    "uniform_",
+    "normal_",
+    "constant_",
+    "zeros_",
+    "ones_",
+    "xavier_uniform_",
+    "xavier_normal_",
+    "kaiming_uniform_",
+    "kaiming_normal_",
+]
+
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The factor that keeps activations' variance steady through ``nonlinearity``.

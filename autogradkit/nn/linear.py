@@ -13,6 +13,8 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
+__all__ = ["Identity", "Linear"]
+
 
 class Identity(Module):
     """Returns its input unchanged (the very same tensor); ignores any arguments.

@@ -7,13 +7,17 @@ attribute assignment (``self.fc = Linear(2, 3)``). Everything else (``parameters
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict, namedtuple
 
+from .. import _dtype
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from ..utils.hooks import HookDict, RemovableHandle, add_hook
 from ._backward_hooks import BackwardHook, attach_legacy_hooks
 from .parameter import Parameter
+
+__all__ = ["Module"]
 
 _BOTH_KINDS = (
     "Cannot use both regular backward hooks and full backward hooks on a single Module. "
@@ -450,8 +454,6 @@ class Module:
 
     def to(self, *args, **kwargs) -> Module:
         """Move to a device (only ``"cpu"``) and/or cast floating-point tensors to a dtype."""
-        from .. import _dtype
-
         probe = Tensor._wrap(_dtype.float32.numpy.type(0))
         dtype = probe.to(*args, **kwargs).dtype  # validates devices as Tensor.to does
         asked = kwargs.get("dtype") is not None or any(
@@ -635,8 +637,6 @@ class Module:
         return args, kwargs
 
     def _run_always_called_hooks(self, state: dict) -> None:
-        import warnings
-
         for hook_id, hook in tuple(self._forward_hooks.items()):
             if hook_id not in self._forward_hooks_always_called or hook_id in state["called"]:
                 continue

@@ -10,6 +10,8 @@ from .._functions import stack
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 
+__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+
 
 @no_grad()
 def clip_grad_norm_(

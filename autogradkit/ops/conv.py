@@ -14,6 +14,11 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..autograd.function import Function
 from .indexing import IndexPutBackward0
 
+__all__ = (
+    "ConvolutionBackward0 ConvolutionInputGradBackward0 ConvolutionWeightGradBackward0 "
+    "MaxPool2DWithIndicesBackward0"
+).split()
+
 
 def _windows(xp, kernel, stride, dilation):
     """Every patch of ``xp`` (already padded): ``(N, C, out_h, out_w, kh, kw)``, a view."""
@@ -162,7 +167,7 @@ class MaxPool2DWithIndicesBackward0(Function):
                 ctx, x[None], kernel_size=kernel_size, stride=stride, padding=padding,
                 dilation=dilation, ceil_mode=ceil_mode, shown_stride=shown_stride
             )  # fmt: skip
-            ctx._to_save = (x, indices[0])
+            ctx.save_for_backward(x, indices[0])
             return out[0], indices[0]
         extra = [_ceil_extra(n, k, s, p, d) if ceil_mode else 0 for n, k, s, p, d in
                  zip(x.shape[2:], kernel_size, stride, padding, dilation)]  # fmt: skip

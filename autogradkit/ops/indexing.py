@@ -1,11 +1,17 @@
-"""Indexing: reading ``x[index]`` (copies and views) and writing ``x[index] = values``
-(``CopySlices``, the node of writes through a view, is in ``autograd.function``)."""
+"""Indexing and writing: reading ``x[index]`` (copies and views), writing
+``x[index] = values``, ``fill_`` and ``zero_`` (``CopySlices``, the node of writes through a
+view, is in ``_inplace.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..autograd.function import Function
+
+__all__ = (
+    "IndexBackward0 SelectBackward0 SliceBackward0 AsStridedBackward0 IndexPutBackward0 "
+    "ZeroBackward0 FillBackward2 FillBackward3"
+).split()
 
 _END = 2**63 - 1  # an open slice end, as PyTorch keeps it (INT64_MAX)
 
@@ -103,3 +109,38 @@ class IndexPutBackward0(Function):
         region = _region(ctx)
         gx = g if ctx.accumulate else IndexPutBackward0.call(g, 0, index=region)
         return gx, IndexBackward0.call(g, index=region)
+
+
+class ZeroBackward0(Function):
+    """out = zeros like x (``zero_``);  dx = 0"""
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.zeros_like(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.zeros_like(g)
+
+
+class FillBackward2(Function):
+    """out = x filled with a number (``fill_``, fill_.Scalar);  dx = 0"""
+
+    promotes = False  # the value takes x's dtype
+
+    @staticmethod
+    def forward(ctx, x, value):
+        if np.ndim(value) != 0:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor "
+                f"with {np.ndim(value)} dimensions."
+            )
+        return np.full_like(x, value)
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.zeros_like(g), np.sum(g) if ctx.needs_input_grad[1] else None
+
+
+class FillBackward3(FillBackward2):
+    """out = x filled with a 0-dim tensor's value (fill_.Tensor);  dx = 0,  dvalue = sum(g)"""

@@ -7,6 +7,8 @@ import numpy as np
 from .. import _shape
 from ..autograd.function import Function
 
+__all__ = ["MmBackward0", "AddmmBackward0", "MvBackward0", "DotBackward0", "BmmBackward0"]
+
 _TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long", "int32": "int"}
 
 

@@ -7,6 +7,12 @@ import numpy as np
 from .._shape import normalize_dim
 from ..autograd.function import Function
 
+__all__ = (
+    "LogSoftmaxBackward0 SoftmaxBackward0 LeakyReluBackward0 MseLossBackward0 "
+    "NllLossBackward0 NllLoss2DBackward0 BinaryCrossEntropyBackward0 "
+    "BinaryCrossEntropyWithLogitsBackward0"
+).split()
+
 
 class LogSoftmaxBackward0(Function):
     """out = x - logsumexp(x, dim);  dx = g - exp(out) * sum(g, dim)"""

@@ -1,4 +1,4 @@
-"""Reductions over all elements or over ``dim`` (with ``keepdim``)."""
+"""Reductions other than sum and mean (``arithmetic.py``): product, logsumexp, max, min."""
 
 from __future__ import annotations
 
@@ -6,91 +6,12 @@ import numpy as np
 
 from .._shape import normalize_dims
 from ..autograd.function import Function
+from .arithmetic import _as_dims
 
-
-def _expand_back(g, shape: tuple, axes, keepdim: bool):
-    """Broadcast a reduced gradient back to the input's shape."""
-    if axes is not None and not keepdim:
-        g = np.expand_dims(g, axes)
-    return np.broadcast_to(g, shape)
-
-
-def _as_dims(dim):
-    """A dim argument as PyTorch keeps it for ``_saved_dim``: None, or a tuple as given."""
-    return None if dim is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
-
-
-class SumBackward0(Function):
-    """out = sum of every x;  dx = g broadcast to x's shape"""
-
-    saved_values = ("self_sym_sizes",)
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.self_sym_sizes = x.shape
-        return np.sum(x, dtype=_sum_dtype(x))
-
-    @staticmethod
-    def backward(ctx, g):
-        return np.broadcast_to(g, ctx.self_sym_sizes)
-
-
-class SumBackward1(Function):
-    """out = sum(x, dim);  dx = g broadcast back to x's shape"""
-
-    saved_values = ("dim", "keepdim", "self_sym_sizes")
-
-    @staticmethod
-    def forward(ctx, x, *, dim, keepdim=False):
-        ctx.self_sym_sizes, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
-        ctx.dim = _as_dims(dim)
-        return np.sum(x, axis=ctx.axes, keepdims=keepdim, dtype=_sum_dtype(x))
-
-    @staticmethod
-    def backward(ctx, g):
-        return _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
-
-
-def _sum_dtype(x):
-    return np.int64 if x.dtype.kind in "biu" else None  # PyTorch sums ints as int64
-
-
-class MeanBackward0(Function):
-    """out = mean of every x;  dx = g / n broadcast to x's shape"""
-
-    quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
-    saved_values = ("self_sym_numel", "self_sym_sizes")
-
-    @staticmethod
-    def forward(ctx, x):
-        return MeanBackward1.forward(ctx, x, dim=None)
-
-    @staticmethod
-    def backward(ctx, g):
-        return MeanBackward1.backward(ctx, g)
-
-
-class MeanBackward1(Function):
-    """out = mean(x, dim);  dx = g / n broadcast back (n: elements averaged)"""
-
-    quiet_floating_errors = True
-    saved_values = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
-
-    @staticmethod
-    def forward(ctx, x, *, dim, keepdim=False):
-        if x.dtype.kind != "f":
-            raise RuntimeError(
-                "mean(): could not infer output dtype. Input dtype must be either a floating "
-                f"point or complex dtype. Got: {_type_name(x.dtype)}"
-            )
-        ctx.self_sym_sizes, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
-        ctx.dim, ctx.self_sym_numel = _as_dims(dim), x.size
-        ctx.count = _reduced_size(x.shape, ctx.axes)
-        return _mean(x, ctx.axes, keepdim, ctx.count)
-
-    @staticmethod
-    def backward(ctx, g):
-        return _expand_back(g / ctx.count, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
+__all__ = (
+    "ProdBackward0 ProdBackward1 LogsumexpBackward0 MaxBackward0 MaxBackward1 MinBackward0 "
+    "MinBackward1"
+).split()
 
 
 class ProdBackward0(Function):
@@ -116,7 +37,8 @@ class ProdBackward1(Function):
     @staticmethod
     def forward(ctx, x, *, dim, keepdim=False):
         ctx.axes, ctx.keepdim, ctx.dim = normalize_dims(dim, x.ndim), keepdim, dim
-        out = np.asarray(np.prod(x, axis=ctx.axes, keepdims=keepdim, dtype=_sum_dtype(x)))
+        dtype = np.int64 if x.dtype.kind in "biu" else None  # ints multiply as int64
+        out = np.asarray(np.prod(x, axis=ctx.axes, keepdims=keepdim, dtype=dtype))
         ctx.save_for_backward(x, out)
         return out
 
@@ -228,21 +150,3 @@ class MinBackward0(MaxBackward0):
     """(values, indices) = min(x, dim);  dx = g at each slice's first minimum"""
 
     arg = staticmethod(np.argmin)
-
-
-def _reduced_size(shape: tuple, axes) -> int:
-    """How many elements a reduction over ``axes`` folds into each output: the input's size
-    over the output's, as PyTorch counts it (0 for an empty input)."""
-    kept = [] if axes is None else [s for i, s in enumerate(shape) if i not in axes]
-    return int(np.prod(shape, dtype=np.int64)) // max(int(np.prod(kept, dtype=np.int64)), 1)
-
-
-def _mean(x, axes, keepdims: bool, count: int):
-    """``np.mean``; the mean of nothing is nan, without NumPy's "Mean of empty slice"."""
-    if count == 0:
-        return np.sum(x, axis=axes, keepdims=keepdims) * float("nan")
-    return np.mean(x, axis=axes, keepdims=keepdims)
-
-
-def _type_name(np_dtype) -> str:
-    return {"i": "Long", "b": "Bool", "u": "Byte"}.get(np.dtype(np_dtype).kind, str(np_dtype))

@@ -10,6 +10,11 @@ import numpy as np
 
 from ..autograd.function import Function
 
+__all__ = (
+    "RemainderBackward0 RemainderBackward1 RemainderOfNumberNotImplemented "
+    "FloorDivideNotImplemented"
+).split()
+
 
 def _check_integer_division(y) -> None:
     if np.asarray(y).dtype.kind in "iub" and np.any(np.asarray(y) == 0):

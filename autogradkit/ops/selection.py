@@ -10,6 +10,10 @@ import numpy as np
 from .._shape import broadcast_shape
 from ..autograd.function import Function
 
+__all__ = (
+    "MaximumBackward0 MinimumBackward0 WhereBackward0 MaskedFillBackward0 MaskedFillBackward1"
+).split()
+
 
 def _split_by_winner(g, x_wins, tie):
     """Gradients of max/min of two: all to the winner, half each on a tie, exact zeros to

@@ -8,8 +8,10 @@ import numpy as np
 
 from .._shape import normalize_dims
 from ..autograd.function import Function
-from .reduce import _as_dims, _expand_back, _mean, _reduced_size, _type_name
+from .arithmetic import _as_dims, _expand_back, _mean, _reduced_size, _type_name
 from .unary import SgnBackward0
+
+__all__ = ["VarBackward0", "StdBackward0", "LinalgVectorNormBackward0"]
 
 
 class VarBackward0(Function):

@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
-from .elementwise import _floating
+from .arithmetic import _floating
+
+__all__ = (
+    "ExpBackward0 LogBackward0 SinBackward0 CosBackward0 TanBackward0 TanhBackward0 "
+    "SigmoidBackward0 ReluBackward0 SqrtBackward0 SignBackward0 SgnBackward0 AbsBackward0 "
+    "ClampBackward1"
+).split()
 
 
 class ExpBackward0(Function):

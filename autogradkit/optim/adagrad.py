@@ -7,6 +7,8 @@ import numpy as np
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_non_negative
 
+__all__ = ["adagrad_update", "Adagrad"]
+
 
 def adagrad_update(
     p: np.ndarray,

@@ -9,6 +9,8 @@ import numpy as np
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_non_negative
 
+__all__ = ["adam_update", "Adam", "AdamW"]
+
 
 def adam_update(
     p: np.ndarray,

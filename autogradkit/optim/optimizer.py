@@ -14,6 +14,8 @@ from collections import defaultdict
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 
+__all__ = ["Optimizer"]
+
 _NOT_SUPPORTED = {
     "foreach": (None, False),
     "differentiable": (False,),

@@ -7,6 +7,8 @@ import numpy as np
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_non_negative
 
+__all__ = ["SGD", "sgd_update"]
+
 
 def sgd_update(
     p: np.ndarray,

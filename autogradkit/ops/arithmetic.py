@@ -1,4 +1,6 @@
-"""Arithmetic between tensors (and numbers), elementwise with broadcasting.
+"""Arithmetic: ``+``, ``-``, ``*``, ``/`` between tensors (and numbers), with broadcasting,
+and their sums and means. The ops of the first lessons: ``(a * b).sum().backward()`` runs in
+this file and the engine.
 
 Each backward returns the gradient in the output's shape; the engine un-broadcasts it.
 """
@@ -7,7 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._shape import normalize_dims
 from ..autograd.function import Function
+
+__all__ = (
+    "AddBackward0 SubBackward0 RsubBackward0 RsubBackward1 MulBackward0 DivBackward0 "
+    "NegBackward0 SumBackward0 SumBackward1 MeanBackward0 MeanBackward1"
+).split()
 
 
 def _floating(x: np.ndarray) -> np.ndarray:
@@ -147,145 +155,101 @@ class NegBackward0(Function):
         return -g
 
 
-class ReciprocalBackward0(Function):
-    """out = 1 / x;  dx = -g * out**2"""
+class SumBackward0(Function):
+    """out = sum of every x;  dx = g broadcast to x's shape"""
 
-    quiet_floating_errors = True
-    saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, x):
-        out = 1 / _floating(x)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        (out,) = ctx.saved_tensors
-        return -g * out * out
-
-
-class PowBackward0(Function):
-    """out = x ** y (y a number);  dx = g * y * x**(y-1)  (0 for y = 0, even at x = 0)"""
-
-    numbers_are_scalars = True
-    quiet_floating_errors = True
-    argument_names = ("self", "exponent")
-    saved_names, saved_values = ("self",), ("exponent",)
-
-    @staticmethod
-    def forward(ctx, x, y):
-        _check_integer_power(x, y)
-        ctx.save_for_backward(x)
-        return _power(x, y)
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,), y = ctx.saved_tensors, ctx.exponent
-        return np.zeros_like(g) if y == 0 else g * (y * x ** (y - 1)), None
-
-
-class PowBackward1(Function):
-    """out = x ** y (two tensors);  dx = g * y * x**(y-1),  dy = g * out * log(x)"""
-
-    quiet_floating_errors = True
-    broadcasts = True
-    saved_names = ("exponent", "self", "result")
-
-    @staticmethod
-    def forward(ctx, x, y):
-        _check_integer_power(x, y)
-        out = x**y
-        ctx.save_for_backward(y, x, out if ctx.needs_input_grad[1] else None)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        y, x, out = ctx.saved_tensors
-        gx = gy = None
-        if ctx.needs_input_grad[0]:  # d/dx x**0 is 0, even at x = 0
-            gx = np.where(y == 0, np.zeros_like(g), g * (y * x ** (y - 1)))
-        if ctx.needs_input_grad[1]:
-            gy = _exponent_grad(g, x, y, out)
-        return gx, gy
-
-
-class PowBackward2(Function):
-    """out = x ** y (x a number);  dy = g * out * log(x)"""
-
-    numbers_are_scalars = True
-    quiet_floating_errors = True
-    argument_names = ("self", "exponent")
-    saved_names, saved_values = ("exponent", "result"), ("self",)
-
-    @staticmethod
-    def forward(ctx, x, y):
-        _check_integer_power(x, y)
-        out = x**y
-        ctx.save_for_backward(y, out)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        (y, out), x = ctx.saved_tensors, ctx.self
-        return None, _exponent_grad(g, x, y, out)
-
-
-def _check_integer_power(x, y) -> None:
-    if x.dtype.kind in "iub" and np.ndim(y) == 0 and y.dtype.kind in "iu" and y < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-
-
-def _exponent_grad(g, x, y, out):
-    """g * out * log(x): 0 at x = 0 (for y >= 0); nan for x < 0, as in PyTorch"""
-    zero = (y >= 0) & (x == 0)
-    return np.where(zero, np.zeros_like(g), g * out * np.log(np.where(zero, 1, x)))
-
-
-def _power(x, y):
-    """x ** number, with PyTorch's exact forms for the exponents it special-cases (x*x*x for 3,
-    1/(x*x) for -2, 1/sqrt(x) for -0.5): the last bits of float32 results match."""
-    if x.dtype.kind == "f":
-        e = float(y)
-        if e == 3:
-            return x * x * x
-        if e == -2:
-            return 1 / (x * x)
-        if e == -0.5:
-            return 1 / np.sqrt(x)
-    return x**y
-
-
-class ZeroBackward0(Function):
-    """out = zeros like x (``zero_``);  dx = 0"""
+    saved_values = ("self_sym_sizes",)
 
     @staticmethod
     def forward(ctx, x):
-        return np.zeros_like(x)
+        ctx.self_sym_sizes = x.shape
+        return np.sum(x, dtype=np.int64 if x.dtype.kind in "biu" else None)  # ints: int64
 
     @staticmethod
     def backward(ctx, g):
-        return np.zeros_like(g)
+        return np.broadcast_to(g, ctx.self_sym_sizes)
 
 
-class FillBackward2(Function):
-    """out = x filled with a number (``fill_``, fill_.Scalar);  dx = 0"""
+class SumBackward1(Function):
+    """out = sum(x, dim);  dx = g broadcast back to x's shape"""
 
-    promotes = False  # the value takes x's dtype
+    saved_values = ("dim", "keepdim", "self_sym_sizes")
 
     @staticmethod
-    def forward(ctx, x, value):
-        if np.ndim(value) != 0:
+    def forward(ctx, x, *, dim, keepdim=False):
+        ctx.self_sym_sizes, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
+        ctx.dim = _as_dims(dim)
+        dtype = np.int64 if x.dtype.kind in "biu" else None  # PyTorch sums ints as int64
+        return np.sum(x, axis=ctx.axes, keepdims=keepdim, dtype=dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
+
+
+class MeanBackward0(Function):
+    """out = mean of every x;  dx = g / n broadcast to x's shape"""
+
+    quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
+    saved_values = ("self_sym_numel", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, x):
+        return MeanBackward1.forward(ctx, x, dim=None)
+
+    @staticmethod
+    def backward(ctx, g):
+        return MeanBackward1.backward(ctx, g)
+
+
+class MeanBackward1(Function):
+    """out = mean(x, dim);  dx = g / n broadcast back (n: elements averaged)"""
+
+    quiet_floating_errors = True
+    saved_values = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, x, *, dim, keepdim=False):
+        if x.dtype.kind != "f":
             raise RuntimeError(
-                "fill_ only supports 0-dimension value tensor but got tensor "
-                f"with {np.ndim(value)} dimensions."
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                f"point or complex dtype. Got: {_type_name(x.dtype)}"
             )
-        return np.full_like(x, value)
+        ctx.self_sym_sizes, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
+        ctx.dim, ctx.self_sym_numel = _as_dims(dim), x.size
+        ctx.count = _reduced_size(x.shape, ctx.axes)
+        return _mean(x, ctx.axes, keepdim, ctx.count)
 
     @staticmethod
     def backward(ctx, g):
-        return np.zeros_like(g), np.sum(g) if ctx.needs_input_grad[1] else None
+        return _expand_back(g / ctx.count, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
 
 
-class FillBackward3(FillBackward2):
-    """out = x filled with a 0-dim tensor's value (fill_.Tensor);  dx = 0,  dvalue = sum(g)"""
+def _expand_back(g, shape: tuple, axes, keepdim: bool):
+    """Broadcast a reduced gradient back to the input's shape."""
+    if axes is not None and not keepdim:
+        g = np.expand_dims(g, axes)
+    return np.broadcast_to(g, shape)
+
+
+def _as_dims(dim):
+    """A dim argument as PyTorch keeps it for ``_saved_dim``: None, or a tuple as given."""
+    return None if dim is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+
+
+def _reduced_size(shape: tuple, axes) -> int:
+    """How many elements a reduction over ``axes`` folds into each output: the input's size
+    over the output's, as PyTorch counts it (0 for an empty input)."""
+    kept = [] if axes is None else [s for i, s in enumerate(shape) if i not in axes]
+    return int(np.prod(shape, dtype=np.int64)) // max(int(np.prod(kept, dtype=np.int64)), 1)
+
+
+def _mean(x, axes, keepdims: bool, count: int):
+    """``np.mean``; the mean of nothing is nan, without NumPy's "Mean of empty slice"."""
+    if count == 0:
+        return np.sum(x, axis=axes, keepdims=keepdims) * float("nan")
+    return np.mean(x, axis=axes, keepdims=keepdims)
+
+
+def _type_name(np_dtype) -> str:
+    return {"i": "Long", "b": "Bool", "u": "Byte"}.get(np.dtype(np_dtype).kind, str(np_dtype))
