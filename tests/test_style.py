@@ -179,3 +179,22 @@ def test_every_public_module_of_the_core_has_all():
         else:
             unknown += [f"{name}.{n}" for n in names if not hasattr(module, n)]
     assert (missing, unknown) == ([], [])
+
+
+def test_nn_and_optim_use_no_private_tensor_attribute():
+    """nn and optim use tensors as a user does (``Parameter`` subclasses through
+    ``Tensor._make_subclass``, as PyTorch's does)."""
+    from autogradkit.tensor import Tensor
+
+    private = {n for n in dir(Tensor) if n.startswith("_") and not n.endswith("__")}
+    private |= {n for n in Tensor.__slots__ if not n.endswith("__")}
+    private -= {"_make_subclass"}
+    found = []
+    for folder in ("nn", "optim"):
+        for path in sorted((PACKAGE / folder).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Attribute) and node.attr in private:
+                    owner = node.value.id if isinstance(node.value, ast.Name) else "..."
+                    if owner not in ("self", "cls") or folder == "optim":
+                        found.append(f"{folder}/{path.name}:{node.lineno} {owner}.{node.attr}")
+    assert found == []

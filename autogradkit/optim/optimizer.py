@@ -26,7 +26,7 @@ _NOT_SUPPORTED = {
 
 def _typename(obj) -> str:
     if isinstance(obj, Tensor):
-        return f"autogradkit.{obj.dtype._tensor_type}"
+        return obj.type()
     return type(obj).__qualname__
 
 
