@@ -21,7 +21,7 @@ from ._shape import Size, check_expandable, normalize_dim
 from ._tensor_str import tensor_repr
 from .autograd import grad_mode
 from .autograd.engine import AccumulateGrad
-from .autograd.graph import InferenceVersion, VersionCounter
+from .autograd.graph import INFERENCE, InferenceVersion, version_counter
 from .ops import (
     arithmetic,
     indexing,
@@ -103,7 +103,7 @@ class Tensor:
         t = object.__new__(Tensor)
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         t._grad_fn, t._output_nr, t._requires_grad = grad_fn, output_nr, grad_fn is not None
-        t._version_counter = InferenceVersion() if grad_mode._inference else VersionCounter()
+        t._version_counter = INFERENCE if grad_mode._inference else None  # None: version 0
         t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
         return t
 
@@ -112,7 +112,7 @@ class Tensor:
         """A ``cls`` instance sharing ``data``'s memory and version counter, a new leaf (how
         ``nn.Parameter`` is made, as in PyTorch)."""
         t = object.__new__(cls)
-        t._data, t._version_counter = data._data, data._version_counter
+        t._data, t._version_counter = data._data, version_counter(data)
         t._grad_fn, t._output_nr, t._requires_grad = None, 0, False
         t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
         if requires_grad:
@@ -249,7 +249,7 @@ class Tensor:
     def detach(self) -> Tensor:
         """A tensor sharing this one's memory and version counter, cut from the graph."""
         t = Tensor._wrap(self._data)
-        t._version_counter = self._version_counter
+        t._version_counter = version_counter(self)
         return t
 
     def detach_(self) -> Tensor:
@@ -269,7 +269,7 @@ class Tensor:
     def _version(self) -> int:
         if self.is_inference():
             raise RuntimeError("Inference tensors do not track version counter.")
-        return self._version_counter.value
+        return 0 if self._version_counter is None else self._version_counter.value
 
     def is_inference(self) -> bool:
         """True for a tensor made in ``inference_mode`` (or a view of one)."""

@@ -20,6 +20,7 @@ from .engine import fit
 from .graph import (
     InferenceVersion,
     Node,
+    VersionCounter,
     _saved_tensors_hooks,
     as_tensors,
     get_gradient_edge,
@@ -28,6 +29,7 @@ from .graph import (
     run_node_pre_hooks,
     run_tensor_hooks,
     tensor_class,
+    version_counter,
 )
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "REGISTRY"]
@@ -58,11 +60,10 @@ class FunctionCtx(Node):
     share: what forward saves (``save_for_backward``) is what backward reads
     (``saved_tensors``)."""
 
-    # a slot, not the node's __dict__ (ops' own notes such as ``ctx.dim`` and what forward
-    # saves go there); edges are set by Function.apply after forward ran
-    __slots__ = ("needs_input_grad",)
+    # slots, not the node's __dict__ (which holds the op's own notes, such as ``ctx.dim``):
+    # _saved is what forward saved, _saved_meta where each value came from (see saved.py)
+    __slots__ = ("needs_input_grad", "_saved", "_saved_meta")
     _function: type  # the Function subclass this node runs backward for
-    _saved_meta = None  # where each saved value came from (see saved.py)
     _outputs_meta = None  # set only for ops with several outputs
     _edge_inputs = None  # positions that got an edge, when a number operand got none
     quiet_floating_errors = False  # log(0), 1/0...: inf or nan without NumPy's warning
@@ -70,6 +71,7 @@ class FunctionCtx(Node):
 
     def __init__(self):
         self._priority = -next_id()  # later nodes run first among ready ones
+        self._saved = None
 
     def save_for_backward(self, *values) -> None:
         """Keep arrays (or Tensors, in a custom Function) for backward."""
@@ -193,6 +195,8 @@ class Function(FunctionCtx):
                 own[name] = _NOT_SAVED
         for name, value in own.items():
             setattr(cls, name, value)
+        # what a node shows in dir(): Node's names, not the op's (forward, alpha, is_view...)
+        cls._op_api = Node._op_api | {n for n in dir(cls) if n[0] != "_"} - set(dir(Node))
         if cls.node_name:  # PyTorch's NotImplemented nodes: two ops, one printed name
             cls.__name__ = cls.node_name
             cls.name = _qualified_name
@@ -248,25 +252,37 @@ class Function(FunctionCtx):
         if not cls._builtin:
             return _apply_custom(cls, inputs, static)
         Tensor = tensor_class()
-        arrays, needs, dtype = [], [], False  # dtype: the one dtype of all inputs, else None
+        recording = grad_mode._enabled
+        arrays, needs, edges, metas = [], [], [], []
+        dtype = False  # the one dtype of all inputs, else None (then they are promoted)
         for x in inputs:  # 1. (a plain loop: the cheapest way through two or three inputs)
             if isinstance(x, Tensor):
                 a = x._data
                 arrays.append(a)
-                needs.append(x._requires_grad)
                 if dtype is not a.dtype:
                     dtype = a.dtype if dtype is False else None
+                if x._requires_grad:
+                    needs.append(True)
+                    if recording:  # 3. (ahead) get_gradient_edge(x), written out: hot path
+                        made_by = x._grad_fn
+                        edge = (x._accumulator(), 0) if made_by is None else (made_by, x._output_nr)
+                        edges.append(edge)
+                        metas.append((a.shape, a.dtype))
+                    continue
             else:
                 arrays.append(x)
-                needs.append(False)
                 dtype = None
+            needs.append(False)
+            edges.append((None, 0))
+            metas.append(None)
         if dtype is None and cls.promotes and len(arrays) > 1:
             arrays = _promote(inputs, arrays, Tensor)
         needs = tuple(needs)
         node = None
-        if grad_mode._enabled and True in needs:
+        if recording and True in needs:
             node = cls.__new__(cls)  # an instance of this op's own class: MulBackward0
             node._priority = -next_id()  # later nodes run first among ready ones
+            node._saved = None
             if anomaly_mode._mode["enabled"]:
                 anomaly_mode.record_forward(node)
         ctx = _Scratch() if node is None else node
@@ -285,17 +301,8 @@ class Function(FunctionCtx):
             if type(out) is tuple or cls.is_view:
                 return _wrap_outputs(cls, out, inputs, None)
             return Tensor._wrap(out)
-        edges, metas = [], []  # 3.
-        for i, x in enumerate(inputs):
-            if needs[i]:  # get_gradient_edge(x), written out: the hot path
-                made_by = x._grad_fn
-                edges.append((x._accumulator(), 0) if made_by is None else (made_by, x._output_nr))
-                metas.append((x._data.shape, x._data.dtype))
-            elif cls.numbers_are_scalars and isinstance(x, numbers.Number):
-                _scalar_argument(node, inputs, i)
-            else:
-                edges.append((None, 0))
-                metas.append(None)
+        if cls.numbers_are_scalars:  # a number given as a Scalar argument gets no edge
+            edges, metas = _scalar_arguments(node, inputs, edges, metas)
         node.next_functions, node._input_meta = tuple(edges), tuple(metas)
         if type(out) is tuple or cls.is_view:  # 4.
             result = _wrap_outputs(cls, out, inputs, node)
@@ -333,11 +340,17 @@ def _promote(inputs, arrays, tensor_cls):
     ]
 
 
-def _scalar_argument(node, inputs, i: int) -> None:
-    """A number given to an op whose overload takes a Scalar: no edge, a ctx attribute."""
-    node._edge_inputs = tuple(j for j, y in enumerate(inputs) if not isinstance(y, numbers.Number))
-    node.__dict__[node.argument_names[i]] = inputs[i]  # ctx.exponent, ctx.other...
-    node._plain = False  # backward returns a gradient for the number too: drop it
+def _scalar_arguments(node, inputs, edges, metas) -> tuple[list, list]:
+    """Numbers given to an op whose overload takes a Scalar: no edge, a ctx attribute each
+    (``ctx.exponent``...), and backward's gradient for them is dropped."""
+    kept = [i for i, x in enumerate(inputs) if not isinstance(x, numbers.Number)]
+    for i, x in enumerate(inputs):
+        if isinstance(x, numbers.Number):
+            node.__dict__[node.argument_names[i]] = x
+    if len(kept) < len(inputs):
+        node._edge_inputs = tuple(kept)
+        node._plain = False
+    return [edges[i] for i in kept], [metas[i] for i in kept]
 
 
 def _keep(node, inputs, arrays, outputs, results) -> None:
@@ -355,14 +368,17 @@ def _keep(node, inputs, arrays, outputs, results) -> None:
                         meta = (x, None, None, False, 0)
                         break
                     counter = x._version_counter
-                    if type(counter) is InferenceVersion:
+                    if counter is None:  # version_counter(x), written out: the hot path
+                        counter = x._version_counter = VersionCounter()
+                    elif type(counter) is InferenceVersion:
                         raise RuntimeError(saved.INFERENCE_SAVED)
                     meta = (x, counter, counter.value, False, 0)
                     break
             else:
                 for nr, (o, r) in enumerate(zip(outputs, results)):  # an output?
                     if value is o and isinstance(r, Tensor):
-                        meta = (None, r._version_counter, r._version_counter.value, True, nr)
+                        counter = version_counter(r)
+                        meta = (None, counter, counter.value, True, nr)
                         break
                 else:
                     if isinstance(value, Tensor):  # a custom Function saved a tensor it made
@@ -374,7 +390,7 @@ def _keep(node, inputs, arrays, outputs, results) -> None:
 
 
 def _input_origin(t) -> tuple:
-    counter = t._version_counter
+    counter = version_counter(t)
     if isinstance(counter, InferenceVersion):
         raise RuntimeError(saved.INFERENCE_SAVED)
     return (t, counter, counter.value, False, 0)
@@ -406,7 +422,7 @@ def _wrap_outputs(cls, out, inputs, ctx):
     result = Tensor._wrap(out, ctx)
     if cls.is_view and isinstance(inputs[0], Tensor) and np.may_share_memory(out, inputs[0]._data):
         base = inputs[0]
-        result._version_counter = base._version_counter
+        result._version_counter = version_counter(base)
         result._base = base if base._base is None else base._base
         # made under no_grad, a view still requires grad (PyTorch forbids changing it in place)
         if ctx is None and base._requires_grad:

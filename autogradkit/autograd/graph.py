@@ -42,14 +42,29 @@ def tensor_class() -> type:
 
 
 class VersionCounter:
-    """How many times a tensor's memory was changed in place (shared by views and detach)."""
+    """How many times a tensor's memory was changed in place (shared by views and detach).
+
+    A new tensor has none (``_version_counter`` is None: version 0) until something needs
+    one: it is saved for backward, viewed, detached, or changed in place.
+    """
 
     value = 0  # read from the class until the first in-place change (cheap to create)
 
 
 class InferenceVersion(VersionCounter):
-    """The counter of an inference tensor (made in ``inference_mode``): PyTorch tracks no
+    """The mark of an inference tensor (made in ``inference_mode``): PyTorch tracks no
     version for these, so reading ``_version`` or saving one for backward is an error."""
+
+
+INFERENCE = InferenceVersion()  # one for all inference tensors: it never moves
+
+
+def version_counter(tensor) -> VersionCounter:
+    """``tensor``'s version counter, made now if it had none (to be shared or saved)."""
+    counter = tensor._version_counter
+    if counter is None:
+        counter = tensor._version_counter = VersionCounter()
+    return counter
 
 
 def increment_version(tensor) -> None:
@@ -60,7 +75,9 @@ def increment_version(tensor) -> None:
     it had when saved, and refuses to use a changed one.
     """
     for t in tensor if isinstance(tensor, (tuple, list)) else (tensor,):
-        t._version_counter.value += 1
+        counter = version_counter(t)
+        if counter is not INFERENCE:
+            counter.value += 1
 
 
 def get_gradient_edge(tensor) -> tuple:

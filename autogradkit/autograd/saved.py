@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _dtype
 from . import anomaly_mode, grad_mode
-from .graph import tensor_class
+from .graph import tensor_class, version_counter
 
 __all__ = ["SavedTensor"]
 
@@ -98,10 +98,10 @@ def _tensor_to_pack(value, meta, results):
 
 
 def _call_pack_hook(pack_hook, t):
-    before = t._version_counter.value
+    before = version_counter(t).value
     with grad_mode.no_grad():
         packed = pack_hook(t)
-    if t._version_counter.value != before:
+    if version_counter(t).value != before:
         raise RuntimeError(_PACK_IN_PLACE)
     return packed
 
@@ -192,7 +192,7 @@ def _as_saved(t, meta, node):
 
 def value_at(node, name: str):
     """``grad_fn._saved_dim`` and the other numbers and sizes, printed as PyTorch prints them."""
-    value = node.__dict__[name]
+    value = getattr(node, name)  # what forward noted on ctx (or the op's default, alpha = 1)
     if name == "reduction":
         return _REDUCTIONS[value]
     return _as_printed(value, name in _SCALARS)

@@ -26,8 +26,6 @@ def _floating(x: np.ndarray) -> np.ndarray:
 def _plus_scaled(x, y, alpha):
     """x + alpha * y, rounded once as PyTorch's fused multiply-add rounds it (float32 in
     float64, float64 in long double: NumPy has no fused multiply-add)."""
-    if alpha == 1:
-        return x + y
     if x.dtype.kind in "iub" and isinstance(alpha, float):
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
@@ -44,9 +42,12 @@ class AddBackward0(Function):
 
     broadcasts = True
     saved_values = ("alpha",)
+    alpha = 1  # ctx.alpha: forward notes it only when it is not 1 (the usual case)
 
     @staticmethod
     def forward(ctx, x, y, *, alpha=1):
+        if alpha == 1:
+            return x + y
         ctx.alpha = alpha
         return _plus_scaled(x, y, alpha)
 
@@ -60,11 +61,14 @@ class SubBackward0(Function):
 
     broadcasts = True
     saved_values = ("alpha",)
+    alpha = 1  # as for AddBackward0
 
     @staticmethod
     def forward(ctx, x, y, *, alpha=1):
+        if alpha == 1:
+            return x - y
         ctx.alpha = alpha
-        return x - y if alpha == 1 else _plus_scaled(x, y, -alpha)
+        return _plus_scaled(x, y, -alpha)
 
     @staticmethod
     def backward(ctx, g):
@@ -76,11 +80,14 @@ class RsubBackward0(Function):
 
     broadcasts = True
     saved_values = ("alpha",)
+    alpha = 1  # as for AddBackward0
 
     @staticmethod
     def forward(ctx, x, y, *, alpha=1):
+        if alpha == 1:
+            return y - x
         ctx.alpha = alpha
-        return y - x if alpha == 1 else _plus_scaled(np.asarray(y), x, -alpha)
+        return _plus_scaled(np.asarray(y), x, -alpha)
 
     @staticmethod
     def backward(ctx, g):

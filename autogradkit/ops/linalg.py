@@ -37,7 +37,7 @@ def _geometry(ctx, **arrays) -> None:
 def _mat2_grad(x, g, column_major: bool):
     """``x.T @ g``, laid out as mat2 was: for ``weight.t()`` (column-major) PyTorch computes
     ``(g.T @ x).T``, so that the weight's own gradient comes out row-major."""
-    return np.transpose(np.transpose(g) @ x) if column_major else np.transpose(x) @ g
+    return (g.T @ x).T if column_major else x.T @ g
 
 
 class MmBackward0(Function):
@@ -70,7 +70,7 @@ class MmBackward0(Function):
     def backward(ctx, g):
         x, y = ctx.saved_tensors
         return (
-            g @ np.transpose(y) if ctx.needs_input_grad[0] else None,
+            g @ y.T if ctx.needs_input_grad[0] else None,
             _mat2_grad(x, g, ctx.column_major) if ctx.needs_input_grad[1] else None,
         )
 
@@ -119,7 +119,7 @@ class AddmmBackward0(Function):
         x, w = ctx.saved_tensors
         return (
             g,
-            g @ np.transpose(w) if ctx.needs_input_grad[1] else None,
+            g @ w.T if ctx.needs_input_grad[1] else None,
             _mat2_grad(x, g, ctx.column_major) if ctx.needs_input_grad[2] else None,
         )
 
@@ -152,7 +152,7 @@ class MvBackward0(Function):
         m, v = ctx.saved_tensors
         return (
             np.expand_dims(g, 1) * v if ctx.needs_input_grad[0] else None,
-            np.transpose(m) @ g if ctx.needs_input_grad[1] else None,
+            m.T @ g if ctx.needs_input_grad[1] else None,
         )
 
 
@@ -207,4 +207,4 @@ class BmmBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        return g @ np.swapaxes(y, -1, -2), np.swapaxes(x, -1, -2) @ g
+        return g @ y.mT, x.mT @ g
