@@ -187,6 +187,7 @@ class Function(FunctionCtx):
         assert cls.__qualname__ not in REGISTRY, f"two ops named {cls.__qualname__}"
         REGISTRY[cls.__qualname__] = cls
         cls._function = cls  # a built-in op's nodes are instances of the op's own class
+        cls.__module__ = "builtins"  # type(grad_fn) prints <class 'MulBackward0'>, as torch's
         cls._plain = not cls.quiet_floating_errors  # the engine may call backward directly
         own = saved.node_properties(cls.saved_names, cls.saved_values)
         for name in dir(cls):  # what a parent op saved under other names is not this node's
