@@ -23,7 +23,7 @@ from .. import _dtype
 from . import anomaly_mode, grad_mode
 from .graph import tensor_class, version_counter
 
-__all__ = ["SavedTensor"]
+__all__ = ["SavedTensor", "describe"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -107,6 +107,24 @@ def _call_pack_hook(pack_hook, t):
 
 
 # ----- reading back ----------------------------------------------------------------------------
+def describe(node) -> list[tuple] | None:
+    """What ``node`` saved, for pictures (``viz``): one ``(value, tensor, is_output)`` per
+    saved value, where ``tensor`` is the input Tensor the value is (else None) and ``value``
+    the array, number or None forward saved (a ``Packed`` one while a hook holds it); ``[]``
+    for a node that saved nothing, None once backward freed it. Nothing is checked or
+    unpacked."""
+    values, metas = getattr(node, "_saved", None), getattr(node, "_saved_meta", None)
+    if values is FREED:
+        return None
+    if values is None or metas is None:
+        return []
+    described = []
+    for value, meta in zip(values, metas):
+        is_input = meta is not None and meta[1] is not None and not meta[3]  # not a number
+        described.append((value, meta[0] if is_input else None, meta is not None and meta[3]))
+    return described
+
+
 def unpack_all(node) -> tuple:
     """What backward reads when it is not plain arrays (``ctx.saved_tensors`` has that fast
     path): Tensors for create_graph or your own Function, and what hooks unpack; each checked
