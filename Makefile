@@ -2,7 +2,7 @@
 # make test   - create .venv if needed, install test and dev extras, run every stage:
 #               lint, unit tests, nbval (each runs even when another failed)
 # make bench  - run the benchmarks and print the tables
-# Instructors: make notebooks | release | grade ASSIGNMENT=NAME | validate NB=PATH
+# Instructors: make notebooks | release | grade ASSIGNMENT=NAME [SCHEDULER=tcp://HOST:PORT] | validate NB=PATH
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -49,17 +49,20 @@ lint: $(STAMP_TEST)
 bench: $(STAMP_TEST)
 	$(PY) benchmarks/run.py
 
-# source/NN/NN.py (Jupytext) -> executed source/NN/NN.ipynb, then the student versions
+# source/NN/NN.py (Jupytext) -> executed source/NN/NN.ipynb, then the student versions of
+# every edition: English in release/, each translation in release/LANG/ (docs/translating.md)
+TRANSLATIONS := zh-CN
 notebooks: $(STAMP_LAB)
 	$(PY) -m autogradkit build --course $(COURSE)
 	$(MAKE) release
 
 release: $(STAMP_LAB)
 	$(PY) -m autogradkit release --course $(COURSE)
+	$(foreach lang,$(TRANSLATIONS),$(PY) -m autogradkit release --course $(COURSE) --lang $(lang) &&) true
 
 grade: $(STAMP_LAB)
-	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=NAME [SUBMITTED=$(COURSE)/submitted]" >&2; exit 2; }
-	$(PY) -m autogradkit grade $(or $(SUBMITTED),$(COURSE)/submitted) --assignment $(ASSIGNMENT) --course $(COURSE)
+	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=NAME [SUBMITTED=$(COURSE)/submitted] [SCHEDULER=tcp://HOST:PORT]" >&2; exit 2; }
+	$(PY) -m autogradkit grade $(or $(SUBMITTED),$(COURSE)/submitted) --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 validate: $(STAMP_LAB)
 	@test -n "$(NB)" || { echo "usage: make validate NB=path/to/notebook.ipynb" >&2; exit 2; }

@@ -1,6 +1,7 @@
 """Grading benchmark: 40 generated submissions, graded by ``autogradkit grade`` and nbgrader.
 
     python benchmarks/bench_grading.py [--nbgrader PATH] [--jobs N] [--timeout 30] [--keep DIR]
+    python benchmarks/bench_grading.py --throughput   # -j 1, -j N, a 2-worker dask cluster
 
 The assignment is the three-exercise notebook of ``tests/grading/builders.py``. The 40
 submissions: 22 correct, 8 wrong, 3 unanswered, and one each of an endless loop, a raising
@@ -66,8 +67,11 @@ def kernel_env() -> dict[str, str]:
     return env
 
 
-def run_ours(course: Path, jobs: int, timeout: float) -> tuple[float, list[dict]]:
-    """Wall time of the whole ``autogradkit grade`` command, and its gradebook rows."""
+def run_ours(
+    course: Path, jobs: int, timeout: float, scheduler: str | None = None
+) -> tuple[float, list[dict]]:
+    """Wall time of the whole ``autogradkit grade`` command, and its gradebook rows
+    (``scheduler``: graded on that dask cluster instead of ``jobs`` local kernels)."""
     cmd = [
         sys.executable,
         "-m",
@@ -84,6 +88,7 @@ def run_ours(course: Path, jobs: int, timeout: float) -> tuple[float, list[dict]
         str(timeout),
         "--no-progress",
     ]
+    cmd += ["--scheduler", scheduler] if scheduler else []
     started = time.perf_counter()
     subprocess.run(cmd, check=True, env=kernel_env(), cwd=ROOT, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - started
@@ -222,6 +227,29 @@ def summarise(ours: dict, theirs: dict, total: int) -> None:
     )
 
 
+def bench_throughput(work: Path, ordinary: dict, args) -> None:
+    """Submissions per second on this machine three ways (the table of docs/deploy.md): one
+    kernel at a time, the local pool (``-j``), and a local dask cluster of 2 worker processes
+    (``--scheduler``; 2 threads each, so one submission computes per worker while another may
+    wait in a slow cell, as ``-j`` does). The cluster is started before the clock runs, as a
+    course's cluster would be. Ordinary submissions only: they are what a course is made of."""
+    from distributed import LocalCluster
+
+    print(f"throughput on {len(ordinary)} ordinary submissions, {os.cpu_count()} cores:")
+    print("| how | wall (s) | submissions/s | median per submission (s) |")
+    print("|---|---|---|---|")
+    runs = [("1 process (-j 1)", 1, None), (f"local pool (-j {args.jobs})", args.jobs, None)]
+    with LocalCluster(
+        n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None
+    ) as cluster:
+        runs.append(("2-worker cluster (--scheduler)", 1, cluster.scheduler_address))
+        for i, (how, jobs, scheduler) in enumerate(runs):
+            course = make_course(work / f"throughput{i}", ordinary)
+            wall, rows = run_ours(course, jobs, args.timeout, scheduler)
+            median = statistics.median(r["seconds"] for r in rows)
+            print(f"| {how} | {wall:.1f} | {len(rows) / wall:.2f} | {median:.2f} |")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--nbgrader", help="path to nbgrader 0.9.6's script")
@@ -229,6 +257,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timeout", type=float, default=30.0)
     parser.add_argument("--keep", type=Path, help="keep the generated courses here")
     parser.add_argument("--skip-nbgrader", action="store_true", help="do not run nbgrader")
+    parser.add_argument(
+        "--throughput", action="store_true", help="only the -j 1 / -j N / 2-worker cluster table"
+    )
     args = parser.parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-grading-"))
     students = submissions()
@@ -238,6 +269,9 @@ def main(argv: list[str] | None = None) -> None:
         f"{len(SPECIAL)} special), {args.timeout:g} s per cell, -j {args.jobs}, "
         f"{os.cpu_count()} cores, every kernel in a bubblewrap sandbox (grade's default)"
     )
+    if args.throughput:
+        bench_throughput(work, ordinary, args)
+        return
     ours = bench_ours(work, students, ordinary, args)
     theirs = bench_nbgrader(work, students, ordinary, args)
     summarise(ours, theirs, len(students))

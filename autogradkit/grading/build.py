@@ -2,10 +2,11 @@
 
 An instructor writes ``source/NN_name/NN_name.py`` in Jupytext's percent format: ``# %%``
 starts a code cell, ``# %% [markdown]`` a markdown cell, and the header carries the cell's
-metadata (``tags=["topic:T01"]``, ``nbgrader={...}``). ``build`` reads it, gives every cell a
-stable id, runs the notebook in a fresh ``python3`` kernel from its own folder, makes the
-outputs byte-stable (release's ``NormaliseOutputs`` step) and writes ``NN_name.ipynb`` beside
-it. ``release`` then works from that.
+metadata (``id="01-local-gradients"``, ``tags=["topic:T01"]``, ``nbgrader={...}``). ``build``
+gives any new cell an id (written into its header: ``cell_ids``), reads the source, runs it in
+a fresh ``python3`` kernel from its own folder, makes the outputs byte-stable (release's
+``NormaliseOutputs`` step) and writes ``NN_name.ipynb`` beside it. ``release`` then works
+from that.
 
 While it runs, the notebook's checks record what they see on the solution
 (``checks.RECORD_ENV``); ``build`` writes that to ``.expected.json`` beside the notebook, the
@@ -20,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from .cell_ids import assign_ids, cell_id, check_ids
 from .checks import EXPECTED_FILE, RECORD_ENV, expected_text
 from .config import GradingConfig
 from .context import Context
@@ -40,14 +42,23 @@ def read_text_source(path: Path):
     """The notebook a text source describes, without outputs, with ids that never change.
 
     A graded or solution cell's id is its nbgrader ``grade_id``; any other cell's id is the
-    assignment's two-digit number and the cell's position, e.g. ``01-004``.
+    ``id`` in its header (``# %% [markdown] id="01-local-gradients"``, see ``cell_ids``), moved
+    from the cell's metadata to the nbformat cell id.
+
+    Raises:
+        ValueError: a cell has no id (``autogradkit build`` gives it one first), or an id is
+            used twice.
     """
     import jupytext
 
     nb = jupytext.read(path, fmt=TEXT_FORMAT)
+    check_ids(nb.cells, path)
     for index, cell in enumerate(nb.cells):
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        cell.id = grade_id or f"{path.stem[:2]}-{index:03d}"
+        found = cell_id(cell)
+        if found is None:
+            raise ValueError(f"{path}: cell {index} has no id: run `autogradkit ids` on it")
+        cell.metadata.pop("id", None)
+        cell.id = found
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
     return nb
 
@@ -89,6 +100,8 @@ def build_assignments(cfg: GradingConfig) -> dict:
     """Build ``source/NN/NN.ipynb`` from ``NN.py`` for ``cfg.assignments`` (all when empty)."""
     written = []
     for text in text_sources(Path(cfg.course), cfg.assignments):
+        for new in assign_ids(text):
+            print(f"{text}: a new cell got the id {new}", file=sys.stderr)
         nb = read_text_source(text)
         target = text.with_suffix(".ipynb")
         with tempfile.TemporaryDirectory() as scratch:
@@ -103,6 +116,16 @@ def build_assignments(cfg: GradingConfig) -> dict:
     if not written:
         raise ValueError(f"no text sources (source/NN/NN.py) under {cfg.course}")
     return {"command": "build", "notebooks": written, "exit_code": 0}
+
+
+def give_ids(cfg: GradingConfig) -> dict:
+    """``autogradkit ids``: give each new cell of the named text sources a stable id."""
+    given = {}
+    for text in text_sources(Path(cfg.course), cfg.assignments):
+        given[str(text)] = assign_ids(text)
+        for new in given[str(text)]:
+            print(f"{text}: a new cell got the id {new}", file=sys.stderr)
+    return {"command": "ids", "ids": given, "exit_code": 0}
 
 
 def write_expected(recorded: Path, target: Path) -> None:

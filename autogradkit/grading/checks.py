@@ -45,7 +45,17 @@ from pathlib import Path
 import numpy as np
 
 from ..random import fork_rng
-from .observations import MIME, Observation, Record, encode, judge, stopped_reason
+from .i18n import Catalog, catalog, folder_language
+from .observations import (
+    MIME,
+    Observation,
+    Record,
+    encode,
+    failed_line,
+    judge,
+    passed_line,
+    stopped_reason,
+)
 
 __all__ = [
     "Checks",
@@ -216,7 +226,7 @@ class Check:
         else:
             expected = self.owner.expected(self.name)
         self.owner.outcomes[self.name] = False  # until _show gets through without a ✗
-        _show(record, expected, error)
+        _show(record, expected, error, self.owner.tr)
         self.owner.outcomes[self.name] = True
 
 
@@ -225,6 +235,7 @@ class Checks:
 
     def __init__(self, module_file: str):
         self.folder = Path(module_file).resolve().parent
+        self.language = folder_language(self.folder)  # the release writes it there
         self._expected: dict | None = None
         self.checks: list[Check] = []  # in the order they are written
         self.outcomes: dict[str, bool] = {}  # name -> passed, for the checks run so far
@@ -254,13 +265,23 @@ class Checks:
         """
         if mode() == "grading":
             return
+        tr = self.tr
         for check in self.checks:
             passed = self.outcomes.get(check.name)
-            mark = "·" if passed is None else "✓" if passed else "✗"
-            note = " (not run yet)" if passed is None else ""
-            print(f"{mark} {check.title}{note}")
+            title = tr.text(check.title)
+            if passed is None:
+                print(tr("· {title} (not run yet)", title=title))
+            else:
+                print(f"{'✓' if passed else '✗'} {title}")
         done = sum(self.outcomes.get(check.name, False) for check in self.checks)
-        print(f"{done} of {len(self.checks)} checks passed in this session")
+        print(
+            tr("{done} of {total} checks passed in this session", done=done, total=len(self.checks))
+        )
+
+    @property
+    def tr(self) -> Catalog:
+        """This notebook's catalog: the kit's words and ``checks.<language>.po`` beside it."""
+        return catalog(self.language, self.folder)
 
     def expected(self, name: str) -> dict | None:
         """The solution's observations for check ``name`` in practice mode (None: unrecorded)."""
@@ -287,23 +308,25 @@ def _write_record(record: Record) -> None:
         out.write(json.dumps(line) + "\n")
 
 
-def _show(record: Record, expected: dict | None, error: BaseException | None) -> None:
+def _show(record: Record, expected: dict | None, error: BaseException | None, tr: Catalog) -> None:
     """Practice: one ``✓`` line per observation, or one ``✗`` line and ``CheckFailed``."""
+    title = tr.text(record.title)
     if expected is None and not record.stopped:
-        raise CheckFailed(f"✗ {record.title}: no recorded answers (run `autogradkit build`)")
+        reason = tr("no recorded answers (run `autogradkit build`)")
+        raise CheckFailed(failed_line(tr, title, reason))
     for seen in record.observations:
         want = Observation(**{**seen.as_json(), "value": (expected or {}).get(seen.name)})
-        reason = judge(want, seen) if seen.name in (expected or {}) else "not recorded"
+        reason = judge(want, seen, tr) if seen.name in (expected or {}) else tr("not recorded")
         if reason:
-            hint = f" ({seen.hint})" if seen.hint else ""
-            raise CheckFailed(f"✗ {seen.name}: {reason}{hint}")
-        print(f"✓ {seen.name}")
+            raise CheckFailed(failed_line(tr, tr.text(seen.name), reason, tr.text(seen.hint)))
+        print(passed_line(tr, tr.text(seen.name)))
     if record.stopped:
-        reason, refused = stopped_reason(record.stopped), record.stopped["reason"] == "refused"
-        raise CheckFailed(f"✗ {record.title}: {reason}{'' if refused else _student_frames(error)}")
+        reason = stopped_reason(record.stopped, tr)
+        frames = "" if record.stopped["reason"] == "refused" else _student_frames(error, tr)
+        raise CheckFailed(failed_line(tr, title, reason + frames))
 
 
-def _student_frames(error: BaseException | None) -> str:
+def _student_frames(error: BaseException | None, tr: Catalog) -> str:
     """The frames of ``error``'s traceback that are the student's code (notebook cells and
     their own files), one short line each; nothing from Python, the kit or the checks."""
     if error is None or error.__traceback__ is None:
@@ -311,7 +334,13 @@ def _student_frames(error: BaseException | None) -> str:
     kit = Path(__file__).resolve().parents[1]
     library = tuple(str(Path(p).resolve()) for p in {sys.prefix, sys.base_prefix, kit})
     frames = [
-        f"\n    line {frame.lineno} in {frame.name}: {(frame.line or '').strip()}"
+        "\n    "
+        + tr(
+            "line {line} in {function}: {code}",
+            line=frame.lineno,
+            function=frame.name,
+            code=(frame.line or "").strip(),
+        )
         for frame in traceback.extract_tb(error.__traceback__)
         if not str(Path(frame.filename).resolve()).startswith(library)
         and Path(frame.filename).name != "checks.py"

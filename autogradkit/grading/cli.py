@@ -1,4 +1,5 @@
-"""The ``autogradkit`` command: ``build``, ``release``, ``validate`` and ``grade``.
+"""The ``autogradkit`` command: ``build``, ``release``, ``validate``, ``grade``, ``export``, and
+``ids`` and ``translate`` for the notebooks' text sources and their translations.
 
 This file only turns arguments into a frozen ``GradingConfig``, calls the command and writes
 its JSON report. Exit codes: 0 done, 1 the work failed (or, for validate, a test failed),
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .config import GradingConfig, default_jobs
+from .i18n import LANGUAGES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,8 +23,25 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     bld = commands.add_parser("build", help="source/NN/NN.py -> executed source/NN/NN.ipynb")
     bld.add_argument("assignments", nargs="*", help="assignment folders (default: all)")
+    ids = commands.add_parser("ids", help="give new cells of source/NN/NN.py a stable id")
+    ids.add_argument("assignments", nargs="*", help="assignment folders (default: all)")
+    ids.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
     rel = commands.add_parser("release", help="write student versions into DIR/release")
     rel.add_argument("assignments", nargs="*", help="assignment folders (default: all)")
+    rel.add_argument(
+        "--lang",
+        dest="language",
+        choices=LANGUAGES,
+        default="en",
+        help="the edition: en (DIR/release) or another (DIR/release/LANG; translated ones)",
+    )
+    trn = commands.add_parser(
+        "translate", help="write or update the translation files of source/NN (docs/translating.md)"
+    )
+    trn.add_argument("assignments", nargs="*", help="assignment folders (default: translated)")
+    trn.add_argument("--lang", dest="language", choices=LANGUAGES[1:], required=True)
+    trn.add_argument("--check", action="store_true", help="only say what is left to translate")
+    trn.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
     val = commands.add_parser("validate", help="run a notebook and report its tests")
     val.add_argument("notebook", type=Path)
     grd = commands.add_parser("grade", help="grade every submission of an assignment")
@@ -40,9 +59,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sandbox_options(val, default="auto")
     grd.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
     grd.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    grd.add_argument("--scheduler", help="grade on this dask cluster (tcp://HOST:PORT)")
     for sub, timeout in ((bld, 120.0), (rel, 120.0), (val, 30.0), (grd, 30.0)):
         _add_common_options(sub, timeout, grades=sub in (val, grd))
+    _add_export_command(commands)
     return parser
+
+
+def _add_export_command(commands) -> None:
+    """``export``: the gradebook in the import format of an LMS, one column per exercise."""
+    exp = commands.add_parser("export", help="write the gradebook for Canvas, Moodle or as CSV")
+    exp.add_argument("--assignment", required=True)
+    exp.add_argument("--format", choices=("canvas", "moodle", "csv"), default="csv")
+    exp.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
+    exp.add_argument("--output", type=Path, help="file to write (default: beside the gradebook)")
+    exp.add_argument("--roster", type=Path, help="CSV of student,name,id,email for the LMS")
+    exp.add_argument("--report", type=Path, help="also write the JSON report here")
 
 
 def _add_common_options(sub: argparse.ArgumentParser, timeout: float, grades: bool) -> None:
@@ -107,16 +139,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         print(f"autogradkit: error: {error}", file=sys.stderr)
         return 2
-    from .build import build_assignments
+    from .build import build_assignments, give_ids
+    from .export import export_gradebook
     from .grade import grade_assignment
     from .release import release_assignments
+    from .translate import translate_assignments
     from .validate import validate_notebook
 
     run = {
         "build": build_assignments,
+        "ids": give_ids,
         "release": release_assignments,
         "validate": validate_notebook,
         "grade": grade_assignment,
+        "export": export_gradebook,
+        "translate": translate_assignments,
     }[cfg.command]
     try:
         report = run(cfg)

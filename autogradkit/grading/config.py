@@ -20,10 +20,10 @@ class GradingConfig:
     """What to do and with which limits; built by ``cli.main`` and read by every step.
 
     Attributes:
-        command: ``"build"``, ``"release"``, ``"validate"`` or ``"grade"``.
+        command: ``"build"``, ``"release"``, ``"validate"``, ``"grade"`` or ``"export"``.
         course: the course folder with ``source/``, ``release/``, ``autograded/``...
         assignments: assignments to build or release (empty: all of them).
-        assignment: the assignment to grade.
+        assignment: the assignment to grade (or export).
         submissions: folder of submissions (nbgrader layout or flat ``*.ipynb``).
         notebook: the notebook to validate.
         jobs: submissions graded at the same time (one kernel each).
@@ -40,6 +40,14 @@ class GradingConfig:
         force: regrade submissions that were already graded and did not change.
         report: where to write the JSON report (grade: defaults to the gradebook).
         progress: draw a progress bar (None: only when stderr is a terminal).
+        scheduler: a dask scheduler's address (``tcp://HOST:PORT``): grade each submission as
+            one task on that cluster (``cluster.py``); None grades on this machine.
+        format: what ``export`` writes: ``canvas``, ``moodle`` or ``csv`` (``export.py``).
+        output: where ``export`` writes (default: beside the gradebook).
+        roster: a CSV of ``student,name,id,email`` that ``export`` takes names and ids from.
+        language: the edition ``release`` writes and ``translate`` works on (``en``: the
+            source's own; ``zh-CN``: into ``release/zh-CN``, see ``translate.py``).
+        check: ``translate`` only says what is left to translate (exit code 1 if anything).
 
     Example:
         >>> GradingConfig(command="grade", timeout=5).total_timeout
@@ -64,6 +72,12 @@ class GradingConfig:
     force: bool = False
     report: Path | None = None
     progress: bool | None = None
+    scheduler: str | None = None
+    format: str = "csv"
+    output: Path | None = None
+    roster: Path | None = None
+    language: str = "en"
+    check: bool = False
 
     def limits(self):
         """What one sandbox may use, from ``memory_limit_mb``, ``max_processes`` and
@@ -77,5 +91,7 @@ class GradingConfig:
             raise ValueError(f"--timeout must be positive, got {self.timeout}")
         if self.jobs < 1:
             raise ValueError(f"-j must be at least 1, got {self.jobs}")
+        if self.scheduler is not None and not self.scheduler.strip():
+            raise ValueError("--scheduler needs an address, e.g. tcp://10.0.0.5:8786")
         if self.total_timeout is None:  # frozen: set the derived default once, here
             object.__setattr__(self, "total_timeout", 10.0 * self.timeout)

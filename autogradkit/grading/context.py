@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import GradingConfig
+from .i18n import ENGLISH, Catalog
 
 STATUSES = (
     "ok",
@@ -63,6 +64,8 @@ class Context:
             outside ``grade``, where checks use their fixed practice seeds.
         references: what each test cell's checks saw on the instructor's solution with the
             same seeds (by grade_id); a test cell listed here is judged from its records.
+        tr: the catalog of the notebook's language (its metadata says which), with the
+            instructor's translations of the checks' texts: the words of the feedback.
     """
 
     cfg: GradingConfig
@@ -80,6 +83,7 @@ class Context:
     cpu: Any = None
     seeds: dict[str, int] = field(default_factory=dict)
     references: dict[str, list] = field(default_factory=dict)
+    tr: Catalog = ENGLISH
 
     def fail(self, status: str, issue: str) -> None:
         """Record an issue; the first abnormal status wins (a timeout stays a timeout)."""

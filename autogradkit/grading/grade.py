@@ -3,6 +3,13 @@
 Each submission becomes exactly one gradebook row, whatever happens to it. Submissions whose
 file (and the instructor's notebook and limits) did not change since the last run keep their
 row: re-running after a few late submissions only grades those.
+
+Grading one submission has three parts, so that it can run here or on a cluster alike:
+``prepare`` (here: read the notebook, copy its files into ``autograded/``, all into a ``Task``),
+``evaluate`` (wherever kernels run: the task's notebook through the pipeline, into an
+``Outcome`` of plain data) and ``record`` (here: the graded copy, the feedback page and the
+kept result written from the outcome). ``--scheduler`` sends ``evaluate`` to a dask cluster
+(``cluster.py``); without it a thread pool runs it on this machine.
 """
 
 from __future__ import annotations
@@ -11,10 +18,12 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import cells, course, pipeline, reference, report, sandbox
+from . import cells, course, i18n, pipeline, reference, report, sandbox
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool
@@ -25,6 +34,51 @@ GRADER_VERSION = "1"
 GRADE = pipeline.grade()
 
 
+@dataclass(frozen=True)
+class Judged:
+    """One notebook of the assignment as every submission of it is judged: the instructor's
+    version, the student version, this run's seeds and the references they gave, and the
+    catalogs of the languages it is translated into (the feedback's words, by language)."""
+
+    source: dict
+    student: dict
+    seeds: dict
+    references: dict
+    catalogs: dict = field(default_factory=dict)
+
+
+@dataclass
+class Task:
+    """One submission as data: all that grading it needs, nothing that points into the course.
+
+    ``failure`` (status, issue) is set when there is nothing to run (missing, unmatched,
+    unreadable). ``files`` holds the working folder's files (``{relative path: bytes}``) when
+    the task travels to another machine; a local task's files are already in ``workdir``.
+    """
+
+    student: str
+    assignment: str
+    notebook: str
+    label: str  # the submission's path, as the row shows it
+    page: str  # the feedback page's file name
+    digest: str
+    max_score: float
+    workdir: Path  # autograded/<student>/<assignment>/ here
+    nb: dict | None = None
+    failure: tuple[str, str] | None = None
+    refused: list[str] = field(default_factory=list)
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    """What grading a task produced, as data: the row, the feedback page, the graded notebook."""
+
+    row: dict
+    feedback: str
+    graded: dict | None
+
+
 def grade_assignment(cfg: GradingConfig) -> dict:
     """Grade ``cfg.submissions`` against ``cfg.assignment``; write gradebook and feedback.
 
@@ -32,6 +86,7 @@ def grade_assignment(cfg: GradingConfig) -> dict:
         ValueError: there is no submission at all (the skipped entries are listed first).
         RuntimeError: no sandbox or no kernel can run here: nothing is written.
     """
+    started = time.monotonic()
     assignment = course.load_assignment(cfg.course, cfg.assignment)
     submissions = _find(cfg, assignment)
     backend = _sandbox(cfg)
@@ -44,17 +99,16 @@ def grade_assignment(cfg: GradingConfig) -> dict:
             rows.append(old)
         else:
             todo.append(sub)
-    rows += _grade_all(todo, assignment, cfg, backend, folder)
+    graded, lost = _grade_all(todo, assignment, cfg, backend, folder)
+    rows += graded
     changed = course.changed_since(originals)
     meta = {"assignment": assignment.name, "timeout": cfg.timeout, "grader": GRADER_VERSION}
     json_path, csv_path = report.write_gradebook(rows, folder, {**meta, "changed": changed})
-    statuses = sorted({r["status"] for r in rows})
-    print(
-        f"graded {len(todo)} of {len(rows)} submissions ({len(rows) - len(todo)} unchanged); "
-        f"statuses: {', '.join(statuses) or 'none'}; gradebook: {csv_path}"
-    )
+    _summarise(rows, len(todo), time.monotonic() - started, csv_path)
     for path in changed:
         print(f"autogradkit grade: error: {path} changed while grading", file=sys.stderr)
+    for issue in lost:
+        print(f"autogradkit grade: error: {issue}", file=sys.stderr)
     return {
         "command": "grade",
         "gradebook": str(json_path),
@@ -62,8 +116,19 @@ def grade_assignment(cfg: GradingConfig) -> dict:
         "reused": len(rows) - len(todo),
         "changed": changed,
         "rows": rows,
-        "exit_code": 1 if changed else 0,
+        "exit_code": 1 if changed or lost else 0,
     }
+
+
+def _summarise(rows: list[dict], graded: int, seconds: float, csv_path: Path) -> None:
+    """One line for the log: how many, how fast (a file or pipe gets no progress bar)."""
+    rate = f"{graded / seconds:.2f}" if seconds > 0 else "-"
+    statuses = sorted({r["status"] for r in rows})
+    print(
+        f"graded {graded} of {len(rows)} submissions ({len(rows) - graded} unchanged) in "
+        f"{seconds:.1f} s, {rate} submissions/s; statuses: {', '.join(statuses) or 'none'}; "
+        f"gradebook: {csv_path}"
+    )
 
 
 def _find(cfg: GradingConfig, assignment) -> list:
@@ -97,27 +162,50 @@ def _sandbox(cfg: GradingConfig):
     return backend
 
 
-def _grade_all(todo: list, assignment, cfg: GradingConfig, backend, folder: Path) -> list[dict]:
-    """Grade ``todo`` on ``cfg.jobs`` threads, each driving one kernel at a time."""
+def _grade_all(todo: list, assignment, cfg: GradingConfig, backend, folder: Path):
+    """Grade ``todo`` here or on the cluster; the rows, and the submissions that could not be
+    graded at all (a cluster that lost them: not kept, so the next run grades them again)."""
     if not todo:
-        return []
+        return [], []
     bar, rows = Progress(len(todo), cfg.progress), []
+
+    def done(task: Task, outcome: Outcome, keep: bool = True) -> None:
+        rows.append(record(task, outcome, cfg, folder, keep))
+        bar.update(rows[-1]["status"])
+
+    try:
+        if cfg.scheduler is None:
+            _grade_here(todo, assignment, cfg, backend, folder, done)
+            return rows, []
+        from .cluster import grade_on_cluster  # dask is needed (and imported) only here
+
+        def start() -> tuple[dict, Iterable[Task]]:  # the references stay in this process
+            with KernelPool(1, cfg.memory_limit_mb, sandbox=backend, limits=cfg.limits()) as pool:
+                pool.check()
+                judged = _references(assignment, {s.notebook for s in todo}, cfg, pool, folder)
+            return judged, (prepare(sub, assignment, cfg, pack=True) for sub in todo)
+
+        return rows, grade_on_cluster(cfg, start, done)
+    finally:
+        bar.close()
+
+
+def _grade_here(todo: list, assignment, cfg: GradingConfig, backend, folder: Path, done) -> None:
+    """Grade ``todo`` on ``cfg.jobs`` threads, each driving one kernel at a time."""
     cpu = threading.Semaphore(cfg.jobs)  # cfg.jobs submissions compute at a time...
     size = min(cfg.jobs, len(todo))
     with KernelPool(size, cfg.memory_limit_mb, sandbox=backend, limits=cfg.limits()) as pool:
         pool.check()  # no kernel at all: one clear error, not a gradebook of zeros
         judged = _references(assignment, {sub.notebook for sub in todo}, cfg, pool, folder)
+
+        def grade_one(sub) -> tuple[Task, Outcome]:
+            task = prepare(sub, assignment, cfg)
+            return task, evaluate(task, judged, cfg, pool, cpu, task.workdir)
+
         # ...and as many more may sit in a slow cell (a loop waiting for its timeout)
         with ThreadPoolExecutor(2 * cfg.jobs, thread_name_prefix="grade") as workers:
-            futures = [
-                workers.submit(grade_one, sub, assignment, cfg, pool, cpu, judged) for sub in todo
-            ]
-            for future in as_completed(futures):
-                rows.append(future.result())
-                report.write_result(folder, rows[-1])  # a re-run after a kill resumes here
-                bar.update(rows[-1]["status"])
-    bar.close()
-    return rows
+            for future in as_completed([workers.submit(grade_one, sub) for sub in todo]):
+                done(*future.result())  # a re-run after a kill resumes from what is kept
 
 
 def _references(assignment, notebooks: set, cfg: GradingConfig, pool, folder: Path) -> dict:
@@ -127,8 +215,18 @@ def _references(assignment, notebooks: set, cfg: GradingConfig, pool, folder: Pa
     for name in sorted(n for n in notebooks if n in assignment.sources):
         seeds = reference.draw_seeds(assignment.sources[name])
         found = reference.run_reference(assignment, name, cfg, pool, seeds, folder)
-        judged[name] = (seeds, found)
+        source, student = assignment.sources[name], assignment.students[name]
+        catalogs = {lang: i18n.catalog(lang, assignment.folder) for lang in _languages(assignment)}
+        judged[name] = Judged(source, student, seeds, found, catalogs)
     return judged
+
+
+def _languages(assignment) -> list[str]:
+    """The languages the assignment is translated into (files ``*.<language>.po`` or ``.md``
+    in its folder); English always."""
+    names = [p.name for p in assignment.folder.iterdir()]
+    translated = [lang for lang in i18n.LANGUAGES if any(f".{lang}." in n for n in names)]
+    return ["en", *(lang for lang in translated if lang != "en")]
 
 
 def _digest(sub, assignment, cfg: GradingConfig) -> str:
@@ -137,70 +235,132 @@ def _digest(sub, assignment, cfg: GradingConfig) -> str:
     return course.digest(sub.path, assignment.digests.get(sub.notebook, ""), limits, GRADER_VERSION)
 
 
-def grade_one(sub, assignment, cfg: GradingConfig, pool: KernelPool, cpu=None, judged=None) -> dict:
-    """Grade one submission; never raises: any failure becomes the row's status.
+def prepare(sub, assignment, cfg: GradingConfig, pack: bool = False) -> Task:
+    """The task for ``sub``: its notebook read and its files copied into ``autograded/`` (and,
+    with ``pack``, read back into the task to travel). Never raises: a failure is the task's."""
+    source = assignment.sources.get(sub.notebook, {"cells": []})
+    task = Task(
+        student=sub.student,
+        assignment=assignment.name,
+        notebook=sub.notebook,
+        label=str(sub.path or Path(sub.notebook)),
+        page=f"{sub.notebook or Path(sub.path).stem}.html",
+        digest=_digest(sub, assignment, cfg),
+        max_score=sum(cells.points(c) for c in source["cells"] if cells.is_grade(c)),
+        workdir=Path(cfg.course) / "autograded" / sub.student / assignment.name,
+    )
+    try:
+        task.failure = _read(sub, assignment, task)
+        if task.failure is None:
+            _copy(sub, assignment, cfg, task)
+            task.files = _pack(task.workdir) if pack else {}
+    except Exception as error:  # a grader bug on one submission must not stop the class
+        task.failure = ("error", f"the grader failed: {type(error).__name__}: {error}")
+    return task
 
-    ``judged`` maps a notebook to its test cells' seeds and reference records; without it
-    every test cell is judged by whether it raised.
+
+def _read(sub, assignment, task: Task) -> tuple[str, str] | None:
+    """Read the submission into ``task.nb``; why there is nothing to run, or None."""
+    if sub.path is None:
+        return ("missing", f"{sub.notebook}.ipynb was not handed in")
+    if not sub.notebook:
+        names = ", ".join(f"<student>_{n}.ipynb" for n in sorted(assignment.sources))
+        return ("unmatched", f"{sub.path.name}: name the file like {names}")
+    try:
+        task.nb = read_notebook(sub.path)
+    except UnreadableNotebook as error:
+        return ("unreadable", f"{sub.path.name} is {error}")
+    return None
+
+
+def _copy(sub, assignment, cfg: GradingConfig, task: Task) -> None:
+    """A fresh working folder: the student's own files (what may not be copied is refused),
+    then the instructor's helper files over them."""
+    shutil.rmtree(task.workdir, ignore_errors=True)  # nothing of an earlier run is reused
+    task.workdir.mkdir(parents=True)
+    instructor = assignment.folder  # its files replace the student's copies of them
+    task.refused = course.copy_files(
+        sub.folder,
+        task.workdir,
+        cfg.disk_limit_mb * 2**20,
+        skip=course.instructor_files(instructor),
+        shadowed=course.shadowed_names(instructor),
+    )
+    course.copy_files(instructor, task.workdir, skip=course.PRACTICE_ONLY)
+
+
+def _pack(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (regular files only: ``copy_files`` made them)."""
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not path.is_symlink()
+    }
+
+
+def evaluate(task: Task, judged: dict, cfg: GradingConfig, pool, cpu, workdir: Path) -> Outcome:
+    """Grade ``task`` with kernels from ``pool``, its files in ``workdir``; writes nothing but
+    what the kernels' sandboxes do. Never raises: any failure becomes the row's status.
+
+    ``judged`` maps a notebook to its ``Judged``; without an entry every test cell is judged by
+    whether it raised. ``cpu`` is a semaphore of computing slots (or None).
     """
-    workdir = Path(cfg.course) / "autograded" / sub.student / assignment.name
-    ctx = Context(cfg, sub.path or Path(sub.notebook), workdir, kernels=pool, cpu=cpu)
-    ctx.seeds, ctx.references = (judged or {}).get(sub.notebook, ({}, {}))
+    ctx = Context(cfg, Path(task.label), workdir, kernels=pool, cpu=cpu)
+    found = judged.get(task.notebook)
+    if found is not None:
+        ctx.seeds, ctx.references = found.seeds, found.references
+    graded = None
     if cpu is not None:
         cpu.acquire()
     started = time.monotonic()
     try:
-        _run(sub, assignment, ctx)
+        graded = _run(task, found, ctx)
     except Exception as error:  # a grader bug on one submission must not stop the class
         ctx.fail("error", f"the grader failed: {type(error).__name__}: {error}")
     finally:
         if cpu is not None:
             cpu.release()
-    source = assignment.sources.get(sub.notebook, {"cells": []})
-    total = sum(cells.points(c) for c in source["cells"] if cells.is_grade(c))
     row = report.make_row(
         ctx,
-        student=sub.student,
-        assignment=assignment.name,
-        notebook=sub.notebook,
+        student=task.student,
+        assignment=task.assignment,
+        notebook=task.notebook,
         seconds=time.monotonic() - started,
-        digest=_digest(sub, assignment, cfg),
-        max_score=total,
+        digest=task.digest,
+        max_score=task.max_score,
     )
-    name = f"{sub.notebook or Path(sub.path).stem}.html"
-    page = Path(cfg.course) / "feedback" / sub.student / assignment.name / name
+    return Outcome(row, report.feedback_html(row, ctx), graded)
+
+
+def _run(task: Task, found: Judged | None, ctx: Context) -> dict | None:
+    """The graded notebook, or None when there was nothing to run."""
+    if task.failure is not None:
+        ctx.fail(*task.failure)
+        return None
+    for refused in task.refused:
+        ctx.fail("bad_files", refused)
+    ctx.source, ctx.student = found.source, found.student
+    ctx.tr = found.catalogs.get(i18n.notebook_language(task.nb), i18n.ENGLISH)
+    return GRADE(task.nb, ctx)
+
+
+def record(task: Task, outcome: Outcome, cfg: GradingConfig, folder: Path, keep: bool = True):
+    """Write what ``outcome`` holds: the graded copy, the feedback page, the kept result (not
+    with ``keep=False``); returns the row."""
+    row = outcome.row
+    if outcome.graded is not None:
+        write_notebook(outcome.graded, task.workdir / f"{task.notebook}.ipynb")
+    page = Path(cfg.course) / "feedback" / task.student / task.assignment / task.page
     try:
-        report.write_atomic(page, report.feedback_html(row, ctx))
+        report.write_atomic(page, outcome.feedback)
     except OSError as error:  # e.g. a folder in the page's place: this row only
         row["issues"].append(f"the feedback page {page} could not be written: {error}")
         row["status"] = "error" if row["status"] == "ok" else row["status"]
+    if keep:
+        report.write_result(folder, row)  # a re-run after a kill resumes here
     return row
 
 
-def _run(sub, assignment, ctx: Context) -> None:
-    if sub.path is None:
-        return ctx.fail("missing", f"{sub.notebook}.ipynb was not handed in")
-    if not sub.notebook:
-        names = ", ".join(f"<student>_{n}.ipynb" for n in sorted(assignment.sources))
-        return ctx.fail("unmatched", f"{sub.path.name}: name the file like {names}")
-    try:
-        nb = read_notebook(sub.path)
-    except UnreadableNotebook as error:
-        return ctx.fail("unreadable", f"{sub.path.name} is {error}")
-    ctx.source = assignment.sources[sub.notebook]
-    ctx.student = assignment.students[sub.notebook]
-    shutil.rmtree(ctx.workdir, ignore_errors=True)  # nothing of an earlier run is reused
-    ctx.workdir.mkdir(parents=True)
-    instructor = assignment.folder  # its files replace the student's copies of them
-    for refused in course.copy_files(
-        sub.folder,
-        ctx.workdir,
-        ctx.cfg.disk_limit_mb * 2**20,
-        skip=course.instructor_files(instructor),
-        shadowed=course.shadowed_names(instructor),
-    ):
-        ctx.fail("bad_files", refused)
-    course.copy_files(instructor, ctx.workdir, skip=course.PRACTICE_ONLY)
-    graded = ctx.workdir / f"{sub.notebook}.ipynb"
-    nb = GRADE(nb, ctx)
-    write_notebook(nb, graded)
+def lost(task: Task, cfg: GradingConfig, reason: str) -> Outcome:
+    """The outcome of a task that no worker could grade: an ``error`` row saying why."""
+    return evaluate(replace(task, failure=("error", reason)), {}, cfg, None, None, task.workdir)

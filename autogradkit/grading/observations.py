@@ -7,6 +7,8 @@ solution. Nothing here imports IPython or the kit's Tensor: this is the part the
 
 A judgement never quotes the student's value, only the expected one (when the observation may
 reveal it) and facts the grader computed, so feedback cannot carry text a submission chose.
+Its words come from a ``Catalog`` (``i18n.py``): the student's language, English by default;
+the names and hints it shows are always the solution's (``expected``), translated.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .i18n import ENGLISH, Catalog
+
 MIME = "application/vnd.autogradkit.observations+json"  # one check's record, as display data
 KINDS = ("close", "equal")
 MAX_RECORD_CHARS = 200_000  # a record larger than this is not judged
-NOT_ANSWERED = "not answered yet"
 
 
 @dataclass
@@ -197,8 +200,8 @@ def records_in(cell: dict) -> tuple[list[Record], int]:
 
 
 # ----- judging ------------------------------------------------------------------------------
-def judge(expected: Observation, seen: Observation | None) -> str:
-    """Why ``seen`` does not match ``expected``, in words; "" when it does.
+def judge(expected: Observation, seen: Observation | None, tr: Catalog = ENGLISH) -> str:
+    """Why ``seen`` does not match ``expected``, in words (``tr``'s language); "" when it does.
 
     ``expected`` comes from the instructor's solution and says how to judge; of ``seen`` only
     the value is used. The words never quote the seen value.
@@ -211,42 +214,49 @@ def judge(expected: Observation, seen: Observation | None) -> str:
         'it is 7, not your prediction'
     """
     if seen is None:
-        return "this was not observed"
+        return tr("this was not observed")
     if expected.kind == "close":
-        reason = _close_reason(expected, seen.value)
+        reason = _close_reason(expected, seen.value, tr)
     else:
-        reason = "" if _equal(expected.value, seen.value) else "this is not right"
+        reason = "" if _equal(expected.value, seen.value) else _NOT_RIGHT
+    generic = {_NOT_RIGHT: tr("this is not right"), _VALUE: tr("the value is not right")}
     if reason and expected.reveal:  # a prediction, once made: now the real value may show
-        generic = reason in ("the value is not right", "this is not right")
-        real = f"it is {show(expected.value)}"
-        reason = f"{real}, not your prediction" if generic else f"{reason}; {real}"
-    return reason
+        real = show(expected.value)
+        if reason in generic:
+            return tr("it is {real}, not your prediction", real=real)
+        return tr("{reason}; it is {real}", reason=reason, real=real)
+    return generic.get(reason, reason)
 
 
-def _close_reason(expected: Observation, value) -> str:
+# the value differs, and nothing more specific can be said (of any value, of a number)
+_NOT_RIGHT, _VALUE = object(), object()
+
+
+def _close_reason(expected: Observation, value, tr: Catalog):
     want, got = decode_numbers(expected.value), decode_numbers(value)
     if want is None:
-        return "" if _equal(expected.value, value) else "this is not right"
+        return "" if _equal(expected.value, value) else _NOT_RIGHT
     if got is None:
-        return "expected a number or a tensor of numbers"
+        return tr("expected a number or a tensor of numbers")
     if got.shape != want.shape:
-        hint = " (transposed?)" if got.ndim == 2 and got.shape[::-1] == want.shape else ""
-        return f"expected shape {tuple(want.shape)}{hint}"
+        if got.ndim == 2 and got.shape[::-1] == want.shape:
+            return tr("expected shape {shape} (transposed?)", shape=tuple(want.shape))
+        return tr("expected shape {shape}", shape=tuple(want.shape))
     if np.isnan(got).any() and not np.isnan(want).any():
-        return "the result contains NaN"
+        return tr("the result contains NaN")
     if np.isinf(got).any() and not np.isinf(want).any():
-        return "the result contains inf"
+        return tr("the result contains inf")
     atol, rtol = float(expected.atol), float(expected.rtol)
     if np.allclose(got, want, atol=atol, rtol=rtol, equal_nan=True):
         return ""
     if np.abs(want).max(initial=0) > atol and np.allclose(got, -want, atol=atol, rtol=rtol):
-        return "the sign is wrong"
+        return tr("the sign is wrong")
     if not got.any() and want.any():
-        return "the result is all zeros"
+        return tr("the result is all zeros")
     scale = float(np.vdot(got, want) / np.vdot(want, want)) if want.any() else 0.0
     if round(scale) >= 2 and np.allclose(got, round(scale) * want, atol=atol, rtol=rtol):
-        return f"it is {round(scale)} times the right value"
-    return "the value is not right"
+        return tr("it is {times} times the right value", times=round(scale))
+    return _VALUE
 
 
 def _equal(want, got) -> bool:
@@ -279,26 +289,38 @@ class Verdict:
     hidden: bool = False
 
 
-def judge_record(expected: Record, seen: Record | None) -> Verdict:
-    """Judge every observation of ``expected`` against ``seen``; stop at the first miss."""
+def judge_record(expected: Record, seen: Record | None, tr: Catalog = ENGLISH) -> Verdict:
+    """Judge every observation of ``expected`` against ``seen``; stop at the first miss. The
+    lines are in ``tr``'s language, the names and hints the solution's, translated."""
     lines: list[str] = []
+    title = tr.text(expected.title)
     if seen is None:
-        line = f"✗ {expected.title}: this check did not run"
-        return Verdict(expected.check, expected.title, False, [line], expected.hidden)
+        line = failed_line(tr, title, tr("this check did not run"))
+        return Verdict(expected.check, title, False, [line], expected.hidden)
     by_name = {o.name: o for o in seen.observations}
     for want in expected.observations:
-        reason = judge(want, by_name.get(want.name))
+        reason = judge(want, by_name.get(want.name), tr)
         if reason and want.name not in by_name and seen.stopped:
             break  # the answer is missing or raised: said below, for the whole check
         if reason:
-            hint = f" ({want.hint})" if want.hint else ""
-            lines.append(f"✗ {want.name}: {reason}{hint}")
-            return Verdict(expected.check, expected.title, False, lines, expected.hidden)
-        lines.append(f"✓ {want.name}")
+            lines.append(failed_line(tr, tr.text(want.name), reason, tr.text(want.hint)))
+            return Verdict(expected.check, title, False, lines, expected.hidden)
+        lines.append(passed_line(tr, tr.text(want.name)))
     if seen.stopped and not expected.stopped:
-        lines.append(f"✗ {expected.title}: {stopped_reason(seen.stopped)}")
-        return Verdict(expected.check, expected.title, False, lines, expected.hidden)
-    return Verdict(expected.check, expected.title, True, lines, expected.hidden)
+        lines.append(failed_line(tr, title, stopped_reason(seen.stopped, tr)))
+        return Verdict(expected.check, title, False, lines, expected.hidden)
+    return Verdict(expected.check, title, True, lines, expected.hidden)
+
+
+def passed_line(tr: Catalog, name: str) -> str:
+    return tr("✓ {name}", name=name)
+
+
+def failed_line(tr: Catalog, name: str, reason: str, hint: str = "") -> str:
+    """``✗ name: reason (hint)``, punctuated as ``tr``'s language punctuates it."""
+    if hint:
+        return tr("✗ {name}: {reason} ({hint})", name=name, reason=reason, hint=hint)
+    return tr("✗ {name}: {reason}", name=name, reason=reason)
 
 
 BUILTIN_ERRORS = frozenset(
@@ -308,20 +330,21 @@ BUILTIN_ERRORS = frozenset(
 )
 
 
-def stopped_reason(stopped: dict) -> str:
+def stopped_reason(stopped: dict, tr: Catalog = ENGLISH) -> str:
     """Why a check ended early, in words the grader chose (an exception's own class name, which
     a submission could pick, is shown only for Python's built-in exceptions)."""
     reason = stopped.get("reason")
     if reason == "not_answered":
-        return NOT_ANSWERED
+        return tr("not answered yet")
     if reason == "refused":
-        return "this exercise asks you to do it yourself, without the library function for it"
+        return tr("this exercise asks you to do it yourself, without the library function for it")
     if reason == "timeout":
-        return "your code did not finish in time (does it visit a node more than once?)"
+        return tr("your code did not finish in time (does it visit a node more than once?)")
     if reason == "unmet":
-        return "the answer does not have the property checked above"
+        return tr("the answer does not have the property checked above")
     if reason == "unexpected":
-        return "the answer is not of the kind this exercise asks for (read its instructions)"
+        return tr("the answer is not of the kind this exercise asks for (read its instructions)")
     error = str(stopped.get("error", ""))
-    name = error if error in BUILTIN_ERRORS else "an exception"
-    return f"your code raised {name}"
+    if error in BUILTIN_ERRORS:
+        return tr("your code raised {error}", error=error)
+    return tr("your code raised an exception")

@@ -1,29 +1,49 @@
-"""``autogradkit release``: instructor notebooks -> the student versions, outputs included."""
+"""``autogradkit release``: instructor notebooks -> the student versions, outputs included.
+
+``--lang zh-CN`` releases the edition in that language: each notebook that has a translation
+(``source/NN/NN.zh-CN.md``, see ``translate.py``) is translated from the source notebook, then
+released exactly as the English one, into ``release/zh-CN/NN/``. Its folder also gets the
+language (``.autogradkit-language``, which the checks and widgets read), the checks' catalog
+(``checks.zh-CN.po``) and a ``matplotlibrc`` with a font for the language's glyphs.
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from . import cells, course, pipeline
+from . import cells, course, pipeline, translate
 from .checks import EXPECTED_FILE, public_expected
 from .config import GradingConfig
 from .context import Context
+from .i18n import FONTS, LANGUAGE_FILE, LANGUAGES
 from .steps.strip_hidden_tests import BEGIN, END
 
 
+def release_root(course_folder: Path, language: str) -> Path:
+    """``DIR/release`` for English, ``DIR/release/<language>`` for another edition."""
+    root = Path(course_folder) / "release"
+    return root if language == "en" else root / language
+
+
 def release_assignments(cfg: GradingConfig) -> dict:
-    """Release ``cfg.assignments`` (all of ``DIR/source`` when empty) into ``DIR/release``."""
+    """Release ``cfg.assignments`` (all of ``DIR/source`` when empty; in another language, all
+    that have a translation) into ``DIR/release`` or ``DIR/release/<language>``."""
+    language = cfg.language
+    sources = Path(cfg.course) / "source"
     names = list(cfg.assignments) or sorted(
-        p.name for p in (Path(cfg.course) / "source").iterdir() if p.is_dir()
+        p.name for p in sources.iterdir() if p.is_dir() and _translated(p, language)
     )
     written = []
     for name in names:
         folder = course.source_folder(cfg.course, name)
-        target = Path(cfg.course) / "release" / name
+        if not _translated(folder, language):
+            raise FileNotFoundError(f"{name} has no {language} translation ({name}.{language}.md)")
+        target = release_root(cfg.course, language) / name
         target.mkdir(parents=True, exist_ok=True)
-        course.copy_files(folder, target)  # helper modules must be there when it runs
+        course.copy_files(folder, target, skip=_not_released(folder, language))
         _hide_what_students_may_not_see(target)
+        _write_language(target, language)
         for path in sorted(folder.glob("*.ipynb")):
             release_notebook(path, target / path.name, cfg)
             written.append(str(target / path.name))
@@ -31,14 +51,53 @@ def release_assignments(cfg: GradingConfig) -> dict:
     return {"command": "release", "notebooks": written, "exit_code": 0}
 
 
+def _translated(folder: Path, language: str) -> bool:
+    return language == "en" or any(folder.glob(f"*.{language}.md"))
+
+
+def _not_released(folder: Path, language: str) -> tuple[str, ...]:
+    """The translator's files students do not need: every translation of the prose (it is in
+    the notebook), and the catalogs of the other languages."""
+    others = [lang for lang in LANGUAGES if lang not in ("en", language)]
+    skipped = [p.name for lang in LANGUAGES[1:] for p in folder.glob(f"*.{lang}.md")]
+    skipped += [p.name for lang in others for p in folder.glob(f"*.{lang}.po")]
+    if language == "en":
+        skipped += [p.name for lang in LANGUAGES[1:] for p in folder.glob(f"*.{lang}.po")]
+    return tuple(sorted(set(skipped)))
+
+
+def _write_language(target: Path, language: str) -> None:
+    """What a kernel in ``target`` reads to speak ``language``: the language itself, and a
+    ``matplotlibrc`` (matplotlib reads one from the working directory) whose fonts have its
+    glyphs; nothing for English."""
+    if language == "en":
+        return
+    (target / LANGUAGE_FILE).write_text(f"{language}\n", encoding="utf-8")
+    fonts = ", ".join(("DejaVu Sans", *FONTS[language]))
+    (target / "matplotlibrc").write_text(
+        f"# written by `autogradkit release --lang {language}`: figures in this folder find\n"
+        f"# the glyphs of {language} in these fonts, one after the other\n"
+        f"font.family: {fonts}\n",
+        encoding="utf-8",
+    )
+
+
 def release_notebook(source: Path, target: Path, cfg: GradingConfig) -> None:
-    """Write the student version of ``source`` to ``target`` (same bytes on every run)."""
+    """Write the student version of ``source`` to ``target`` (same bytes on every run), in
+    ``cfg.language`` (translated first, when that is not English)."""
     import nbformat
 
     nb = nbformat.read(source, as_version=4)
     problems = cells.metadata_problems(nb)
     if problems:
         raise ValueError(f"{source}: nbgrader metadata: " + "; ".join(problems))
+    text_source = source.with_suffix(".py")
+    if cfg.language != "en":
+        sections = translate.read_sections(translate.translation_path(text_source, cfg.language))
+        for stale in translate.stale(nb, sections, f"{source.stem}.{cfg.language}.md: "):
+            print(f"release: warning: {stale}", file=sys.stderr)
+        nb = nbformat.from_dict(translate.translate_notebook(nb, sections, cfg.language))
+    nb.metadata.setdefault("autogradkit", {})["language"] = cfg.language
     ctx = Context(cfg, target, target.parent.resolve())
     nb = pipeline.release()(nb, ctx)
     nbformat.write(nb, target)

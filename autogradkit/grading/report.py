@@ -19,20 +19,23 @@ import tempfile
 from pathlib import Path
 
 from .context import Context
+from .i18n import ENGLISH, N_
 
 STATUS_TEXT = {
-    "ok": "Your notebook ran to the end.",
-    "timeout": "A cell ran for too long and was stopped; see the notes.",
-    "kernel_died": "Your notebook stopped its Python kernel (a crash, os._exit() or too much "
-    "memory); see the notes.",
-    "unreadable": "Your file could not be read as a notebook.",
-    "missing": "This notebook was not handed in.",
-    "unmatched": "The file name does not say which notebook of the assignment this is.",
-    "bad_files": "Some files handed in with the notebook were not used; see the notes.",
-    "error": "The grader could not finish; your instructor will look at it.",
+    "ok": N_("Your notebook ran to the end."),
+    "timeout": N_("A cell ran for too long and was stopped; see the notes."),
+    "kernel_died": N_(
+        "Your notebook stopped its Python kernel (a crash, os._exit() or too much memory); "
+        "see the notes."
+    ),
+    "unreadable": N_("Your file could not be read as a notebook."),
+    "missing": N_("This notebook was not handed in."),
+    "unmatched": N_("The file name does not say which notebook of the assignment this is."),
+    "bad_files": N_("Some files handed in with the notebook were not used; see the notes."),
+    "error": N_("The grader could not finish; your instructor will look at it."),
 }
 HIDDEN = "[hidden test]"
-VERDICTS = {"passed": "✓ passed", "partial": "partly passed", "failed": "✗ failed"}
+VERDICTS = {"passed": N_("✓ passed"), "partial": N_("partly passed"), "failed": N_("✗ failed")}
 
 
 def make_row(
@@ -169,22 +172,32 @@ def scrub(text: str, hidden: list[str]) -> str:
 
 
 def feedback_html(row: dict, ctx: Context) -> str:
-    """A self-contained HTML page for the student: score, notes and one line per test."""
-    e = html.escape
-    title = f"{row['assignment']} / {row['notebook']}: feedback for {row['student']}"
+    """A self-contained HTML page for the student: score, notes and one line per test, in the
+    language of the student's notebook (``ctx.tr``)."""
+    e, tr = html.escape, getattr(ctx, "tr", ENGLISH)
+    where = (
+        row["assignment"]
+        if row["notebook"] == row["assignment"]
+        else (f"{row['assignment']} / {row['notebook']}")
+    )
+    title = tr("{where}: feedback for {student}", where=where, student=row["student"])
+    score = tr("Score: {score:g} / {max_score:g}", score=row["score"], max_score=row["max_score"])
     items = [f"<li>{e(scrub(issue, ctx.hidden))}</li>" for issue in ctx.issues]
-    rows = [_test_row(gid, r, ctx.hidden) for gid, r in ctx.results.items()]
+    rows = [_test_row(gid, r, ctx.hidden, tr) for gid, r in ctx.results.items()]
+    headers = "".join(
+        f"<th>{e(tr(word))}</th>" for word in (N_("Exercise"), N_("Points"), N_("Result"))
+    )
     return "\n".join(
         [
             "<!DOCTYPE html>",
-            '<html lang="en"><head><meta charset="utf-8">',
+            f'<html lang="{e(tr.language)}"><head><meta charset="utf-8">',
             f"<title>{e(title)}</title>",
             f"<style>{_CSS}</style></head><body>",
             f"<h1>{e(title)}</h1>",
-            f'<p class="score">Score: {row["score"]:g} / {row["max_score"]:g}</p>',
-            f'<p class="status {e(row["status"])}">{e(STATUS_TEXT[row["status"]])}</p>',
+            f'<p class="score">{e(score)}</p>',
+            f'<p class="status {e(row["status"])}">{e(tr(STATUS_TEXT[row["status"]]))}</p>',
             f"<ul>{''.join(items)}</ul>" if items else "",
-            "<table><tr><th>Exercise</th><th>Points</th><th>Result</th></tr>",
+            f"<table><tr>{headers}</tr>",
             *rows,
             "</table>",
             "</body></html>",
@@ -193,7 +206,7 @@ def feedback_html(row: dict, ctx: Context) -> str:
     )
 
 
-def _test_row(gid: str, result, hidden: list[str]) -> str:
+def _test_row(gid: str, result, hidden: list[str], tr=ENGLISH) -> str:
     """One table row, named by the exercise's title, each message once.
 
     A cell judged from check records shows the grader's own lines. An ``assert`` cell that ran
@@ -205,11 +218,11 @@ def _test_row(gid: str, result, hidden: list[str]) -> str:
     if result.error and not any(result.error in line for line in detail):
         detail.append(result.error)
     if result.status == "manual":
-        detail = ["graded by hand"]
+        detail = [tr("graded by hand")]
     elif result.status == "not_run":
-        detail = ["not run (see the notes above)"]
+        detail = [tr("not run (see the notes above)")]
     elif getattr(result, "hidden", False):
-        detail = [VERDICTS.get(result.status, result.status)]
+        detail = [tr(VERDICTS[result.status]) if result.status in VERDICTS else result.status]
     cells = "<br>".join(e(scrub(line, hidden)) for line in detail if line) or e(result.status)
     name = f"{e(result.title)}<br><small>{e(gid)}</small>" if result.title else e(gid)
     return (

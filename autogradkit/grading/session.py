@@ -118,6 +118,8 @@ class Session:
         status, ename, text = MESSAGES[result.status]
         evalue = f"this cell {text.format(t=limit)}"
         cell["outputs"] = [o for o in cell["outputs"] if o.get("ename") != "KeyboardInterrupt"]
+        if result.status != "interrupted":  # whether the count arrived before the kernel went
+            cell["execution_count"] = None  # is a race: a cell that lost its kernel has none
         cell["outputs"].append(
             {
                 "output_type": "error",

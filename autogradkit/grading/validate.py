@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import cells, pipeline, sandbox
+from . import cells, i18n, pipeline, sandbox
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool
@@ -36,6 +36,7 @@ def validate_notebook(cfg: GradingConfig) -> dict:
     path = Path(cfg.notebook)
     nb = read_notebook(path)
     ctx = Context(cfg, path, path.parent.resolve())
+    ctx.tr = i18n.catalog(i18n.notebook_language(nb), path.parent.resolve())
     ctx.issues += [f"metadata: {p}" for p in cells.metadata_problems(nb)]
     backend, limits = _sandbox(cfg), cfg.limits()
     with KernelPool(1, cfg.memory_limit_mb, sandbox=backend, limits=limits) as pool:

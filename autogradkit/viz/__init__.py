@@ -15,9 +15,11 @@ from .training import dataset, train_by_hand, train_with_autograd
 from .widgets import (
     BackpropStepper,
     FunctionPlotter,
+    TangentExplorer,
     TrainingExplorer,
     function_and_derivative,
     plot_function_and_derivative,
+    tangent_at,
 )
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "GraphNode",
     "ProgressBar",
     "Step",
+    "TangentExplorer",
     "Trace",
     "TrainingExplorer",
     "build_graph",
@@ -38,6 +41,7 @@ __all__ = [
     "layout_graph",
     "plot_function_and_derivative",
     "progress",
+    "tangent_at",
     "trace_backward",
     "train_by_hand",
     "train_with_autograd",

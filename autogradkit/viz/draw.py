@@ -22,6 +22,7 @@ from .graph import (
     NONLEAF,
     SAVED,
     SUMMARY,
+    VARIABLE,
     Graph,
     GraphEdge,
     build_graph,
@@ -32,7 +33,7 @@ from .layout import LINE_H, Box, Layout, layout_graph
 FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 FONT_PX, LABEL_PX = 12, 11
 LEGEND_ROW = 22
-EDGE_COLOR, HOT = "#5f6368", "#e65100"
+EDGE_COLOR, HOT, READY = "#5f6368", "#e65100", "#2e7d32"
 RUNNING = ("#ffd59a", HOT)
 COLORS = {  # (fill, stroke) per kind of box
     LEAF: ("#fdebb3", "#b8860b"),
@@ -50,6 +51,16 @@ LEGEND = {
     ACCUMULATE: "AccumulateGrad",
 }
 DASHES = {SAVED: "2,3", GRAD_FN: "5,3"}
+MPL_STYLES = {SAVED: ":", GRAD_FN: "--"}  # the same dashes, as matplotlib names them
+# What each style of arrow means, for the legend. Solid arrows (next_functions, and
+# AccumulateGrad to its leaf) are the path the gradient takes.
+ARROWS = {
+    NEXT: "where the gradient goes next",
+    GRAD_FN: "a tensor and its grad_fn",
+    SAVED: "kept by the node for backward",
+}
+HOT_TEXT = "carried this gradient"
+STATES = {"running": "ran just now", "ready": "ready (in the queue)"}
 
 
 @dataclass
@@ -58,11 +69,15 @@ class Highlight:
 
     ``running``: the node running now; ``done``: nodes already run (drawn faded);
     ``edge_labels``: text per ``(src, dst, index)`` arrow, e.g. the gradient it carried;
-    ``lines``: new text for some boxes (a leaf whose ``.grad`` was just written).
+    ``lines``: new text for some boxes (a leaf whose ``.grad`` was just written);
+    ``ready``: nodes in the engine's ready queue (drawn with a green border);
+    ``stepping``: a stepper's picture, whose legend lists every state at every step.
     """
 
     running: str | None = None
     done: frozenset = frozenset()
+    ready: frozenset = frozenset()
+    stepping: bool = False
     edge_labels: dict = field(default_factory=dict)
     lines: dict = field(default_factory=dict)
 
@@ -277,26 +292,69 @@ def box_style(kind: str, node_id: str, h: Highlight) -> tuple[str, str, float, f
     fill, stroke = COLORS[kind]
     if node_id == h.running:
         return RUNNING[0], RUNNING[1], 3.0, 1.0
+    if node_id in h.ready:
+        return fill, READY, 3.0, 1.0
     return fill, stroke, 1.2, 0.55 if node_id in h.done else 1.0
 
 
-def legend_items(graph: Graph, width: float) -> list[tuple[str, str, float, float]]:
-    """``(kind, text, x, y)`` for each kind of box present, wrapped into rows that fit."""
+SWATCH_W = 26  # a legend's sample box or line, then its text
+
+
+def legend_entries(graph: Graph, h: Highlight) -> list[tuple[str, str, str]]:
+    """``(swatch, key, text)`` for what this drawing shows: each kind of box (swatch
+    ``box``), each kind of arrow (``line``), and the stepper's states (``state``)."""
+    entries = [("box", kind, text) for kind, text in LEGEND.items() if _has_box(graph, kind)]
+    kinds = {NEXT if e.kind == VARIABLE else e.kind for e in graph.edges}
+    entries += [("line", kind, text) for kind, text in ARROWS.items() if kind in kinds]
+    if h.edge_labels or h.stepping:
+        entries.append(("line", "hot", HOT_TEXT))
+    if h.running is not None or h.stepping:
+        entries.append(("state", "running", STATES["running"]))
+    if h.ready or h.stepping:
+        entries.append(("state", "ready", STATES["ready"]))
+    return entries
+
+
+def _has_box(graph: Graph, kind: str) -> bool:
+    return any(n.kind == kind for n in graph.nodes)
+
+
+def legend_items(graph: Graph, width: float, h: Highlight | None = None) -> list[tuple]:
+    """``(swatch, key, text, x, y)`` for each legend entry, wrapped into rows that fit."""
     x, y, items = 16.0, 8.0, []
-    for kind, text in LEGEND.items():
-        if not any(n.kind == kind for n in graph.nodes):
-            continue
-        item_w = 19 + len(text) * LABEL_PX * 0.61
+    for swatch, key, text in legend_entries(graph, h or Highlight()):
+        item_w = SWATCH_W + 5 + len(text) * LABEL_PX * 0.61
         if x > 16.0 and x + item_w > width - 8:
             x, y = 16.0, y + LEGEND_ROW
-        items.append((kind, text, x, y))
+        items.append((swatch, key, text, x, y))
         x += item_w + 18
     return items
 
 
-def legend_height(graph: Graph, width: float) -> float:
-    items = legend_items(graph, width)
-    return (items[-1][3] + LEGEND_ROW) if items else 0.0
+def legend_height(graph: Graph, width: float, h: Highlight | None = None) -> float:
+    items = legend_items(graph, width, h)
+    return (items[-1][4] + LEGEND_ROW) if items else 0.0
+
+
+def canvas_size(graph: Graph, layout: Layout, h: Highlight) -> tuple[float, float]:
+    """Width and height of the picture: the layout, widened so that every legend entry fits
+    on a line of its own, and the legend below it."""
+    widest = max(
+        (SWATCH_W + 5 + len(text) * LABEL_PX * 0.61 for *_, text in legend_entries(graph, h)),
+        default=0.0,
+    )
+    width = max(layout.width, widest + 32)
+    return width, layout.height + legend_height(graph, width, h)
+
+
+def line_style(key: str) -> tuple[str, float]:
+    """Colour and width of the legend's sample arrow for an arrow kind (or ``hot``)."""
+    return (HOT, 2.2) if key == "hot" else (EDGE_COLOR, 1.3)
+
+
+def state_style(key: str) -> tuple[str, str]:
+    """Fill and border of the legend's sample box for a stepper state."""
+    return (RUNNING[0], RUNNING[1]) if key == "running" else (COLORS[FUNCTION][0], READY)
 
 
 # ----- SVG ---------------------------------------------------------------------------------
@@ -310,8 +368,7 @@ def render_svg(
     """Standalone SVG text: arrows first, then boxes, then the legend. ``style`` is CSS for
     the ``<svg>`` element (the stepper scales its drawing to the page's width)."""
     h = highlight or Highlight()
-    width = layout.width
-    height = layout.height + legend_height(graph, width)
+    width, height = canvas_size(graph, layout, h)
     css = f" style={quoteattr(style)}" if style else ""
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="agk-graph" width="{_f(width)}" '
@@ -323,7 +380,7 @@ def render_svg(
     spots = place_labels(graph, layout, h)
     parts += [_svg_edge(e, graph, layout, h, spots) for e in graph.edges]
     parts += [_svg_node(n, layout.boxes[n.id], h) for n in graph.nodes]
-    parts.append(_svg_legend(graph, layout.height, width))
+    parts.append(_svg_legend(graph, layout.height, width, h))
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
@@ -383,13 +440,28 @@ def _svg_node(n, box: Box, h: Highlight) -> str:
     return "".join(out) + "</g>"
 
 
-def _svg_legend(graph: Graph, top: float, width: float) -> str:
+def _svg_legend(graph: Graph, top: float, width: float, h: Highlight) -> str:
     out = ['<g class="legend">']
-    for kind, text, x, y in legend_items(graph, width):
-        fill, stroke = COLORS[kind]
+    for swatch, key, text, x, y in legend_items(graph, width, h):
+        y0 = top + y
+        if swatch == "line":
+            color, lw = line_style(key)
+            dash = f' stroke-dasharray="{DASHES[key]}"' if key in DASHES else ""
+            head = "agk-arrow-hot" if key == "hot" else "agk-arrow"
+            out.append(
+                f'<line class="legend-{key}" x1="{_f(x)}" y1="{_f(y0 + 7)}" '
+                f'x2="{_f(x + SWATCH_W - 2)}" y2="{_f(y0 + 7)}" stroke="{color}" '
+                f'stroke-width="{lw}"{dash} marker-end="url(#{head})"/>'
+            )
+        else:
+            fill, stroke = COLORS[key] if swatch == "box" else state_style(key)
+            border = "1" if swatch == "box" else "2.5"
+            out.append(
+                f'<rect class="legend-{key}" x="{_f(x + 6)}" y="{_f(y0)}" width="14" '
+                f'height="14" rx="2" fill="{fill}" stroke="{stroke}" stroke-width="{border}"/>'
+            )
         out.append(
-            f'<rect x="{_f(x)}" y="{_f(top + y)}" width="14" height="14" rx="2" fill="{fill}" '
-            f'stroke="{stroke}"/><text x="{_f(x + 19)}" y="{_f(top + y + 11)}" '
+            f'<text x="{_f(x + SWATCH_W + 5)}" y="{_f(y0 + 11)}" '
             f'font-size="{LABEL_PX}">{escape(text)}</text>'
         )
     return "".join(out) + "</g>"
@@ -403,8 +475,7 @@ PT_PER_PX = 72 / DPI
 def render_figure(graph: Graph, layout: Layout, highlight: Highlight | None = None):
     """A matplotlib ``Figure`` of the same layout: one pixel of the layout is one pixel."""
     h = highlight or Highlight()
-    width = layout.width
-    height = layout.height + legend_height(graph, width)
+    width, height = canvas_size(graph, layout, h)
     fig = new_figure(figsize=(width / DPI, height / DPI), dpi=DPI)
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(0, width)
@@ -412,7 +483,7 @@ def render_figure(graph: Graph, layout: Layout, highlight: Highlight | None = No
     ax.axis("off")
     _mpl_edges(ax, graph, layout, h)
     _mpl_nodes(ax, graph, layout, h)
-    _mpl_legend(ax, graph, layout.height, width)
+    _mpl_legend(ax, graph, layout.height, width, h)
     return fig
 
 
@@ -437,7 +508,7 @@ def _mpl_edges(ax, graph: Graph, layout: Layout, h: Highlight) -> None:
         style = (
             HOT if label else EDGE_COLOR,
             2.0 if label else 1.1,
-            {SAVED: ":", GRAD_FN: "--"}.get(e.kind, "-"),
+            MPL_STYLES.get(e.kind, "-"),
         )
         lines, heads = groups.setdefault(style, ([], []))
         lines.append(points)
@@ -502,15 +573,30 @@ def _mpl_nodes(ax, graph: Graph, layout: Layout, h: Highlight) -> None:
     ax.add_collection(PatchCollection(patches, match_original=True, zorder=2))
 
 
-def _mpl_legend(ax, graph: Graph, top: float, width: float) -> None:
-    from matplotlib.patches import Rectangle
+def _mpl_legend(ax, graph: Graph, top: float, width: float, h: Highlight) -> None:
+    from matplotlib.patches import FancyArrowPatch, Rectangle
 
-    for kind, text, x, y in legend_items(graph, width):
-        fill, stroke = COLORS[kind]
-        ax.add_patch(Rectangle((x, top + y), 14, 14, fc=fill, ec=stroke))
+    for swatch, key, text, x, y in legend_items(graph, width, h):
+        y0 = top + y
+        if swatch == "line":
+            color, lw = line_style(key)
+            arrow = FancyArrowPatch(
+                (x, y0 + 7),
+                (x + SWATCH_W - 2, y0 + 7),
+                arrowstyle="-|>",
+                mutation_scale=8,
+                color=color,
+                lw=lw * PT_PER_PX * 1.3,
+                linestyle=MPL_STYLES.get(key, "-"),
+            )
+            ax.add_patch(arrow)
+        else:
+            fill, stroke = COLORS[key] if swatch == "box" else state_style(key)
+            lw = 1.0 if swatch == "box" else 2.0
+            ax.add_patch(Rectangle((x + 6, y0), 14, 14, fc=fill, ec=stroke, lw=lw))
         ax.text(
-            x + 19,
-            top + y + 7,
+            x + SWATCH_W + 5,
+            y0 + 7,
             text,
             va="center",
             fontsize=LABEL_PX * PT_PER_PX,

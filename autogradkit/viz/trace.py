@@ -2,18 +2,22 @@
 
 ``trace_backward(root)`` puts a pre-hook and a hook on every node of the graph (found with
 ``autograd.graph.walk``), runs ``root.backward(retain_graph=True)`` and removes the hooks
-again. Nothing here computes a gradient: every number comes from the engine.
+again. Nothing here computes a gradient: every number comes from the engine. With
+``engine_state=True`` each pre-hook also copies the engine's own bookkeeping as it is at
+that moment: its ready queue and how many gradients each node still waits for.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._shape import unbroadcast
+from ..autograd import engine
 from ..autograd.graph import walk
-from .graph import GRAD_FN, NEXT, Graph, format_value, node_label
+from .graph import ACCUMULATE, FUNCTION, GRAD_FN, NEXT, Graph, format_value, node_label
 
 
 @dataclass(eq=False)
@@ -31,6 +35,8 @@ class Step:
     grad_inputs: tuple = ()
     leaf_grad: np.ndarray | None = None
     had_grad: bool = False  # the leaf already had a .grad, so this one was added into it
+    ready: tuple = ()  # the engine's ready queue as it took this node: the node, then the rest
+    pending: dict | None = None  # node -> gradients it still waited for, at that moment
 
     @property
     def name(self) -> str:
@@ -47,6 +53,20 @@ class Trace:
     def order(self) -> list[str]:
         """Node names in the order they ran, e.g. ``['MulBackward0', 'AccumulateGrad', ...]``."""
         return [s.name for s in self.steps]
+
+    def ready(self, position: int) -> list:
+        """The nodes in the engine's ready queue once ``position`` steps have run, in the order
+        it will run them (needs ``engine_state=True``)."""
+        return list(self.steps[position].ready) if position < len(self.steps) else []
+
+    def pending(self, position: int) -> dict:
+        """For each node not run yet once ``position`` steps have run: how many gradients it
+        still waits for (0: it is in the ready queue). Needs ``engine_state=True``."""
+        if position >= len(self.steps):
+            return {}
+        step = self.steps[position]
+        waiting = {n: count for n, count in (step.pending or {}).items() if count > 0}
+        return {**dict.fromkeys(step.ready, 0), **waiting}
 
     def highlight(self, graph: Graph, position: int, fade: bool = True):
         """What a drawing of ``graph`` shows once ``position`` steps have run (0: none yet).
@@ -66,6 +86,9 @@ class Trace:
             _label_seed(h, graph, self.root, self.steps[0])
         for step in ran:
             _label_step(h, graph, outgoing, step, show_leaf_grads=fade)
+        if fade and self.steps and self.steps[0].pending is not None:
+            _label_engine_state(h, graph, self, position)
+            h.stepping = True
         return h
 
     def describe(self, position: int, graph: Graph | None = None) -> str:
@@ -98,6 +121,63 @@ def _box_title(graph: Graph | None, obj, default: str) -> str:
         return default
     box = graph.node(node_id)
     return box.name or (default if box.kind in ("leaf", "nonleaf", "nograd") else box.label)
+
+
+def _label_engine_state(h, graph: Graph, trace: Trace, position: int) -> None:
+    """Give each backward node a line saying where it stands in the engine: when it ran,
+    its place in the ready queue, or how many gradients it still waits for."""
+    ran = {id(s.node): k for k, s in enumerate(trace.steps[:position], start=1)}
+    ready = trace.ready(position)
+    place = {id(n): k for k, n in enumerate(ready, start=1)}
+    pending = {id(n): count for n, count in trace.pending(position).items()}
+    for box in graph.nodes:
+        key = id(box.ref)
+        if box.kind not in (FUNCTION, ACCUMULATE):
+            continue
+        if key in ran:
+            state = f"ran at step {ran[key]}"
+        elif key in place:
+            state = f"ready #{place[key]}"
+        elif pending.get(key):
+            state = f"waits for {pending[key]}"
+        else:
+            continue
+        h.lines[box.id] = (*box.lines, state)
+    h.ready = frozenset(i for i in (graph.id_of(n) for n in ready) if i is not None)
+
+
+def engine_text(trace: Trace, position: int, graph: Graph | None = None) -> str:
+    """The ready queue and the waiting nodes in words, for the stepper's second line."""
+    if not trace.steps or trace.steps[0].pending is None:
+        return ""
+    if position >= len(trace.steps):
+        return "Ready queue: empty. Every node has run, so backward is done."
+    queue = " → ".join(_node_title(graph, n) for n in trace.ready(position))
+    waiting = [
+        f"{_node_title(graph, n)} for {count} gradient{'s' if count > 1 else ''}"
+        for n, count in trace.pending(position).items()
+        if count > 0
+    ]
+    text = f"Ready queue (runs left to right): {queue}."
+    return text + (f" Still waiting: {', '.join(waiting)}." if waiting else "")
+
+
+def _node_title(graph: Graph | None, node) -> str:
+    """``MulBackward0 (h)`` for the node that made a named tensor, ``AccumulateGrad (a)``
+    for the node of a named leaf, else the node's label alone."""
+    label = node_label(node)
+    leaf = getattr(node, "variable", None)
+    if leaf is not None:
+        name = _box_title(graph, leaf, "")
+    else:
+        node_id = graph.id_of(node) if graph is not None else None
+        made = [
+            graph.node(e.src).name
+            for e in (graph.edges if node_id is not None else ())
+            if e.kind == GRAD_FN and e.dst == node_id
+        ]
+        name = next((n for n in made if n), "")
+    return f"{label} ({name})" if name else label
 
 
 def _label_seed(h, graph: Graph, root, first: Step) -> None:
@@ -140,11 +220,34 @@ def _copy(g):
     return np.array(g.detach().numpy() if hasattr(g, "detach") else g, copy=True)
 
 
-def _recorders(node, steps: list[Step], had_grad: dict):
+_RUN_BACKWARD = engine.run_backward.__code__
+
+
+def read_engine_state() -> tuple[tuple, dict]:
+    """The engine's ready queue (in the order it will run the nodes) and its pending counts,
+    copied from the variables of the ``run_backward`` call that is running right now.
+
+    Called from a node's pre-hook, this is the engine's own bookkeeping at the moment it took
+    that node: the node itself has just left the queue, so it is put back in front.
+    """
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code is not _RUN_BACKWARD:
+        frame = frame.f_back
+    if frame is None:
+        raise RuntimeError("read_engine_state() is only meaningful inside a backward pass")
+    ready, dependencies = frame.f_locals["ready"], frame.f_locals["dependencies"]
+    queue = tuple(node for _, node in sorted(ready, key=lambda item: item[0]))
+    return queue, dict(dependencies)
+
+
+def _recorders(node, steps: list[Step], had_grad: dict, with_state: bool):
     """The pre-hook and hook that write one node's step into ``steps``."""
 
     def before(grad_outputs):
         steps.append(Step(node, tuple(_copy(g) for g in grad_outputs)))
+        if with_state:
+            queue, pending = read_engine_state()
+            steps[-1].ready, steps[-1].pending = (node, *queue), pending
 
     def after(grad_inputs, grad_outputs):
         step = steps[-1]
@@ -167,7 +270,9 @@ def _fit(g: np.ndarray, meta, index: int) -> np.ndarray:
     return g if g.shape == tuple(shape) else unbroadcast(g, tuple(shape))
 
 
-def trace_backward(root, gradient=None, *, restore_grads: bool = True) -> Trace:
+def trace_backward(
+    root, gradient=None, *, restore_grads: bool = True, engine_state: bool = False
+) -> Trace:
     """Run ``root.backward(gradient, retain_graph=True)`` and record every node it ran.
 
     Args:
@@ -178,6 +283,9 @@ def trace_backward(root, gradient=None, *, restore_grads: bool = True) -> Trace:
             tracing changes nothing. ``False`` keeps the accumulated gradients, exactly as
             calling ``backward`` would. Either way, hooks you registered run (and print),
             and a non-leaf that called ``retain_grad()`` gets this gradient added too.
+        engine_state: also copy, at each step, the engine's ready queue and the number of
+            gradients each node still waits for (``Trace.ready``, ``Trace.pending``). Each
+            copy costs time in the size of the graph: meant for graphs you step through.
 
     Example:
         >>> import autogradkit as agk
@@ -188,6 +296,11 @@ def trace_backward(root, gradient=None, *, restore_grads: bool = True) -> Trace:
         ['MulBackward0', 'AccumulateGrad', 'MulBackward0', 'AccumulateGrad']
         >>> t.steps[-1].leaf_grad, a.grad is None
         (array(12., dtype=float32), True)
+        >>> y = a.exp(); z = y.sin() + y.cos()      # y is used twice: a fork
+        >>> t = trace_backward(z, engine_state=True)
+        >>> exp = y.grad_fn
+        >>> t.pending(1)[exp], t.pending(2)[exp], t.ready(3)[0] is exp
+        (2, 1, True)
     """
     nodes = walk(root.grad_fn) if root.grad_fn is not None else []
     leaves = [n.variable for n in nodes if hasattr(n, "variable")] or [root]
@@ -196,7 +309,7 @@ def trace_backward(root, gradient=None, *, restore_grads: bool = True) -> Trace:
     trace, handles = Trace(root), []
     try:
         for node in nodes:
-            pre, post = _recorders(node, trace.steps, had_grad)
+            pre, post = _recorders(node, trace.steps, had_grad, engine_state)
             handles += [node.register_prehook(pre), node.register_hook(post)]
         root.backward(gradient, retain_graph=True)
     finally:

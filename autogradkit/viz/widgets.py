@@ -1,4 +1,5 @@
-"""Widgets for JupyterLab: a backprop stepper, a training explorer, a function plotter.
+"""Widgets for JupyterLab: a backprop stepper, a training explorer, a function plotter and
+a tangent explorer.
 
 They write into Output widgets with ``outputs = ()`` / ``append_stdout`` /
 ``append_display_data`` (never ``with out:``), so notebooks using them pass nbval, and tests
@@ -13,8 +14,16 @@ from html import escape
 from .draw import GraphDrawing, figure_png, new_figure
 from .graph import build_graph, caller_names
 from .layout import layout_graph
-from .trace import trace_backward
+from .trace import engine_text, trace_backward
 from .training import dataset, max_difference, train_by_hand, train_with_autograd, training_figure
+
+
+def here():
+    """The kit's words in the notebook's language (``grading.i18n``, loaded when first used)."""
+    from ..grading.i18n import here as catalog_here
+
+    return catalog_here()
+
 
 FIT_WIDTH = "max-width: 100%; height: auto"  # the stepper's graph shrinks to fit the page
 LEARNING_RATES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3)
@@ -43,9 +52,12 @@ class BackpropStepper(_Displayable):
     """Replay the engine's ``backward()`` node by node: Step, Back, Reset and Play.
 
     The graph is drawn once; each step highlights the node that runs, writes on each arrow
-    the gradient it carried and, at an ``AccumulateGrad``, the leaf's new ``.grad``. The
-    steps come from ``trace_backward`` (hooks on the real engine), which leaves every
-    ``.grad`` as it was.
+    the gradient it carried and, at an ``AccumulateGrad``, the leaf's new ``.grad``. Each
+    backward node also says where it stands in the engine: how many gradients it still
+    waits for, its place in the ready queue (green border), or the step at which it ran;
+    the line under the status lists the ready queue in the order the engine will run it.
+    The steps and the queue come from ``trace_backward`` (hooks on the real engine, which
+    copy its own bookkeeping), which leaves every ``.grad`` as it was.
 
     Example:
         >>> import autogradkit as agk
@@ -55,6 +67,11 @@ class BackpropStepper(_Displayable):
         >>> stepper.step_button.click(); stepper.step_button.click()
         >>> stepper.position, stepper.status.value
         (2, 'Step 2 of 4: AccumulateGrad received 6. and wrote d.grad, which is now 6.')
+        >>> queue, waiting = stepper.queue.value.split(". ")
+        >>> queue
+        'Ready queue (runs left to right): MulBackward0'
+        >>> waiting
+        'Still waiting: AccumulateGrad (a) for 1 gradient.'
     """
 
     def __init__(
@@ -71,11 +88,10 @@ class BackpropStepper(_Displayable):
 
         if names is None:
             names = caller_names(inspect.currentframe().f_back)
-        self.trace = trace_backward(tensor, gradient)
+        self.trace = trace_backward(tensor, gradient, engine_state=True)
         self.graph = build_graph(tensor, names, show_data=show_data, show_saved=show_saved)
         n = len(self.trace.steps)
-        final = self.trace.highlight(self.graph, n)
-        self.layout = layout_graph(self.graph, alt_lines=final.lines)
+        self.layout = layout_graph(self.graph, alt_lines=self._longest_lines(n))
         self.slider = widgets.IntSlider(value=0, min=0, max=n, description="step")
         self.play = widgets.Play(value=0, min=0, max=n, interval=interval, description="Play")
         widgets.link((self.play, "value"), (self.slider, "value"))
@@ -88,11 +104,21 @@ class BackpropStepper(_Displayable):
         self.step_button.on_click(lambda _: self.go(self.position + 1))
         self.reset_button.on_click(lambda _: self.go(0))
         self.status = widgets.HTML()
+        self.queue = widgets.HTML()
         self.view = widgets.HTML()
         self.slider.observe(lambda _: self._show(), names="value")
         controls = [self.reset_button, self.back_button, self.step_button, self.play, self.slider]
-        self.widget = widgets.VBox([widgets.HBox(controls), self.status, self.view])
+        self.widget = widgets.VBox([widgets.HBox(controls), self.status, self.queue, self.view])
         self._show()
+
+    def _longest_lines(self, n: int) -> dict:
+        """For each box, the longest text any step gives it, so boxes never need to grow."""
+        longest: dict = {}
+        for position in range(n + 1):
+            for node_id, lines in self.trace.highlight(self.graph, position).lines.items():
+                if max(map(len, lines)) > max(map(len, longest.get(node_id, ("",)))):
+                    longest[node_id] = lines
+        return longest
 
     @property
     def position(self) -> int:
@@ -111,6 +137,7 @@ class BackpropStepper(_Displayable):
     def _show(self) -> None:
         self.view.value = self.drawing().svg(style=FIT_WIDTH)
         self.status.value = escape(self.trace.describe(self.position, self.graph))
+        self.queue.value = escape(engine_text(self.trace, self.position, self.graph))
 
     def __repr__(self) -> str:
         return f"BackpropStepper({len(self.trace.steps)} steps: {' -> '.join(self.trace.order())})"
@@ -245,3 +272,95 @@ class FunctionPlotter(_Displayable):
 
     def __repr__(self) -> str:
         return f"FunctionPlotter({self.choice.value!r})"
+
+
+def tangent_at(f, x: float) -> tuple[float, float]:
+    """``(f(x), df/dx)`` at one point, the slope found by ``backward()``.
+
+    Example:
+        >>> tangent_at(lambda t: t**2 + 3 * t, 2.0)
+        (10.0, 7.0)
+    """
+    import autogradkit as agk
+
+    xt = agk.tensor(float(x), requires_grad=True)
+    y = f(xt)
+    y.backward()
+    return y.item(), xt.grad.item()
+
+
+def tangent_figure(f, x: float, xlim: tuple[float, float], formula: str):
+    """``f`` on ``xlim``, the point ``(x, f(x))`` and the tangent there, whose slope is
+    ``x.grad``; the title says where the slope is negative, zero or positive."""
+    import numpy as np
+
+    import autogradkit as agk
+
+    xs = np.linspace(*xlim, 200)
+    with agk.no_grad():
+        ys = f(agk.tensor(xs, dtype=agk.float64)).numpy()
+    y0, slope = tangent_at(f, x)
+    tr = here()
+    fig = new_figure(figsize=(6, 3.4), dpi=80)
+    ax = fig.subplots()
+    ax.plot(xs, ys, color="#3e6db3", label=f"y = {formula}")
+    near = np.array([x - 1.2, x + 1.2])
+    tangent = tr("tangent, slope {slope:.2f}", slope=slope)
+    ax.plot(near, y0 + slope * (near - x), "--", color="#e65100", label=tangent)
+    ax.plot([x], [y0], "o", color="#e65100")
+    ax.axhline(0, color="#999999", linewidth=0.6)
+    low, high = float(ys.min()), float(ys.max())
+    ax.set(xlim=xlim, ylim=(low - 0.1 * (high - low), high + 0.1 * (high - low)), xlabel="x")
+    if slope < -1e-9:
+        title = tr("at x = {x:.2f}: x.grad = {slope:.2f}, so y falls here", x=x, slope=slope)
+    elif slope > 1e-9:
+        title = tr("at x = {x:.2f}: x.grad = {slope:.2f}, so y rises here", x=x, slope=slope)
+    else:
+        title = tr("at x = {x:.2f}: x.grad = {slope:.2f}, so y is flat here", x=x, slope=slope)
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc="upper left", fontsize=8)
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.15, top=0.9)
+    return fig
+
+
+class TangentExplorer(_Displayable):
+    """Slide a point along ``y = f(x)``: autograd gives the slope there (``x.grad``) and the
+    plot draws the tangent with that slope. Where is the slope zero? Its words are in the
+    language of the notebook's folder (``grading.i18n.here``).
+
+    Example:
+        >>> explorer = TangentExplorer(lambda t: t**2 + 3 * t, "x² + 3x", x=2.0, xlim=(-4, 3))
+        >>> explorer.status.value
+        'x = 2.00: y = 10.00, x.grad = 7.00'
+        >>> explorer.x.value = -1.5
+        >>> explorer.status.value
+        'x = -1.50: y = -2.25, x.grad = 0.00'
+    """
+
+    def __init__(self, f, formula: str, x: float = 0.0, xlim: tuple[float, float] = (-4, 4)):
+        import ipywidgets as widgets
+
+        self.f, self.formula, self.xlim = f, formula, (float(xlim[0]), float(xlim[1]))
+        self.x = widgets.FloatSlider(
+            value=x, min=self.xlim[0], max=self.xlim[1], step=0.1, description="x"
+        )
+        self.status = widgets.HTML()
+        self.out = widgets.Output()
+        self.x.observe(lambda _: self.update(), names="value")
+        self.widget = widgets.VBox([self.x, self.status, self.out])
+        self.update()
+
+    def update(self) -> None:
+        """Recompute the slope at the slider's ``x`` and redraw."""
+        x = self.x.value
+        y, slope = tangent_at(self.f, x)
+        tr = here()
+        status = tr("x = {x:.2f}: y = {y:.2f}, x.grad = {slope:.2f}", x=x, y=y, slope=slope + 0.0)
+        self.status.value = escape(status)
+        self.out.outputs = ()
+        self.out.append_display_data(
+            fig_to_image(tangent_figure(self.f, x, self.xlim, self.formula))
+        )
+
+    def __repr__(self) -> str:
+        return f"TangentExplorer(y = {self.formula}, x = {self.x.value:g})"

@@ -17,14 +17,27 @@ IMAGE_TYPES = ("image/png", "image/jpeg")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # random model ids; nbval skips it
 COURSE = ROOT / "notebooks"
 ASSIGNMENTS = sorted(p.name for p in (COURSE / "source").iterdir() if p.is_dir())
+# the notebooks each other language has an edition of (a translation file beside the source)
+TRANSLATED = {
+    language: [
+        name
+        for name in ASSIGNMENTS
+        if (COURSE / "source" / name / f"{name}.{language}.md").is_file()
+    ]
+    for language in ("zh-CN",)
+}
+EDITIONS = [("en", name) for name in ASSIGNMENTS] + [
+    (language, name) for language, names in TRANSLATED.items() for name in names
+]
 
 
 def source_path(assignment: str) -> Path:
     return COURSE / "source" / assignment / f"{assignment}.ipynb"
 
 
-def release_path(assignment: str) -> Path:
-    return COURSE / "release" / assignment / f"{assignment}.ipynb"
+def release_path(assignment: str, language: str = "en", course: Path = COURSE) -> Path:
+    root = course / "release" if language == "en" else course / "release" / language
+    return root / assignment / f"{assignment}.ipynb"
 
 
 def read(path: Path):

@@ -4,18 +4,22 @@ A test judges an answer exactly as ``autogradkit grade`` does: the check runs on
 on the instructor's solution (taken from the notebook's text source, never copied into a test)
 with the same seed, and ``observations.judge_record`` compares the two records. Each answer is
 judged on the practice seed and on a few grading-like seeds, so a typed-in number cannot pass.
+
+A translated notebook (``checks.<language>.po`` beside its checks) is judged in each of its
+languages too: the same verdicts, and every failing line in the student's language.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+import re
 from pathlib import Path
 
 import numpy as np
 
 import autogradkit as agk
-from autogradkit.grading import cells
+from autogradkit.grading import cells, i18n, translate
 from autogradkit.grading.build import read_text_source
 from autogradkit.grading.observations import judge_record
 
@@ -33,10 +37,25 @@ def checks_of(assignment: str):
     return module
 
 
-def solution(assignment: str, grade_id: str, **namespace) -> dict:
-    """Run the solution cell ``grade_id`` of the notebook's text source in a namespace holding
-    ``agk``, ``np``, ``nn`` and ``namespace`` (whatever notebook globals it uses); return it."""
-    nb = read_text_source(COURSE / assignment / f"{assignment}.py")
+def editions(assignment: str) -> list[str]:
+    """The languages a notebook is written in: English, and each it is translated into."""
+    text_source = COURSE / assignment / f"{assignment}.py"
+    return ["en"] + [
+        language
+        for language in i18n.LANGUAGES[1:]
+        if translate.translation_path(text_source, language).is_file()
+    ]
+
+
+def solution(assignment: str, grade_id: str, language: str = "en", **namespace) -> dict:
+    """Run the solution cell ``grade_id`` of the notebook's text source (in ``language``'s
+    edition) in a namespace holding ``agk``, ``np``, ``nn`` and ``namespace`` (whatever
+    notebook globals it uses); return it."""
+    text_source = COURSE / assignment / f"{assignment}.py"
+    nb = read_text_source(text_source)
+    if language != "en":
+        sections = translate.read_sections(translate.translation_path(text_source, language))
+        nb = translate.translate_notebook(nb, sections, language)
     cell = next(c for c in nb.cells if cells.grade_id(c) == grade_id)
     assert cells.is_solution(cell), f"{grade_id} is not an answer cell"
     scope = {"agk": agk, "np": np, "nn": agk.nn, **namespace}
@@ -44,22 +63,48 @@ def solution(assignment: str, grade_id: str, **namespace) -> dict:
     return scope
 
 
-def verdicts(check, reference: dict, answers: dict, seeds=SEEDS) -> list:
+def verdicts(check, reference: dict, answers: dict, seeds=SEEDS, tr=i18n.ENGLISH) -> list:
     """The grader's verdict on ``answers`` for each seed, against ``reference`` (the solution's
-    answers) on the same seed."""
+    answers) on the same seed, in ``tr``'s language."""
     found = []
     for seed in seeds:
         want = check.observe(seed=seed, **{n: reference[n] for n in check.answers})
         assert not want.stopped, f"the solution stops {check.name}: {want.stopped}"
         got = check.observe(seed=seed, **{n: answers[n] for n in check.answers})
-        found.append(judge_record(want, got))
+        found.append(judge_record(want, got, tr))
     return found
+
+
+def translations(check) -> list[i18n.Catalog]:
+    """The catalogs of the languages the check's notebook is translated into."""
+    folder = check.owner.folder
+    return [
+        i18n.catalog(language, folder)
+        for language in i18n.LANGUAGES[1:]
+        if (folder / f"checks.{language}.po").is_file()
+    ]
+
+
+def _in_every_language(check, reference: dict, answers: dict, english: list) -> None:
+    """The verdicts in each translation are the English ones, every ✗ line translated."""
+    for tr in translations(check):
+        for verdict, original in zip(verdicts(check, reference, answers, tr=tr), english):
+            assert verdict.passed == original.passed
+            failing = [line for line in verdict.lines if line.startswith("✗")]
+            for line, was in zip(
+                failing, [line for line in original.lines if line.startswith("✗")]
+            ):
+                assert line != was and re.search("[\u4e00-\u9fff]", line), (
+                    f"not in {tr.language}: {line!r}"
+                )
 
 
 def assert_passes(check, reference: dict, **answers) -> None:
     """``answers`` pass on every seed (a correct answer, other than the solution's own)."""
-    for verdict in verdicts(check, reference, {**reference, **answers}):
+    found = verdicts(check, reference, {**reference, **answers})
+    for verdict in found:
         assert verdict.passed, verdict.lines
+    _in_every_language(check, reference, {**reference, **answers}, found)
 
 
 def assert_refused(check, reference: dict, words: str = "", **answers) -> list[str]:
@@ -72,4 +117,5 @@ def assert_refused(check, reference: dict, words: str = "", **answers) -> list[s
     failing = [v for v in found if not v.passed]
     for verdict in failing:
         assert words in verdict.lines[-1], verdict.lines
+    _in_every_language(check, reference, {**reference, **answers}, found)
     return failing[0].lines

@@ -6,6 +6,7 @@ import pytest
 
 from autogradkit.grading import checks
 from autogradkit.grading.checks import Check, CheckFailed
+from autogradkit.grading.i18n import ENGLISH
 
 from .conftest import ASSIGNMENTS
 from .exercises import checks_of
@@ -24,7 +25,7 @@ def test_a_stub_answer_is_not_answered_yet(assignment, name):
     record = check.observe(**{answer: ... for answer in check.answers})
     assert record.stopped == {"reason": "not_answered"} and not record.observations
     with pytest.raises(CheckFailed) as shown:  # what the student sees in practice
-        checks._show(record, {}, None)
+        checks._show(record, {}, None, ENGLISH)
     assert str(shown.value) == f"✗ {check.title}: not answered yet"
 
 

@@ -7,17 +7,19 @@ import pytest
 
 import autogradkit as agk
 
-from .exercises import assert_passes, assert_refused, checks_of, solution
+from .exercises import assert_passes, assert_refused, checks_of, editions, solution
 
 NB = "00_start_here"
 checks = checks_of(NB)
 
 
-@pytest.fixture(scope="module")
-def answers() -> dict:
+@pytest.fixture(scope="module", params=editions(NB))
+def answers(request) -> dict:
+    """The solutions of each edition (the same code, other comments), judged in each
+    language."""
     found = {}
     for grade_id in ("nb00_ex1_tensor", "nb00_ex2_by_hand", "nb00_ex3_predict"):
-        found.update(solution(NB, grade_id))
+        found.update(solution(NB, grade_id, request.param))
     return found
 
 

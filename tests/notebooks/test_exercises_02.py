@@ -24,7 +24,8 @@ def answers() -> dict:
     found = {}
     for grade_id in ("nb02_ex1_predict", "nb02_ex2_find_the_bug", "nb02_ex3_accumulate"):
         found.update(solution(NB, grade_id, **DATA))
-    found.update(solution(NB, "nb02_ex4_tracked"))
+    for grade_id in ("nb02_ex4_tracked", "nb02_ex5_switches", "nb02_ex6_evaluate"):
+        found.update(solution(NB, grade_id))
     return found
 
 
@@ -139,3 +140,93 @@ def test_ex4_each_prediction_is_judged_and_revealed_one_at_a_time(answers):
     assert lines[-1].startswith('✗ tracked["a"]') and len(lines) == 2  # then it stops
     assert_refused(checks.tracked_or_not, answers, "is a dict", tracked=[False] * 4)
     assert np.all([not v for k, v in answers["tracked"].items() if k != "c"])  # the lesson's data
+
+
+# ----- ex. 5: three switches -------------------------------------------------------------------
+def test_ex5_each_switch_is_judged_and_a_wrong_one_is_revealed(answers):
+    assert_passes(checks.three_switches, answers)
+    all_stop_recording = {"a": False, "b": False, "c": False, "d": False}
+    lines = assert_refused(
+        checks.three_switches, answers, "it is True", switches=all_stop_recording
+    )
+    assert lines[-1].startswith('✗ switches["a"]')
+    no_difference = {**answers["switches"], "d": False}  # inference_mode taken for no_grad
+    assert_refused(
+        checks.three_switches, answers, "can an inference tensor", switches=no_difference
+    )
+    assert_refused(checks.three_switches, answers, "is a dict", switches=[True, False, False, True])
+
+
+# ----- ex. 6: an evaluation helper -------------------------------------------------------------
+def evaluate_in_inference_mode(model, x):
+    was_training = model.training
+    model.eval()
+    with agk.inference_mode():
+        predictions = model(x)
+    model.train(was_training)
+    return predictions
+
+
+def evaluate_without_eval(model, x):
+    with agk.no_grad():
+        return model(x)  # the dropout layer still drops
+
+
+def evaluate_recording(model, x):
+    was_training = model.training
+    model.eval()
+    predictions = model(x)  # a graph nobody backpropagates through
+    model.train(was_training)
+    return predictions
+
+
+def evaluate_detached_afterwards(model, x):
+    was_training = model.training
+    model.eval()
+    predictions = model(x).detach()  # no graph in the result, but one was built
+    model.train(was_training)
+    return predictions
+
+
+def evaluate_and_stay_in_eval(model, x):
+    model.eval()
+    with agk.no_grad():
+        return model(x)
+
+
+def evaluate_and_train_again(model, x):
+    model.eval()
+    with agk.no_grad():
+        predictions = model(x)
+    model.train()  # right after training, wrong when the model was in eval mode before
+    return predictions
+
+
+def test_ex6_eval_plus_a_block_that_stops_recording_passes(answers):
+    assert_passes(checks.evaluation, answers)
+    assert_passes(checks.evaluation, answers, evaluate=evaluate_in_inference_mode)
+
+
+@pytest.mark.parametrize(
+    ("shortcut", "words"),
+    [
+        (evaluate_without_eval, "which mode does that?"),
+        (evaluate_recording, "a block that stops recording"),
+        (evaluate_detached_afterwards, "comes too late"),
+        (evaluate_and_stay_in_eval, "give it back"),
+        (evaluate_and_train_again, "give it back"),
+    ],
+)
+def test_ex6_a_switch_missing_or_the_mode_not_restored_is_refused(answers, shortcut, words):
+    assert_refused(checks.evaluation, answers, words, evaluate=shortcut)
+
+
+def test_ex6_hidden_training_goes_on_unchanged_after_each_evaluation(answers):
+    def evaluate_by_averaging_dropout(model, x):  # many noisy runs in training mode
+        with agk.no_grad():
+            return sum(model(x) for _ in range(200)) / 200
+
+    assert_passes(checks.evaluation_in_a_loop, answers)
+    assert_passes(checks.evaluation_in_a_loop, answers, evaluate=evaluate_in_inference_mode)
+    assert_refused(checks.evaluation_in_a_loop, answers, evaluate=evaluate_and_stay_in_eval)
+    assert_refused(checks.evaluation_in_a_loop, answers, evaluate=evaluate_by_averaging_dropout)

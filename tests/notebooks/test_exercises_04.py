@@ -20,6 +20,8 @@ def answers() -> dict:
         "nb04_ex2_predict_version",
         "nb04_ex3_which_raise",
         "nb04_ex4_sgd_step",
+        "nb04_ex5_consistency",
+        "nb04_ex6_nan_origin",
     ):
         found.update(solution(NB, grade_id))
     return found
@@ -172,3 +174,116 @@ def test_ex4_a_gradient_left_behind_is_refused(answers):
     assert_refused(
         checks.step_in_place, answers, "forget the used gradient", sgd_step=step_keeping_the_grad
     )
+
+
+# ----- ex. 5: a target that stays put -----------------------------------------------------------
+def target_under_no_grad(model, x, noise):
+    with agk.no_grad():
+        target = model(x)
+    return agk.nn.functional.mse_loss(model(x + noise), target)
+
+
+def target_not_detached(model, x, noise):
+    return ((model(x + noise) - model(x)) ** 2).mean()  # the target moves too
+
+
+def prediction_detached(model, x, noise):
+    return ((model(x + noise).detach() - model(x)) ** 2).mean()  # the wrong side cut
+
+
+def both_detached(model, x, noise):
+    return ((model(x + noise) - model(x)) ** 2).mean().detach()
+
+
+def test_ex5_a_target_cut_from_the_graph_passes(answers):
+    assert_passes(checks.stopped_target, answers)
+    assert_passes(checks.stopped_target, answers, consistency_loss=target_under_no_grad)
+
+
+@pytest.mark.parametrize(
+    ("shortcut", "words"),
+    [
+        (target_not_detached, "cut it out of the graph"),
+        (prediction_detached, "cut it out of the graph"),
+        (both_detached, "still recorded"),
+    ],
+)
+def test_ex5_a_moving_target_or_a_cut_prediction_is_refused(answers, shortcut, words):
+    assert_refused(checks.stopped_target, answers, words, consistency_loss=shortcut)
+
+
+# ----- ex. 6: which operation made the nan? -------------------------------------------------------
+def nan_origin_from_node_hooks(loss_fn, x):
+    """The same search without anomaly detection: a hook on every node looks at what it
+    returns, in the order the engine runs them."""
+    loss, found, stack, seen = loss_fn(x), [], [], set()
+    stack.append(loss.grad_fn)
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+
+        def look(grad_inputs, grad_outputs, node=node):
+            if not found and any(g is not None and bool(g.isnan().any()) for g in grad_inputs):
+                found.append(node.name())
+
+        node.register_hook(look)
+        stack.extend(child for child, _ in node.next_functions)
+    loss.backward()
+    return found[0] if found else None
+
+
+def nan_origin_left_on(loss_fn, x):
+    agk.autograd.set_detect_anomaly(True)
+    try:
+        loss_fn(x).backward()
+    except RuntimeError as error:
+        return str(error).split("'")[1]
+    return None
+
+
+def nan_origin_without_the_nan_check(loss_fn, x):
+    with agk.autograd.detect_anomaly(check_nan=False):
+        try:
+            loss_fn(x).backward()
+        except RuntimeError as error:
+            return str(error).split("'")[1]
+    return None
+
+
+def nan_origin_first_risky_node(loss_fn, x):
+    """Reads the graph, not the numbers: the first node that could make a nan."""
+    stack, risky = [loss_fn(x).grad_fn], ("Sqrt", "Log", "Div", "Pow")
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        if node.name().startswith(risky):
+            return node.name()
+        stack.extend(child for child, _ in node.next_functions)
+    return None
+
+
+def nan_origin_from_the_root(loss_fn, x):
+    return loss_fn(x).grad_fn.name()
+
+
+def test_ex6_anomaly_detection_or_a_hook_on_every_node_passes(answers):
+    assert_passes(checks.nan_found, answers)
+    assert_passes(checks.nan_found, answers, nan_origin=nan_origin_from_node_hooks)
+
+
+@pytest.mark.parametrize(
+    ("shortcut", "words"),
+    [
+        (nan_origin_left_on, "switch it on only"),
+        (nan_origin_without_the_nan_check, "or None when none"),
+        (nan_origin_first_risky_node, "or None when none"),
+        (nan_origin_from_the_root, "or None when none"),
+        (lambda loss_fn, x: "SqrtBackward0", "or None when none"),
+    ],
+)
+def test_ex6_a_guess_from_the_graph_or_detection_left_on_is_refused(answers, shortcut, words):
+    assert_refused(checks.nan_found, answers, words, nan_origin=shortcut)
+    assert not agk.is_anomaly_enabled()

@@ -23,6 +23,9 @@ def answers() -> dict:
         "nb05_ex2_find_leaves",
         "nb05_ex3_cube",
         "nb05_ex4_by_hand",
+        "nb05_ex5_fork",
+        "nb05_ex6_order",
+        "nb05_ex7_count_saved",
     ):
         found.update(solution(NB, grade_id))
     return found
@@ -318,3 +321,291 @@ def test_ex4_typed_in_numbers_autograd_or_swapped_factors_are_refused(answers):
     assert_refused(checks.by_hand, answers, "do it yourself", add_mul_grads=with_autograd_grad)
     swapped = lambda a, b, d: (a + b, a + b, d)  # noqa: E731
     assert_refused(checks.by_hand, answers, "local derivatives", add_mul_grads=swapped)
+
+
+# ----- ex. 5: what the engine counts at a fork ----------------------------------------------
+def test_ex5_predictions_are_judged_and_revealed_only_after_an_attempt(answers):
+    assert_passes(checks.fork_prediction, answers)
+    assert_passes(checks.fork_prediction, answers, hook_grad=4, pending_v=3.0)
+    # counting tensors (v * v and + v: two users) instead of arrows
+    lines = assert_refused(checks.fork_prediction, answers, "it is 3", pending_v=2)
+    assert lines == [
+        "✗ pending_v: it is 3, not your prediction (count arrows into v's node, "
+        "not tensors: v * v sends v two gradients)"
+    ]
+    # one call per use, each with its own part of the gradient
+    assert_refused(checks.fork_prediction, answers, "it is 1", hook_calls=3)
+    assert_refused(checks.fork_prediction, answers, "is a sum", hook_grad=3.0)  # v * v only
+    assert_refused(checks.fork_prediction, answers, "not answered yet", hook_grad=...)
+
+
+# ----- ex. 6: an order the engine can run ---------------------------------------------------
+def order_reverse_postorder(t):
+    """Another correct order: a depth-first post-order, reversed (no counts needed)."""
+    post, seen, stack = [], set(), [(t.grad_fn, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if children_done:
+            post.append(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.append((node, True))
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                stack.append((child, False))
+    return post[::-1]
+
+
+def order_counting_with_a_queue(t):
+    """Dependency counting, the ready nodes taken first-in first-out."""
+    counts, seen, queue = {}, {t.grad_fn}, deque([t.grad_fn])
+    while queue:
+        for child, _ in queue.popleft().next_functions:
+            if child is None:
+                continue
+            counts[child] = counts.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                queue.append(child)
+    order, ready = [], deque([t.grad_fn])
+    while ready:
+        node = ready.popleft()
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is not None:
+                counts[child] -= 1
+                if counts[child] == 0:
+                    ready.append(child)
+    return order
+
+
+def order_depth_first(t):
+    """The walk of exercise 2, nodes in the order it finds them: a node can come before one
+    of the nodes that send it a gradient."""
+    order, seen, stack = [], set(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        order.append(node)
+        stack.extend(child for child, _ in reversed(node.next_functions))
+    return order
+
+
+def order_breadth_first(t):
+    """Nearest to the output first: wrong where a short path and a long one meet."""
+    order, seen, queue = [], {t.grad_fn}, deque([t.grad_fn])
+    while queue:
+        node = queue.popleft()
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                queue.append(child)
+    return order
+
+
+def order_counting_users(t):
+    """Counts each *user* once (a set of consumers), but lowers the count once per arrow:
+    a node used twice by one operation becomes ready before its other users ran."""
+    users, seen, stack = {}, {t.grad_fn}, [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            users.setdefault(child, set()).add(node)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    counts = {child: len(found) for child, found in users.items()}
+    order, ready = [], [t.grad_fn]
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is not None:
+                counts[child] -= 1
+                if counts[child] == 0:
+                    ready.append(child)
+    return order
+
+
+def order_by_arrival(t):
+    """Runs a node each time a gradient reaches it (no counts), keeping its last place."""
+    order, stack = {}, [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        order.pop(node, None)
+        order[node] = True
+        stack.extend(child for child, _ in node.next_functions if child is not None)
+    return list(order)
+
+
+def order_from_the_engine(t):
+    """Let the real engine run and record its order with pre-hooks."""
+    from autogradkit.viz import trace_backward
+
+    return [step.node for step in trace_backward(t, agk.ones_like(t)).steps]
+
+
+def order_recursive(t):
+    order, seen = [], set()
+
+    def visit(node):  # post-order: children first
+        if node is None or node in seen:
+            return
+        seen.add(node)
+        for child, _ in node.next_functions:
+            visit(child)
+        order.append(node)
+
+    visit(t.grad_fn)
+    return order[::-1]
+
+
+def test_ex6_any_topological_order_passes(answers):
+    assert_passes(checks.engine_order, answers)
+    assert_passes(checks.engine_order, answers, backward_order=order_reverse_postorder)
+    assert_passes(checks.engine_order, answers, backward_order=order_counting_with_a_queue)
+    assert_passes(checks.engine_order_twice, answers)
+    assert_passes(checks.engine_order_twice, answers, backward_order=order_counting_with_a_queue)
+
+
+def test_ex6_walk_orders_and_counting_users_are_refused(answers):
+    for wrong in (order_depth_first, order_breadth_first, order_counting_users):
+        lines = assert_refused(
+            checks.engine_order, answers, "count one per arrow", backward_order=wrong
+        )
+        assert lines[:3] == [
+            "✓ backward_order returns a list (a graph with forks and a skip connection)",
+            "✓ each node appears once (a graph with forks and a skip connection)",
+            "✓ every node of a graph with forks and a skip connection is there",
+        ]
+
+
+def test_ex6_running_on_arrival_the_engine_or_recursion_are_refused(answers):
+    assert_refused(
+        checks.engine_order, answers, "did not finish in time", backward_order=order_by_arrival
+    )
+    assert_refused(
+        checks.engine_order, answers, "do it yourself", backward_order=order_from_the_engine
+    )
+    assert_refused(
+        checks.engine_order, answers, "raised RecursionError", backward_order=order_recursive
+    )
+    assert_refused(checks.engine_order, answers, "not answered yet", backward_order=...)
+
+
+def test_ex6_hidden_a_visited_set_kept_between_calls_is_refused(answers):
+    seen_by_every_call = set()
+
+    def order_remembering_nodes(t):
+        """Counting, but nodes an earlier call visited are skipped: a set kept at module level."""
+        order = order_counting_with_a_queue(t)
+        fresh = [node for node in order if node not in seen_by_every_call]
+        seen_by_every_call.update(order)
+        return fresh
+
+    words = "every node of a graph built on it is there"
+    assert_refused(
+        checks.engine_order_twice, answers, words, backward_order=order_remembering_nodes
+    )
+
+
+# ----- ex. 7: count what a graph saves ----------------------------------------------------------
+def count_saved_as_lists(f, *inputs):
+    """Another correct pair of hooks: pack to plain numbers, unpack to a new tensor."""
+    sizes = []
+
+    def pack(t):
+        sizes.append(t.numel())
+        return t.tolist()
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, agk.tensor):
+        out = f(*inputs)
+    return out, len(sizes), sum(sizes)
+
+
+def count_nodes(f, *inputs):
+    out, stack, seen = f(*inputs), [], set()
+    stack.append(out.grad_fn)
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            stack.extend(child for child, _ in node.next_functions)
+    return out, len(seen), sum(t.numel() for t in inputs)  # nodes and inputs, not what is saved
+
+
+def count_under_no_grad(f, *inputs):
+    sizes = []
+
+    def pack(t):
+        sizes.append(t.numel())
+        return t
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, lambda t: t), agk.no_grad():
+        out = f(*inputs)  # nothing is recorded, so nothing is saved
+    return out, len(sizes), sum(sizes)
+
+
+def count_and_keep_nothing(f, *inputs):
+    sizes = []
+
+    def pack(t):
+        sizes.append(t.numel())  # returns None: the saved tensor is thrown away
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, lambda packed: packed):
+        out = f(*inputs)
+    return out, len(sizes), sum(sizes)
+
+
+def count_and_unpack_zeros(f, *inputs):
+    sizes = []
+
+    def pack(t):
+        sizes.append(t.numel())
+        return t.shape
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, agk.zeros):
+        out = f(*inputs)
+    return out, len(sizes), sum(sizes)
+
+
+SIZES_OF_ALL_CALLS: list = []
+
+
+def count_into_one_list_for_all_calls(f, *inputs):
+    def pack(t):
+        SIZES_OF_ALL_CALLS.append(t.numel())
+        return t
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = f(*inputs)
+    return out, len(SIZES_OF_ALL_CALLS), sum(SIZES_OF_ALL_CALLS)
+
+
+def test_ex7_hooks_that_count_and_give_back_pass(answers):
+    assert_passes(checks.saved_counted, answers)
+    assert_passes(checks.saved_counted, answers, count_saved=count_saved_as_lists)
+
+
+@pytest.mark.parametrize(
+    ("shortcut", "words"),
+    [
+        (count_nodes, "only the calls of this run"),
+        (count_under_no_grad, "recording on"),
+        (count_and_keep_nothing, "raised TypeError"),
+        (count_and_unpack_zeros, "give back what pack was handed"),
+        (count_into_one_list_for_all_calls, "only the calls of this run"),
+    ],
+)
+def test_ex7_counting_something_else_or_losing_the_saved_tensors_is_refused(
+    answers, shortcut, words
+):
+    SIZES_OF_ALL_CALLS.clear()
+    assert_refused(checks.saved_counted, answers, words, count_saved=shortcut)

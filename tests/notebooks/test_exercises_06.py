@@ -22,6 +22,7 @@ def answers() -> dict:
         "nb06_ex2_capture",
         "nb06_ex3_find_the_bug",
         "nb06_ex4_by_hand",
+        "nb06_ex5_fine_tune",
     ):
         found.update(solution(NB, grade_id))
     return found
@@ -242,3 +243,69 @@ def test_ex4_typed_in_numbers_autograd_or_a_missing_quarter_are_refused(answers)
         checks.by_hand, answers, "when one weight grows", linear_by_hand=linear_without_the_quarter
     )
     assert lines[-1].startswith("✗ the weight gradient (draw 1")
+
+
+# ----- ex. 5: fine-tune the last layer ----------------------------------------------------------
+def _train(model, optimizer, x, y, steps):
+    for _ in range(steps):
+        optimizer.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    return optimizer
+
+
+def fine_tune_with_the_setter(model, x, y, steps, lr):
+    for module in list(model)[:-1]:
+        for param in module.parameters():
+            param.requires_grad = False
+    optimizer = agk.optim.SGD(filter(lambda p: p.requires_grad, model.parameters()), lr=lr)
+    return _train(model, optimizer, x, y, steps)
+
+
+def frozen_but_all_in_the_optimizer(model, x, y, steps, lr):
+    for module in list(model)[:-1]:
+        for param in module.parameters():
+            param.requires_grad_(False)
+    return _train(model, agk.optim.SGD(model.parameters(), lr=lr), x, y, steps)
+
+
+def only_the_optimizer_restricted(model, x, y, steps, lr):
+    optimizer = agk.optim.SGD(model[-1].parameters(), lr=lr)  # nothing frozen
+    return _train(model, optimizer, x, y, steps)
+
+
+def frozen_after_training(model, x, y, steps, lr):
+    optimizer = _train(model, agk.optim.SGD(model[-1].parameters(), lr=lr), x, y, steps)
+    for module in list(model)[:-1]:
+        for param in module.parameters():
+            param.requires_grad_(False)
+    return optimizer
+
+
+def without_zeroing(model, x, y, steps, lr):
+    for module in list(model)[:-1]:
+        for param in module.parameters():
+            param.requires_grad_(False)
+    optimizer = agk.optim.SGD(model[-1].parameters(), lr=lr)
+    for _ in range(steps):
+        nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    return optimizer
+
+
+def test_ex5_freezing_and_a_trainable_only_optimizer_passes(answers):
+    assert_passes(checks.fine_tuned, answers)
+    assert_passes(checks.fine_tuned, answers, fine_tune_last=fine_tune_with_the_setter)
+
+
+@pytest.mark.parametrize(
+    ("shortcut", "words"),
+    [
+        (frozen_but_all_in_the_optimizer, "hand it"),
+        (only_the_optimizer_restricted, "freeze with requires_grad_(False)"),
+        (frozen_after_training, "before the first backward()"),
+        (without_zeroing, "zero the gradients"),
+    ],
+)
+def test_ex5_an_optimizer_over_frozen_weights_or_no_freezing_is_refused(answers, shortcut, words):
+    assert_refused(checks.fine_tuned, answers, words, fine_tune_last=shortcut)

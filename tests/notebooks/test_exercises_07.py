@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -26,15 +28,24 @@ NOTEBOOK = {  # stand-ins for the notebook globals the answer cells print with
     "model": make_model(),
     "X": agk.tensor(np.random.default_rng(7).normal(size=(50, 2)), dtype=agk.float32),
     "y": agk.tensor(np.random.default_rng(8).integers(0, 2, size=50)),
+    "math": math,
 }
 
 
 @pytest.fixture(scope="module")
 def answers() -> dict:
     found = {}
-    for grade_id in ("nb07_ex1_count", "nb07_ex2_predict", "nb07_ex3_accuracy"):
+    for grade_id in (
+        "nb07_ex1_count",
+        "nb07_ex2_predict",
+        "nb07_ex3_training_loop",
+        "nb07_ex4_accuracy",
+        "nb07_ex5_weight_grad_norms",
+        "nb07_ex6_topological_order",
+    ):
         found.update(solution(NB, grade_id, **NOTEBOOK))
-    found.update(solution(NB, "nb07_ex4_find_the_bug", **NOTEBOOK))
+    order = found["topological_order"]  # Value.backward calls it, as in the notebook
+    found.update(solution(NB, "nb07_ex7_value", **NOTEBOOK, topological_order=order))
     return found
 
 
@@ -139,7 +150,108 @@ def test_ex2_an_unanswered_prediction_says_so(answers):
     assert len(lines) == 1
 
 
-# ----- ex. 3: accuracy under no_grad() ---------------------------------------------------------
+# ----- ex. 3: the training loop -----------------------------------------------------------------
+def loop_zeroing_last(model, loss_fn, optimizer, X, y, epochs):
+    losses = []
+    for _ in range(epochs):
+        loss = loss_fn(model(X), y)
+        loss.backward()
+        optimizer.step()
+        model.zero_grad()  # after the step, through the model: also right
+        losses.append(float(loss.detach()))
+    return losses
+
+
+def loop_zeroing_between_backward_and_step(model, loss_fn, optimizer, X, y, epochs):
+    history = []
+    for _ in range(epochs):
+        batch_loss = loss_fn(model(X), y)
+        batch_loss.backward()
+        optimizer.zero_grad()
+        optimizer.step()
+        history.append(batch_loss.item())
+    return history
+
+
+def loop_never_zeroing(model, loss_fn, optimizer, X, y, epochs):
+    losses = []
+    for _ in range(epochs):
+        loss = loss_fn(model(X), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def loop_with_an_optimizer_of_its_own(model, loss_fn, optimizer, X, y, epochs):
+    own = agk.optim.SGD(model.parameters(), lr=0.1)
+    return loop_zeroing_last(model, loss_fn, own, X, y, epochs)
+
+
+def loop_on_the_notebooks_data(model, loss_fn, optimizer, X, y, epochs):
+    return loop_zeroing_last(model, loss_fn, optimizer, NOTEBOOK["X"], NOTEBOOK["y"], epochs)
+
+
+def loop_with_the_notebooks_loss(model, loss_fn, optimizer, X, y, epochs):
+    return loop_zeroing_last(model, NOTEBOOK["loss_fn"], optimizer, X, y, epochs)
+
+
+def loop_recording_the_loss_after_the_step(model, loss_fn, optimizer, X, y, epochs):
+    loop_zeroing_last(model, loss_fn, optimizer, X, y, epochs)
+    with agk.no_grad():
+        return [loss_fn(model(X), y).item()] * epochs
+
+
+def test_ex3_the_five_steps_pass_in_any_style(answers):
+    assert_passes(checks.training_loop_trains, answers, training_loop=loop_zeroing_last)
+    assert_passes(checks.training_loop_momentum, answers, training_loop=loop_zeroing_last)
+
+
+def test_ex3_zeroing_at_the_wrong_time_is_refused_after_a_right_first_loss(answers):
+    for buggy in (loop_zeroing_between_backward_and_step, loop_never_zeroing):
+        lines = assert_refused(
+            checks.training_loop_trains, answers, "only this epoch's", training_loop=buggy
+        )
+        assert lines[1] == "✓ the loss of the first epoch (a classifier, SGD)"
+
+
+def test_ex3_training_with_something_else_than_what_is_given_is_refused(answers):
+    for answer, words in (
+        (loop_with_an_optimizer_of_its_own, "the optimizer you are given"),
+        (loop_on_the_notebooks_data, "X and y you are given"),
+        (loop_recording_the_loss_after_the_step, "X and y you are given"),
+    ):
+        assert_refused(checks.training_loop_trains, answers, words, training_loop=answer)
+    lines = assert_refused(
+        checks.training_loop_trains, answers, "", training_loop=loop_with_the_notebooks_loss
+    )
+    assert "✓ the first layer's weight after training (a classifier, SGD)" in lines
+
+
+def test_ex3_typed_in_losses_or_tensors_are_refused(answers):
+    typed_in = lambda model, loss_fn, optimizer, X, y, epochs: [0.7] * epochs  # noqa: E731
+    assert_refused(checks.training_loop_trains, answers, "X and y", training_loop=typed_in)
+    tensors = lambda *args: [agk.tensor(v) for v in loop_zeroing_last(*args)]  # noqa: E731
+    assert_refused(
+        checks.training_loop_trains, answers, "each a Python number", training_loop=tensors
+    )
+
+
+def test_ex3_hidden_the_optimizer_given_keeps_its_momentum(answers):
+    def fresh_optimizer_same_lr(model, loss_fn, optimizer, X, y, epochs):
+        own = agk.optim.SGD(model.parameters(), lr=optimizer.param_groups[0]["lr"])
+        return loop_zeroing_last(model, loss_fn, own, X, y, epochs)
+
+    lines = assert_refused(
+        checks.training_loop_trains, answers, "", training_loop=fresh_optimizer_same_lr
+    )
+    assert lines[3] == "✓ the first layer's weight after training (a classifier, SGD)"
+    assert_refused(
+        checks.training_loop_momentum, answers, "", training_loop=fresh_optimizer_same_lr
+    )
+
+
+# ----- ex. 4: accuracy under no_grad() ---------------------------------------------------------
 def accuracy_in_numpy(model, X, y):
     with agk.no_grad():
         scores = model(X).numpy()
@@ -168,27 +280,27 @@ def accuracy_switched_off_for_good(model, X, y):
     return (model(X).argmax(dim=1) == y).float().mean().item()
 
 
-def test_ex3_counting_matches_under_no_grad_passes_in_any_style(answers):
+def test_ex4_counting_matches_under_no_grad_passes_in_any_style(answers):
     assert_passes(checks.accuracy_no_grad, answers)
     for answer in (accuracy_in_numpy, accuracy_decorated):
         assert_passes(checks.accuracy_no_grad, answers, accuracy=answer)
         assert_passes(checks.accuracy_restores_recording, answers, accuracy=answer)
 
 
-def test_ex3_a_typed_in_accuracy_is_refused(answers):
+def test_ex4_a_typed_in_accuracy_is_refused(answers):
     for number in (0.625, 0.5):
         typed_in = lambda model, X, y, number=number: number  # noqa: E731
         assert_refused(checks.accuracy_no_grad, answers, "highest score", accuracy=typed_in)
 
 
-def test_ex3_recording_a_graph_is_refused_even_with_the_right_number(answers):
+def test_ex4_recording_a_graph_is_refused_even_with_the_right_number(answers):
     lines = assert_refused(
         checks.accuracy_no_grad, answers, "recording off", accuracy=accuracy_with_recording_on
     )
     assert lines[-2] == "✓ accuracy of a 2-class network on new points"
 
 
-def test_ex3_other_shortcuts_are_refused(answers):
+def test_ex4_other_shortcuts_are_refused(answers):
     assert_refused(
         checks.accuracy_no_grad, answers, "highest score", accuracy=accuracy_of_two_columns
     )
@@ -196,7 +308,7 @@ def test_ex3_other_shortcuts_are_refused(answers):
     assert_refused(checks.accuracy_no_grad, answers, "Python number", accuracy=as_tensor)
 
 
-def test_ex3_hidden_recording_must_be_switched_back_on(answers):
+def test_ex4_hidden_recording_must_be_switched_back_on(answers):
     assert_passes(checks.accuracy_restores_recording, answers)
     assert_refused(
         checks.accuracy_restores_recording, answers, "", accuracy=accuracy_switched_off_for_good
@@ -204,85 +316,482 @@ def test_ex3_hidden_recording_must_be_switched_back_on(answers):
     assert agk.is_grad_enabled()  # the check restored it
 
 
-# ----- ex. 4: the loop that zeroed too late ---------------------------------------------------
-def train_zeroing_last(model, optimizer, X, y, epochs):
-    losses = []
-    for _ in range(epochs):
-        loss = loss_fn(model(X), y)
-        loss.backward()
-        optimizer.step()
-        model.zero_grad()  # after the step, through the model: also right
-        losses.append(loss.item())
-    return losses
+# ----- ex. 5: the gradient each layer's weights get --------------------------------------------
+def linear_layers(model):
+    return [m for m in model.modules() if isinstance(m, nn.Linear)]
 
 
-def train_buggy_renamed(model, optimizer, X, y, epochs):
-    history = []
-    for _ in range(epochs):
-        batch_loss = loss_fn(model(X), y)
-        batch_loss.backward()
-        optimizer.zero_grad()
-        optimizer.step()
-        history.append(batch_loss.item())
-    return history
+def norms_in_numpy(model, loss_fn, X, y):
+    for p in model.parameters():
+        p.grad = None
+    loss_fn(model(X), y).backward()
+    return [float(np.linalg.norm(m.weight.grad.numpy())) for m in linear_layers(model)]
 
 
-def train_never_zeroing(model, optimizer, X, y, epochs):
-    losses = []
-    for _ in range(epochs):
-        loss = loss_fn(model(X), y)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses
+def norms_without_zeroing(model, loss_fn, X, y):
+    loss_fn(model(X), y).backward()
+    return [m.weight.grad.norm().item() for m in linear_layers(model)]
 
 
-def train_with_an_optimizer_of_its_own(model, optimizer, X, y, epochs):
-    return train_zeroing_last(model, agk.optim.SGD(model.parameters(), lr=0.1), X, y, epochs)
+def norms_last_layer_first(model, loss_fn, X, y):
+    return norms_in_numpy(model, loss_fn, X, y)[::-1]
 
 
-def train_on_the_notebooks_data(model, optimizer, X, y, epochs):
-    return train_zeroing_last(model, optimizer, NOTEBOOK["X"], NOTEBOOK["y"], epochs)
+def norms_of_every_parameter(model, loss_fn, X, y):
+    model.zero_grad()
+    loss_fn(model(X), y).backward()
+    return [p.grad.norm().item() for p in model.parameters()]
 
 
-def test_ex4_zeroing_before_backward_or_after_step_passes(answers):
-    assert_passes(checks.fixed_training_loop, answers, train_fixed=train_zeroing_last)
-    assert_passes(checks.fixed_training_loop_momentum, answers, train_fixed=train_zeroing_last)
+def norms_at_the_layers_outputs(model, loss_fn, X, y):
+    """The section's hooks: the gradient arriving at each output, not the weights' gradient."""
+    found, handles = [], []
+    for layer in linear_layers(model):
+
+        def keep(module, inputs, output):
+            output.register_hook(lambda grad: found.append(grad.norm().item()))
+
+        handles.append(layer.register_forward_hook(keep))
+    loss_fn(model(X), y).backward()
+    for handle in handles:
+        handle.remove()
+    return found[::-1]  # they arrive last layer first
 
 
-def test_ex4_the_bug_with_new_names_or_no_zeroing_is_refused_after_a_right_first_loss(answers):
-    for buggy in (train_buggy_renamed, train_never_zeroing):
-        lines = assert_refused(
-            checks.fixed_training_loop, answers, "only this epoch's", train_fixed=buggy
-        )
-        assert lines[1] == "✓ the loss of the first epoch"
+def norms_with_the_notebooks_loss(model, loss_fn, X, y):
+    return norms_in_numpy(model, NOTEBOOK["loss_fn"], X, y)
 
 
-def test_ex4_training_something_else_than_what_is_given_is_refused(answers):
-    assert_refused(
-        checks.fixed_training_loop,
+def test_ex5_one_backward_then_each_weights_grad_passes_in_any_style(answers):
+    assert_passes(checks.gradient_norms_per_layer, answers, weight_grad_norms=norms_in_numpy)
+    assert_passes(checks.gradient_norms_after_training, answers, weight_grad_norms=norms_in_numpy)
+
+
+def test_ex5_gradients_left_from_an_earlier_backward_are_refused(answers):
+    lines = assert_refused(
+        checks.gradient_norms_per_layer,
         answers,
-        "the optimizer you are given",
-        train_fixed=train_with_an_optimizer_of_its_own,
+        "2 times the right value",
+        weight_grad_norms=norms_without_zeroing,
+    )
+    assert lines[1].startswith("✓ the norm of each layer's weight gradient (a ")
+    assert_refused(
+        checks.gradient_norms_after_training, answers, "", weight_grad_norms=norms_without_zeroing
+    )
+
+
+def test_ex5_other_numbers_than_the_weights_gradients_are_refused(answers):
+    for answer, words in (
+        (norms_last_layer_first, "the first layer first"),
+        (norms_at_the_layers_outputs, "the first layer first"),
+        (norms_of_every_parameter, "one Python float for each Linear layer"),
+    ):
+        assert_refused(checks.gradient_norms_per_layer, answers, words, weight_grad_norms=answer)
+    typed_in = lambda model, loss_fn, X, y: [0.1] * len(linear_layers(model))  # noqa: E731
+    assert_refused(
+        checks.gradient_norms_per_layer, answers, "weight.grad", weight_grad_norms=typed_in
+    )
+    tensors = lambda *args: [agk.tensor(n) for n in norms_in_numpy(*args)]  # noqa: E731
+    assert_refused(
+        checks.gradient_norms_per_layer, answers, "one Python float", weight_grad_norms=tensors
+    )
+
+
+def test_ex5_hidden_the_loss_given_is_used(answers):
+    assert_passes(
+        checks.gradient_norms_per_layer, answers, weight_grad_norms=norms_with_the_notebooks_loss
     )
     assert_refused(
-        checks.fixed_training_loop,
+        checks.gradient_norms_after_training,
         answers,
-        "X and y you are given",
-        train_fixed=train_on_the_notebooks_data,
+        "",
+        weight_grad_norms=norms_with_the_notebooks_loss,
     )
-    typed_in = lambda model, optimizer, X, y, epochs: [0.7] * epochs  # noqa: E731
-    assert_refused(checks.fixed_training_loop, answers, "X and y", train_fixed=typed_in)
-    tensors = lambda *args: [agk.tensor(v) for v in train_zeroing_last(*args)]  # noqa: E731
-    assert_refused(checks.fixed_training_loop, answers, "each a Python number", train_fixed=tensors)
 
 
-def test_ex4_hidden_the_optimizer_given_keeps_its_momentum(answers):
-    def fresh_optimizer_same_lr(model, optimizer, X, y, epochs):
-        own = agk.optim.SGD(model.parameters(), lr=optimizer.param_groups[0]["lr"])
-        return train_zeroing_last(model, own, X, y, epochs)
+# ----- ex. 6: topological order ----------------------------------------------------------------
+def order_by_counting_dependencies(root):
+    """Kahn's algorithm, as autogradkit's engine orders its nodes: root first, then reversed."""
+    uses, stack, met = {}, [root], {id(root)}
+    while stack:
+        for child in stack.pop().children:
+            uses[id(child)] = uses.get(id(child), 0) + 1
+            if id(child) not in met:
+                met.add(id(child))
+                stack.append(child)
+    ready, order = [root], []
+    while ready:
+        value = ready.pop()
+        order.append(value)
+        for child in value.children:
+            uses[id(child)] -= 1
+            if uses[id(child)] == 0:
+                ready.append(child)
+    return order[::-1]
 
-    assert_passes(checks.fixed_training_loop, answers, train_fixed=fresh_optimizer_same_lr)
+
+def order_by_recursion(root):
+    order, met = [], set()
+
+    def visit(value):
+        if id(value) not in met:
+            met.add(id(value))
+            for child in value.children:
+                visit(child)
+            order.append(value)
+
+    visit(root)
+    return order
+
+
+def order_without_a_visited_set(root):
+    order, stack = [], [(root, False)]
+    while stack:
+        value, children_listed = stack.pop()
+        if children_listed:
+            order.append(value)
+        else:
+            stack.append((value, True))
+            stack.extend((child, False) for child in value.children)
+    return order
+
+
+def order_root_first(root):
+    """Each value once, but in the order it was met: the root first (no reversal)."""
+    order, met, stack = [], {id(root)}, [root]
+    while stack:
+        value = stack.pop()
+        order.append(value)
+        for child in value.children:
+            if id(child) not in met:
+                met.add(id(child))
+                stack.append(child)
+    return order
+
+
+def order_remembering_earlier_calls(root, met=set()):  # noqa: B006  (the bug on purpose)
+    order, stack = [], [(root, False)]
+    while stack:
+        value, children_listed = stack.pop()
+        if children_listed:
+            order.append(value)
+        elif id(value) not in met:
+            met.add(id(value))
+            stack.append((value, True))
+            stack.extend((child, False) for child in value.children)
+    return order
+
+
+def test_ex6_a_stack_or_dependency_counts_pass(answers):
+    assert_passes(
+        checks.order_of_the_graph, answers, topological_order=order_by_counting_dependencies
+    )
+    assert_passes(checks.order_twice, answers, topological_order=order_by_counting_dependencies)
+
+
+def test_ex6_recursion_is_refused_at_the_deep_chain(answers):
+    lines = assert_refused(
+        checks.order_of_the_graph,
+        answers,
+        "keep a stack of your own",
+        topological_order=order_by_recursion,
+    )
+    assert "✓ each Value comes after the Values it was computed from (" in lines[-2]
+
+
+def test_ex6_a_walk_without_a_visited_set_is_refused(answers):
     assert_refused(
-        checks.fixed_training_loop_momentum, answers, "", train_fixed=fresh_optimizer_same_lr
+        checks.order_of_the_graph,
+        answers,
+        "keep track of the Values you have visited",
+        topological_order=order_without_a_visited_set,
     )
+
+
+def test_ex6_the_root_first_is_refused(answers):
+    assert_refused(
+        checks.order_of_the_graph,
+        answers,
+        "only once all of its children are in it",
+        topological_order=order_root_first,
+    )
+
+
+def test_ex6_hidden_each_call_starts_afresh(answers):
+    fresh = lambda root: order_remembering_earlier_calls(root, set())  # noqa: E731
+    assert_passes(checks.order_twice, answers, topological_order=fresh)
+    assert_refused(
+        checks.order_twice, answers, "", topological_order=order_remembering_earlier_calls
+    )
+
+
+# ----- ex. 7: the engine -----------------------------------------------------------------------
+class ClosureValue:
+    """micrograd's design: each result keeps a function that sends its gradient on."""
+
+    def __init__(self, data, children=()):
+        self.data, self.grad, self.children = float(data), 0.0, children
+        self._send = lambda: None
+
+    @staticmethod
+    def _wrap(other):
+        return other if isinstance(other, ClosureValue) else ClosureValue(other)
+
+    def __add__(self, other):
+        other = self._wrap(other)
+        out = ClosureValue(self.data + other.data, (self, other))
+
+        def send():
+            self.grad += out.grad
+            other.grad += out.grad
+
+        out._send = send
+        return out
+
+    def __mul__(self, other):
+        other = self._wrap(other)
+        out = ClosureValue(self.data * other.data, (self, other))
+
+        def send():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._send = send
+        return out
+
+    __radd__ = __add__
+    __rmul__ = __mul__
+
+    def tanh(self):
+        out = ClosureValue(math.tanh(self.data), (self,))
+
+        def send():
+            self.grad += (1 - out.data**2) * out.grad
+
+        out._send = send
+        return out
+
+    def relu(self):
+        out = ClosureValue(max(self.data, 0.0), (self,))
+
+        def send():
+            self.grad += (self.data > 0) * out.grad
+
+        out._send = send
+        return out
+
+    def backward(self):
+        self.grad = 1.0
+        for value in reversed(order_by_counting_dependencies(self)):
+            value._send()
+
+
+def value_class(answers, **changes):
+    """A fresh copy of the solution's Value with some methods replaced: one mistake at a time
+    (its operations make Values of the copy, so the replaced methods are the ones that run)."""
+    order = answers["topological_order"]
+    value = solution(NB, "nb07_ex7_value", **NOTEBOOK, topological_order=order)["Value"]
+    for name, method in changes.items():
+        setattr(value, name, method)
+    return value
+
+
+def backward_assigning(self):
+    self.grad = 1.0
+    for value in reversed(order_by_counting_dependencies(self)):
+        for child, local_grad in zip(value.children, value.local_grads):
+            child.grad = local_grad * value.grad  # = instead of +=
+
+
+def backward_leaves_first(self):
+    self.grad = 1.0
+    for value in order_by_counting_dependencies(self):  # not reversed
+        for child, local_grad in zip(value.children, value.local_grads):
+            child.grad += local_grad * value.grad
+
+
+def backward_in_the_order_met(self):
+    """Each value once, from the root, but not in topological order: a value can pass its
+    gradient on before every use of it has sent its share (right on a chain, wrong at forks)."""
+    self.grad = 1.0
+    for value in order_root_first(self):
+        for child, local_grad in zip(value.children, value.local_grads):
+            child.grad += local_grad * value.grad
+
+
+def backward_along_every_path(self, grad=1.0):
+    """The chain rule path by path, without an order: right, and exponential in diamonds."""
+    self.grad += grad
+    for child, local_grad in zip(self.children, self.local_grads):
+        backward_along_every_path(child, local_grad * grad)
+
+
+def backward_zeroing_first(self):
+    order = order_by_counting_dependencies(self)
+    for value in order:
+        value.grad = 0.0  # throws away what an earlier backward left in the leaves
+    self.grad = 1.0
+    for value in reversed(order):
+        for child, local_grad in zip(value.children, value.local_grads):
+            child.grad += local_grad * value.grad
+
+
+def backward_recursive_order(self):
+    self.grad = 1.0
+    for value in reversed(order_by_recursion(self)):
+        for child, local_grad in zip(value.children, value.local_grads):
+            child.grad += local_grad * value.grad
+
+
+def tanh_slope_of_the_input(self):
+    return type(self)(math.tanh(self.data), (self,), (1.0 - self.data**2,))
+
+
+class AutogradkitValue:
+    """A Value that lets autogradkit do the work: a tensor inside, its engine for backward."""
+
+    def __init__(self, data):
+        self.tensor = data if isinstance(data, agk.Tensor) else agk.tensor(float(data))
+        if self.tensor.is_leaf:
+            self.tensor.requires_grad_(True)
+        self.children = ()
+
+    @property
+    def data(self):
+        return self.tensor.item()
+
+    @property
+    def grad(self):
+        grad = self.tensor.grad
+        return 0.0 if grad is None else grad.item()
+
+    def _join(self, other, op):
+        other = other if isinstance(other, AutogradkitValue) else AutogradkitValue(other)
+        return AutogradkitValue(op(self.tensor, other.tensor))
+
+    def __add__(self, other):
+        return self._join(other, lambda a, b: a + b)
+
+    def __mul__(self, other):
+        return self._join(other, lambda a, b: a * b)
+
+    __radd__ = __add__
+    __rmul__ = __mul__
+
+    def tanh(self):
+        return AutogradkitValue(self.tensor.tanh())
+
+    def relu(self):
+        return AutogradkitValue(self.tensor.relu())
+
+    def backward(self):
+        self.tensor.backward()
+
+
+def test_ex7_the_engine_passes_with_local_grads_or_closures(answers):
+    assert_passes(checks.engine_against_autogradkit, answers)
+    assert_passes(checks.engine_against_autogradkit, answers, Value=ClosureValue)
+    assert_passes(checks.engine_accumulates, answers, Value=ClosureValue)
+
+
+def test_ex7_the_solution_agrees_with_autogradkit_on_the_notebooks_example(answers):
+    value = answers["Value"]
+    a, b, c = value(0.6), value(-1.2), value(0.9)
+    d = a * b + c
+    e = d.tanh()
+    root = (d * d + e * a + 1.5 * a).relu() + e
+    root.backward()
+    ta, tb, tc = (agk.tensor(v, dtype=agk.float64, requires_grad=True) for v in (0.6, -1.2, 0.9))
+    td = ta * tb + tc
+    te = td.tanh()
+    troot = (td * td + te * ta + 1.5 * ta).relu() + te
+    troot.backward()
+    found = [a.grad, b.grad, c.grad]
+    np.testing.assert_allclose(found, [ta.grad.item(), tb.grad.item(), tc.grad.item()])
+
+
+def test_ex7_assigning_instead_of_adding_is_refused_at_a_value_used_twice(answers):
+    lines = assert_refused(
+        checks.engine_against_autogradkit,
+        answers,
+        "add into .grad with +=",
+        Value=value_class(answers, backward=backward_assigning),
+    )
+    assert lines[-1].startswith("✗ a * a: ")
+
+
+def test_ex7_a_wrong_local_gradient_or_order_is_refused_against_autogradkit(answers):
+    assert_refused(
+        checks.engine_against_autogradkit,
+        answers,
+        "1 - tanh(a)²",
+        Value=value_class(answers, tanh=tanh_slope_of_the_input),
+    )
+    lines = assert_refused(
+        checks.engine_against_autogradkit,
+        answers,
+        "from the root back",
+        Value=value_class(answers, backward=backward_leaves_first),
+    )
+    assert lines[-1].startswith("✗ (a * b).tanh(): ")
+    lines = assert_refused(
+        checks.engine_against_autogradkit,
+        answers,
+        "in reverse topological order",
+        Value=value_class(answers, backward=backward_in_the_order_met),
+    )
+    assert lines[-1].startswith("✗ random graph 1 (")
+    assert "agrees with autogradkit's" in lines[-1]
+
+
+def test_ex7_the_chain_rule_along_every_path_does_not_finish(answers):
+    lines = assert_refused(
+        checks.engine_against_autogradkit,
+        answers,
+        "did not finish in time",
+        Value=value_class(answers, backward=backward_along_every_path),
+    )
+    assert lines[-2].startswith("✓ random graph 2 (")
+
+
+def test_ex7_a_recursive_order_is_refused_at_the_deep_chain(answers):
+    assert_refused(
+        checks.engine_against_autogradkit,
+        answers,
+        "keep a stack of your own",
+        Value=value_class(answers, backward=backward_recursive_order),
+    )
+
+
+def test_ex7_autogradkit_inside_the_engine_is_refused(answers):
+    lines = assert_refused(
+        checks.engine_against_autogradkit, answers, "do it yourself", Value=AutogradkitValue
+    )
+    assert lines == [
+        "✓ Value is a class",
+        "✗ Exercise 7: your engine's gradients against autogradkit's: this exercise asks you "
+        "to do it yourself, without the library function for it",
+    ]
+    x = agk.tensor(2.0, requires_grad=True)
+    (x * x).backward()  # autogradkit works again after the check
+    assert x.grad.item() == 4.0
+
+
+def test_ex7_the_released_stub_is_not_answered_yet(answers):
+    def stub(self, other):
+        raise NotImplementedError()
+
+    lines = assert_refused(
+        checks.engine_against_autogradkit,
+        answers,
+        "not answered yet",
+        Value=value_class(answers, __add__=stub, __radd__=stub),
+    )
+    assert lines == ["✓ Value is a class", lines[-1]]
+
+
+def test_ex7_hidden_gradients_accumulate_over_two_backward_passes(answers):
+    zeroing = value_class(answers, backward=backward_zeroing_first)
+    assert_passes(checks.engine_against_autogradkit, answers, Value=zeroing)
+    lines = assert_refused(checks.engine_accumulates, answers, "", Value=zeroing)
+    assert lines[-1].startswith("✗ the leaves' gradients after a second graph's backward")

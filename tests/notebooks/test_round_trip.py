@@ -1,8 +1,10 @@
 """The course round trip, through the grading engineer's own entry point (``cli.main``):
 
-- a fresh ``release`` of ``notebooks/source`` equals the committed ``notebooks/release``;
+- a fresh ``release`` of ``notebooks/source`` equals the committed ``notebooks/release``, in
+  every edition (``release/zh-CN`` too);
 - grading the instructor notebooks (the solutions) gives full marks;
-- grading the fresh student versions (nothing answered) gives zero, without any crash.
+- grading the fresh student versions (nothing answered) gives zero, without any crash;
+- a translated edition is graded the same, and its feedback is in its language.
 
 Every notebook is executed three times in all (release, grade solution, grade blank), on
 two kernels at a time.
@@ -15,9 +17,18 @@ import shutil
 
 import pytest
 
-from autogradkit.grading import cli
+from autogradkit.grading import cli, translate
 
-from .conftest import ASSIGNMENTS, COURSE, comparable, read, release_path, source_path
+from .conftest import (
+    ASSIGNMENTS,
+    COURSE,
+    EDITIONS,
+    TRANSLATED,
+    comparable,
+    read,
+    release_path,
+    source_path,
+)
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
@@ -28,6 +39,8 @@ def fresh_course(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     shutil.copytree(COURSE / "source", root / "source")
     assert cli.main(["release", "--course", str(root)]) == 0
+    for language in TRANSLATED:
+        assert cli.main(["release", "--course", str(root), "--lang", language]) == 0
     return root
 
 
@@ -37,11 +50,13 @@ def gradebook(fresh_course):
     submitted = fresh_course / "submitted"
     rows = {}
     for name in ASSIGNMENTS:
-        fresh = fresh_course / "release" / name / f"{name}.ipynb"
+        fresh = release_path(name, course=fresh_course)
         for student, notebook in (("solutions", source_path(name)), ("blank", fresh)):
             folder = submitted / student / name
             folder.mkdir(parents=True)
             shutil.copy(notebook, folder / notebook.name)
+        for language in (lang for lang, names in TRANSLATED.items() if name in names):
+            _hand_in_edition(submitted, name, language, fresh_course)
         report = fresh_course / f"report-{name}.json"
         argv = [
             "grade",
@@ -60,6 +75,21 @@ def gradebook(fresh_course):
         for row in json.loads(report.read_text(encoding="utf-8"))["rows"]:
             rows[name, row["student"]] = row
     return rows
+
+
+def _hand_in_edition(submitted, name: str, language: str, fresh_course) -> None:
+    """The students ``solutions-<language>`` (the instructor's notebook, translated) and
+    ``blank-<language>`` (the fresh release of that edition)."""
+    import nbformat
+
+    text_source = COURSE / "source" / name / f"{name}.py"
+    sections = translate.read_sections(translate.translation_path(text_source, language))
+    solved = translate.translate_notebook(read(source_path(name)), sections, language)
+    for student in (f"solutions-{language}", f"blank-{language}"):
+        (submitted / student / name).mkdir(parents=True)
+    nbformat.write(solved, submitted / f"solutions-{language}" / name / f"{name}.ipynb")
+    blank = release_path(name, language, course=fresh_course)
+    shutil.copy(blank, submitted / f"blank-{language}" / name / blank.name)
 
 
 def _points(name: str) -> float:
@@ -95,11 +125,11 @@ def test_release_writes_exactly_the_committed_files(fresh_course):
     assert fresh == committed
 
 
-@pytest.mark.parametrize("name", ASSIGNMENTS)
-def test_release_copy_equals_a_fresh_release(fresh_course, name):
-    fresh = fresh_course / "release" / name / f"{name}.ipynb"
-    assert comparable(fresh) == comparable(release_path(name)), (
-        "notebooks/release is stale: run `python -m autogradkit release --course notebooks`"
+@pytest.mark.parametrize(("language", "name"), EDITIONS)
+def test_release_copy_equals_a_fresh_release(fresh_course, language, name):
+    fresh = release_path(name, language, course=fresh_course)
+    assert comparable(fresh) == comparable(release_path(name, language)), (
+        f"notebooks/release is stale: run `python -m autogradkit release --lang {language}`"
     )
 
 
@@ -117,3 +147,17 @@ def test_unanswered_student_version_gets_zero_without_crashing(gradebook, name):
     assert row["status"] == "ok", row["issues"]
     assert row["score"] == 0 and row["max_score"] == _points(name)
     assert {test["status"] for test in row["tests"].values()} == {"failed"}
+
+
+@pytest.mark.parametrize(("language", "name"), [e for e in EDITIONS if e[0] != "en"])
+def test_a_translated_edition_is_graded_alike_with_feedback_in_its_language(
+    gradebook, fresh_course, language, name
+):
+    solved, blank = gradebook[name, f"solutions-{language}"], gradebook[name, f"blank-{language}"]
+    assert solved["status"] == blank["status"] == "ok", (solved["issues"], blank["issues"])
+    assert solved["score"] == solved["max_score"] == _points(name), solved["tests"]
+    assert blank["score"] == 0 and not blank["issues"]  # no locked cell counts as changed
+    page = fresh_course / "feedback" / f"blank-{language}" / name / f"{name}.html"
+    text = page.read_text(encoding="utf-8")
+    assert f'<html lang="{language}">' in text
+    assert text.count("还没有作答") == len(blank["tests"]), "each exercise: not answered yet"

@@ -134,10 +134,16 @@ def test_points_total_is_announced_in_the_first_cell(assignment):
     assert f"**{total} points**" in first.source
 
 
-def test_learning_goals_first_and_recap_last(assignment):
-    markdown = [c.source for c in read(source_path(assignment)).cells if c.cell_type == "markdown"]
+def test_learning_goals_first_recap_last_then_the_progress_cell(assignment):
+    """The recap is the last markdown cell, and the cell after it (the last cell, the last code
+    cell) shows the student's progress through the notebook's checks."""
+    cells = read(source_path(assignment)).cells
+    markdown = [c.source for c in cells if c.cell_type == "markdown"]
+    code = [c.source for c in cells if c.cell_type == "code"]
     assert "**Learning goals.**" in markdown[0]
     assert markdown[-1].lstrip().startswith("## Recap")
+    assert cells[-2].source == markdown[-1], "nothing between the recap and the progress cell"
+    assert cells[-1].cell_type == "code" and code[-1].strip() == "checks.check.progress()"
 
 
 def test_no_torch_and_seeded(assignment):

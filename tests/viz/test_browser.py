@@ -95,5 +95,12 @@ def test_stepper_buttons_round_trip_through_the_kernel(report):
     assert any(t.startswith("Step 2 of 14: PowBackward0 received") for t in report["widget_texts"])
 
 
+def test_stepper_shows_the_engines_queue_and_counts_in_the_page(report):
+    texts = report["widget_texts"]
+    assert any(t.startswith("Ready queue (runs left to right): ") for t in texts)
+    drawing = next(t for t in texts if "ran at step 2" in t)  # the SVG's text, as rendered
+    assert "ran at step 1" in drawing and "ready #1" in drawing and "waits for" in drawing
+
+
 def test_no_javascript_errors(report):
     assert report["console_errors"] == [] and report["page_errors"] == []

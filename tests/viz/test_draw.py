@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import autogradkit as agk
 from autogradkit.viz import draw_graph
-from autogradkit.viz.draw import GraphDrawing, place_labels
+from autogradkit.viz.draw import DASHES, GraphDrawing, canvas_size, place_labels
 from autogradkit.viz.graph import build_graph
 
 from . import examples
@@ -104,7 +104,8 @@ def test_matplotlib_figure_has_the_same_texts():
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert texts.count("MulBackward0") == 2
     assert {"a", "b", "c", "d", "e", "12.", "AccumulateGrad"} <= set(texts)
-    assert fig.get_size_inches()[0] * fig.dpi == drawing.layout.width
+    width, height = canvas_size(drawing.graph, drawing.layout, drawing.highlight)
+    assert tuple(fig.get_size_inches() * fig.dpi) == (width, height)
 
 
 def test_save_writes_svg_and_png(tmp_path):
@@ -140,3 +141,53 @@ def test_figures_show_as_png_in_jupyter_without_pyplot():
     v = examples.article_002()
     fig = draw_graph(v["e"], names=v).figure()
     assert fig._repr_png_().startswith(b"\x89PNG")
+
+
+def legend_lines(svg: str) -> dict[str, tuple[str | None, str]]:
+    """The legend's sample arrows: ``{class: (dash pattern, text beside it)}``."""
+    legend = next(g for g in ET.fromstring(svg).iter(f"{SVG}g") if g.get("class") == "legend")
+    children = list(legend)
+    return {
+        child.get("class"): (child.get("stroke-dasharray"), children[k + 1].text)
+        for k, child in enumerate(children)
+        if child.tag == f"{SVG}line"
+    }
+
+
+def test_legend_explains_each_arrow_style_the_drawing_uses():
+    v = examples.article_000()
+    plain = legend_lines(draw_graph(v["e"], names=v, show_saved=True).svg())
+    assert plain == {
+        "legend-next": (None, "where the gradient goes next"),
+        "legend-grad_fn": (DASHES["grad_fn"], "a tensor and its grad_fn"),
+        "legend-saved": (DASHES["saved"], "kept by the node for backward"),
+    }
+    traced = legend_lines(draw_graph(v["e"], names=v, trace=True).svg())
+    assert traced["legend-hot"] == (None, "carried this gradient")
+    w = examples.article_002()  # every input requires grad: no saved no-grad tensor to draw
+    assert "legend-saved" not in legend_lines(draw_graph(w["e"], names=w).svg())
+    edges = ET.fromstring(draw_graph(v["e"], names=v, show_saved=True).svg())
+    dashes = {
+        g.get("class").split()[1]: g.find(f"{SVG}polyline").get("stroke-dasharray")
+        for g in edges.iter(f"{SVG}g")
+        if (g.get("class") or "").startswith("edge ")
+    }
+    assert dashes["grad_fn"] == plain["legend-grad_fn"][0]  # the sample looks like the arrow
+    assert dashes["saved"] == plain["legend-saved"][0] and dashes["next"] is None
+
+
+def test_matplotlib_legend_draws_the_same_arrow_styles():
+    v = examples.article_000()
+    fig = draw_graph(v["e"], names=v, show_saved=True).figure()
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert {"where the gradient goes next", "a tensor and its grad_fn"} <= set(texts)
+    styles = sorted(p.get_linestyle() for p in fig.axes[0].patches if hasattr(p, "get_arrowstyle"))
+    assert styles == ["-", "--", ":"]
+
+
+def test_a_narrow_drawing_widens_to_fit_its_legend():
+    a = agk.tensor(2.0, requires_grad=True)
+    drawing = draw_graph(a * 3, names={"a": a})
+    width = float(ET.fromstring(drawing.svg()).get("width"))
+    longest = max(len(t) for t in svg_texts(drawing.svg()) if t)
+    assert width > drawing.layout.width and width >= longest * 11 * 0.61 + 31

@@ -158,3 +158,126 @@ def test_a_leaf_output_has_no_steps_and_keeps_its_grad():
     trace = trace_backward(x)
     assert trace.steps == [] and x.grad is None
     assert trace.describe(0) == "Nothing to run: this tensor has no backward graph."
+
+
+# ----- the engine's own bookkeeping: ready queue and pending counts -------------------------
+def fork_and_diamond():
+    """``h = a * b`` used twice (a diamond), ``a`` used twice, and ``x * x`` (one node, two
+    edges to the same leaf)."""
+    a = agk.tensor(2.0, requires_grad=True)
+    b = agk.tensor(3.0, requires_grad=True)
+    x = agk.tensor(0.5, requires_grad=True)
+    h = a * b
+    y = h.sin() + h * 3 + a + x * x
+    return dict(a=a, b=b, x=x, h=h, y=y)
+
+
+def consumer_edges(root_node) -> dict:
+    """For every node, the edges pointing at it from nodes reachable from ``root_node``:
+    counted here from the graph alone, independently of the engine."""
+    counts = {}
+    for node in walk(root_node):
+        for child, _ in node.next_functions:
+            if child is not None:
+                counts[child] = counts.get(child, 0) + 1
+    return counts
+
+
+def test_pending_counts_start_as_the_number_of_consumer_edges():
+    v = fork_and_diamond()
+    trace = trace_backward(v["y"], engine_state=True)
+    edges = consumer_edges(v["y"].grad_fn)
+    assert trace.pending(0) == {v["y"].grad_fn: 0, **edges}
+    assert trace.pending(0)[_leaf_node(v, "x")] == 2  # x * x: one node, two edges
+    assert trace.pending(0)[v["h"].grad_fn] == 2 and trace.pending(0)[_leaf_node(v, "a")] == 2
+
+
+def _leaf_node(v, name):
+    return next(n for n in walk(v["y"].grad_fn) if getattr(n, "variable", None) is v[name])
+
+
+def test_each_step_lowers_a_count_once_per_edge_from_the_node_that_ran():
+    v = fork_and_diamond()
+    trace = trace_backward(v["y"], engine_state=True)
+    for position, step in enumerate(trace.steps):
+        before, after = trace.pending(position), trace.pending(position + 1)
+        sent = {}
+        for child, _ in step.node.next_functions:
+            if child is not None:
+                sent[child] = sent.get(child, 0) + 1
+        expected = {n: c - sent.get(n, 0) for n, c in before.items() if n is not step.node}
+        assert after == expected
+
+
+def test_the_ready_queue_holds_exactly_the_nodes_whose_count_reached_zero():
+    v = fork_and_diamond()
+    trace = trace_backward(v["y"], engine_state=True)
+    for position, step in enumerate(trace.steps):
+        ready, pending = trace.ready(position), trace.pending(position)
+        assert ready[0] is step.node  # the engine runs the head of its queue next
+        assert {n for n, c in pending.items() if c == 0} == set(ready)
+    assert trace.ready(len(trace.steps)) == [] and trace.pending(len(trace.steps)) == {}
+
+
+def test_a_shared_node_runs_only_after_both_branches_sent_their_gradients():
+    v = fork_and_diamond()
+    trace = trace_backward(v["y"], engine_state=True)
+    shared = v["h"].grad_fn
+    counts = [trace.pending(p).get(shared) for p in range(len(trace.steps))]
+    ran_at = [s.node for s in trace.steps].index(shared)
+    assert counts[0] == 2 and counts[ran_at] == 0 and 1 in counts[:ran_at]
+    senders = [s.node for s in trace.steps[:ran_at]]
+    assert sum(shared in [c for c, _ in n.next_functions] for n in senders) == 2  # both uses
+
+
+def test_among_ready_nodes_the_newest_runs_first_and_accumulate_grad_at_once():
+    x = agk.tensor(1.5, requires_grad=True)
+    y = x.exp()
+    z = y.sin() + y.cos()  # cos was made after sin: it runs first
+    trace = trace_backward(z, engine_state=True)
+    assert [node_label_of(n) for n in trace.ready(1)] == ["CosBackward0", "SinBackward0"]
+
+
+def node_label_of(node) -> str:
+    return node.name().rsplit("::", 1)[-1]
+
+
+def test_engine_state_is_only_recorded_when_asked_for():
+    v = examples.article_002()
+    assert trace_backward(v["e"]).steps[0].pending is None
+    assert trace_backward(v["e"], engine_state=True).steps[0].pending is not None
+
+
+def test_reading_the_engine_state_outside_backward_raises():
+    from autogradkit.viz.trace import read_engine_state
+
+    with pytest.raises(RuntimeError, match="only meaningful inside a backward pass"):
+        read_engine_state()
+
+
+def test_highlight_says_where_each_node_stands():
+    v = fork_and_diamond()
+    trace = trace_backward(v["y"], engine_state=True)
+    graph = build_graph(v["y"], v)
+    h = trace.highlight(graph, 1)
+    shared = graph.id_of(v["h"].grad_fn)
+    assert h.lines[shared] == ("MulBackward0", "waits for 2")
+    assert h.lines[graph.id_of(v["y"].grad_fn)] == ("AddBackward0", "ran at step 1")
+    assert h.ready == {graph.id_of(n) for n in trace.ready(1)}
+    assert all(h.lines[i][-1].startswith("ready #") for i in h.ready)
+    assert trace.highlight(graph, 1, fade=False).lines.get(shared) is None  # draw_graph(trace=)
+
+
+def test_engine_text_lists_the_queue_in_order_and_the_waiting_nodes():
+    from autogradkit.viz.trace import engine_text
+
+    v = fork_and_diamond()
+    trace = trace_backward(v["y"], engine_state=True)
+    graph = build_graph(v["y"], v)
+    assert engine_text(trace, 0, graph).startswith(
+        "Ready queue (runs left to right): AddBackward0 (y)."
+    )
+    assert "MulBackward0 (h) for 2 gradients" in engine_text(trace, 0, graph)
+    assert "AccumulateGrad (a) for 2 gradients" in engine_text(trace, 0, graph)
+    assert engine_text(trace, len(trace.steps), graph).startswith("Ready queue: empty.")
+    assert engine_text(trace_backward(v["y"]), 0, graph) == ""

@@ -14,10 +14,12 @@ from autogradkit.viz import (
     BackpropStepper,
     FunctionPlotter,
     ProgressBar,
+    TangentExplorer,
     TrainingExplorer,
     dataset,
     function_and_derivative,
     progress,
+    tangent_at,
     train_by_hand,
     train_with_autograd,
 )
@@ -64,6 +66,49 @@ def test_stepper_last_step_shows_every_leaf_grad():
     assert stepper.position == 5
     assert stepper.view.value.count("grad: 4.") == 2 and "grad: 5." in stepper.view.value
     assert v["a"].grad is None  # the stepper changed nothing
+
+
+def test_stepper_lists_the_ready_queue_as_it_steps():
+    v = examples.article_002()
+    stepper = BackpropStepper(v["e"], names=v)
+    queues = []
+    for position in range(6):
+        stepper.go(position)
+        queues.append(stepper.queue.value.split(".")[0])
+    assert queues == [
+        "Ready queue (runs left to right): MulBackward0 (e)",
+        "Ready queue (runs left to right): AccumulateGrad (d) → AddBackward0 (c)",
+        "Ready queue (runs left to right): AddBackward0 (c)",
+        "Ready queue (runs left to right): AccumulateGrad (b) → AccumulateGrad (a)",
+        "Ready queue (runs left to right): AccumulateGrad (a)",
+        "Ready queue: empty",
+    ]
+    stepper.go(0)
+    assert "AddBackward0 (c) for 1 gradient" in stepper.queue.value
+
+
+def test_stepper_boxes_say_how_many_gradients_a_shared_node_waits_for():
+    a = agk.tensor(2.0, requires_grad=True)
+    h = a * 3
+    y = h.sin() * h  # h is used twice
+    stepper = BackpropStepper(y, names={"a": a, "h": h, "y": y})
+    texts = []
+    for position in range(len(stepper.trace.steps) + 1):
+        stepper.go(position)
+        svg = ET.fromstring(stepper.view.value)
+        group = next(
+            g
+            for g in svg.iter("{http://www.w3.org/2000/svg}g")
+            if g.get("id") == f"agk-{stepper.graph.id_of(h.grad_fn)}"
+        )
+        texts.append([t.text for t in group.iter("{http://www.w3.org/2000/svg}text")][-1])
+    assert texts[:3] == ["waits for 2", "waits for 1", "ready #1"]
+    assert texts[-1] == "ran at step 3"
+    sizes = set()
+    for position in range(len(stepper.trace.steps) + 1):
+        svg = ET.fromstring(stepper.drawing(position).svg())
+        sizes.add((svg.get("width"), svg.get("height")))
+    assert len(sizes) == 1  # the picture never jumps while stepping
 
 
 def test_play_is_linked_to_the_slider():
@@ -165,6 +210,35 @@ def test_plotter_redraws_when_the_function_changes():
     plotter.choice.value = "cos"
     [output] = plotter.out.outputs
     assert output["data"]["image/png"] != first
+
+
+# ----- tangent explorer ---------------------------------------------------------------------
+def test_tangent_slope_is_autograds_derivative_at_each_point():
+    for x in (-3.0, -1.5, 0.25, 2.0):
+        y, slope = tangent_at(lambda t: t**2 + 3 * t, x)
+        assert y == pytest.approx(x**2 + 3 * x) and slope == pytest.approx(2 * x + 3, abs=1e-6)
+
+
+def test_tangent_explorer_moves_the_point_and_says_where_the_slope_vanishes():
+    explorer = TangentExplorer(lambda t: t**2 + 3 * t, "x² + 3x", x=2.0, xlim=(-4, 3))
+    first = explorer.out.outputs[0]["data"]["image/png"]
+    explorer.x.value = -1.5
+    assert explorer.status.value == "x = -1.50: y = -2.25, x.grad = 0.00"
+    [output] = explorer.out.outputs
+    assert output["data"]["image/png"] != first
+    assert repr(explorer) == "TangentExplorer(y = x² + 3x, x = -1.5)"
+
+
+@pytest.mark.parametrize("x, word", [(-3.0, "falls"), (-1.5, "is flat"), (1.0, "rises")])
+def test_tangent_figure_title_reads_the_sign_of_the_slope(x, word):
+    from autogradkit.viz.widgets import tangent_figure
+
+    fig = tangent_figure(lambda t: t**2 + 3 * t, x, (-4.0, 3.0), "x² + 3x")
+    ax = fig.axes[0]
+    assert ax.get_title().endswith(f"so y {word} here")
+    tangent = ax.get_lines()[1].get_xydata()
+    slope = (tangent[1, 1] - tangent[0, 1]) / (tangent[1, 0] - tangent[0, 0])
+    assert slope == pytest.approx(2 * x + 3, abs=1e-6)  # the drawn line has autograd's slope
 
 
 # ----- progress -----------------------------------------------------------------------------

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .. import cells
 from ..context import CellResult
-from ..observations import BUILTIN_ERRORS, judge_record, records_in
+from ..i18n import ENGLISH
+from ..observations import BUILTIN_ERRORS, failed_line, judge_record, passed_line, records_in
 from .strip_hidden_tests import BEGIN
 
 MAX_ERROR_CHARS = 300
@@ -47,7 +48,7 @@ class CollectResults:
             if cells.is_manual(cell):
                 result.status = "manual"
             elif gid in ctx.references and _ran(cell):
-                ctx.review += _judge(cell, ctx.references[gid], result)
+                ctx.review += _judge(cell, ctx.references[gid], result, getattr(ctx, "tr", ENGLISH))
             elif cells.is_test(cell) and _ran(cell):
                 result.hidden = BEGIN in cells.text(cell.get("source"))
                 _read_outputs(cell, result)
@@ -71,14 +72,14 @@ def _error(cell: dict) -> dict | None:
     return next((o for o in cell.get("outputs", []) if o.get("output_type") == "error"), None)
 
 
-def _error_name(cell: dict) -> str:
+def _error_name(cell: dict, tr=ENGLISH) -> str:
     """The error's class name when it is one of Python's; a class a submission made up could
     spell out anything, so it is not repeated."""
     name = str((_error(cell) or {}).get("ename", ""))
-    return name if name in BUILTIN_ERRORS else "an exception"
+    return name if name in BUILTIN_ERRORS else tr("an exception")
 
 
-def _judge(cell: dict, references: list, result: CellResult) -> list[str]:
+def _judge(cell: dict, references: list, result: CellResult, tr) -> list[str]:
     """Judge the cell's records against the solution's; return what needs a person's look.
 
     A test cell that ran without an error but whose checks did not each report exactly once
@@ -93,22 +94,26 @@ def _judge(cell: dict, references: list, result: CellResult) -> list[str]:
     raised = _error(cell) is not None
     for expected in references:
         copies = by_check.get(expected.check, [])
-        verdict = judge_record(expected, copies[0] if len(copies) == 1 else None)
+        verdict = judge_record(expected, copies[0] if len(copies) == 1 else None, tr)
         if len(copies) != 1 and not raised:
             review.append(f"{result.grade_id}: check {expected.check} reported {len(copies)} times")
         if len(copies) > 1:
-            verdict.passed, verdict.lines = False, [f"✗ {expected.title}: reported twice"]
+            verdict.passed = False
+            verdict.lines = [failed_line(tr, tr.text(expected.title), tr("reported twice"))]
         passed = passed and verdict.passed
         if verdict.hidden:
             hidden.append(verdict.passed)
         else:
             result.lines += verdict.lines
     if hidden:
-        result.lines.append("✓ hidden tests passed" if all(hidden) else "✗ hidden tests failed")
+        if all(hidden):
+            result.lines.append(passed_line(tr, tr("hidden tests passed")))
+        else:
+            result.lines.append(tr("✗ {name}", name=tr("hidden tests failed")))
     if unreadable:
         review.append(f"{result.grade_id}: {unreadable} check records could not be read")
     if raised:
-        result.error = f"the test cell raised {_error_name(cell)}"
+        result.error = tr("the test cell raised {error}", error=_error_name(cell, tr))
         passed = False
     result.status = "passed" if passed else "failed"
     return review

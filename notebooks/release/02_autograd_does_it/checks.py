@@ -9,6 +9,7 @@ import numpy as np
 
 import autogradkit as agk
 import autogradkit.autograd
+from autogradkit import nn
 from autogradkit.grading.checks import Checks, count_calls
 
 check = Checks(__file__)
@@ -79,5 +80,86 @@ def tracked_or_not(obs, tracked):
         ("d", "requires_grad_(False) changed x itself"),
     ):
         obs.predicted(f'tracked["{key}"]', tracked.get(key), hint=hint)
+
+
+@check.exercise("switches")
+def three_switches(obs, switches):
+    """Exercise 5: which switch does what"""
+    obs.require("switches is a dict", isinstance(switches, dict), hint='{"a": True, ...}')
+    for key, hint in (
+        ("a", "which of the two switches lasts after the block?"),
+        ("b", "in which mode is the dropout layer after the block?"),
+        ("c", "is anything recorded, or saved, inside the block?"),
+        ("d", "w's gradient needs out saved: can an inference tensor be saved?"),
+    ):
+        obs.predicted(f'switches["{key}"]', switches.get(key), hint=hint)
+
+
+# ----- exercise 6: an evaluation helper --------------------------------------------------------
+def _model_with_dropout(obs):
+    """Linear, ReLU, Dropout, Linear, with weights drawn from ``obs.rng``; the inputs size."""
+    n_in, hidden = int(obs.rng.integers(2, 5)), int(obs.rng.integers(8, 17))
+    model = nn.Sequential(
+        nn.Linear(n_in, hidden),
+        nn.ReLU(),
+        nn.Dropout(float(obs.rng.uniform(0.3, 0.6))),
+        nn.Linear(hidden, 1),
+    )
+    with agk.no_grad():
+        for param in model.parameters():
+            param.copy_(agk.tensor(obs.rng.normal(0.0, 0.8, size=param.shape)))
+    return model, n_in
+
+
+def _recording_seen(model) -> list:
+    """A list that gets, for every call of one of the model's Linear layers, whether the graph
+    was being recorded at that moment (a forward pre-hook)."""
+    seen = []
+    for layer in model:
+        if isinstance(layer, nn.Linear):
+            layer.register_forward_pre_hook(
+                lambda module, inputs: seen.append(agk.is_grad_enabled())
+            )
+    return seen
+
+
+def _modes(model) -> list:
+    return [module.training for module in model.modules()]
+
+
+@check.exercise("evaluate")
+def evaluation(obs, evaluate):
+    """Exercise 6: evaluate in eval mode, without a graph, and leave the mode as it was"""
+    model, n_in = _model_with_dropout(obs)
+    x = agk.tensor(obs.rng.normal(size=(int(obs.rng.integers(3, 7)), n_in)), dtype=agk.float32)
+    seen = _recording_seen(model)
+    starts = [True, False] if obs.rng.integers(2) else [False, True]
+    for training in starts:
+        mode = "training" if training else "eval"
+        model.train(training)
+        seen.clear()
+        predictions = obs.call(evaluate, model, x)
+        obs.require(
+            f"evaluate returns a tensor (model in {mode} mode)",
+            isinstance(predictions, agk.Tensor),
+            hint="return what the model computed",
+        )
+        obs.close(
+            f"the predictions (model in {mode} mode)",
+            predictions,
+            atol=1e-5,
+            hint="the dropout layer must pass everything through: which mode does that?",
+        )
+        obs.equal(
+            f"a graph was recorded while the layers ran (model in {mode} mode)",
+            any(seen),
+            hint="run the model inside a block that stops recording; a later detach() "
+            "comes too late, the graph is built by then",
+        )
+        obs.equal(
+            f"the modes of the model and its layers afterwards (it was in {mode} mode)",
+            _modes(model),
+            hint="remember model.training before the call and give it back with model.train()",
+        )
 
 

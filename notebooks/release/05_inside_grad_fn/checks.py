@@ -240,3 +240,184 @@ def by_hand(obs, add_mul_grads):
             obs.close(f"{name} at {at}", grad, hint=hint)
 
 
+# ----- exercise 5: a fork, counted ---------------------------------------------------------
+@check.exercise("pending_v", "hook_calls", "hook_grad")
+def fork_prediction(obs, pending_v, hook_calls, hook_grad):
+    """Exercise 5: what the engine counts at a fork"""
+    obs.predicted(
+        "pending_v",
+        pending_v,
+        hint="count arrows into v's node, not tensors: v * v sends v two gradients",
+    )
+    obs.predicted(
+        "hook_calls",
+        hook_calls,
+        hint="the node runs once, when its count reaches 0; the hook runs with it",
+    )
+    obs.predicted(
+        "hook_grad",
+        hook_grad,
+        hint="add up what each use of v sends back: the chain rule at a fork is a sum",
+    )
+
+
+# ----- exercise 6: the engine's order --------------------------------------------------------
+def _order_graph(obs):
+    """A non-scalar root over fresh leaves: a leaf used deep in the graph and twice by one
+    operation near the output, a skip connection (a short path and a long one to the same
+    node), a diamond, and inputs that need no gradient. The leaves go to their places in a
+    random order."""
+    size = int(obs.rng.integers(2, 5))
+    leaves = [agk.tensor(obs.rng.normal(size=size), requires_grad=True) for _ in range(5)]
+    a, b, c, d, e = (leaves[i] for i in obs.rng.permutation(5))
+    k = agk.tensor(obs.rng.normal(size=size))  # needs no gradient
+    z = (a * b).tanh()
+    skip = z + (z * k).exp().sin()  # z's node: one consumer near the root, one far from it
+    s = skip.sin()
+    diamond = s * skip + s.cos()
+    return diamond * c + (d - k) * e + a * a  # a twice in one node, and once more deep down
+
+
+def _graph_nodes(root) -> list:
+    """Every node of the graph, by the check's own walk (made before the answer runs)."""
+    return agk.autograd.graph.walk(root.grad_fn)
+
+
+def _comes_after_its_senders(order, nodes) -> bool:
+    """Does every node come after every node whose next_functions point at it?"""
+    place = {id(n): k for k, n in enumerate(order)}
+    return all(
+        place[id(node)] < place[id(child)]
+        for node in nodes
+        for child, _ in node.next_functions
+        if child is not None
+    )
+
+
+@contextmanager
+def _no_library_order():
+    """The engine and the library's walks refuse to run while backward_order is checked."""
+    engine = agk.autograd.engine
+    with ExitStack() as stack:
+        stack.enter_context(_no_library_walks())
+        for name in ("run_backward", "_count_dependencies", "_nodes_leading_to"):
+            stack.enter_context(refuse_library(engine, name, exercise="the order"))
+        yield
+
+
+def _observe_order(obs, backward_order, what: str, root, seconds: float = 10.0) -> None:
+    nodes = _graph_nodes(root)
+    with _no_library_order(), time_limit(seconds):
+        order = obs.call(backward_order, root)
+    obs.require(
+        f"backward_order returns a list ({what})",
+        isinstance(order, (list, tuple)),
+        hint="collect the nodes in a list, in the order you would run them, and return it",
+    )
+    ids = [id(n) for n in order]
+    obs.require(
+        f"each node appears once ({what})",
+        len(ids) == len(set(ids)),
+        hint="a node that several others send gradients to still runs once",
+    )
+    obs.require(
+        f"every node of {what} is there",
+        set(ids) == {id(n) for n in nodes},
+        hint="start from t.grad_fn, follow next_functions to every node (AccumulateGrad too), "
+        "and skip (None, 0) entries",
+    )
+    obs.equal(
+        f"each node comes after every node that sends it a gradient ({what})",
+        _comes_after_its_senders(order, nodes),
+        hint="a node is ready only when its count of gradients still to come reaches 0; "
+        "count one per arrow, even two arrows from the same node",
+    )
+
+
+@check.exercise("backward_order")
+def engine_order(obs, backward_order):
+    """Exercise 6: an order the engine can run"""
+    _observe_order(
+        obs, backward_order, "a graph with forks and a skip connection", _order_graph(obs)
+    )
+    root, _, count = _diamond_chain(obs)  # one walk per path would take hours
+    _observe_order(obs, backward_order, f"{count} diamonds in a row", root, 2.0)
+    root, _ = _chain(obs, 5000)
+    _observe_order(obs, backward_order, "a chain of 5,000 operations", root)
+
+
+# ----- exercise 7: count what a graph saves ------------------------------------------------
+# The steps a random function is made of: each saves something else (PyTorch's rules)
+STEPS = (
+    lambda h, c: h.sigmoid(),  # its output
+    lambda h, c: h.tanh(),  # its output
+    lambda h, c: h.relu(),  # its output
+    lambda h, c: h.sin(),  # its input
+    lambda h, c: h**2,  # its input
+    lambda h, c: h * 0.5,  # nothing
+    lambda h, c: h + c,  # nothing
+    lambda h, c: h * c,  # c, and h too when c needs a gradient
+)
+
+
+def _saving_function(obs):
+    """A matrix product, a random chain of steps and a square, over fresh inputs of which some
+    need no gradient: the function and its inputs."""
+    n, m = int(obs.rng.integers(2, 6)), int(obs.rng.integers(2, 5))
+    a = agk.tensor(obs.rng.normal(0.0, 0.5, size=(n, m)), dtype=agk.float32, requires_grad=True)
+    weight_needs, c_needs = (bool(obs.rng.integers(2)) for _ in range(2))
+    weight = agk.tensor(obs.rng.normal(0.0, 0.5, size=(m, m)), dtype=agk.float32)
+    c = agk.tensor(obs.rng.normal(0.0, 0.5, size=m), dtype=agk.float32)
+    weight.requires_grad_(weight_needs)
+    c.requires_grad_(c_needs)
+    steps = [STEPS[int(i)] for i in obs.rng.choice(len(STEPS), size=int(obs.rng.integers(3, 6)))]
+
+    def f(a, weight, c):
+        h = a @ weight
+        for step in steps:
+            h = step(h, c)
+        return (h * h).sum()
+
+    return f, {"a": a, "weight": weight, "c": c}
+
+
+@check.exercise("count_saved")
+def saved_counted(obs, count_saved):
+    """Exercise 7: the tensors a graph saves, counted with saved_tensors_hooks"""
+    for draw in (1, 2):
+        f, inputs = _saving_function(obs)
+        at = f"function {draw} of 2"
+        result = obs.call(count_saved, f, *inputs.values())
+        obs.require(
+            f"count_saved returns (out, count, numbers) ({at})",
+            isinstance(result, tuple) and len(result) == 3,
+            hint="return out, count, numbers",
+        )
+        out, count, numbers = result
+        obs.require(
+            f"out is part of a graph ({at})",
+            isinstance(out, agk.Tensor) and out.grad_fn is not None,
+            hint="run f with recording on: the hooks see only what a recorded graph saves",
+        )
+        obs.equal(
+            f"the number of saved tensors ({at})",
+            count,
+            hint="count each call of the pack hook, and only the calls of this run",
+        )
+        obs.equal(
+            f"the numbers they hold ({at})",
+            numbers,
+            hint="add up t.numel() of every tensor handed to pack",
+        )
+        obs.close(f"out ({at})", out, atol=1e-4)
+        obs.call(out.backward)
+        for name, t in inputs.items():
+            if t.requires_grad:
+                obs.close(
+                    f"{name}.grad after out.backward() ({at})",
+                    t.grad,
+                    atol=1e-4,
+                    hint="unpack must give back what pack was handed",
+                )
+
+

@@ -186,3 +186,58 @@ def by_hand(obs, linear_by_hand):
         obs.close(f"the bias gradient ({at})", bias_grad, hint="the bias is added before / 4")
 
 
+# ----- exercise 5: fine-tune the last layer ------------------------------------------------
+def _deep_network(obs):
+    """Two or three Linear layers with Tanh between them, weights drawn from ``obs.rng``."""
+    sizes = [int(obs.rng.integers(2, 5))]
+    sizes += [int(obs.rng.integers(3, 7)) for _ in range(int(obs.rng.integers(1, 3)))] + [1]
+    layers = []
+    for n_in, n_out in zip(sizes, sizes[1:]):
+        layers += [nn.Linear(n_in, n_out), nn.Tanh()]
+    model = nn.Sequential(*layers[:-1])
+    with agk.no_grad():
+        for param in model.parameters():
+            param.copy_(agk.tensor(obs.rng.normal(0.0, 0.8, size=param.shape)))
+    return model, sizes[0]
+
+
+@check.exercise("fine_tune_last")
+def fine_tuned(obs, fine_tune_last):
+    """Exercise 5: only the last layer trains, and only it is in the optimizer"""
+    model, n_in = _deep_network(obs)
+    n = int(obs.rng.integers(4, 9))
+    x = agk.tensor(obs.rng.normal(size=(n, n_in)), dtype=agk.float32)
+    y = agk.tensor(obs.rng.normal(size=(n, 1)), dtype=agk.float32)
+    steps, lr = int(obs.rng.integers(2, 6)), round(float(obs.rng.uniform(0.05, 0.3)), 3)
+    names = {id(param): name for name, param in model.named_parameters()}
+    optimizer = obs.call(fine_tune_last, model, x, y, steps, lr)
+    obs.require(
+        "fine_tune_last returns an optimizer",
+        isinstance(optimizer, agk.optim.Optimizer),
+        hint="return the SGD optimizer you made",
+    )
+    held = [names.get(id(p), "?") for group in optimizer.param_groups for p in group["params"]]
+    obs.equal(
+        "the parameters the optimizer holds",
+        sorted(held),
+        hint="hand it [p for p in model.parameters() if p.requires_grad]",
+    )
+    obs.equal(
+        "the parameters that require grad afterwards",
+        [name for name, param in model.named_parameters() if param.requires_grad],
+        hint="freeze with requires_grad_(False), on every parameter but the last layer's",
+    )
+    obs.equal(
+        "the parameters that have a .grad afterwards",
+        [name for name, param in model.named_parameters() if param.grad is not None],
+        hint="a frozen parameter gets no gradient: was it frozen before the first backward()?",
+    )
+    for name, param in model.named_parameters():
+        obs.close(
+            f"{name} after {steps} steps with lr = {lr:g}",
+            param,
+            atol=1e-5,
+            hint="each step: zero the gradients, forward, MSE loss, backward, step",
+        )
+
+

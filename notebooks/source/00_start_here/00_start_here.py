@@ -1,4 +1,4 @@
-# %% [markdown]
+# %% [markdown] id="00-start-here"
 # # 00 · Start here
 #
 # Welcome! This course shows what PyTorch's **autograd** really does when you call
@@ -10,16 +10,29 @@
 # This notebook is a short tour of the tools you will use in every other notebook: code cells,
 # figures, interactive widgets, and the checks that tell you at once whether an exercise is right.
 #
+# **Time:** about 25 min: 15 min to read and run the cells, 10 min for the exercises.
+# Every notebook opens with an estimate like this one, measured from the notebook itself:
+# its text at 150 words a minute, its code at 6 lines a minute, 3 minutes for each widget,
+# and for the exercises 3 minutes a point plus a minute for each line of the model answer.
+# Take it as a guide: some exercises will take you longer, some less.
+#
+# **Before you start:** nothing from this course. You need a little Python (variables, lists,
+# functions, `for` loops, `print`) and, for exercise 2, the derivative of a power,
+# `d(xⁿ)/dx = n·xⁿ⁻¹`.
+#
 # **Learning goals.** By the end of this notebook you can
 #
-# - run cells in order, restart the kernel, and read an error message;
-# - create a tensor and ask autogradkit for a gradient;
-# - use an interactive widget;
-# - answer an exercise, read the `✓` / `✗` feedback, and submit your notebook.
+# - run a notebook from top to bottom, restart its kernel, and read the last line of a red
+#   error message (sections 1 and 3);
+# - make a tensor that requires grad from a list of numbers, whole numbers too (exercise 1);
+# - move a widget's slider and find where the slope it shows is zero (section 5);
+# - work out a derivative on paper and write it as a function (exercise 2);
+# - predict what autograd prints, read the `✓` / `✗` lines of a check (exercise 3), and submit
+#   your notebook (section 7).
 #
 # **Graded exercises:** 3 exercises, **3 points** in total.
 
-# %% [markdown]
+# %% [markdown] id="00-running-cells"
 # ## 1. Running cells
 #
 # A notebook is a list of cells. Markdown cells (like this one) hold text; code cells hold Python.
@@ -34,33 +47,33 @@
 # Run the next cell. It imports the libraries and fixes the random seeds, so that everybody sees
 # the same random numbers.
 
-# %%
+# %% id="00-import-numpy-as-np"
 import numpy as np
 import matplotlib.pyplot as plt
 
 import autogradkit as agk
-from autogradkit.viz import FunctionPlotter
+from autogradkit.viz import TangentExplorer
 
 import checks  # this notebook's checks, in checks.py beside it
 
 agk.manual_seed(0)
 np.random.seed(0)
 
-# %% [markdown]
+# %% [markdown] id="00-a-first-tensor-and-a"
 # ## 2. A first tensor, and a first gradient
 #
 # A tensor is an array of numbers. `requires_grad=True` asks autogradkit to remember every
 # operation done with it, so that it can compute gradients later. Here `y = x² + 3x`, so
 # `dy/dx = 2x + 3 = 7` at `x = 2`:
 
-# %%
+# %% id="00-x-agk-tensor-2-0"
 x = agk.tensor(2.0, requires_grad=True)
 y = x ** 2 + 3 * x
 print(y)
 y.backward()
 print("dy/dx at x = 2:", x.grad)
 
-# %% [markdown]
+# %% [markdown] id="00-errors-are-part-of-the"
 # The printouts are exactly what PyTorch prints: `tensor(10., grad_fn=<AddBackward0>)` and
 # `tensor(7.)`. The following notebooks explain every part of them.
 #
@@ -71,16 +84,16 @@ print("dy/dx at x = 2:", x.grad)
 # error and says what went wrong. For example, PyTorch (and autogradkit) only compute gradients
 # for floating-point tensors:
 
-# %% tags=["raises-exception"]
+# %% id="00-counts-agk-tensor-1-2" tags=["raises-exception"]
 counts = agk.tensor([1, 2, 3], requires_grad=True)
 
-# %% [markdown]
+# %% [markdown] id="00-figures"
 # ## 4. Figures
 #
 # Plots appear right below the cell that draws them. Here is `y = x² + 3x` with its tangent line
 # at `x = 2`, whose slope is the gradient we just computed:
 
-# %%
+# %% id="00-xs-np-linspace-4-3"
 xs = np.linspace(-4, 3, 100)
 fig, ax = plt.subplots(figsize=(6, 3.5))
 ax.plot(xs, xs ** 2 + 3 * xs, label="y = x² + 3x")
@@ -91,17 +104,20 @@ ax.set_xlabel("x")
 ax.legend()
 plt.show()
 
-# %% [markdown]
+# %% [markdown] id="00-widgets"
 # ## 5. Widgets
 #
-# Some cells show interactive controls. Pick a function from the menu: the plot shows the function
-# and its derivative, computed by autogradkit's `backward()`. Widgets run Python in the kernel, so
-# they only respond after you have run the cell (and after a restart, run it again).
+# Some cells show interactive controls. The figure above answers one question: the slope at
+# `x = 2`. The widget below answers it for every `x`: move the slider, and autogradkit's
+# `backward()` computes `x.grad` at that point; the dashed line is the tangent with that slope.
+# Find the `x` where the slope is zero. What is special about the curve there? (Notebook 01 uses
+# exactly this to find the best weight.) Widgets run Python in the kernel, so they only respond
+# after you have run the cell (and after a restart, run it again).
 
-# %%
-FunctionPlotter()
+# %% id="00-tangentexplorer-lambda-x-x-2"
+TangentExplorer(lambda x: x ** 2 + 3 * x, "x² + 3x", x=2.0, xlim=(-4, 3))
 
-# %% [markdown]
+# %% [markdown] id="00-exercises-and-instant-feedback"
 # ## 6. Exercises and instant feedback
 #
 # Each exercise has an **answer cell** and a **check cell** below it.
@@ -133,7 +149,7 @@ FunctionPlotter()
 # check cells are put back, the checks draw new inputs, and some extra *hidden* checks may run as
 # well.
 
-# %% [markdown]
+# %% [markdown] id="00-exercise-1-your-first-tensor"
 # ### Exercise 1 — your first tensor (write the code, 1 point)
 #
 # Write `first_tensor(values)`: given a list of numbers, it returns a tensor that holds them and
@@ -149,7 +165,7 @@ def first_tensor(values):
 # %% nbgrader={"grade": true, "grade_id": "nb00_ex1_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 checks.tensor_from_numbers()
 
-# %% [markdown]
+# %% [markdown] id="00-exercise-2-a-gradient-by"
 # ### Exercise 2 — a gradient by hand (work it out, then write it, 1 point)
 #
 # For `y = x³ - 2x`, work out `dy/dx` on paper, as a formula in `x`. Then write `slope(x)`, which
@@ -165,7 +181,7 @@ def slope(x):
 # %% nbgrader={"grade": true, "grade_id": "nb00_ex2_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 checks.slope_by_hand()
 
-# %% [markdown]
+# %% [markdown] id="00-exercise-3-predict-a-printout"
 # ### Exercise 3 — predict a printout (predict, 1 point)
 #
 # What does `print(agk.tensor(2.0, requires_grad=True) * 3)` print? Write it as a string, exactly
@@ -181,7 +197,7 @@ printed = "tensor(6., grad_fn=<MulBackward0>)"
 # %% nbgrader={"grade": true, "grade_id": "nb00_ex3_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 checks.printout_prediction()
 
-# %% [markdown]
+# %% [markdown] id="00-submitting"
 # ## 7. Submitting
 #
 # When you have finished a notebook:
@@ -197,7 +213,7 @@ checks.printout_prediction()
 # answers on inputs drawn for this grading run (the hidden checks too), and you get back a
 # feedback file with the points for each exercise.
 
-# %% [markdown]
+# %% [markdown] id="00-recap"
 # ## Recap
 #
 # - Run cells from top to bottom; restart and run all when in doubt.
@@ -208,3 +224,18 @@ checks.printout_prediction()
 # - Restart, run all, save, and hand in the `.ipynb` file.
 #
 # **Next:** notebook 01 trains a one-weight model by hand.
+#
+# **Further reading** in PyTorch's documentation:
+#
+# - [`torch.tensor`](https://docs.pytorch.org/docs/stable/generated/torch.tensor.html):
+#   making a tensor, and `requires_grad`
+# - [`torch.Tensor`](https://docs.pytorch.org/docs/stable/tensors.html): everything a tensor can do
+# - [`Tensor.backward`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.backward.html):
+#   what section 2 called
+#
+# The last cell lists this notebook's exercises: `✓` passed, `✗` not yet, `·` not run yet
+# in this session. Run it when you have finished (it only reports: grading runs every check
+# again).
+
+# %% id="00-checks-check-progress"
+checks.check.progress()

@@ -1,24 +1,34 @@
-# %% [markdown]
+# %% [markdown] id="01-backpropagation-by-hand"
 # # 01 · Backpropagation by hand
 #
 # You are going to train the smallest neural network there is: a single weight. You will do it
 # with nothing but NumPy and a pencil, computing every gradient yourself. In the next notebook
 # `loss.backward()` will do the same work for you, and you will know exactly what it computed.
 #
+# **Time:** about 1 h 20 min: 40 min to read and run the cells, 40 min for the exercises
+# (estimated from the notebook's length and points, as notebook 00 explains).
+#
+# **Before you start:** notebook 00 (running cells, reading a check's `✓` / `✗`). From school
+# maths: the slope of a curve, the derivatives of `x²` and of `a·x`, and the chain rule for a
+# function of a function. From NumPy: arrays and `np.mean`.
+#
 # **Learning goals.** By the end of this notebook you can
 #
 # - name the four steps of a training iteration and say what each one produces;
-# - draw the computation tree of the model `y_hat = w * x` with a squared-error loss;
-# - read a gradient as a slope, and explain why the update steps *against* it;
-# - compute local gradients and chain them into `dloss/dw`;
-# - write a NumPy training loop and read its table of loss, weight and gradient per epoch;
-# - say what happens when you change the number of epochs, the data or the learning rate.
+# - draw the computation tree of `y_hat = w * x` with a squared-error loss, and compute its loss at
+#   any `w` (16 at `w = 0`, 4 at `w = 1`);
+# - read a gradient as a slope, and say which way an update moves `w` when the slope is negative;
+# - compute the local gradients of the tree and chain them into `dloss/dw` (exercise 1);
+# - write a NumPy training loop for `y_hat = w * x + b`, with the gradient of the bias
+#   (exercise 2);
+# - find a gradient that does not average over the examples, and fix it (exercise 3);
+# - predict where the first update lands and whether a learning rate converges (exercise 4).
 #
 # **Graded exercises:** 4 exercises, **9 points** in total. After each exercise a check cell
 # runs your answer on inputs of its own and prints a `✓` line for each thing it checked, or one
 # `✗` line with a hint.
 
-# %%
+# %% id="01-import-numpy-as-np"
 import numpy as np
 import matplotlib.pyplot as plt
 
@@ -29,7 +39,7 @@ import checks  # this notebook's checks, in checks.py beside it
 agk.manual_seed(0)
 np.random.seed(0)
 
-# %% [markdown] tags=["topic:T01"]
+# %% [markdown] id="01-training-is-four-steps-repeated" tags=["topic:T01"]
 # ## 1. Training is four steps, repeated
 #
 # Every training loop you will ever read repeats the same four steps:
@@ -45,7 +55,7 @@ np.random.seed(0)
 # In PyTorch, steps 2 and 3 hide inside `loss.backward()` and step 4 inside `optimizer.step()`.
 # In this notebook all four happen in plain sight.
 
-# %% [markdown] tags=["topic:T02"]
+# %% [markdown] id="01-the-model-one-weight-one" tags=["topic:T02"]
 # ## 2. The model: one weight, one example
 #
 # The task is to learn to double a number. We have one training example: the input `x = 2` and
@@ -65,7 +75,7 @@ np.random.seed(0)
 # The leaves on the left (`w`, `x`, `y`) are the values we start from; the root on the right is
 # the loss. Only `w` is something we are allowed to change.
 
-# %% tags=["topic:T02"]
+# %% id="01-x-2-0-the-input" tags=["topic:T02"]
 x = 2.0   # the input
 y = 4.0   # the target: twice the input
 w = 0.0   # the only weight, deliberately wrong at the start
@@ -74,7 +84,7 @@ y_hat = w * x
 print("prediction y_hat =", y_hat, "  target y =", y)
 
 
-# %% [markdown] tags=["topic:T03"]
+# %% [markdown] id="01-how-wrong-is-the-model" tags=["topic:T03"]
 # ## 3. How wrong is the model? The squared error
 #
 # Looking at the tree we can see that `w = 2` is the answer. A real network has millions of
@@ -86,7 +96,7 @@ print("prediction y_hat =", y_hat, "  target y =", y)
 # (MSE). Squaring makes the loss zero only for a perfect prediction, positive otherwise, and it
 # punishes big mistakes far more than small ones.
 
-# %% tags=["topic:T03"]
+# %% id="01-def-mse-y-hat-y" tags=["topic:T03"]
 def mse(y_hat, y):
     """Mean squared error: the average of (prediction - target) ** 2."""
     return np.mean((np.asarray(y_hat) - np.asarray(y)) ** 2)
@@ -97,7 +107,7 @@ for w_try in [0.0, 1.0, 1.5, 2.0]:
     print(f"{w_try:4.1f}  {w_try * x:5.1f}  {mse(w_try * x, y):6.2f}  {(w_try - 2) ** 2:8.2f}")
 
 
-# %% [markdown] tags=["topic:T03"]
+# %% [markdown] id="01-at-the-start-w-0" tags=["topic:T03"]
 # At the start (`w = 0`) the loss is **16**. It shrinks as `w` approaches 2 and is exactly 0
 # there.
 #
@@ -106,8 +116,16 @@ for w_try in [0.0, 1.0, 1.5, 2.0]:
 # the *prediction*: `y_hat = 2` misses the target 4 by 2, so the loss is 4. The two are related by
 # `loss = (w*x - y)**2 = x**2 * (w - 2)**2`, so here the loss is always `x**2 = 4` times the
 # squared distance of the weight from the answer.
+#
+# > **Note on the source.** Article 004 (section "什麼是 Backpropagation?", where it introduces
+# > the mean squared error) says that at `w = 1` the loss is "(1-2)²=1", one unit away from the
+# > answer. That number is the squared distance of the *weight* from 2. The loss compares the
+# > prediction with the target, `(1·2 − 4)² = 4`, and that is what PyTorch computes:
+# > `nn.MSELoss()(w * x, y)` with `w = 1`, `x = 2`, `y = 4` gives `tensor(4.)`. The table above,
+# > with its four rows `w = 0, 1, 1.5, 2`, prints both columns so that you can see the two
+# > numbers side by side.
 
-# %% [markdown] tags=["topic:T04"]
+# %% [markdown] id="01-a-gradient-is-a-slope" tags=["topic:T04"]
 # ## 4. A gradient is a slope
 #
 # Plot the loss against `w` and you get a valley. The **gradient** `dloss/dw` is the slope of
@@ -119,7 +137,7 @@ for w_try in [0.0, 1.0, 1.5, 2.0]:
 # - at `w = 3` the slope is positive, so we should decrease `w`;
 # - the steeper the slope, the further we are from the bottom, and the bigger the step.
 
-# %% tags=["topic:T04"]
+# %% id="01-def-loss-at-w" tags=["topic:T04"]
 def loss_at(w):
     return (w * x - y) ** 2
 
@@ -146,10 +164,10 @@ ax.set_title("Gradient descent steps against the slope (arrows)")
 ax.legend(fontsize=8)
 plt.show()
 
-# %% tags=["topic:T04"]
+# %% id="01-print-f-slope-of-the" tags=["topic:T04"]
 print(f"slope of the loss at w = 0, measured: {slope_at(0.0):.4f}")
 
-# %% [markdown] tags=["topic:T05"]
+# %% [markdown] id="01-local-gradients" tags=["topic:T05"]
 # ## 5. Local gradients
 #
 # We want `dloss/dw`, but the loss does not mention `w` directly: the loss depends on `s`, `s`
@@ -165,7 +183,7 @@ print(f"slope of the loss at w = 0, measured: {slope_at(0.0):.4f}")
 # A local gradient only needs the values that flowed through that operation in the forward pass.
 # That is why a framework has to remember them: `x` for the multiplication, `s` for the square.
 
-# %% tags=["topic:T05"]
+# %% id="01-w-0-0" tags=["topic:T05"]
 w = 0.0
 y_hat = w * x       # forward pass, keeping every intermediate value
 s = y_hat - y
@@ -176,7 +194,7 @@ ds_dyhat_0 = 1.0      # local gradient of the subtraction (with respect to y_hat
 dyhat_dw_0 = x        # local gradient of the multiplication (with respect to w)
 print(f"loss = {loss}, local gradients: {dloss_ds_0}, {ds_dyhat_0}, {dyhat_dw_0}")
 
-# %% [markdown] tags=["topic:T06"]
+# %% [markdown] id="01-the-chain-rule-multiplies-local" tags=["topic:T06"]
 # ## 6. The chain rule multiplies local gradients
 #
 # The chain rule says that the gradient through a chain is the product of the links:
@@ -192,7 +210,7 @@ print(f"loss = {loss}, local gradients: {dloss_ds_0}, {ds_dyhat_0}, {dyhat_dw_0}
 # by its own local gradient, and passes the result to the operation before it. The loss starts
 # the relay with `dloss/dloss = 1`.
 
-# %% tags=["topic:T06"]
+# %% id="01-grad-loss-1-0-dloss" tags=["topic:T06"]
 grad_loss = 1.0                        # dloss/dloss: where every backward pass starts
 grad_s = grad_loss * dloss_ds_0        # dloss/ds
 grad_yhat = grad_s * ds_dyhat_0        # dloss/dy_hat
@@ -200,7 +218,7 @@ grad_w = grad_yhat * dyhat_dw_0        # dloss/dw
 print(f"dloss/ds = {grad_s}, dloss/dy_hat = {grad_yhat}, dloss/dw = {grad_w}")
 print("agrees with the measured slope:", bool(np.isclose(grad_w, slope_at(0.0))))
 
-# %% [markdown]
+# %% [markdown] id="01-exercise-1-the-chain-rule"
 # ### Exercise 1 — the chain rule by hand (work it out, then write it, 2 points)
 #
 # Do one backward pass with pen and paper, this time at **`w = 1.5`** (still `x = 2`, `y = 4`).
@@ -227,7 +245,7 @@ def backward_by_hand(w, x, y):
 # %% nbgrader={"grade": true, "grade_id": "nb01_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.chain_rule()
 
-# %% [markdown] tags=["topic:T07"]
+# %% [markdown] id="01-the-update-rule" tags=["topic:T07"]
 # ## 7. The update rule
 #
 # Now that we have the gradient, step 4 moves the weight against it:
@@ -238,13 +256,13 @@ checks.chain_rule()
 # the size of the step. With `lr = 0.01` and a gradient of `-16`, the weight moves from `0` to
 # `0 - 0.01 * (-16) = 0.16`.
 
-# %% tags=["topic:T07"]
+# %% id="01-lr-0-01" tags=["topic:T07"]
 lr = 0.01
 w_next = w - lr * grad_w
 print(f"w: {w:.3f} -> {w_next:.3f}")
 print(f"loss: {loss_at(w):.4f} -> {loss_at(w_next):.4f}")
 
-# %% [markdown] tags=["topic:T08"]
+# %% [markdown] id="01-the-whole-loop-in-numpy" tags=["topic:T08"]
 # ## 8. The whole loop in NumPy
 #
 # Repeating the four steps gives the training loop. We store the data as `float32` arrays (as
@@ -252,7 +270,7 @@ print(f"loss: {loss_at(w):.4f} -> {loss_at(w_next):.4f}")
 # loss is the mean of the squared errors, and so the gradient is the mean of the per-example
 # gradients `2 * (y_hat - y) * x`.
 
-# %% tags=["topic:T08"]
+# %% id="01-x-data-np-array-2" tags=["topic:T08"]
 x_data = np.array([2.0], dtype=np.float32)
 y_data = np.array([4.0], dtype=np.float32)
 
@@ -285,13 +303,13 @@ def fit(x, y, w=0.0, lr=0.01, epochs=10, show=True):
 w_one, history_one = fit(x_data, y_data)
 
 
-# %% [markdown] tags=["topic:T08"]
+# %% [markdown] id="01-read-the-first-row-at" tags=["topic:T08"]
 # Read the first row: at epoch 1 the loss is **16**, the gradient `dw` is **-16** (exactly what we
 # computed by hand), and after the update `w` is **0.160**. Row after row the gradient shrinks
 # towards 0, the loss falls, and `w` creeps towards 2. After 10 epochs `w` is only **1.131**: the
 # model is learning, but slowly.
 
-# %% [markdown]
+# %% [markdown] id="01-exercise-2-a-model-with"
 # ### Exercise 2 — a model with a bias (write the code, 3 points)
 #
 # Extend the loop to the model `y_hat = w * x + b`, which has two parameters. The loss is still
@@ -320,19 +338,19 @@ def fit_line(x, y, lr, epochs):
 # %% nbgrader={"grade": true, "grade_id": "nb01_ex2_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.line_with_bias()
 
-# %% [markdown] tags=["topic:T09"]
+# %% [markdown] id="01-more-data-averaged" tags=["topic:T09"]
 # ## 9. More data, averaged
 #
 # One example teaches the model very little. Let us give it four: the inputs `x = 2, 4, 6, 8`
 # with the targets `y = 4, 8, 12, 16`. Nothing in `fit` has to change, because `mse` and
 # `gradient` already average over however many examples there are.
 
-# %% tags=["topic:T09"]
+# %% id="01-x-four-np-array-2" tags=["topic:T09"]
 x_four = np.array([2, 4, 6, 8], dtype=np.float32)
 y_four = np.array([4, 8, 12, 16], dtype=np.float32)
 w_four, history_four = fit(x_four, y_four)
 
-# %% [markdown] tags=["topic:T09"]
+# %% [markdown] id="01-at-epoch-1-the-gradient" tags=["topic:T09"]
 # At epoch 1 the gradient is **-120** and one update takes `w` from 0 straight to **1.200**;
 # within 10 epochs `w` reaches **2.000** (printed with three decimals). Why so much faster than
 # with one example? The gradient is `2 * mean(x**2) * (w - 2)`, and the average of `x**2` over
@@ -341,14 +359,14 @@ w_four, history_four = fit(x_four, y_four)
 # `1 - 2 * lr * 4 = 0.92`. (More examples also average out noise in real data, which our perfect
 # data does not have.)
 
-# %% [markdown]
+# %% [markdown] id="01-exercise-3-find-the-bug"
 # ### Exercise 3 — find the bug (2 points)
 #
 # A classmate trained on the four examples `x = 1, 2, 3, 4` with targets `y = 2, 4, 6, 8` and
 # got a lovely table: the loss starts at **30**, the first gradient is **-120**, and `w` is
 # **2.000** after 10 epochs. Their gradient function was meant to average, like ours:
 
-# %%
+# %% id="01-x-mate-np-array-1"
 x_mate = np.array([1, 2, 3, 4], dtype=np.float32)
 y_mate = np.array([2, 4, 6, 8], dtype=np.float32)
 
@@ -368,7 +386,7 @@ for epoch in range(1, 11):
     print(f"{epoch:5d} | {loss:14.6f} | {w_mate:6.3f} | {dw:9.3f}")
 
 
-# %% [markdown]
+# %% [markdown] id="01-the-loss-in-this-table"
 # The loss in this table is a mean, but the gradient is not the gradient of that loss. Check it:
 # at `w = 0` the mean squared error is `mean(y**2) = 30`, and its slope there (measure it, as in
 # section 4) is -30, not -120. The mistake is a scale factor that grows with the number of
@@ -387,7 +405,20 @@ def gradient_fixed(x, y, y_hat):
 # %% nbgrader={"grade": true, "grade_id": "nb01_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.mean_gradient()
 
-# %% [markdown] tags=["topic:T10"]
+# %% [markdown] id="01-note-on-the-source-article"
+# > **Note on the source.** Article 004 (its last section, where it adds data) gives its loop the
+# > four examples `x = 2, 4, 6, 8` and prints a table that starts "loss: 30.00000000, w: 1.200,
+# > dw: -120.000". That table does not come from those four examples. Its gradient,
+# > `np.dot(2*x, y_hat-y).mean()`, is the classmate's function above: `np.dot` already adds the
+# > four products into one number, so `.mean()` has nothing left to average. On `x = 2, 4, 6, 8`
+# > that code starts with loss 120 and `dw = -480`, jumps to `w = 4.8` and diverges. The article's
+# > table (loss 30, `dw = -120`, then `w` = 1.200, 1.680, 1.872, ...) is what it gives on
+# > `x = 1, 2, 3, 4`, the classmate's data. This notebook averages properly: on `x = 2, 4, 6, 8`
+# > (section 9) the loss starts at 120, the gradient at -120, and `w` follows the same path as
+# > the article's table. PyTorch's `nn.MSELoss` with `optim.SGD` prints exactly that table, as
+# > notebook 02 shows.
+
+# %% [markdown] id="01-what-you-can-tune" tags=["topic:T10"]
 # ## 10. What you can tune
 #
 # Three knobs decide how well this loop does:
@@ -403,7 +434,7 @@ checks.mean_gradient()
 # `1 - 8 * lr`. Any `lr` below 0.125 approaches 2 from one side; between 0.125 and 0.25 it
 # overshoots but still settles; above 0.25 the distance grows every epoch.
 
-# %% tags=["topic:T10"]
+# %% id="01-fig-ax-plt-subplots-figsize" tags=["topic:T10"]
 fig, ax = plt.subplots(figsize=(6.5, 3.8))
 for lr_try in [0.002, 0.02, 0.1, 0.2, 0.26]:
     _, hist = fit(x_data, y_data, lr=lr_try, epochs=25, show=False)
@@ -416,19 +447,19 @@ ax.set_title("Too small crawls, too large diverges")
 ax.legend(fontsize=8)
 plt.show()
 
-# %% [markdown] tags=["topic:T10"]
+# %% [markdown] id="01-try-it-yourself" tags=["topic:T10"]
 # ### Try it yourself
 #
 # Move the sliders: pick the data set, the learning rate and the number of epochs, and watch the
 # loss curve and the table update. Find the largest learning rate that still converges for each
 # data set. Why is it smaller for the four examples?
 
-# %% tags=["topic:T10"]
+# %% id="01-from-autogradkit-viz-import-trainingexplorer" tags=["topic:T10"]
 from autogradkit.viz import TrainingExplorer
 
 TrainingExplorer()
 
-# %% [markdown]
+# %% [markdown] id="01-exercise-4-predict-before-you"
 # ### Exercise 4 — predict before you run (2 points)
 #
 # Start again from `w = 0` on the single example (`x = 2`, `y = 4`), but with the learning rate
@@ -450,7 +481,7 @@ converges = False
 # %% nbgrader={"grade": true, "grade_id": "nb01_ex4_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.large_learning_rate()
 
-# %% [markdown]
+# %% [markdown] id="01-recap"
 # ## Recap
 #
 # - Training repeats four steps: forward pass (and loss), local gradients, backpropagation,
@@ -463,3 +494,17 @@ checks.large_learning_rate()
 #   fast `w` gets to 2. Too large a learning rate makes training diverge.
 #
 # **Next:** notebook 02 hands steps 2 and 3 to autograd and looks at what it records.
+#
+# **Further reading** in PyTorch's documentation:
+#
+# - [`torch.nn.MSELoss`](https://docs.pytorch.org/docs/stable/generated/torch.nn.MSELoss.html):
+#   the mean squared error of section 3, as PyTorch ships it
+# - [`Tensor.backward`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.backward.html):
+#   the call that does steps 2 and 3 in notebook 02
+#
+# The last cell lists this notebook's exercises: `✓` passed, `✗` not yet, `·` not run yet
+# in this session. Run it when you have finished (it only reports: grading runs every check
+# again).
+
+# %% id="01-checks-check-progress"
+checks.check.progress()

@@ -1,4 +1,4 @@
-# %% [markdown]
+# %% [markdown] id="02-what-autograd-does-for-you"
 # # 02 · What autograd does for you
 #
 # In notebook 01 you worked out `dloss/dw` with the chain rule and typed the formula into a
@@ -7,19 +7,32 @@
 # it records during the forward pass, what `backward()` does with the record, and the handful of
 # rules (`requires_grad`, leaves, accumulation, `no_grad`) that follow from it.
 #
+# **Time:** about 1 h 55 min: 50 min to read and run the cells, 65 min for the exercises
+# (estimated from the notebook's length and points, as notebook 00 explains).
+#
+# **Before you start:** notebook 01 (the four steps of training, the one-weight model, the chain
+# rule worked by hand).
+#
 # **Learning goals.** By the end of this notebook you can
 #
-# - rewrite the NumPy loop of notebook 01 with `MSELoss`, `backward()`, `SGD` and `zero_grad()`;
+# - rewrite the NumPy loop of notebook 01 with `MSELoss`, `backward()`, `SGD` and `zero_grad()`,
+#   and get the same table;
 # - say what `requires_grad` does and why it is off by default;
-# - read `grad`, `grad_fn` and `is_leaf` and predict their values;
-# - follow a backward pass through `MulBackward0` and `AccumulateGrad` by hand;
-# - explain why non-leaf tensors keep no `.grad` and use `retain_grad()` when you want one;
-# - explain why the loop must zero the gradients, and accumulate them on purpose;
-# - stop tracking with `requires_grad_(False)`, `detach()` and `no_grad()`.
+# - predict `grad`, `grad_fn` and `is_leaf` in a small graph, and the gradient of a tensor that is
+#   used twice (exercise 1);
+# - follow a backward pass through `MulBackward0` and `AccumulateGrad` by hand (`a.grad = 12`,
+#   `d.grad = 6`);
+# - explain why non-leaf tensors keep no `.grad`, and keep one with `retain_grad()`;
+# - fix a loop that never zeroes the gradients (exercise 2), and accumulate the gradients of the
+#   pieces of a batch on purpose (exercise 3);
+# - predict whether a result is tracked after `requires_grad_(False)`, `detach()` or `no_grad()`
+#   (exercise 4);
+# - say what `model.eval()`, `no_grad()` and `inference_mode()` each change (exercise 5), and
+#   write an evaluation helper that needs both kinds (exercise 6).
 #
-# **Graded exercises:** 4 exercises, **10 points** in total.
+# **Graded exercises:** 6 exercises, **15 points** in total.
 
-# %%
+# %% id="02-import-numpy-as-np"
 import numpy as np
 import matplotlib.pyplot as plt
 
@@ -32,7 +45,7 @@ import checks  # this notebook's checks, in checks.py beside it
 agk.manual_seed(0)
 np.random.seed(0)
 
-# %% [markdown] tags=["topic:T11"]
+# %% [markdown] id="02-the-same-loop-with-autograd" tags=["topic:T11"]
 # ## 1. The same loop, with autograd
 #
 # Here is the four-example training loop of notebook 01 (`x = 2, 4, 6, 8`, targets `2x`,
@@ -45,7 +58,7 @@ np.random.seed(0)
 # - `optimizer.step()` does step 4: `w <- w - lr * w.grad`;
 # - `optimizer.zero_grad()` clears `w.grad` for the next epoch (section 8 explains why).
 
-# %% tags=["topic:T11"]
+# %% id="02-x-agk-tensor-2-4" tags=["topic:T11"]
 x = agk.tensor([2, 4, 6, 8], dtype=agk.float32)
 y = agk.tensor([4, 8, 12, 16], dtype=agk.float32)
 w = agk.tensor(0.0, requires_grad=True)
@@ -63,39 +76,46 @@ for epoch in range(1, 11):
     optimizer.zero_grad()          #    clear w.grad for the next epoch
     print(f"{epoch:5d} | {loss.item():14.8f} | {w.item():6.3f} | {dw:9.3f}")
 
-# %% [markdown] tags=["topic:T11"]
+# %% [markdown] id="02-the-same-table-as-in" tags=["topic:T11"]
 # The same table as in notebook 01: the gradient is **-120** at epoch 1 and `w` reaches
 # **2.000** within 10 epochs. (The last digits of the loss can differ slightly from the NumPy
 # version, which kept `w` in double precision.) We never wrote a derivative. The rest of this
 # notebook opens up what happened inside `loss.backward()`.
+#
+# > **Note on the source.** Article 000 (its first code block, the loop with `MSELoss` and
+# > `SGD`) prints `f"epoch: {epoch+1}, ..."` inside `for epoch in range(1, epochs+1)`, so its
+# > first line would say epoch 2 about the first update; the table here counts from 1. It also
+# > prints `w.grad` after `optimizer.zero_grad()`, which in PyTorch 2.x is `None`: `zero_grad()`
+# > sets the gradients to `None` (section 9). So the loop here reads the gradient right after
+# > `backward()`.
 
-# %% [markdown] tags=["topic:T12"]
+# %% [markdown] id="02-requires-grad-asking-for-gradients" tags=["topic:T12"]
 # ## 2. `requires_grad`: asking for gradients
 #
 # A tensor starts with `requires_grad=False`. Setting it to `True` is how you say "I will want
 # the gradient of something with respect to this tensor". It shows in the tensor's printout:
 
-# %% tags=["topic:T12"]
+# %% id="02-data-agk-tensor-1-2" tags=["topic:T12"]
 data = agk.tensor([1, 2, 3, 4], dtype=agk.float32)
 weight = agk.tensor(0.0, requires_grad=True)
 print(data)
 print(weight)
 
-# %% [markdown] tags=["topic:T12"]
+# %% [markdown] id="02-why-not-track-everything-because" tags=["topic:T12"]
 # Why not track everything? Because tracking costs memory. To compute gradients later, every
 # operation on a tracked tensor keeps what its backward needs (for `w * x` that is `x`) and a node
 # of the graph. For the data you feed a network, and for every evaluation run, that would be
 # memory spent on gradients nobody asks for. So tracking is opt-in: you switch it on for the
 # parameters you train.
 
-# %% [markdown] tags=["topic:T13"]
+# %% [markdown] id="02-the-forward-pass-records-a" tags=["topic:T13"]
 # ## 3. The forward pass records a graph
 #
 # Multiply two tensors that need no gradient and you get a plain result. Make just one of the
 # inputs require grad and the result requires grad too, and carries a `grad_fn`: the node of the
 # graph that knows how to send gradients back to the inputs.
 
-# %% tags=["topic:T13"]
+# %% id="02-a-agk-tensor-2-0" tags=["topic:T13"]
 a = agk.tensor(2.0)
 b = agk.tensor(3.0)
 c = a * b
@@ -105,15 +125,15 @@ a = agk.tensor(2.0, requires_grad=True)
 c = a * b
 print("a requires grad: ", c, "| requires_grad:", c.requires_grad)
 
-# %% [markdown] tags=["topic:T13"]
+# %% [markdown] id="02-every-later-result-computed-from" tags=["topic:T13"]
 # Every later result computed from `c` will require grad as well, so the whole chain from `a` to
 # the loss gets recorded. Here is the recorded graph. Arrows point the way the gradient will flow,
 # from the result back to the inputs. `b` needs no gradient, so no arrow leads to it:
 
-# %% tags=["topic:T13"]
+# %% id="02-draw-graph-c-names-a" tags=["topic:T13"]
 draw_graph(c, names={"a": a, "b": b, "c": c})
 
-# %% [markdown] tags=["topic:T14"]
+# %% [markdown] id="02-three-new-attributes-grad-grad" tags=["topic:T14"]
 # ## 4. Three new attributes: `grad`, `grad_fn`, `is_leaf`
 #
 # - **`grad`**: where the gradient ends up. It is `None` until a backward pass fills it.
@@ -124,13 +144,13 @@ draw_graph(c, names={"a": a, "b": b, "c": c})
 #
 # Reading `c.grad` below prints a warning in red; section 7 explains it.
 
-# %% tags=["topic:T14"]
+# %% id="02-for-name-t-in-a" tags=["topic:T14"]
 for name, t in [("a", a), ("b", b), ("c", c)]:
     node = type(t.grad_fn).__name__ if t.grad_fn is not None else None
     print(f"{name}: grad={t.grad}  grad_fn={node}  is_leaf={t.is_leaf}  "
           f"requires_grad={t.requires_grad}")
 
-# %% [markdown] tags=["topic:T15"]
+# %% [markdown] id="02-c-backward-one-step-at" tags=["topic:T15"]
 # ## 5. `c.backward()`, one step at a time
 #
 # What happens when we call `c.backward()` on `c = a * b`?
@@ -142,26 +162,26 @@ for name, t in [("a", a), ("b", b), ("c", c)]:
 # 3. The gradient arrives at `AccumulateGrad`, the node that stands for the leaf `a`. It *adds*
 #    the gradient into `a.grad`.
 
-# %% tags=["topic:T15"]
+# %% id="02-c-backward" tags=["topic:T15"]
 c.backward()
 print("a.grad =", a.grad)
 print("b.grad =", b.grad, " (b does not require grad, so it gets nothing)")
 
-# %% [markdown] tags=["topic:T15", "topic:T16"]
+# %% [markdown] id="02-step-through-the-engine" tags=["topic:T15", "topic:T16"]
 # ### Step through the engine
 #
 # The stepper below replays the backward pass of `e = (a * b) * d` node by node, on the real
 # engine. Press **Step ▶** and watch which node runs, which gradient travels along each arrow, and
 # when `a.grad` and `d.grad` get written. Section 6 works through the same numbers by hand.
 
-# %% tags=["topic:T15", "topic:T16"]
+# %% id="02-a-agk-tensor-2-0-2" tags=["topic:T15", "topic:T16"]
 a = agk.tensor(2.0, requires_grad=True)
 d = agk.tensor(4.0, requires_grad=True)
 c = a * b
 e = c * d
 BackpropStepper(e, names={"a": a, "b": b, "c": c, "d": d, "e": e})
 
-# %% [markdown]
+# %% [markdown] id="02-exercise-1-predict-what-autograd"
 # ### Exercise 1 — predict what autograd prints (2 points)
 #
 # Let `a = agk.tensor(2.0, requires_grad=True)` and `b = agk.tensor(3.0)`, and compute
@@ -178,7 +198,7 @@ predicted_b_grad = None
 # %% nbgrader={"grade": true, "grade_id": "nb02_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.reuse_prediction()
 
-# %% [markdown] tags=["topic:T16"]
+# %% [markdown] id="02-a-longer-chain-e-a" tags=["topic:T16"]
 # ## 6. A longer chain: `e = (a * b) * d`
 #
 # Add a second leaf `d = 4` that requires grad, and one more multiplication:
@@ -194,8 +214,15 @@ checks.reuse_prediction()
 # - `de/dc = d = 4`; `c` is not a leaf, so this gradient is not stored but passed on to
 #   `c.grad_fn`;
 # - `dc/da = b = 3`, so `a.grad = 4 · 3 = 12` (the chain rule: multiply along the path).
+#
+# > **Note on the source.** Article 000 (section "Backpropagation", its walk through
+# > `e = c * d`) writes "de/dc = d(c*d)/dc = d = 6.0" and "de/dd = d(c*d)/dd = c = 4.0". The
+# > formulas are right but the numbers are swapped: `d = 4` and `c = 6`, so `de/dc = 4` and
+# > `de/dd = 6`. PyTorch agrees: with `c.retain_grad()`, `e.backward()` gives `c.grad = 4` and
+# > `d.grad = 6`. The article itself goes on with the right 4 ("再乘上傳進來的 4", times the 4
+# > passed in) to get `a.grad = 12`, and prints `d.grad -> 6.0`.
 
-# %% tags=["topic:T16"]
+# %% id="02-a-agk-tensor-2-0-3" tags=["topic:T16"]
 a = agk.tensor(2.0, requires_grad=True)
 b = agk.tensor(3.0)
 d = agk.tensor(4.0, requires_grad=True)
@@ -205,43 +232,43 @@ e.backward()
 print("a.grad =", a.grad)
 print("d.grad =", d.grad)
 
-# %% [markdown] tags=["topic:T16"]
+# %% [markdown] id="02-the-kit-can-replay-a" tags=["topic:T16"]
 # The kit can replay a backward pass and write on each arrow the gradient that travelled along
 # it. Follow `1` from `e`, `4` into the first `MulBackward0`, `6` to `d` and `12` to `a`:
 
-# %% tags=["topic:T16"]
+# %% id="02-a-agk-tensor-2-0-4" tags=["topic:T16"]
 a = agk.tensor(2.0, requires_grad=True)
 d = agk.tensor(4.0, requires_grad=True)
 c = a * b
 e = c * d
 draw_graph(e, names={"a": a, "b": b, "c": c, "d": d, "e": e}, trace=True)
 
-# %% [markdown] tags=["topic:T17"]
+# %% [markdown] id="02-non-leaf-tensors-keep-no" tags=["topic:T17"]
 # ## 7. Non-leaf tensors keep no `.grad`
 #
 # Now run the backward pass and ask every tensor for its gradient:
 
-# %% tags=["topic:T17"]
+# %% id="02-e-backward" tags=["topic:T17"]
 e.backward()
 print("a.grad ->", a.grad)
 print("c.grad ->", c.grad)
 print("d.grad ->", d.grad)
 print("e.grad ->", e.grad)
 
-# %% [markdown] tags=["topic:T17"]
+# %% [markdown] id="02-a-grad-and-d-grad" tags=["topic:T17"]
 # `a.grad` and `d.grad` are right, but `c.grad` and `e.grad` are `None`, and reading them triggers
 # a `UserWarning` (shown in red above). The gradient *did* pass through `c` (that is how the 4
 # reached `a`), but only leaves have an `AccumulateGrad` node that stores it. For intermediate
 # results the gradient is handed straight to the next node and then freed. The warning exists
 # because reading `.grad` of a non-leaf is almost always a mistake: usually you meant a leaf.
 
-# %% [markdown] tags=["topic:T18"]
+# %% [markdown] id="02-retain-grad-keeping-a-non" tags=["topic:T18"]
 # ## 8. `retain_grad()`: keeping a non-leaf's gradient
 #
 # If you really want the gradient of an intermediate result, ask for it *before* the backward
 # pass with `retain_grad()`:
 
-# %% tags=["topic:T18"]
+# %% id="02-a-agk-tensor-2-0-5" tags=["topic:T18"]
 a = agk.tensor(2.0, requires_grad=True)
 d = agk.tensor(4.0, requires_grad=True)
 c = a * b
@@ -255,13 +282,13 @@ print("d.grad ->", d.grad)
 print("e.grad ->", e.grad)
 print("c is still not a leaf:", not c.is_leaf, "| c.retains_grad:", c.retains_grad)
 
-# %% [markdown] tags=["topic:T19"]
+# %% [markdown] id="02-accumulategrad-adds-why-the-loop" tags=["topic:T19"]
 # ## 9. `AccumulateGrad` adds: why the loop zeroes gradients
 #
 # `AccumulateGrad` does not overwrite `.grad`, it **adds** to it. Run three backward passes on the
 # one-example loss of notebook 01 (`loss = (2w - 4)²` at `w = 0`, gradient `-16`) without clearing:
 
-# %% tags=["topic:T19"]
+# %% id="02-w-agk-tensor-0-0" tags=["topic:T19"]
 w = agk.tensor(0.0, requires_grad=True)
 for attempt in range(3):
     loss = (w * 2 - 4) ** 2
@@ -269,12 +296,12 @@ for attempt in range(3):
     print(f"after backward #{attempt + 1}: w.grad = {w.grad!r}")
 
 
-# %% [markdown] tags=["topic:T19"]
+# %% [markdown] id="02-in-a-training-loop-that" tags=["topic:T19"]
 # In a training loop that is a bug: each step would use the sum of all gradients so far. This is
 # why the loop calls `optimizer.zero_grad()` (in PyTorch 2.x it sets `.grad` to `None`). Here is
 # the loop of section 1 with and without that line:
 
-# %% tags=["topic:T19"]
+# %% id="02-def-train-zero-grad-epochs" tags=["topic:T19"]
 def train(zero_grad, epochs=10):
     w = agk.tensor(0.0, requires_grad=True)
     optimizer = agk.optim.SGD([w], lr=0.01)
@@ -304,7 +331,7 @@ ax.legend()
 plt.show()
 
 
-# %% [markdown]
+# %% [markdown] id="02-exercise-2-find-the-bug"
 # ### Exercise 2 — find the bug (3 points)
 #
 # A classmate's loop never gets `w` to 2. Their code:
@@ -340,7 +367,7 @@ def train_fixed(x, y, epochs):
 # %% nbgrader={"grade": true, "grade_id": "nb02_ex2_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.fixed_loop()
 
-# %% [markdown] tags=["topic:T20"]
+# %% [markdown] id="02-accumulating-gradients-on-purpose" tags=["topic:T20"]
 # ## 10. Accumulating gradients on purpose
 #
 # The adding behaviour is also useful. When a batch of data does not fit in memory at once, split
@@ -349,7 +376,7 @@ checks.fixed_loop()
 # piece's loss is a mean over fewer examples). Here the four examples are processed as two
 # mini-batches of two:
 
-# %% tags=["topic:T20"]
+# %% id="02-w-agk-tensor-0-0-2" tags=["topic:T20"]
 w = agk.tensor(0.0, requires_grad=True)
 pieces = [(x[:2], y[:2]), (x[2:], y[2:])]
 for x_piece, y_piece in pieces:
@@ -362,7 +389,7 @@ loss_fn(w_full * x, y).backward()
 print("whole batch at once:      ", w_full.grad)
 
 
-# %% [markdown] tags=["topic:T20"]
+# %% [markdown] id="02-in-a-training-loop-the" tags=["topic:T20"]
 # In a training loop the pattern looks like this: divide, call `backward()` every time, and step
 # (and zero) only every `accumulation_steps` batches:
 #
@@ -375,7 +402,7 @@ print("whole batch at once:      ", w_full.grad)
 #         optimizer.zero_grad()
 # ```
 
-# %% [markdown]
+# %% [markdown] id="02-exercise-3-gradient-accumulation-write"
 # ### Exercise 3 — gradient accumulation (write the code, 3 points)
 #
 # Write `accumulated_grad(x, y, w_value, batch_size)`: make a leaf `w` holding `w_value`, split the
@@ -401,7 +428,7 @@ checks.accumulation()
 checks.accumulation_called_twice()
 ### END HIDDEN TESTS
 
-# %% [markdown] tags=["topic:T21"]
+# %% [markdown] id="02-three-ways-to-stop-tracking" tags=["topic:T21"]
 # ## 11. Three ways to stop tracking
 #
 # Sometimes you want a tensor's value without its history:
@@ -412,7 +439,7 @@ checks.accumulation_called_twice()
 #    as it was);
 # 3. **`with agk.no_grad():`** switches recording off for everything computed inside the block.
 
-# %% tags=["topic:T21"]
+# %% id="02-x1-agk-tensor-3-0" tags=["topic:T21"]
 x1 = agk.tensor(3.0, requires_grad=True)
 print("1. before:", x1)
 x1.requires_grad_(False)
@@ -426,20 +453,20 @@ with agk.no_grad():
     y3 = x3 + 2
 print("3. x3 + 2 under no_grad():", y3, "| requires_grad:", y3.requires_grad)
 
-# %% [markdown] tags=["topic:T21"]
+# %% [markdown] id="02-no-grad-is-the-one" tags=["topic:T21"]
 # `no_grad()` is the one you will use most, every time you *evaluate* a model: computing
 # predictions on test data, or a validation loss. Forgetting it is a classic reason for running
 # out of memory during evaluation, because every prediction would record a graph nobody
 # backpropagates through. Evaluating under `no_grad()` also guarantees that nothing you do there
 # can end up in the gradients of the parameters:
 
-# %% tags=["topic:T21"]
+# %% id="02-w-trained-train-zero-grad" tags=["topic:T21"]
 w_trained, _ = train(zero_grad=True)     # the trained leaf from section 9
 with agk.no_grad():
     predictions = w_trained * agk.tensor([10.0, 20.0])
 print(predictions)
 
-# %% [markdown]
+# %% [markdown] id="02-exercise-4-tracked-or-not"
 # ### Exercise 4 — tracked or not? (predict, 2 points)
 #
 # Start from `x = agk.tensor(3.0, requires_grad=True)`. For each line, predict the value of
@@ -461,7 +488,133 @@ tracked = {"a": False, "b": False, "c": True, "d": False}
 # %% nbgrader={"grade": true, "grade_id": "nb02_ex4_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.tracked_or_not()
 
-# %% [markdown]
+# %% [markdown] id="02-model-eval-no-grad-and" tags=["topic:T21"]
+# ## 12. `model.eval()`, `no_grad()` and `inference_mode()`: three different switches
+#
+# Evaluation code in PyTorch usually has two lines around it, `model.eval()` and a `with` block,
+# and they are often taken for one thing. Each changes something different:
+#
+# - **`model.eval()`** changes how *layers* behave. Some layers act differently while training:
+#   `nn.Dropout(p)` sets a random fraction `p` of its inputs to zero (and scales the others by
+#   `1 / (1 - p)`), but passes everything through unchanged in evaluation mode. `eval()` sets
+#   `training = False` on the model and on every layer inside it; `model.train()` switches back.
+#   It does nothing to autograd: the graph is still recorded.
+# - **`with agk.no_grad():`** switches *recording* off (section 11), and nothing else: a model
+#   in training mode still drops values inside the block.
+# - **`with agk.inference_mode():`** is `no_grad()` and one step more: every tensor made inside
+#   is an *inference tensor*, which skips autograd's bookkeeping (it has no version counter,
+#   notebook 04), so it can never be saved for a backward pass later.
+#
+# A small model with a dropout layer shows each switch on its own. For each setting, the cell
+# runs the model twice on the same inputs:
+
+# %% id="02-agk-manual-seed-0" tags=["topic:T21"]
+agk.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 1))
+inputs = agk.randn(4, 3)
+
+
+def run_twice(label):
+    first, second = model(inputs), model(inputs)
+    node = type(first.grad_fn).__name__ if first.grad_fn is not None else None
+    print(f"{label:35} same output twice: {bool((first == second).all())!s:5}  "
+          f"requires_grad: {first.requires_grad!s:5}  grad_fn: {node}")
+
+
+print("model.training:", model.training)
+run_twice("training mode")
+with agk.no_grad():
+    run_twice("training mode, inside no_grad()")
+model.eval()
+print("model.eval() -> model.training:", model.training, "| the Dropout layer's:", model[2].training)
+run_twice("eval mode")
+with agk.no_grad():
+    run_twice("eval mode, inside no_grad()")
+with agk.inference_mode():
+    run_twice("eval mode, inside inference_mode()")
+model.train()
+print("model.train() -> model.training:", model.training)
+
+# %% [markdown] id="02-only-eval-makes-the-predictions" tags=["topic:T21"]
+# Only `eval()` makes the predictions repeatable, and only the `with` blocks stop the recording,
+# so evaluation code needs both. Between `no_grad()` and `inference_mode()` the difference
+# appears when a result is used again later, in a computation autograd records. Multiplying by
+# a tensor `w` that requires grad saves the other factor for `w`'s gradient, and an inference
+# tensor cannot be saved (a `clone()` made outside the block is an ordinary tensor again):
+
+# %% id="02-w-agk-tensor-2-0" tags=["topic:T21"]
+w = agk.tensor(2.0, requires_grad=True)
+model.eval()
+with agk.no_grad():
+    plain = model(inputs)
+with agk.inference_mode():
+    frozen = model(inputs)
+model.train()
+print("plain.is_inference():", plain.is_inference(), "| frozen.is_inference():",
+      frozen.is_inference())
+print("plain * w          ->", (plain * w).grad_fn)
+try:
+    frozen * w
+except RuntimeError as error:
+    print(f"frozen * w         -> {type(error).__name__}: {error}")
+print("frozen.clone() * w ->", (frozen.clone() * w).grad_fn)
+
+# %% [markdown] id="02-so-model-eval-for-the" tags=["topic:T21"]
+# So: `model.eval()` for the layers, and `no_grad()` for the graph; `inference_mode()` instead
+# of `no_grad()` when the results will never take part in training (it is slightly faster), and
+# `model.train()` before training goes on.
+
+# %% [markdown] id="02-exercise-5-which-switch-does"
+# ### Exercise 5 — which switch does what? (predict, 2 points)
+#
+# `model` is a network with a dropout layer (many units), in training mode; `x` is a batch of
+# inputs and `w = agk.tensor(2.0, requires_grad=True)`. Each row starts afresh. Predict `True` or
+# `False`:
+#
+# | key | code | question |
+# |---|---|---|
+# | `"a"` | `model.eval()` inside a `with agk.no_grad():` block; after the block, `out = model(x)` | does `out` require grad? |
+# | `"b"` | the same, then `out1, out2 = model(x), model(x)` after the block | are `out1` and `out2` equal? |
+# | `"c"` | inside one `with agk.inference_mode():` block, `out = model(x)` and then `loss = (out * w).sum()` | does the last line raise? |
+# | `"d"` | inside a `with agk.inference_mode():` block, `out = model(x)`; after the block, `loss = (out * w).sum()` | does the last line raise? |
+
+# %% nbgrader={"grade": false, "grade_id": "nb02_ex5_switches", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# Set switches = {"a": ..., "b": ..., "c": ..., "d": ...} with True or False values.
+### BEGIN SOLUTION
+switches = {"a": True, "b": True, "c": False, "d": True}
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb02_ex5_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+checks.three_switches()
+
+# %% [markdown] id="02-exercise-6-an-evaluation-helper"
+# ### Exercise 6 — an evaluation helper (write the code, 3 points)
+#
+# Write `evaluate(model, x)`: it returns the model's predictions for `x` as evaluation code
+# should compute them, with every layer in evaluation mode and without recording a graph. A
+# training loop calls such a helper between epochs and then goes on training, so afterwards the
+# model must be back in the mode it was in before the call (`model.training` tells you which;
+# `model.train(mode)` sets it). The check runs it on models with dropout of its own, starting
+# from either mode, and watches whether a graph is recorded while the layers run.
+
+# %% nbgrader={"grade": false, "grade_id": "nb02_ex6_evaluate", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def evaluate(model, x):
+    ### BEGIN SOLUTION
+    was_training = model.training
+    model.eval()
+    with agk.no_grad():
+        predictions = model(x)
+    model.train(was_training)
+    return predictions
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "nb02_ex6_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+checks.evaluation()
+### BEGIN HIDDEN TESTS
+checks.evaluation_in_a_loop()
+### END HIDDEN TESTS
+
+# %% [markdown] id="02-recap"
 # ## Recap
 #
 # - With autograd the training loop is: forward, `loss.backward()`, `optimizer.step()`,
@@ -475,5 +628,31 @@ checks.tracked_or_not()
 #   with the loss divided by the number of steps.
 # - Stop tracking with `requires_grad_(False)`, `detach()` or `no_grad()`; evaluate under
 #   `no_grad()`.
+# - Three different switches: `model.eval()` changes how layers such as `Dropout` behave and
+#   still records the graph; `no_grad()` stops recording; `inference_mode()` stops recording and
+#   makes inference tensors, which cannot be saved for a backward pass later. Evaluation code
+#   uses `eval()` and a `with` block, and `train()` again afterwards.
 #
 # **Next:** notebook 03 calls `backward()` on outputs that are not a single number.
+#
+# **Further reading** in PyTorch's documentation:
+#
+# - [Autograd mechanics](https://docs.pytorch.org/docs/stable/notes/autograd.html):
+#   how the graph is recorded and what it saves
+# - [`Tensor.is_leaf`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.is_leaf.html):
+#   which tensors are leaves and get a `.grad`
+# - [`Tensor.retain_grad`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.retain_grad.html):
+#   keeping a non-leaf's gradient
+# - [`Optimizer.zero_grad`](https://docs.pytorch.org/docs/stable/generated/torch.optim.Optimizer.zero_grad.html):
+#   why it sets `.grad` to `None`
+# - [`torch.no_grad`](https://docs.pytorch.org/docs/stable/generated/torch.no_grad.html):
+#   switching recording off
+# - [`Tensor.detach`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.detach.html):
+#   a tensor without history
+#
+# The last cell lists this notebook's exercises: `✓` passed, `✗` not yet, `·` not run yet
+# in this session. Run it when you have finished (it only reports: grading runs every check
+# again).
+
+# %% id="02-checks-check-progress"
+checks.check.progress()

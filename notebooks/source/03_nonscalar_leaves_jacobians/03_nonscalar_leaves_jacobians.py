@@ -1,23 +1,32 @@
-# %% [markdown]
+# %% [markdown] id="03-backward-on-non-scalars-leaves"
 # # 03 · `backward()` on non-scalars, leaves and Jacobians
 #
 # So far every `backward()` started from a single number, the loss. This notebook asks what
 # happens when the output is a vector or a matrix, which tensors count as *leaves* of the graph,
 # and what `backward()` computes in general: a vector-Jacobian product.
 #
+# **Time:** about 1 h 20 min: 35 min to read and run the cells, 45 min for the exercises
+# (estimated from the notebook's length and points, as notebook 00 explains).
+#
+# **Before you start:** notebook 02 (`requires_grad`, `grad_fn`, leaves, `backward()`,
+# `no_grad()`). From maths: partial derivatives, and a row vector times a matrix.
+#
 # **Learning goals.** By the end of this notebook you can
 #
-# - explain why `backward()` on a non-scalar needs a `gradient=` argument, and choose one;
-# - read the signature of `autograd.backward` and use `retain_graph` and `create_graph`;
-# - make an integer tensor ready for gradients;
-# - tell a leaf from a non-leaf, and say which three ways produce a leaf;
-# - explain why the graph is *dynamic* and why `no_grad()` saves time and memory;
-# - build a Jacobian with `backward()` and explain that backward computes `vᵀJ`;
-# - plot a function and its derivative using autograd alone.
+# - explain why `backward()` on a non-scalar needs `gradient=`, and predict the gradients that a
+#   given `gradient=` produces (exercise 1);
+# - call `autograd.backward` on several outputs, backpropagate twice with `retain_graph`, and take
+#   a second derivative with `create_graph`;
+# - make an integer tensor ready for gradients without changing the caller's tensor (exercise 2);
+# - tell a leaf from a non-leaf, and name the three ways a tensor becomes a leaf;
+# - show that the graph is built while the code runs, and time what `no_grad()` saves;
+# - work out a Jacobian and a vector-Jacobian product by hand (exercise 3), and build a Jacobian
+#   row by row with `backward()` (exercise 4);
+# - plot a function and its derivative with autograd alone.
 #
 # **Graded exercises:** 4 exercises, **9 points** in total.
 
-# %%
+# %% id="03-import-time"
 import time
 
 import numpy as np
@@ -30,39 +39,39 @@ import checks  # this notebook's checks, in checks.py beside it
 agk.manual_seed(0)
 np.random.seed(0)
 
-# %% [markdown] tags=["topic:T22"]
+# %% [markdown] id="03-backward-needs-somewhere-to-start" tags=["topic:T22"]
 # ## 1. `backward()` needs somewhere to start
 #
 # Backpropagation starts at the output with the gradient of the output with respect to itself.
 # For a scalar that is simply 1, so `backward()` can supply it on its own:
 
-# %% tags=["topic:T22"]
+# %% id="03-x-agk-tensor-1-0" tags=["topic:T22"]
 x = agk.tensor(1.0, requires_grad=True)
 y = x ** 2 + 1
 y.backward()          # the seed dy/dy = 1 is implied
 print(x.grad)         # dy/dx = 2x = 2
 
-# %% [markdown] tags=["topic:T22"]
+# %% [markdown] id="03-now-let-the-output-be" tags=["topic:T22"]
 # Now let the output be a 2×4 matrix. Its "gradient with respect to itself" would have to be
 # eight numbers, and autograd will not guess which eight you mean:
 
-# %% tags=["topic:T22", "raises-exception"]
+# %% id="03-x-agk-ones-2-4" tags=["topic:T22", "raises-exception"]
 x = agk.ones(2, 4, requires_grad=True)
 y = 2 * x
 y.backward()
 
-# %% [markdown] tags=["topic:T22"]
+# %% [markdown] id="03-runtimeerror-grad-can-be-implicitly" tags=["topic:T22"]
 # `RuntimeError: grad can be implicitly created only for scalar outputs` means exactly that:
 # autograd only invents the starting gradient (a 1) when the output holds a single number.
 
-# %% [markdown] tags=["topic:T23"]
+# %% [markdown] id="03-passing-gradient" tags=["topic:T23"]
 # ## 2. Passing `gradient=`
 #
 # For a non-scalar output you hand in the starting gradient yourself, with the same shape as the
 # output. Each entry says how much that output element should count. The most common choice is
 # all ones, which gives the same result as calling `backward()` on `y.sum()`:
 
-# %% tags=["topic:T23"]
+# %% id="03-y-backward-gradient-agk-ones" tags=["topic:T23"]
 y.backward(gradient=agk.ones_like(y))
 print(x.grad)
 
@@ -70,12 +79,12 @@ x_check = agk.ones(2, 4, requires_grad=True)
 (2 * x_check).sum().backward()
 print("same as y.sum().backward():", agk.equal(x.grad, x_check.grad))
 
-# %% [markdown] tags=["topic:T23"]
+# %% [markdown] id="03-the-weights-do-not-have" tags=["topic:T23"]
 # The weights do not have to be ones. Here a row vector `x` times a 2×2 matrix `y` gives
 # `z = x @ y = [[5., 8.]]`. Passing the weights `[[1., 0.]]` asks for the gradient of the first
 # element of `z` only, and ignores the second:
 
-# %% tags=["topic:T23"]
+# %% id="03-x-agk-tensor-2-1" tags=["topic:T23"]
 x = agk.tensor([2., 1.], requires_grad=True)
 y = agk.tensor([[1., 2.], [3., 4.]], requires_grad=True)
 z = x.view(1, 2) @ y
@@ -84,13 +93,13 @@ z.backward(gradient=agk.tensor([[1., 0.]]))
 print("x.grad =", x.grad)
 print("y.grad =", y.grad)
 
-# %% [markdown] tags=["topic:T23"]
+# %% [markdown] id="03-check-it-by-hand-the" tags=["topic:T23"]
 # Check it by hand. The first element is `z₀ = x₀·y₀₀ + x₁·y₁₀ = 2·1 + 1·3 = 5`. Its derivative
 # with respect to `x` is `(y₀₀, y₁₀) = (1, 3)`, and with respect to `y` it is `x₀ = 2` at
 # position (0, 0), `x₁ = 1` at position (1, 0) and zero elsewhere, because the second column of
 # `y` only feeds `z₁`, which has weight 0.
 
-# %% [markdown]
+# %% [markdown] id="03-exercise-1-predict-what-autograd"
 # ### Exercise 1 — predict what autograd prints (2 points)
 #
 # Same `x`, `y` and `z = x.view(1, 2) @ y`, but now the weights are `[[0., 1.]]`. Without running
@@ -106,7 +115,7 @@ predicted_y_grad = agk.tensor([[0., 2.], [0., 1.]])
 # %% nbgrader={"grade": true, "grade_id": "nb03_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.weighted_prediction()
 
-# %% [markdown] tags=["topic:T24"]
+# %% [markdown] id="03-the-full-signature-autograd-backward" tags=["topic:T24"]
 # ## 3. The full signature: `autograd.backward`
 #
 # `t.backward(gradient)` is a shortcut for the function
@@ -123,18 +132,18 @@ checks.weighted_prediction()
 #   differentiated again (second derivatives). `retain_graph` defaults to the value of
 #   `create_graph`.
 
-# %% tags=["topic:T24"]
+# %% id="03-a-agk-tensor-1-2" tags=["topic:T24"]
 a = agk.tensor([1., 2.], requires_grad=True)
 u = a * 3            # du/da = 3
 v = a ** 2           # dv/da = 2a
 agk.autograd.backward([u, v], grad_tensors=[agk.ones(2), agk.tensor([1., 10.])])
 print(a.grad)        # 3 * 1 + 2a * [1, 10] = [5., 43.]
 
-# %% [markdown] tags=["topic:T24"]
+# %% [markdown] id="03-after-a-backward-pass-the" tags=["topic:T24"]
 # After a backward pass the values saved for it are freed, to save memory. A second pass through
 # the same graph then fails, unless the first one kept them with `retain_graph=True`:
 
-# %% tags=["topic:T24"]
+# %% id="03-a-agk-tensor-3-requires" tags=["topic:T24"]
 a = agk.tensor(3., requires_grad=True)
 y = a ** 3
 y.backward(retain_graph=True)
@@ -142,15 +151,15 @@ print(a.grad)        # 3a² = 27
 y.backward()         # allowed: the graph was retained; gradients add up
 print(a.grad)
 
-# %% tags=["topic:T24", "raises-exception"]
+# %% id="03-y-backward-the-second-call" tags=["topic:T24", "raises-exception"]
 y.backward()         # the second call freed the graph
 
-# %% [markdown] tags=["topic:T24"]
+# %% [markdown] id="03-with-create-graph-true-the" tags=["topic:T24"]
 # With `create_graph=True` the gradient is itself a tensor with a `grad_fn`, so it can be
 # differentiated again. `autograd.grad` returns the gradient instead of adding it into `.grad`,
 # which is the cleaner way to take second derivatives:
 
-# %% tags=["topic:T24"]
+# %% id="03-a-agk-tensor-3-requires-2" tags=["topic:T24"]
 a = agk.tensor(3., requires_grad=True)
 y = a ** 3
 (dy_da,) = agk.autograd.grad(y, a, create_graph=True)
@@ -158,21 +167,21 @@ print("dy/da   =", dy_da)          # 3a² = 27, and it has a grad_fn
 dy_da.backward()
 print("d²y/da² =", a.grad)         # 6a = 18
 
-# %% [markdown] tags=["topic:T25"]
+# %% [markdown] id="03-only-floating-point-tensors-can" tags=["topic:T25"]
 # ## 4. Only floating-point tensors can require gradients
 #
 # A gradient measures the effect of a *small* change. Integers cannot change a little, so
 # autograd refuses integer tensors:
 
-# %% tags=["topic:T25", "raises-exception"]
+# %% id="03-counts-agk-tensor-1-2" tags=["topic:T25", "raises-exception"]
 counts = agk.tensor([1, 2, 3], requires_grad=True)
 
-# %% [markdown] tags=["topic:T25"]
+# %% [markdown] id="03-the-three-ways-of-asking" tags=["topic:T25"]
 # The three ways of asking give slightly different messages, but they all mean the same thing.
 # The fix is to convert to a floating-point type first, with `.float()`, `.to(agk.float32)` or
 # `.type_as(some_float_tensor)`:
 
-# %% tags=["topic:T25"]
+# %% id="03-counts-agk-tensor-1-2-2" tags=["topic:T25"]
 counts = agk.tensor([[1, 2, 3], [4, 5, 6]])
 print(counts.dtype, "is floating point:", counts.is_floating_point())
 try:
@@ -186,7 +195,7 @@ y = x ** 2
 y.backward(agk.ones_like(x))
 print(x.grad)        # 2x
 
-# %% [markdown]
+# %% [markdown] id="03-exercise-2-find-the-bug"
 # ### Exercise 2 — find the bug (2 points)
 #
 # A shop stores how many of each item a customer buys as whole numbers, and wants to know how
@@ -221,7 +230,7 @@ checks.integer_quantities()
 checks.order_book()
 ### END HIDDEN TESTS
 
-# %% [markdown] tags=["topic:T26"]
+# %% [markdown] id="03-a-little-history-variable-became" tags=["topic:T26"]
 # ## 5. A little history: `Variable` became `Tensor`
 #
 # In PyTorch before version 0.4 (2018) a plain tensor could not take part in autograd. You
@@ -231,7 +240,7 @@ checks.order_book()
 # requires grad..."): read it as "tensor". `Variable` still exists so that old code runs, but it
 # simply hands back a plain tensor:
 
-# %% tags=["topic:T26"]
+# %% id="03-from-autogradkit-autograd-import-variable" tags=["topic:T26"]
 from autogradkit.autograd import Variable   # kept only so that old code still runs
 
 v = Variable(agk.tensor([1., 2.]), requires_grad=True)
@@ -240,14 +249,14 @@ t = agk.tensor([1., 2.], requires_grad=True)   # today's way to say the same
 print(type(t), t)
 
 
-# %% [markdown] tags=["topic:T27"]
+# %% [markdown] id="03-the-graph-is-built-while" tags=["topic:T27"]
 # ## 6. The graph is built while your code runs
 #
 # autograd has no separate "compile the model" step. Every operation on a tensor that requires
 # grad adds a node to the graph *as it runs*, so ordinary Python control flow decides what the
 # graph looks like. The same function can build a different graph for different data:
 
-# %% tags=["topic:T27"]
+# %% id="03-def-f-x" tags=["topic:T27"]
 def f(x):
     if x.sum() > 0:
         return (x * 3).sum()
@@ -261,12 +270,20 @@ for start in ([1., 2.], [-1., -2.]):
     print(f"x = {start}: root {out.grad_fn.name()} <- {out.grad_fn.next_functions[0][0].name()}, "
           f"x.grad = {x.grad}")
 
-# %% [markdown] tags=["topic:T27"]
+# %% [markdown] id="03-in-this-graph-the-leaves" tags=["topic:T27"]
 # In this graph the **leaves** are the inputs you created (they feed `AccumulateGrad` nodes,
 # which write `.grad`) and the **root** is the output you call `backward()` on. Backward walks
 # from the root to the leaves.
+#
+# > **Note on the source.** Article 001 (section "PyTorch Basics" and the heading after it,
+# > "静态计算图(Dynamic Computational graph)") calls this graph "静态计算图", a *static*
+# > computation graph, although the English it gives in brackets says dynamic. Dynamic is right. A static graph is declared
+# > once, before any data flows, and then run many times (TensorFlow 1 worked like that).
+# > PyTorch records a new graph on every forward pass, while the code runs: in PyTorch, the
+# > loop above also prints `SumBackward0 <- MulBackward0` for the first input and
+# > `SumBackward0 <- PowBackward0` for the second, because the `if` chose another operation.
 
-# %% [markdown] tags=["topic:T28"]
+# %% [markdown] id="03-what-makes-a-leaf" tags=["topic:T28"]
 # ## 7. What makes a leaf?
 #
 # A tensor is a leaf (`is_leaf == True`) when any of these holds:
@@ -277,7 +294,7 @@ for start in ([1., 2.], [-1., -2.]):
 #
 # Only leaves with `requires_grad=True` receive a `.grad` from backward.
 
-# %% tags=["topic:T28"]
+# %% id="03-a-agk-tensor-1-2-2" tags=["topic:T28"]
 a = agk.tensor([1., 2.], requires_grad=True)   # 1. created directly, requires grad
 b = agk.tensor([3., 4.])                       # 1. created directly
 c = b * 2                                      # 2. computed from tensors that need no grad
@@ -287,14 +304,14 @@ for name, t in [("a", a), ("b", b), ("c", c), ("d", d), ("e", e)]:
     kind = type(t.grad_fn).__name__ if t.grad_fn is not None else None
     print(f"{name}: requires_grad={t.requires_grad!s:5}  is_leaf={t.is_leaf!s:5}  grad_fn={kind}")
 
-# %% [markdown] tags=["topic:T29"]
+# %% [markdown] id="03-no-grad-faster-and-lighter" tags=["topic:T29"]
 # ## 8. `no_grad()`: faster and lighter
 #
 # Recording the graph costs time, and the values saved for backward cost memory. When you only
 # need results (evaluating a model, updating weights by hand), switch recording off with
 # `agk.no_grad()`. Inside the block, results have no `grad_fn` and nothing is saved:
 
-# %% tags=["topic:T29"]
+# %% id="03-w-agk-randn-10-10" tags=["topic:T29"]
 w = agk.randn(10, 10, requires_grad=True)
 h = agk.randn(10)
 
@@ -313,11 +330,11 @@ with agk.no_grad():
 print("inside no_grad(): requires_grad =", out.requires_grad, "| grad_fn =", out.grad_fn)
 
 
-# %% [markdown] tags=["topic:T29"]
+# %% [markdown] id="03-now-time-both-each-is" tags=["topic:T29"]
 # Now time both. Each is measured five times and the fastest run counts, which filters out
 # hiccups of a busy computer. The exact numbers depend on your machine:
 
-# %% tags=["topic:T29", "nbval-ignore-output"]
+# %% id="03-def-fastest-ms-function-repeats" tags=["topic:T29", "nbval-ignore-output"]
 # (timings differ from run to run, so nbval does not compare this output)
 def fastest_ms(function, repeats=5):
     times = []
@@ -337,7 +354,7 @@ recorded, plain = fastest_ms(run), fastest_ms(run_without_recording)
 print(f"recording the graph: {recorded:.1f} ms, under no_grad(): {plain:.1f} ms "
       f"({recorded / plain:.1f} times as long)")
 
-# %% [markdown] tags=["topic:T30"]
+# %% [markdown] id="03-jacobians-and-vector-jacobian-products" tags=["topic:T30"]
 # ## 9. Jacobians and vector-Jacobian products
 #
 # For a function from `n` inputs to `m` outputs, the **Jacobian** `J` is the `m × n` matrix of all
@@ -356,19 +373,19 @@ print(f"recording the graph: {recorded:.1f} ms, under no_grad(): {plain:.1f} ms 
 #
 # For `y = x ** 2` the Jacobian is diagonal, `diag(2x)`, so `vᵀJ` just scales each entry:
 
-# %% tags=["topic:T30"]
+# %% id="03-x-agk-tensor-1-2" tags=["topic:T30"]
 x = agk.tensor([1., 2., 3.], requires_grad=True)
 y = x ** 2
 v = agk.tensor([1., 0.1, 0.01])
 y.backward(v)
 print(x.grad)      # v * 2x = [2., 0.4, 0.06]
 
-# %% [markdown] tags=["topic:T30"]
+# %% [markdown] id="03-choosing-v-as-a-one" tags=["topic:T30"]
 # Choosing `v` as a one-hot vector picks out a single row of `J`: `(0, 1, 0)ᵀJ` is row 1. Repeat
 # that for every row (keeping the graph with `retain_graph=True`) and you have built the whole
 # Jacobian from backward passes.
 
-# %% [markdown]
+# %% [markdown] id="03-exercise-3-by-hand-a"
 # ### Exercise 3 — by hand: a vector-Jacobian product (2 points)
 #
 # Let `x = (x₀, x₁)` and
@@ -397,7 +414,7 @@ def vjp_by_hand(x0, x1, v0, v1):
 # %% nbgrader={"grade": true, "grade_id": "nb03_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 checks.vjp_written_by_hand()
 
-# %% [markdown]
+# %% [markdown] id="03-exercise-4-build-a-jacobian"
 # ### Exercise 4 — build a Jacobian with backward (write the code, 3 points)
 #
 # Write `jacobian(f, x)` for a function `f` that maps a 1-D tensor to a 1-D tensor. It should
@@ -432,14 +449,14 @@ checks.jacobian_rows()
 checks.jacobian_of_a_parameter()
 ### END HIDDEN TESTS
 
-# %% [markdown] tags=["topic:T34"]
+# %% [markdown] id="03-a-derivative-from-autograd-alone" tags=["topic:T34"]
 # ## 10. A derivative from autograd alone
 #
 # Here is a neat use of `gradient=`. For `y = sin(x)` applied elementwise, each `yᵢ` depends only
 # on `xᵢ`, so the Jacobian is diagonal and `y.backward(ones)` puts `cos(xᵢ)` into `x.grad[i]`. One
 # backward pass gives the derivative at 100 points at once, without ever writing "cos":
 
-# %% tags=["topic:T34"]
+# %% id="03-x-agk-linspace-5-5" tags=["topic:T34"]
 x = agk.linspace(-5, 5, 100, requires_grad=True)
 y = agk.sin(x)
 y.backward(agk.ones_like(x))
@@ -457,17 +474,19 @@ ax.legend()
 ax.set_title("The derivative of sin, computed by autograd")
 plt.show()
 
-# %% [markdown] tags=["topic:T34", "topic:T30"]
+# %% [markdown] id="03-try-other-functions" tags=["topic:T34", "topic:T30"]
 # ### Try other functions
 #
-# The same trick works for any elementwise function. Pick one: the plot shows the function and
-# the derivative that one `backward(ones)` call produces. Can you explain the shape of each
-# derivative? (Look at `relu` near 0, and compare `sigmoid` with `tanh`.)
+# The same trick works for any elementwise function. Pick one from the menu: the plot shows the
+# function and the derivative that one `backward(ones)` call produces. Questions a single
+# picture cannot answer: where is each derivative largest, and where does it vanish? Look at
+# `relu` near 0, compare `sigmoid` with `tanh` (which one's derivative ever reaches 1?), and
+# find the function that is its own derivative.
 
-# %% tags=["topic:T34", "topic:T30"]
-FunctionPlotter()
+# %% id="03-functionplotter-tanh" tags=["topic:T34", "topic:T30"]
+FunctionPlotter("tanh")
 
-# %% [markdown]
+# %% [markdown] id="03-recap"
 # ## Recap
 #
 # - `backward()` invents the starting gradient 1 only for a scalar output; for anything else pass
@@ -485,3 +504,23 @@ FunctionPlotter()
 #
 # **Next:** notebook 04 shows what happens when you change a tensor *in place* after autograd has
 # saved it.
+#
+# **Further reading** in PyTorch's documentation:
+#
+# - [`Tensor.backward`](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.backward.html):
+#   the `gradient` argument
+# - [`torch.autograd.backward`](https://docs.pytorch.org/docs/stable/generated/torch.autograd.backward.html):
+#   several roots, `retain_graph`, `create_graph`
+# - [`torch.autograd.grad`](https://docs.pytorch.org/docs/stable/generated/torch.autograd.grad.html):
+#   gradients returned instead of accumulated
+# - [`torch.autograd.functional.jacobian`](https://docs.pytorch.org/docs/stable/generated/torch.autograd.functional.jacobian.html):
+#   the library's version of exercise 4
+# - [Autograd mechanics](https://docs.pytorch.org/docs/stable/notes/autograd.html):
+#   why the graph is rebuilt on every forward pass
+#
+# The last cell lists this notebook's exercises: `✓` passed, `✗` not yet, `·` not run yet
+# in this session. Run it when you have finished (it only reports: grading runs every check
+# again).
+
+# %% id="03-checks-check-progress"
+checks.check.progress()

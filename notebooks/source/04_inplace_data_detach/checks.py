@@ -5,9 +5,12 @@ with what the instructor's solution gives on the same inputs: here, with the ans
 for practice; when your notebook is graded, on inputs drawn fresh for the grading run.
 """
 
+import warnings
+
 import numpy as np
 
 import autogradkit as agk
+from autogradkit import nn
 from autogradkit.grading.checks import Checks
 
 check = Checks(__file__)
@@ -131,6 +134,94 @@ def step_in_place(obs, sgd_step):
     obs.require(
         "w.grad is None after the step", seen["grad_cleared"], hint="forget the used gradient"
     )
+
+
+# ----- exercise 5: a target that stays put ---------------------------------------------------
+def _network(obs, n_in: int):
+    """Linear, Tanh, Linear, with weights drawn from ``obs.rng``."""
+    hidden, n_out = int(obs.rng.integers(3, 7)), int(obs.rng.integers(1, 3))
+    model = nn.Sequential(nn.Linear(n_in, hidden), nn.Tanh(), nn.Linear(hidden, n_out))
+    with agk.no_grad():
+        for param in model.parameters():
+            param.copy_(agk.tensor(obs.rng.normal(0.0, 0.8, size=param.shape)))
+    return model
+
+
+@check.exercise("consistency_loss")
+def stopped_target(obs, consistency_loss):
+    """Exercise 5: the target stays put"""
+    n_in = int(obs.rng.integers(2, 5))
+    model = _network(obs, n_in)
+    shape = (int(obs.rng.integers(3, 7)), n_in)
+    x = agk.tensor(obs.rng.normal(size=shape), dtype=agk.float32, requires_grad=True)
+    noise = agk.tensor(obs.rng.normal(0.0, 0.3, size=shape), dtype=agk.float32)
+    loss = obs.call(consistency_loss, model, x, noise)
+    obs.require(
+        "consistency_loss returns a loss that backward() can start from",
+        isinstance(loss, agk.Tensor) and loss.numel() == 1 and loss.grad_fn is not None,
+        hint="one number, computed with the prediction on x + noise still recorded",
+    )
+    obs.close("the loss", loss, atol=1e-5, hint="the mean of the squared differences")
+    obs.call(loss.backward)
+    for name, param in model.named_parameters():
+        obs.close(
+            f"the gradient of {name}",
+            param.grad,
+            atol=1e-5,
+            hint="the target must not move: cut it out of the graph",
+        )
+    obs.close("the gradient of x", x.grad, atol=1e-5, hint="x reaches the loss along two paths")
+
+
+# ----- exercise 6: which operation made the nan? ---------------------------------------------
+# Each guard computes both branches, so a value outside the guard makes the unused branch nan
+# (or -inf) and its backward a nan: (what it computes, the node that returns the nan, a bad value)
+GUARDS = (
+    (lambda v: agk.where(v > 0, v.sqrt(), 0.0), "SqrtBackward0", -1.0),
+    (lambda v: agk.where(v > 0, v.log(), 0.0), "LogBackward0", 0.0),
+    (lambda v: agk.where(v != 0, v.sin() / v, 1.0), "DivBackward0", 0.0),
+    (lambda v: agk.where(v > 0, v**0.5, 0.0), "PowBackward0", -2.0),
+)
+
+
+def _loss_with_guards(obs, first, second, k):
+    """A loss with two guarded operations on two parts of the input, mixed with harmless ones."""
+    weights = agk.tensor(obs.rng.uniform(0.5, 2.0, size=k), dtype=agk.float32)
+
+    def loss_fn(x):
+        a, b = x[:k], x[k:]
+        return (GUARDS[first][0](a) * weights).sum() + GUARDS[second][0](b * 2.0).tanh().sum()
+
+    return loss_fn
+
+
+@check.exercise("nan_origin")
+def nan_found(obs, nan_origin):
+    """Exercise 6: the node that made the nan"""
+    plans = list(obs.rng.permutation(["first", "second", "none"]))
+    for draw, bad in enumerate(plans, start=1):
+        first, second = (int(i) for i in obs.rng.choice(len(GUARDS), size=2, replace=False))
+        k, n = int(obs.rng.integers(2, 5)), int(obs.rng.integers(2, 5))
+        values = obs.rng.uniform(0.5, 3.0, size=k + n)
+        if bad != "none":
+            guard, where = (first, 0) if bad == "first" else (second, k)
+            values[where + int(obs.rng.integers(k if bad == "first" else n))] = GUARDS[guard][2]
+        x = agk.tensor(values, dtype=agk.float32, requires_grad=True)
+        loss_fn = _loss_with_guards(obs, first, second, k)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the anomaly warnings: tracebacks into the check
+            found = obs.call(nan_origin, loss_fn, x)
+        obs.equal(
+            f"the node nan_origin names (loss {draw} of 3)",
+            found,
+            hint="the name in the error that anomaly detection raises, or None when none is raised",
+        )
+        obs.equal(
+            f"anomaly detection is off after the call (loss {draw} of 3)",
+            agk.is_anomaly_enabled(),
+            hint="switch it on only for the backward pass you examine",
+        )
+        agk.autograd.set_detect_anomaly(False)
 
 
 ### BEGIN HIDDEN TESTS

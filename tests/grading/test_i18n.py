@@ -1,0 +1,151 @@
+"""The student's language: catalogs, the notebook's language, and the words each layer shows."""
+
+from __future__ import annotations
+
+import io
+from types import SimpleNamespace
+
+import pytest
+from babel.messages.pofile import read_po
+
+from autogradkit.grading import checks, i18n, report
+from autogradkit.grading.checks import CheckFailed, Checks
+from autogradkit.grading.context import CellResult
+from autogradkit.grading.observations import Observation, Record, judge, judge_record
+from autogradkit.grading.translate import catalog_problems, kit_messages, placeholders
+
+ZH_PO = """\
+msgid "Exercise 1: your first tensor"
+msgstr "练习 1：你的第一个张量"
+
+#, python-brace-format
+msgid "{call} returns a tensor"
+msgstr "{call} 返回一个张量"
+
+msgid "the same numbers, in the same order"
+msgstr "同样的数，同样的顺序"
+
+#, fuzzy
+msgid "a changed hint"
+msgstr "过时的译文"
+"""
+
+
+@pytest.fixture
+def zh_folder(tmp_path):
+    (tmp_path / "checks.zh-CN.po").write_text(ZH_PO, encoding="utf-8")
+    (tmp_path / i18n.LANGUAGE_FILE).write_text("zh-CN\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_a_template_matches_every_text_it_makes_and_keeps_literal_braces():
+    pattern, translated = i18n.template("{call} gives {{x}} for {n}", "{call} 对 {n} 给出 {{x}}")
+    zh = i18n.Catalog("zh-CN", templates=((pattern, translated),))
+    assert zh.text("f(1, {2}) gives {x} for 3") == "f(1, {2}) 对 3 给出 {x}"
+    assert zh.text("f(1) gives x for 3") == "f(1) gives x for 3"  # no literal braces: no match
+    assert zh.knows("g() gives {x} for 0") and not zh.knows("something else")
+
+
+def test_a_course_catalog_translates_its_texts_but_not_fuzzy_entries(zh_folder):
+    zh = i18n.catalog("zh-CN", zh_folder)
+    assert zh.text("Exercise 1: your first tensor") == "练习 1：你的第一个张量"
+    assert zh.text("first_tensor([3, -1]) returns a tensor") == "first_tensor([3, -1]) 返回一个张量"
+    assert zh.text("a changed hint") == "a changed hint"
+    assert zh("not answered yet") == "还没有作答"  # the kit's own words come along
+
+
+def test_english_needs_no_catalog_and_an_unknown_language_is_refused(tmp_path):
+    assert i18n.catalog("en", tmp_path) is i18n.ENGLISH
+    assert i18n.ENGLISH.text("the printout") == "the printout"
+    with pytest.raises(ValueError, match="unknown language 'fr'"):
+        i18n.catalog("fr")
+
+
+def test_the_language_of_a_folder_and_of_a_notebook(zh_folder, tmp_path_factory):
+    assert i18n.folder_language(zh_folder) == "zh-CN"
+    assert i18n.folder_language(tmp_path_factory.mktemp("en")) == "en"
+    assert i18n.notebook_language({"metadata": {"autogradkit": {"language": "zh-CN"}}}) == "zh-CN"
+    for metadata in ({}, {"autogradkit": "zh-CN"}, {"autogradkit": {"language": "../x"}}):
+        assert i18n.notebook_language({"metadata": metadata}) == "en"  # a student's edit
+
+
+def test_the_grader_judges_in_the_students_language_with_the_solutions_words(zh_folder):
+    zh = i18n.catalog("zh-CN", zh_folder)
+    want = Observation(
+        "f([1]) holds those numbers", 1.0, kind="close", hint="the same numbers, in the same order"
+    )
+    expected = Record("tensor_from_numbers", "Exercise 1: your first tensor", observations=[want])
+    seen = Record("tensor_from_numbers", "forged title", observations=[Observation(want.name, 2.5)])
+    assert judge_record(expected, seen, zh).lines == [
+        "✗ f([1]) holds those numbers：数值不对（提示：同样的数，同样的顺序）"
+    ]
+    stopped = Record("tensor_from_numbers", "x", stopped={"reason": "not_answered"})
+    assert judge_record(expected, stopped, zh).lines == ["✗ 练习 1：你的第一个张量：还没有作答"]
+    reveal = Observation("p", 7.0, kind="close", reveal=True)
+    assert judge(reveal, Observation("p", 5.0), zh) == "实际是 7，不是你预测的结果"
+
+
+def test_practice_mode_speaks_the_language_of_the_checks_folder(zh_folder, capsys):
+    check = Checks(str(zh_folder / "checks.py"))
+    assert check.language == "zh-CN"
+    record = Record(
+        "c",
+        "Exercise 1: your first tensor",
+        observations=[Observation("f(2) returns a tensor", True)],
+    )
+    checks._show(record, {"f(2) returns a tensor": True}, None, check.tr)
+    assert capsys.readouterr().out == "✓ f(2) 返回一个张量\n"
+    record.stopped = {"reason": "raised", "error": "ValueError"}
+    with pytest.raises(CheckFailed, match="^✗ 练习 1：你的第一个张量：你的代码抛出了 ValueError$"):
+        checks._show(record, {"f(2) returns a tensor": True}, None, check.tr)
+
+
+def test_the_feedback_page_is_written_in_the_notebooks_language(zh_folder):
+    result = CellResult("nb00_ex1_test", 1.0, status="failed", lines=["✗ 练习 1：还没有作答"])
+    ctx = SimpleNamespace(issues=[], hidden=[], results={"nb00_ex1_test": result})
+    ctx.tr = i18n.catalog("zh-CN", zh_folder)
+    row = {
+        "assignment": "00_start_here",
+        "notebook": "00_start_here",
+        "student": "li",
+        "score": 0,
+        "max_score": 3,
+        "status": "ok",
+    }
+    page = report.feedback_html(row, ctx)
+    assert '<html lang="zh-CN">' in page and "给 li 的反馈" in page and "得分：0 / 3" in page
+    assert (
+        "<th>练习</th><th>分数</th><th>结果</th>" in page and "你的笔记本从头到尾运行完毕。" in page
+    )
+    ctx.tr = i18n.ENGLISH
+    assert '<html lang="en">' in report.feedback_html(row, ctx)
+
+
+# ----- the kit's own catalog ------------------------------------------------------------------
+def _kit_catalog(language: str) -> dict[str, str]:
+    with (i18n.KIT_CATALOGS / f"{language}.po").open("rb") as handle:
+        return {m.id: m.string for m in read_po(handle) if m.id}
+
+
+def test_every_message_of_the_kit_is_a_literal_with_a_translation():
+    found = kit_messages()
+    assert len(found) > 50
+    literal = [f"{file}:{line}" for msgid, file, line in found if msgid is None]
+    assert not literal, f"tr()/N_() need a string literal (translate, then format): {literal}"
+    for language in i18n.LANGUAGES[1:]:
+        catalog = _kit_catalog(language)
+        missing = sorted({m for m, _, _ in found} - set(catalog))
+        assert not missing, f"run `autogradkit translate --lang {language}`: {missing}"
+        unused = sorted(set(catalog) - {m for m, _, _ in found})
+        assert not unused, f"entries no code uses any more: {unused}"
+        assert catalog_problems(i18n.KIT_CATALOGS / f"{language}.po") == []
+
+
+def test_a_translation_with_other_placeholders_is_reported(tmp_path):
+    po = tmp_path / "x.po"
+    po.write_text('msgid "it is {real}"\nmsgstr "实际是 {value}"\n', encoding="utf-8")
+    assert catalog_problems(po) == [
+        "x.po: the placeholders differ from the English: 'it is {real}'"
+    ]
+    assert placeholders("{a:.2f} and {{b}} and {c!r}") == {"a", "c"}
+    assert read_po(io.BytesIO(po.read_bytes()))  # a file Babel reads as gettext writes it

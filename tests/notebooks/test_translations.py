@@ -1,0 +1,197 @@
+"""Each translated edition: the prose of every cell in both languages or in neither, up to date
+with the English, the same code and graded cells, and every text the checks show translated.
+How to translate: docs/translating.md."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from autogradkit.grading import i18n, translate
+from autogradkit.grading.build import read_text_source
+from autogradkit.grading.checks import read_expected
+
+from .conftest import COURSE, TRANSLATED, read, release_path
+from .exercises import checks_of
+
+TRANSLATIONS = [(lang, name) for lang, names in TRANSLATED.items() for name in names]
+
+
+def _text_source(name: str):
+    return COURSE / "source" / name / f"{name}.py"
+
+
+def test_notebook_00_is_translated_into_simplified_chinese():
+    assert ("zh-CN", "00_start_here") in TRANSLATIONS
+
+
+@pytest.mark.parametrize(("language", "name"), TRANSLATIONS)
+def test_the_translation_covers_the_notebook_exactly_and_is_up_to_date(language, name):
+    left = translate.status(_text_source(name), language)
+    assert not left, f"run `autogradkit translate {name} --lang {language}`: " + "; ".join(left)
+
+
+# ----- what makes a translation fail ---------------------------------------------------------
+@pytest.fixture
+def copy_00(tmp_path):
+    """Notebook 00's text source and Chinese translation, in a folder of their own."""
+    folder = tmp_path / "00_start_here"
+    folder.mkdir()
+    for suffix in (".py", ".zh-CN.md"):
+        shutil.copy(COURSE / "source" / "00_start_here" / f"00_start_here{suffix}", folder)
+    return folder / "00_start_here.py"
+
+
+def _problems(text_source) -> list[str]:
+    nb = read_text_source(text_source)
+    sections = translate.read_sections(translate.translation_path(text_source, "zh-CN"))
+    return translate.problems(nb, sections)
+
+
+def test_a_cell_that_gains_prose_in_english_only_fails(copy_00):
+    assert _problems(copy_00) == []
+    text = copy_00.read_text(encoding="utf-8")
+    copy_00.write_text(
+        text.replace(
+            '# %% id="00-import-numpy-as-np"',
+            '# %% [markdown] id="00-new"\n# New prose.\n\n# %% id="00-import-numpy-as-np"',
+            1,
+        ),
+        encoding="utf-8",
+    )
+    assert _problems(copy_00) == ["cell 00-new has no translation"]
+
+
+def test_a_cell_that_lost_its_english_prose_fails(copy_00):
+    text = copy_00.read_text(encoding="utf-8")
+    start = text.index('# %% [markdown] id="00-figures"')
+    end = text.index("# %%", start + 5)
+    copy_00.write_text(text[:start] + text[end:], encoding="utf-8")
+    (found,) = _problems(copy_00)
+    assert found.endswith("00-figures: the source has no such cell (translated prose it lost?)")
+
+
+def test_prose_in_chinese_only_fails(copy_00):
+    path = translate.translation_path(copy_00, "zh-CN")
+    path.write_text(
+        path.read_text(encoding="utf-8") + "\n<!-- 00-extra en:00000000 -->\n额外的一段。\n",
+        encoding="utf-8",
+    )
+    assert any("00-extra: the source has no such cell" in p for p in _problems(copy_00))
+
+
+def test_english_changed_since_translated_is_stale(copy_00):
+    text = copy_00.read_text(encoding="utf-8")
+    copy_00.write_text(text.replace("## 4. Figures", "## 4. Pictures"), encoding="utf-8")
+    (found,) = _problems(copy_00)
+    assert "00-figures: the English changed since it was translated" in found
+    assert found.endswith(f"en:{translate.english_hash(_cell(copy_00, '00-figures'))}")
+
+
+def _cell(text_source, cell_id: str) -> str:
+    return next(c.source for c in read_text_source(text_source).cells if c.id == cell_id)
+
+
+def test_an_untranslated_or_changed_code_section_fails(copy_00):
+    path = translate.translation_path(copy_00, "zh-CN")
+    text = path.read_text(encoding="utf-8")
+    changed = text.replace('ax.set_xlabel("x")', 'ax.set_xlabel("x")\nax.grid()')
+    path.write_text(changed, encoding="utf-8")
+    (found,) = _problems(copy_00)
+    assert found.endswith("the code differs from the English beyond comments and strings")
+    marked = text.replace("<!-- 00-figures en:", "<!-- 00-figures en:", 1).replace(
+        "## 4. 图", "UNTRANSLATED\n## 4. Figures", 1
+    )
+    path.write_text(marked, encoding="utf-8")
+    assert [p for p in _problems(copy_00) if "00-figures" in p][0].endswith(
+        "still marked UNTRANSLATED"
+    )
+
+
+def test_the_same_code_allows_only_other_comments_and_strings():
+    english = 'label = f"tangent at {x}, slope {k}"  # a label\nplot(x, label=label)'
+    assert translate.same_code(
+        english, 'label = f"斜率 {k}，在 {x} 处"  # 标签\nplot(x, label=label)'
+    )
+    assert not translate.same_code(english, 'label = f"{x}"\nplot(x, label=label)')
+    assert not translate.same_code(english, 'label = "tangent"\nplot(x, label=label, lw=2)')
+
+
+def test_test_cells_and_solution_markers_are_never_translated():
+    test_cell = {
+        "cell_type": "code",
+        "source": "checks.tensor_from_numbers()",
+        "metadata": {"nbgrader": {"grade": True, "grade_id": "t", "points": 1}},
+    }
+    assert translate._code_problems(test_cell, "```python\nchecks.tensor_from_numbers()\n```")
+    answer = {
+        "cell_type": "code",
+        "metadata": {},
+        "source": "# x\n### BEGIN SOLUTION\nx = 1\n### END SOLUTION",
+    }
+    moved = "```python\n# x\n### 开始答案\nx = 1\n### END SOLUTION\n```"
+    assert translate._code_problems(answer, moved) == [
+        "the ### BEGIN/END SOLUTION and HIDDEN TESTS lines must stay as they are"
+    ]
+
+
+# ----- the checks' texts ----------------------------------------------------------------------
+@pytest.mark.parametrize(("language", "name"), TRANSLATIONS)
+def test_every_text_the_checks_show_has_a_translation(language, name):
+    """Titles (every public check), the names each check recorded on the solution (build's
+    ``.expected.json``) and every hint written in ``checks.py``."""
+    module = checks_of(name)
+    tr = i18n.catalog(language, module.check.folder)
+    titles = [c.title for c in module.check.checks if not c.hidden]
+    expected = read_expected(module.check.folder / ".expected.json")
+    names = [n for c in module.check.checks if not c.hidden for n in expected.get(c.name, {})]
+    texts = [text for text, _, _ in translate.check_texts(module.check.folder / "checks.py")]
+    assert titles and names and texts
+    missing = sorted({t for t in titles + names + texts if not tr.knows(t)})
+    assert not missing, f"checks.{language}.po has no entry for {missing}"
+
+
+# ----- the released edition -------------------------------------------------------------------
+def _nbgrader_cells(nb) -> list:
+    return [c for c in nb.cells if "nbgrader" in c.metadata]
+
+
+def _graded(cell) -> dict:
+    """A cell's nbgrader metadata; an answer cell's checksum aside (its comment may be
+    translated; the student's answer is theirs), a locked cell's kept (the same code)."""
+    found = dict(cell.metadata.nbgrader)
+    if not found.get("locked"):
+        found.pop("checksum", None)
+    return found
+
+
+@pytest.mark.parametrize(("language", "name"), TRANSLATIONS)
+def test_the_edition_has_the_same_cells_and_the_same_code(language, name):
+    english, translated = read(release_path(name)), read(release_path(name, language))
+    assert [(c.id, c.cell_type) for c in english.cells] == [
+        (c.id, c.cell_type) for c in translated.cells
+    ]
+    assert [_graded(c) for c in _nbgrader_cells(english)] == [
+        _graded(c) for c in _nbgrader_cells(translated)
+    ]
+    for mine, theirs in zip(english.cells, translated.cells):
+        if mine.cell_type == "code":
+            assert translate.same_code(mine.source, theirs.source), mine.id
+    assert english.metadata["autogradkit"] == {"language": "en"}
+    assert translated.metadata["autogradkit"] == {"language": language}
+
+
+@pytest.mark.parametrize(("language", "name"), TRANSLATIONS)
+def test_the_release_folder_tells_the_kernel_its_language_and_font(language, name):
+    folder = release_path(name, language).parent
+    assert i18n.folder_language(folder) == language
+    assert i18n.folder_language(release_path(name).parent) == "en"
+    rc = (folder / "matplotlibrc").read_text(encoding="utf-8")
+    assert all(font in rc for font in i18n.FONTS[language])
+    assert (folder / f"checks.{language}.po").is_file()
+    assert not list(folder.glob("*.md")) and not list(release_path(name).parent.glob("*.po"))
+    assert json.loads((folder / ".expected.json").read_text()) == json.loads(
+        (release_path(name).parent / ".expected.json").read_text()
+    )
