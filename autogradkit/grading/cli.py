@@ -35,13 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="en",
         help="the edition: en (DIR/release) or another (DIR/release/LANG; translated ones)",
     )
-    trn = commands.add_parser(
-        "translate", help="write or update the translation files of source/NN (docs/translating.md)"
-    )
-    trn.add_argument("assignments", nargs="*", help="assignment folders (default: translated)")
-    trn.add_argument("--lang", dest="language", choices=LANGUAGES[1:], required=True)
-    trn.add_argument("--check", action="store_true", help="only say what is left to translate")
-    trn.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
+    _add_translate_command(commands)
     val = commands.add_parser("validate", help="run a notebook and report its tests")
     val.add_argument("notebook", type=Path)
     grd = commands.add_parser("grade", help="grade every submission of an assignment")
@@ -64,6 +58,17 @@ def build_parser() -> argparse.ArgumentParser:
         _add_common_options(sub, timeout, grades=sub in (val, grd))
     _add_export_command(commands)
     return parser
+
+
+def _add_translate_command(commands) -> None:
+    """``translate``: write or check a notebook's translation files (docs/translating.md)."""
+    trn = commands.add_parser(
+        "translate", help="write or update the translation files of source/NN (docs/translating.md)"
+    )
+    trn.add_argument("assignments", nargs="*", help="assignment folders (default: translated)")
+    trn.add_argument("--lang", dest="language", choices=LANGUAGES[1:], required=True)
+    trn.add_argument("--check", action="store_true", help="only say what is left to translate")
+    trn.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
 
 
 def _add_export_command(commands) -> None:
