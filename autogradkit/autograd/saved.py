@@ -114,10 +114,10 @@ def describe(node) -> list[tuple] | None:
     for a node that saved nothing, None once backward freed it. Nothing is checked or
     unpacked."""
     values, metas = getattr(node, "_saved", None), getattr(node, "_saved_meta", None)
+    if values is None or not metas:
+        return []
     if values is FREED:
         return None
-    if values is None or metas is None:
-        return []
     described = []
     for value, meta in zip(values, metas):
         is_input = meta is not None and meta[1] is not None and not meta[3]  # not a number
