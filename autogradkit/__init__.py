@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 from . import _dtype, autograd, cuda, nn, optim
 from ._dtype import (
     bool,
@@ -86,7 +88,5 @@ def __getattr__(name: str):
     """``agk.viz`` and ``agk.grading`` load when first used: they bring matplotlib, widgets
     and nbformat, which a student who only computes never needs."""
     if name in ("viz", "grading"):
-        import importlib  # the one lazy import of the package root (see the docstring)
-
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'autogradkit' has no attribute '{name}'")

@@ -14,8 +14,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .build import build_assignments, give_ids
 from .config import GradingConfig, default_jobs
+from .export import export_gradebook
+from .grade import grade_assignment
 from .i18n import LANGUAGES
+from .release import release_assignments
+from .translate import translate_assignments
+from .validate import validate_notebook
+
+__all__ = ["build_parser", "parse_config", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -144,12 +152,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         print(f"autogradkit: error: {error}", file=sys.stderr)
         return 2
-    from .build import build_assignments, give_ids
-    from .export import export_gradebook
-    from .grade import grade_assignment
-    from .release import release_assignments
-    from .translate import translate_assignments
-    from .validate import validate_notebook
 
     run = {
         "build": build_assignments,
