@@ -23,7 +23,7 @@ from .. import _dtype
 from . import anomaly_mode, grad_mode
 from .graph import tensor_class, version_counter
 
-__all__ = ["SavedTensor", "describe"]
+__all__ = ["SavedTensor", "describe", "saved_inputs"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -123,6 +123,13 @@ def describe(node) -> list[tuple] | None:
         is_input = meta is not None and meta[1] is not None and not meta[3]  # not a number
         described.append((value, meta[0] if is_input else None, meta is not None and meta[3]))
     return described
+
+
+def saved_inputs(node) -> list:
+    """The input tensors ``node`` saved for backward, still known once backward freed their
+    values (a picture shows ``b`` beside ``MulBackward0`` after ``backward()`` too)."""
+    metas = getattr(node, "_saved_meta", None) or ()
+    return [m[0] for m in metas if m is not None and m[1] is not None and not m[3]]
 
 
 def unpack_all(node) -> tuple:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..autograd.saved import describe as describe_saved
+from ..autograd import saved
 from ..tensor import Tensor
 
 __all__ = [
@@ -225,12 +225,12 @@ def tensor_lines(tensor, name, show_data=True, show_grad=True, grad=...) -> tupl
 
 def saved_inputs(node) -> list:
     """The input tensors a node saved for backward (how ``MulBackward0`` knows ``b``)."""
-    return [tensor for _, tensor, _ in describe_saved(node) or () if tensor is not None]
+    return saved.saved_inputs(node)
 
 
 def saved_line(node, names: dict) -> str | None:
     """``saved: a, 3.``: what a node keeps for its backward (names where we know them)."""
-    described = describe_saved(node)
+    described = saved.describe(node)
     if described is None:
         return "saved: (freed by backward)"
     if not described:
@@ -298,8 +298,8 @@ class _Builder:
         if hasattr(node, "variable"):
             return self.add(ACCUMULATE, [node_label(node)], node)
         lines = [node_label(node)]
-        saved = saved_line(node, self.names) if self.show_saved else None
-        return self.add(FUNCTION, lines + ([saved] if saved else []), node)
+        kept = saved_line(node, self.names) if self.show_saved else None
+        return self.add(FUNCTION, lines + ([kept] if kept else []), node)
 
     def edge(self, src: str, dst: str, kind: str, index: int = 0) -> None:
         self.edges.append(GraphEdge(src, dst, kind, index))

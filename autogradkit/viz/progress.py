@@ -6,7 +6,6 @@ JupyterLab it draws an ipywidgets bar, in a terminal a text bar on standard erro
 
 from __future__ import annotations
 
-from tqdm import notebook as in_jupyter
 from tqdm import std
 from tqdm.auto import tqdm
 
@@ -29,5 +28,8 @@ def progress(
         >>> out.getvalue().split("\\r")[-1].split(" [")[0]
         'sum: 100%|##########| 3/3'
     """
-    bar = tqdm if notebook is None else in_jupyter.tqdm if notebook else std.tqdm
+    if notebook:
+        from tqdm.notebook import tqdm as bar  # loads ipywidgets: only when a widget is asked
+    else:
+        bar = tqdm if notebook is None else std.tqdm
     return bar(iterable, total=total, desc=description, **options)

@@ -292,10 +292,3 @@ def test_stepper_accepts_a_two_layer_graph_from_tensors_only():
     loss = (x @ lin1).tanh().matmul(lin2).sum()
     stepper = BackpropStepper(loss)  # names from the caller
     assert "lin1" in stepper.view.value and "lin2" in stepper.view.value
-
-
-def test_autograd_training_without_nn_and_optim_uses_a_manual_update(monkeypatch):
-    monkeypatch.setitem(sys.modules, "autogradkit.nn", None)  # as if nn did not exist yet
-    rows, how = train_with_autograd(*dataset(4))
-    assert how == "autograd, manual update"
-    assert max_difference(rows, train_by_hand(*dataset(4))) < 1e-5
