@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
-from . import _dtype, autograd, cuda
+import importlib
+
+from . import _dtype, autograd, cuda, nn, optim
 from ._dtype import (
     bool,
     double,
@@ -24,7 +26,7 @@ from ._dtype import (
     short,
     uint8,
 )
-from ._functions import *  # noqa: F403
+from ._functions import *  # noqa: F403  (agk.exp, agk.cat...: _functions.__all__)
 from ._functions import __all__ as _function_names
 from ._legacy import (
     BoolTensor,
@@ -39,6 +41,7 @@ from ._legacy import (
 )
 from ._shape import Size
 from ._tensor_str import set_printoptions
+from .autograd import functional as _functional  # noqa: F401  (built on tensor.py: loads after)
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.grad_mode import (
     enable_grad,
@@ -82,9 +85,8 @@ def get_default_dtype():
 
 
 def __getattr__(name: str):
-    """``agk.nn``, ``agk.optim``, ``agk.viz`` and ``agk.grading`` load when first used."""
-    import importlib
-
-    if name in ("nn", "optim", "viz", "grading"):
+    """``agk.viz`` and ``agk.grading`` load when first used: they bring matplotlib, widgets
+    and nbformat, which a student who only computes never needs."""
+    if name in ("viz", "grading"):
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'autogradkit' has no attribute '{name}'")

@@ -1,25 +1,26 @@
 """``x[index]``: basic indexing becomes a chain of select/slice/unsqueeze views, as in
 PyTorch (so ``m[0, 1:]`` records SliceBackward0 over SelectBackward0); anything else is one
-``Index`` op."""
+``IndexBackward0`` op."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .autograd.graph import tensor_class
 from .ops import indexing, movement
+
+__all__ = ["getitem", "normalize_index", "is_advanced", "selects_everything"]
 
 
 def _as_numpy(item):
-    from .tensor import Tensor
-
-    if isinstance(item, Tensor):
+    if isinstance(item, tensor_class()):
         return item._data
     if isinstance(item, list):
         return np.asarray([_as_numpy(i) for i in item])
     return item
 
 
-def _is_advanced(item) -> bool:
+def is_advanced(item) -> bool:
     return isinstance(item, (list, np.ndarray, bool, np.bool_)) or (
         hasattr(item, "_data") and item._data.ndim > 0
     )
@@ -66,12 +67,13 @@ def getitem(x, index):
     index = normalize_index(x, index)
     if x.ndim == 0:
         _refuse_on_0d(index)
-    if any(_is_advanced(i) for i in index):
-        return indexing.Index.apply(x, index=index)
+    if any(is_advanced(i) for i in index):
+        return indexing.IndexBackward0.apply(x, index=index)
     specified = sum(1 for i in index if i is not None and i is not Ellipsis)
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     out, dim, named_dim = x, 0, 0  # named_dim: the dim errors name, counting each item
+    every = slice(None)
     for item in index:
         named_dim += x.ndim - specified if item is Ellipsis else 1
         if item is Ellipsis:
@@ -80,7 +82,7 @@ def getitem(x, index):
             out, dim = out.unsqueeze(dim), dim + 1
         elif isinstance(item, slice):
             if item != slice(None) and item.indices(out.shape[dim]) != (0, out.shape[dim], 1):
-                out = indexing.Slice.apply(out, index=(slice(None),) * dim + (item, Ellipsis))
+                out = indexing.SliceBackward0.apply(out, index=(every,) * dim + (item, ...))
             dim += 1
         else:
             size, position = out.shape[dim], int(item)
@@ -89,7 +91,7 @@ def getitem(x, index):
                     f"index {position} is out of bounds for dimension {named_dim - 1} "
                     f"with size {size}"
                 )
-            out = indexing.Select.apply(out, index=(slice(None),) * dim + (position, Ellipsis))
+            out = indexing.SelectBackward0.apply(out, index=(every,) * dim + (position, ...))
     if out is x:
-        return movement.View.apply(x, shape=x.shape)
+        return movement.ViewBackward0.apply(x, shape=x.shape)
     return out

@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _device, _dtype
 from ._shape import Size
+from .autograd.graph import tensor_class
 
 _SIGNATURES = (
     " * (*, autogradkit.device device = None)\n"
@@ -22,8 +23,7 @@ def new(dtype: _dtype.dtype | None, args: tuple, kwargs: dict):
     """``Tensor(*args)``: no argument (empty), sizes (zeros: PyTorch leaves the memory
     uninitialised), or data (a sequence, array or tensor) converted to ``dtype`` (None:
     ``Tensor(...)``, float32, a tensor passes as it is)."""
-    from .tensor import Tensor
-
+    Tensor = tensor_class()
     _check_keywords(args, kwargs)
     where = kwargs.get("device")
     if where is not None and _device.device(where).type != "cpu":

@@ -11,14 +11,19 @@ import operator
 
 import numpy as np
 
+from .autograd.graph import tensor_class
+from .ops.joining import CatBackward0, StackBackward0
+from .ops.selection import WhereBackward0
+
+__all__ = ["array_ufunc", "array_function"]
+
 
 def _t(value):
     """Tensors stay, Python and NumPy numbers become Python numbers, arrays become Tensors.
 
     (A NumPy scalar must not stay one: ``np.float64(2) * t`` would come straight back here.)
     """
-    from .tensor import Tensor
-
+    Tensor = tensor_class()
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (int, float, bool, np.generic)):
@@ -62,28 +67,14 @@ def _prod(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
 
 
 def _where(condition, x, y):
-    from .tensor import where
-
-    return where(condition, x, y)
-
-
-def _cat(tensors, axis):
-    from ._functions import cat
-
-    return cat(tensors, axis)
-
-
-def _stack(tensors, axis):
-    from ._functions import stack
-
-    return stack(tensors, axis)
+    condition = condition._data if isinstance(condition, tensor_class()) else condition
+    return WhereBackward0.apply(x, y, condition=np.asarray(condition, dtype=bool))
 
 
 def _like(value):
     def make(a, dtype=None, **kwargs):
-        from .tensor import Tensor
-
-        return Tensor._wrap(np.full(a.shape, value, a._data.dtype if dtype is None else dtype))
+        shape_and_fill = (a.shape, value, a._data.dtype if dtype is None else dtype)
+        return tensor_class()._wrap(np.full(*shape_and_fill))
 
     return make
 
@@ -136,8 +127,8 @@ _FUNCTIONS = {
     np.expand_dims: _expand_dims,
     np.squeeze: _squeeze,
     np.where: _where,
-    np.concatenate: lambda arrays, axis=0, **kw: _cat([_t(a) for a in arrays], axis),
-    np.stack: lambda arrays, axis=0, **kw: _stack([_t(a) for a in arrays], axis),
+    np.concatenate: lambda arrays, axis=0, **kw: CatBackward0.apply(*map(_t, arrays), dim=axis),
+    np.stack: lambda arrays, axis=0, **kw: StackBackward0.apply(*map(_t, arrays), dim=axis),
     np.ndim: lambda a: a.ndim,
     np.shape: lambda a: tuple(a.shape),
     np.zeros_like: _like(0),

@@ -74,14 +74,18 @@ def unbroadcast(g, shape: tuple):
     """Sum ``g`` down to ``shape``: the gradient of broadcasting ``shape`` up to ``g.shape``.
 
     Works on arrays and on Tensors alike (NumPy dispatches ``np.sum`` to Tensors), so the
-    engine can use it when ``create_graph=True`` builds a graph of the backward pass.
+    engine can use it when ``create_graph=True`` builds a graph of the backward pass. (An
+    array sums with its own method: NumPy's ``np.sum`` wrapper costs more than a small sum.)
     """
     lead = g.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
     )
     if axes:
-        g = np.sum(g, axis=axes, keepdims=True)
+        if type(g) is np.ndarray:
+            g = g.sum(axis=axes, keepdims=True)
+        else:
+            g = np.sum(g, axis=axes, keepdims=True)
     if lead:
         g = np.reshape(g, shape)
     return g

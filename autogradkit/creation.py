@@ -11,6 +11,30 @@ from . import _device, _dtype
 from .random import _generator
 from .tensor import Tensor
 
+__all__ = [
+    "tensor",
+    "as_tensor",
+    "from_numpy",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "arange",
+    "linspace",
+    "eye",
+    "rand",
+    "randn",
+    "rand_like",
+    "randn_like",
+    "randint",
+    "randperm",
+    "normal",
+]
+
 
 def _shape(size) -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):

@@ -6,6 +6,8 @@ the tutorial runs unchanged.
 
 from __future__ import annotations
 
+__all__ = ["is_available", "device_count"]
+
 
 def is_available() -> bool:
     """False: there is no GPU for autogradkit."""

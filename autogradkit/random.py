@@ -11,6 +11,10 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ._device import CPU, use
+
+__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "fork_rng"]
+
 
 class Generator:
     """A random number generator: ``g = Generator().manual_seed(0); rand(2, generator=g)``."""
@@ -18,8 +22,6 @@ class Generator:
     __module__ = "autogradkit._C"  # prints as PyTorch's torch._C.Generator
 
     def __init__(self, device="cpu"):
-        from ._device import use
-
         use(device)
         self.manual_seed(int(np.random.SeedSequence().entropy % (2**63)))
 
@@ -40,8 +42,6 @@ class Generator:
 
     @property
     def device(self):
-        from ._device import CPU
-
         return CPU
 
 

@@ -12,17 +12,34 @@ import weakref
 
 import numpy as np
 
-from . import _device, _dtype
+from . import _device, _dtype, _inplace, _matmul, autograd
 from ._device import device
-from ._shape import Size, broadcast_shape, check_expandable, normalize_dim
+from ._indexing import getitem
+from ._legacy import BY_NAME, new
+from ._numpy_dispatch import array_function, array_ufunc
+from ._shape import Size, check_expandable, normalize_dim
 from ._tensor_str import tensor_repr
 from .autograd import grad_mode
-from .autograd.function import CopySlices
-from .autograd.graph import AccumulateGrad
-from .ops import elementwise as ew
-from .ops import indexing, linalg, movement, reduce, rounding, selection, statistics, unary
+from .autograd.engine import AccumulateGrad
+from .autograd.graph import INFERENCE, InferenceVersion, version_counter
+from .ops import (
+    arithmetic,
+    indexing,
+    joining,
+    linalg,
+    movement,
+    power,
+    reduce,
+    rounding,
+    selection,
+    statistics,
+    unary,
+)
 from .ops import nn as nn_ops
+from .random import _generator
 from .utils.hooks import HookDict, add_hook
+
+__all__ = ["Tensor", "where"]
 
 _NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -37,48 +54,6 @@ _T_WARNING = (
     "batches of matrices or `x.permute(*autogradkit.arange(x.ndim - 1, -1, -1))` to reverse "
     "the dimensions of a tensor."
 )
-_INFERENCE_INPLACE = (
-    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
-    "clone to get a normal tensor before doing inplace update.See "
-    "https://github.com/pytorch/rfcs/pull/17 for more details."
-)
-_LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
-_NO_GRAD_VIEW_INPLACE = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
-    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
-    "your code by moving both the view and the inplace either both inside the no_grad block "
-    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
-    "to be tracked)."
-)
-
-
-class _VersionCounter:
-    """How many times a tensor's memory was changed in place (shared by views and detach)."""
-
-    value = 0  # read from the class until the first in-place change (cheap to create)
-
-
-class _InferenceVersion(_VersionCounter):
-    """The counter of an inference tensor (made in ``inference_mode``): PyTorch tracks no
-    version for these, so reading ``_version`` or saving one for backward is an error."""
-
-
-def _should_fold(x: Tensor, y: Tensor) -> bool:
-    """PyTorch's rule for a product of 3+ dims with 1 or 2 dims: fold the larger operand into
-    rows (one mm or mv) when the smaller one needs grad, or when folding copies nothing."""
-    x_larger = x.ndim >= y.ndim
-    big = x._data if x_larger else np.swapaxes(y._data, -1, -2)
-    small = y if x_larger else x
-    if big.ndim < 3 or small.ndim > 2:
-        return False
-    if small.requires_grad:
-        return True
-    if x.ndim == 2:
-        return False
-    if big.size == 0:
-        return True
-    strides = big.strides  # bytes, not elements: the same test either way
-    return all(strides[i] == strides[i + 1] * big.shape[i + 1] for i in range(big.ndim - 2))
 
 
 class Tensor:
@@ -117,30 +92,35 @@ class Tensor:
         ``tensor()``). A subclass (``Parameter``) makes itself in ``__init__``."""
         if cls is not Tensor:
             return object.__new__(cls)
-        from ._legacy import new
-
         return new(None, args, kwargs)
 
     def __init__(self, *args, **kwargs):
         pass  # __new__ made the tensor
 
-    def _init(self, data, grad_fn, output_nr, requires_grad) -> None:
-        self._data, self._grad_fn, self._output_nr = data, grad_fn, output_nr
-        self._requires_grad = requires_grad
-        self._version_counter = _InferenceVersion() if grad_mode._inference else _VersionCounter()
-        self._grad = self._base = self._hooks = None
-        self._post_accumulate_hooks = self._accumulator_ref = None
-
-    @classmethod
-    def _wrap(cls, data, grad_fn=None, output_nr=0) -> Tensor:
+    @staticmethod
+    def _wrap(data, grad_fn=None, output_nr=0) -> Tensor:
         """Wrap an array without copying (internal; ``grad_fn`` set means requires grad)."""
+        t = object.__new__(Tensor)
+        t._data = data if type(data) is np.ndarray else np.asarray(data)
+        t._grad_fn, t._output_nr, t._requires_grad = grad_fn, output_nr, grad_fn is not None
+        t._version_counter = INFERENCE if grad_mode._inference else None  # None: version 0
+        t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
+        return t
+
+    @staticmethod
+    def _make_subclass(cls, data: Tensor, requires_grad: bool = False) -> Tensor:
+        """A ``cls`` instance sharing ``data``'s memory and version counter, a new leaf (how
+        ``nn.Parameter`` is made, as in PyTorch)."""
         t = object.__new__(cls)
-        t._init(
-            data if type(data) is np.ndarray else np.asarray(data),
-            grad_fn,
-            output_nr,
-            grad_fn is not None,
-        )
+        t._data, t._version_counter = data._data, version_counter(data)
+        t._grad_fn, t._output_nr, t._requires_grad = None, 0, False
+        t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
+        if requires_grad:
+            if t._data.dtype.kind != "f":
+                raise RuntimeError(
+                    "Only Tensors of floating point and complex dtype can require gradients"
+                )
+            t._requires_grad = True
         return t
 
     # ----- autograd attributes -------------------------------------------------------------
@@ -229,10 +209,7 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None:
             return  # leaves keep their gradient anyway
-        fn = self._grad_fn
-        if fn._retained is None:
-            fn._retained = {}
-        fn._retained[self._output_nr] = weakref.ref(self)
+        self._grad_fn._retain(self._output_nr, weakref.ref(self))
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one.
@@ -245,10 +222,7 @@ class Tensor:
             if self._hooks is None:
                 self._hooks = HookDict()
             return add_hook(self._hooks, hook)
-        fn = self._grad_fn
-        if fn._tensor_hooks is None:
-            fn._tensor_hooks = HookDict()
-        return add_hook(fn._tensor_hooks.setdefault(self._output_nr, HookDict()), hook)
+        return add_hook(self._grad_fn._tensor_hook_dict(self._output_nr), hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
@@ -270,28 +244,17 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph's leaves."""
-        from .autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs)
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's memory and version counter, cut from the graph."""
         t = Tensor._wrap(self._data)
-        t._version_counter = self._version_counter
+        t._version_counter = version_counter(self)
         return t
 
     def detach_(self) -> Tensor:
         """Cut this tensor from the graph in place: it becomes a leaf that needs no grad."""
-        if self._base is not None and self._base._requires_grad:
-            raise RuntimeError(
-                "Can't detach views in-place. Use detach() instead. If you are using "
-                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
-                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
-                "called on these gradients. To fix this error, please refer to the Optimizer."
-                "zero_grad() function in torch/optim/optimizer.py as the solution."
-            )
-        self._grad_fn, self._requires_grad, self._output_nr = None, False, 0
-        return self
+        return _inplace.detach_(self)
 
     @property
     def data(self) -> Tensor:
@@ -306,11 +269,11 @@ class Tensor:
     def _version(self) -> int:
         if self.is_inference():
             raise RuntimeError("Inference tensors do not track version counter.")
-        return self._version_counter.value
+        return 0 if self._version_counter is None else self._version_counter.value
 
     def is_inference(self) -> bool:
         """True for a tensor made in ``inference_mode`` (or a view of one)."""
-        return isinstance(self._version_counter, _InferenceVersion)
+        return isinstance(self._version_counter, InferenceVersion)
 
     @property
     def output_nr(self) -> int:
@@ -358,7 +321,9 @@ class Tensor:
         return self._data.flags.c_contiguous
 
     def contiguous(self) -> Tensor:
-        return self if self.is_contiguous() else movement.Clone.apply(self, contiguous=True)
+        return (
+            self if self.is_contiguous() else movement.CloneBackward0.apply(self, contiguous=True)
+        )
 
     def item(self):
         """The value of a one-element tensor as a Python number."""
@@ -396,7 +361,7 @@ class Tensor:
         _device.use(device)
         if dtype is None or _dtype.to_numpy(dtype) == self._data.dtype:
             return self.clone() if copy else self
-        return movement.ToCopy.apply(self, dtype=_dtype.to_numpy(dtype))
+        return movement.ToCopyBackward0.apply(self, dtype=_dtype.to_numpy(dtype))
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
@@ -428,8 +393,6 @@ class Tensor:
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """``"autogradkit.FloatTensor"``, or a copy converted to a legacy type (or its name)."""
-        from ._legacy import BY_NAME
-
         if dtype is None:
             return f"autogradkit.{self.dtype._tensor_type}"
         if isinstance(dtype, str):
@@ -437,7 +400,7 @@ class Tensor:
         return self.to(getattr(dtype, "dtype", dtype))
 
     def clone(self) -> Tensor:
-        return movement.Clone.apply(self)
+        return movement.CloneBackward0.apply(self)
 
     def __repr__(self) -> str:
         return tensor_repr(self)
@@ -491,90 +454,93 @@ class Tensor:
 
     # ----- arithmetic -------------------------------------------------------------------------
     def add(self, other, *, alpha=1) -> Tensor:
-        return ew.Add.apply(self, other, alpha=alpha)
+        return arithmetic.AddBackward0.apply(self, other, alpha=alpha)
 
     def sub(self, other, *, alpha=1) -> Tensor:
-        return ew.Sub.apply(self, other, alpha=alpha)
+        return arithmetic.SubBackward0.apply(self, other, alpha=alpha)
 
     def mul(self, other) -> Tensor:
-        return ew.Mul.apply(self, other)
+        return arithmetic.MulBackward0.apply(self, other)
 
     def div(self, other) -> Tensor:
-        return ew.Div.apply(self, other)
+        return arithmetic.DivBackward0.apply(self, other)
 
     def __rtruediv__(self, other) -> Tensor:
         return self.reciprocal() * other  # 2 / x records MulBackward0 over ReciprocalBackward0
 
     def pow(self, exponent) -> Tensor:
-        return ew.Pow.apply(self, exponent)
+        return _pow(self, exponent)
 
     def __rpow__(self, base) -> Tensor:
-        return ew.Pow.apply(base, self)
+        return _pow(base, self)
 
     def __rsub__(self, other) -> Tensor:
-        return ew.Rsub.apply(self, other)
+        rsub = arithmetic.RsubBackward1 if _is_number(other) else arithmetic.RsubBackward0
+        return rsub.apply(self, other)
 
     def remainder(self, other) -> Tensor:
-        return rounding.Remainder.apply(self, other)
+        if _is_number(other):
+            return rounding.RemainderBackward0.apply(self, other)
+        return rounding.RemainderBackward1.apply(self, other)
 
     def __rmod__(self, other) -> Tensor:
-        return rounding.RemainderOfNumber.apply(other, self)
+        return rounding.RemainderOfNumberNotImplemented.apply(other, self)
 
     def floor_divide(self, other) -> Tensor:
-        return rounding.FloorDivide.apply(self, other)
+        return rounding.FloorDivideNotImplemented.apply(self, other)
 
     def __rfloordiv__(self, other) -> Tensor:
-        return rounding.FloorDivide.apply(other, self)
+        return rounding.FloorDivideNotImplemented.apply(other, self)
 
     def neg(self) -> Tensor:
-        return ew.Neg.apply(self)
+        return arithmetic.NegBackward0.apply(self)
 
     def reciprocal(self) -> Tensor:
-        return ew.Reciprocal.apply(self)
+        return power.ReciprocalBackward0.apply(self)
 
     def square(self) -> Tensor:
-        return ew.Pow.apply(self, 2)
+        return power.PowBackward0.apply(self, 2)
 
     def exp(self) -> Tensor:
-        return unary.Exp.apply(self)
+        return unary.ExpBackward0.apply(self)
 
     def log(self) -> Tensor:
-        return unary.Log.apply(self)
+        return unary.LogBackward0.apply(self)
 
     def sin(self) -> Tensor:
-        return unary.Sin.apply(self)
+        return unary.SinBackward0.apply(self)
 
     def cos(self) -> Tensor:
-        return unary.Cos.apply(self)
+        return unary.CosBackward0.apply(self)
 
     def tan(self) -> Tensor:
-        return unary.Tan.apply(self)
+        return unary.TanBackward0.apply(self)
 
     def tanh(self) -> Tensor:
-        return unary.Tanh.apply(self)
+        return unary.TanhBackward0.apply(self)
 
     def sigmoid(self) -> Tensor:
-        return unary.Sigmoid.apply(self)
+        return unary.SigmoidBackward0.apply(self)
 
     def relu(self) -> Tensor:
-        return unary.Relu.apply(self)
+        return unary.ReluBackward0.apply(self)
 
     def sqrt(self) -> Tensor:
-        return unary.Sqrt.apply(self)
+        return unary.SqrtBackward0.apply(self)
 
     def abs(self) -> Tensor:
-        return unary.Abs.apply(self)
+        return unary.AbsBackward0.apply(self)
 
     def sign(self) -> Tensor:
-        return unary.Sign.apply(self)
+        return unary.SignBackward0.apply(self)
 
     def sgn(self) -> Tensor:
-        return unary.Sgn.apply(self)
+        return unary.SgnBackward0.apply(self)
 
     def clamp(self, min=None, max=None) -> Tensor:  # noqa: A002
         if min is None and max is None:
             raise RuntimeError("autogradkit.clamp: At least one of 'min' or 'max' must not be None")
-        return unary.Clamp.apply(self, min=min, max=max)
+        return unary.ClampBackward1.apply(self, min=min, max=max)
 
     clip = clamp
 
@@ -585,23 +551,25 @@ class Tensor:
         return self.clamp(max=max)
 
     def maximum(self, other: Tensor) -> Tensor:
-        return selection.Maximum.apply(self, other)
+        return selection.MaximumBackward0.apply(self, other)
 
     def minimum(self, other: Tensor) -> Tensor:
-        return selection.Minimum.apply(self, other)
+        return selection.MinimumBackward0.apply(self, other)
 
     def where(self, condition, other) -> Tensor:
         return where(condition, self, other)
 
     def masked_fill(self, mask, value) -> Tensor:
         mask = np.asarray(_array(mask), dtype=bool)
-        return selection.MaskedFill.apply(self, value, mask=mask)
+        if _is_number(value):
+            return selection.MaskedFillBackward0.apply(self, value, mask=mask)
+        return selection.MaskedFillBackward1.apply(self, value, mask=mask)
 
     def __add__(self, other) -> Tensor:
-        return ew.Add.apply(self, other)
+        return arithmetic.AddBackward0.apply(self, other)
 
     def __mul__(self, other) -> Tensor:
-        return ew.Mul.apply(self, other)
+        return arithmetic.MulBackward0.apply(self, other)
 
     __radd__ = __add__
     __rmul__ = __mul__
@@ -618,34 +586,38 @@ class Tensor:
 
     # ----- reductions ---------------------------------------------------------------------------
     def sum(self, dim=None, keepdim=False) -> Tensor:
-        return reduce.Sum.apply(self, dim=dim, keepdim=keepdim)
+        if dim is None:
+            return arithmetic.SumBackward0.apply(self)
+        return arithmetic.SumBackward1.apply(self, dim=dim, keepdim=keepdim)
 
     def mean(self, dim=None, keepdim=False) -> Tensor:
-        return reduce.Mean.apply(self, dim=dim, keepdim=keepdim)
+        if dim is None:
+            return arithmetic.MeanBackward0.apply(self)
+        return arithmetic.MeanBackward1.apply(self, dim=dim, keepdim=keepdim)
 
     def var(self, *args, **kwargs) -> Tensor:
         """The variance over ``dim`` (all elements by default), with ``n - correction``
         degrees of freedom: ``var(dim=None, unbiased=True, keepdim=False, *, correction)``."""
-        return statistics.Var.apply(self, **_spread_arguments(*args, **kwargs))
+        return statistics.VarBackward0.apply(self, **_spread_arguments(*args, **kwargs))
 
     def std(self, *args, **kwargs) -> Tensor:
         """The standard deviation: the square root of ``var`` (same arguments)."""
-        return statistics.Std.apply(self, **_spread_arguments(*args, **kwargs))
+        return statistics.StdBackward0.apply(self, **_spread_arguments(*args, **kwargs))
 
     def max(self, dim=None, keepdim=False):
         """``max()``: a tensor; ``max(dim)``: ``(values, indices)``; ``max(other)``: elementwise."""
         if isinstance(dim, Tensor):
             return self.maximum(dim)
         if dim is None:
-            return reduce.Max.apply(self)
-        return _MinMax(*reduce.Max.apply(self, dim=dim, keepdim=keepdim), name="max")
+            return reduce.MaxBackward1.apply(self)
+        return _MinMax(*reduce.MaxBackward0.apply(self, dim=dim, keepdim=keepdim), name="max")
 
     def min(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
             return self.minimum(dim)
         if dim is None:
-            return reduce.Min.apply(self)
-        return _MinMax(*reduce.Min.apply(self, dim=dim, keepdim=keepdim), name="min")
+            return reduce.MinBackward1.apply(self)
+        return _MinMax(*reduce.MinBackward0.apply(self, dim=dim, keepdim=keepdim), name="min")
 
     def argmax(self, dim=None, keepdim=False) -> Tensor:
         if dim is None:
@@ -660,19 +632,21 @@ class Tensor:
     def norm(self, p="fro", dim=None, keepdim=False) -> Tensor:
         """The vector p-norm over ``dim`` (all elements by default); "fro" is p = 2."""
         p = 2 if p == "fro" else p
-        return statistics.LinalgVectorNorm.apply(self, p=p, dim=dim, keepdim=keepdim)
+        return statistics.LinalgVectorNormBackward0.apply(self, p=p, dim=dim, keepdim=keepdim)
 
     def logsumexp(self, dim, keepdim=False) -> Tensor:
-        return reduce.Logsumexp.apply(self, dim=dim, keepdim=keepdim)
+        return reduce.LogsumexpBackward0.apply(self, dim=dim, keepdim=keepdim)
 
     def prod(self, dim=None, keepdim=False) -> Tensor:
-        return reduce.Prod.apply(self, dim=dim, keepdim=keepdim)
+        if dim is None:
+            return reduce.ProdBackward0.apply(self)
+        return reduce.ProdBackward1.apply(self, dim=dim, keepdim=keepdim)
 
     def softmax(self, dim) -> Tensor:
-        return nn_ops.Softmax.apply(self, dim=dim)
+        return nn_ops.SoftmaxBackward0.apply(self, dim=dim)
 
     def log_softmax(self, dim) -> Tensor:
-        return nn_ops.LogSoftmax.apply(self, dim=dim)
+        return nn_ops.LogSoftmaxBackward0.apply(self, dim=dim)
 
     def all(self) -> Tensor:
         return Tensor._wrap(np.asarray(np.all(self._data)))
@@ -724,67 +698,18 @@ class Tensor:
 
     # ----- matrix products ----------------------------------------------------------------------
     def mm(self, other: Tensor) -> Tensor:
-        return linalg.Mm.apply(self, other)
+        return linalg.MmBackward0.apply(self, other)
 
     def mv(self, other: Tensor) -> Tensor:
-        return linalg.Mv.apply(self, other)
+        return linalg.MvBackward0.apply(self, other)
 
     def dot(self, other: Tensor) -> Tensor:
-        return linalg.Dot.apply(self, other)
+        return linalg.DotBackward0.apply(self, other)
 
     def matmul(self, other: Tensor) -> Tensor:
         """``@``: dot, mv, mm or a batched product, picked as PyTorch's matmul picks them (so
-        the graph shows the same nodes: see ``_should_fold``)."""
-        a, b = self.ndim, other.ndim
-        if a == 0 or b == 0:
-            raise RuntimeError(
-                f"both arguments to matmul need to be at least 1D, but they are {a}D and {b}D"
-            )
-        if a == 1 and b == 1:
-            return self.dot(other)
-        if a == 2 and b == 1:
-            return self.mv(other)
-        if a == 1 and b == 2:
-            rows = self.unsqueeze(0).mm(other)  # PyTorch squeezes its own result in place
-            return movement.Squeeze.apply(rows, dims=0, in_place=True)
-        if a == 2 and b == 2:
-            return self.mm(other)
-        if _should_fold(self, other):
-            return self._matmul_folded(other)
-        return self._matmul_batched(other)
-
-    def _matmul_folded(self, other: Tensor) -> Tensor:
-        """The larger operand's leading dims folded into rows: one mm (or mv), unfolded after."""
-        transpose = other.ndim > self.ndim  # then fold other.mT and transpose the result back
-        big = other.mT if transpose else self
-        small = (self.t() if self.ndim == 2 else self) if transpose else other
-        rows = big.reshape(int(np.prod(big.shape[:-1], dtype=np.int64)), big.shape[-1])
-        if small.ndim == 1:
-            return movement.UnsafeView.apply(rows.mv(small), shape=tuple(big.shape[:-1]))
-        out = movement.UnsafeView.apply(rows.mm(small), shape=(*big.shape[:-1], small.shape[1]))
-        return out.mT.contiguous() if transpose else out
-
-    def _matmul_batched(self, other: Tensor) -> Tensor:
-        """Both operands expanded to one broadcast batch of matrices, then one bmm."""
-        a, b = self.ndim, other.ndim
-        n, m1 = (self.shape[-2] if a > 1 else 1), self.shape[-1]
-        m2, p = (other.shape[-2], other.shape[-1]) if b > 1 else (other.shape[0], 1)
-        batch1, batch2 = tuple(self.shape[:-2]), tuple(other.shape[:-2])
-        if a == 3 and b == 3 and batch1[0] != batch2[0]:  # a batch of one that needs grad
-            if batch1[0] == 1 and self.requires_grad:
-                return self.squeeze(0).matmul(other)
-            if batch2[0] == 1 and other.requires_grad:
-                return self.matmul(other.squeeze(0))
-        batch = broadcast_shape(batch1, batch2)
-        count = int(np.prod(batch, dtype=np.int64))
-        x = self.expand(*batch, n, m1).reshape(count, n, m1)
-        if b == 1:
-            y = other.expand(*batch, m2).reshape(count, m2).unsqueeze(2)
-        else:
-            y = other.expand(*batch, m2, p).reshape(count, m2, p)
-        out = linalg.Bmm.apply(x, y)
-        shape = batch + ((n,) if a > 1 else ()) + ((p,) if b > 1 else ())
-        return movement.UnsafeView.apply(out.squeeze(-1) if b == 1 else out, shape=shape)
+        the graph shows the same nodes: see ``_matmul.py``)."""
+        return _matmul.matmul(self, other)
 
     __matmul__ = matmul
 
@@ -795,7 +720,7 @@ class Tensor:
     def view(self, *shape) -> Tensor:
         if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
             raise NotImplementedError("view(dtype) is not supported by autogradkit")
-        return movement.View.apply(self, shape=self._infer_shape(shape))
+        return movement.ViewBackward0.apply(self, shape=self._infer_shape(shape))
 
     def view_as(self, other: Tensor) -> Tensor:
         return self.view(other.shape)
@@ -805,11 +730,11 @@ class Tensor:
         try:
             np.reshape(self._data, shape, copy=False)
         except ValueError:  # not as a view: a contiguous copy, viewed (as PyTorch records it)
-            copy = movement.Clone.apply(self, contiguous=True)
-            return movement.UnsafeView.apply(copy, shape=shape)
+            copy = movement.CloneBackward0.apply(self, contiguous=True)
+            return movement.UnsafeViewBackward0.apply(copy, shape=shape)
         if self.is_contiguous():
-            return movement.View.apply(self, shape=shape)
-        return movement.ReshapeAlias.apply(self, shape=shape)  # a view of strided memory
+            return movement.ViewBackward0.apply(self, shape=shape)
+        return movement.ReshapeAliasBackward0.apply(self, shape=shape)  # a view of strided memory
 
     def reshape_as(self, other: Tensor) -> Tensor:
         return self.reshape(other.shape)
@@ -840,19 +765,19 @@ class Tensor:
 
     def squeeze(self, dim=None) -> Tensor:
         if dim is None:
-            return movement.Squeeze.apply(self)
+            return movement.SqueezeBackward0.apply(self)
         if isinstance(dim, builtins.int):  # squeeze(dim) and squeeze(dims) are two overloads
-            return movement.Squeeze.apply(self, dims=dim)
-        return movement.Squeeze.apply(self, dims=tuple(dim))
+            return movement.SqueezeBackward1.apply(self, dims=dim)
+        return movement.SqueezeBackward2.apply(self, dims=tuple(dim))
 
     def flip(self, *dims) -> Tensor:
         """The elements in reverse order along ``dims`` (a copy, as in PyTorch)."""
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
-        return movement.Flip.apply(self, dims=dims)
+        return movement.FlipBackward0.apply(self, dims=dims)
 
     def unsqueeze(self, dim: int) -> Tensor:
-        return movement.Unsqueeze.apply(self, dim=dim)
+        return movement.UnsqueezeBackward0.apply(self, dim=dim)
 
     def expand(self, *sizes) -> Tensor:
         if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
@@ -860,7 +785,7 @@ class Tensor:
         lead = len(sizes) - self.ndim
         shape = tuple(self._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
         check_expandable(self._data.shape, shape, self._data.dtype)  # PyTorch's words
-        return movement.Expand.apply(self, shape=shape)
+        return movement.ExpandBackward0.apply(self, shape=shape)
 
     def expand_as(self, other: Tensor) -> Tensor:
         return self.expand(other.shape)
@@ -870,17 +795,17 @@ class Tensor:
             raise TypeError('permute() missing 1 required positional arguments: "dims"')
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
-        return movement.Permute.apply(self, dims=tuple(dims))
+        return movement.PermuteBackward0.apply(self, dims=tuple(dims))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
-        return movement.Transpose.apply(self, dim0=dim0, dim1=dim1)
+        return movement.TransposeBackward0.apply(self, dim0=dim0, dim1=dim1)
 
     def t(self) -> Tensor:
         if self.ndim > 2:
             raise RuntimeError(
                 f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
             )
-        return movement.T.apply(self)
+        return movement.TBackward0.apply(self)
 
     @property
     def T(self) -> Tensor:
@@ -898,10 +823,10 @@ class Tensor:
         d = normalize_dim(dim, self.ndim)
         if isinstance(split_size_or_sections, (list, tuple)):
             sizes = tuple(split_size_or_sections)
-            return movement.SplitWithSizes.apply(self, sizes=sizes, dim=dim)
+            return joining.SplitWithSizesBackward0.apply(self, sizes=sizes, dim=dim)
         size, length = split_size_or_sections, self._data.shape[d]
         sizes = [size] * (length // size) + ([length % size] if length % size else [])
-        return movement.Split.apply(self, sizes=tuple(sizes), dim=dim, split_size=size)
+        return joining.SplitBackward0.apply(self, sizes=tuple(sizes), dim=dim, split_size=size)
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple:
         """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller)."""
@@ -910,162 +835,90 @@ class Tensor:
 
     def unbind(self, dim: int = 0) -> tuple:
         """Every slice along ``dim``, that dim removed."""
-        return movement.Unbind.apply(self, dim=dim)
+        return joining.UnbindBackward0.apply(self, dim=dim)
 
     def __getitem__(self, index) -> Tensor:
-        from ._indexing import getitem
-
         return getitem(self, index)
 
-    # ----- in-place operations ---------------------------------------------------------------
-    def _check_inplace(self, what: str = "a leaf Variable") -> None:
-        if not grad_mode._inference and self.is_inference():
-            raise RuntimeError(_INFERENCE_INPLACE)
-        if self._requires_grad and self._grad_fn is None and grad_mode._enabled:
-            if self._base is not None:  # only a view made under no_grad has no grad_fn
-                raise RuntimeError(_NO_GRAD_VIEW_INPLACE)
-            raise RuntimeError(_LEAF_INPLACE.replace("a leaf Variable", what))
-
-    def _inplace(self, compute, *args, **kwargs) -> Tensor:
-        """Run ``compute(self, ...)`` and store the result in this tensor's own memory.
-
-        Outside a graph this is plain NumPy assignment. Inside one, the op is recorded on a
-        private copy of the old value, and this tensor takes the new node as its grad_fn.
-        """
-        self._check_inplace()
-        _check_no_overlap(self._data)
-        others = [a for a in args if isinstance(a, Tensor)]
-        records = grad_mode._enabled and (
-            self._requires_grad or any(o._requires_grad for o in others)
-        )
-        if records and self._base is not None:
-            return self._inplace_on_view(compute, args, kwargs)
-        old = self
-        if records:
-            old = Tensor._wrap(self._data.copy(), self._grad_fn, self._output_nr)
-            old._requires_grad = self._requires_grad
-        with grad_mode.set_grad_enabled(records):
-            result = compute(old, *args, **kwargs)
-        new = result._data
-        if new.dtype != self._data.dtype and not np.can_cast(
-            new.dtype, self._data.dtype, "same_kind"
-        ):
-            raise RuntimeError(
-                f"result type {_type_word(new.dtype)} can't be cast to the desired output type "
-                f"{_type_word(self._data.dtype)}"
-            )
-        self._data[...] = new
-        self._version_counter.value += 1
-        if records:
-            self._grad_fn, self._output_nr, self._requires_grad = result._grad_fn, 0, True
-        return self
-
-    def _inplace_on_view(self, compute, args, kwargs) -> Tensor:
-        """``y[0].mul_(3)``, as PyTorch records it: the op runs on a stand-in for the view's
-        old value, one CopySlices node on the base holds the op's node, and the view is made
-        again from the new base (AsStridedBackward0). Any view works (``y[0][1:]``, ``y.T``):
-        its place in the base is found from the memory both share."""
-        base = self._base
-        base._check_inplace("a view of a leaf Variable")
-        index, geometry = _place_in_base(self._data, base._data)
-        stand_in = Tensor._wrap(self._data.copy())
-        stand_in._requires_grad = True  # the op's first input: CopySlices routes its gradient
-        result = compute(stand_in, *args, **kwargs)
-        node = CopySlices(base, index, result._grad_fn)
-        self._data[...] = result._data  # through the view, into the base's memory
-        base._version_counter.value += 1  # shared with the view: it moves once for both
-        base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
-        view = indexing.AsStrided.apply(base, index=index, **geometry)
-        self._grad_fn, self._output_nr, self._requires_grad = view._grad_fn, 0, True
-        return self
-
+    # ----- in-place operations (the machinery: _inplace.py) ----------------------------------
     def add_(self, other, *, alpha=1) -> Tensor:
-        return self._inplace(Tensor.add, other, alpha=alpha)
+        return _inplace.inplace(self, Tensor.add, other, alpha=alpha)
 
     def sub_(self, other, *, alpha=1) -> Tensor:
-        return self._inplace(Tensor.sub, other, alpha=alpha)
+        return _inplace.inplace(self, Tensor.sub, other, alpha=alpha)
 
     def mul_(self, other) -> Tensor:
-        return self._inplace(Tensor.mul, other)
+        return _inplace.inplace(self, Tensor.mul, other)
 
     def div_(self, other) -> Tensor:
-        return self._inplace(Tensor.div, other)
+        return _inplace.inplace(self, Tensor.div, other)
 
     def pow_(self, exponent) -> Tensor:
-        return self._inplace(Tensor.pow, exponent)
+        return _inplace.inplace(self, Tensor.pow, exponent)
 
     def remainder_(self, other) -> Tensor:
-        return self._inplace(Tensor.remainder, other)
+        return _inplace.inplace(self, Tensor.remainder, other)
 
     def floor_divide_(self, other) -> Tensor:
-        return self._inplace(Tensor.floor_divide, other)
+        return _inplace.inplace(self, Tensor.floor_divide, other)
 
     def exp_(self) -> Tensor:
-        return self._inplace(Tensor.exp)
+        return _inplace.inplace(self, Tensor.exp)
 
     def log_(self) -> Tensor:
-        return self._inplace(Tensor.log)
+        return _inplace.inplace(self, Tensor.log)
 
     def sin_(self) -> Tensor:
-        return self._inplace(Tensor.sin)
+        return _inplace.inplace(self, Tensor.sin)
 
     def cos_(self) -> Tensor:
-        return self._inplace(Tensor.cos)
+        return _inplace.inplace(self, Tensor.cos)
 
     def tan_(self) -> Tensor:
-        return self._inplace(Tensor.tan)
+        return _inplace.inplace(self, Tensor.tan)
 
     def tanh_(self) -> Tensor:
-        return self._inplace(Tensor.tanh)
+        return _inplace.inplace(self, Tensor.tanh)
 
     def sqrt_(self) -> Tensor:
-        return self._inplace(Tensor.sqrt)
+        return _inplace.inplace(self, Tensor.sqrt)
 
     def abs_(self) -> Tensor:
-        return self._inplace(Tensor.abs)
+        return _inplace.inplace(self, Tensor.abs)
 
     def neg_(self) -> Tensor:
-        return self._inplace(Tensor.neg)
+        return _inplace.inplace(self, Tensor.neg)
 
     def reciprocal_(self) -> Tensor:
-        return self._inplace(Tensor.reciprocal)
+        return _inplace.inplace(self, Tensor.reciprocal)
 
     def square_(self) -> Tensor:
-        return self._inplace(Tensor.square)
+        return _inplace.inplace(self, Tensor.square)
 
     def relu_(self) -> Tensor:
-        return self._inplace(Tensor.relu)
+        return _inplace.inplace(self, Tensor.relu)
 
     def sigmoid_(self) -> Tensor:
-        return self._inplace(Tensor.sigmoid)
+        return _inplace.inplace(self, Tensor.sigmoid)
 
     def clamp_(self, min=None, max=None) -> Tensor:  # noqa: A002
-        return self._inplace(Tensor.clamp, min, max)
+        return _inplace.inplace(self, Tensor.clamp, min, max)
 
     def zero_(self) -> Tensor:
-        return self._inplace(ew.Zero.apply)
+        return _inplace.inplace(self, indexing.ZeroBackward0.apply)
 
     def fill_(self, value) -> Tensor:
-        return self._inplace(ew.Fill.apply, value)
+        fill = indexing.FillBackward2 if _is_number(value) else indexing.FillBackward3
+        return _inplace.inplace(self, fill.apply, value)
 
     def copy_(self, src) -> Tensor:
-        return self._inplace(lambda t, s: movement.Copy.apply(t, s), _as_tensor(src, self))
+        return _inplace.copy_into(self, src)
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None) -> Tensor:
-        from .random import _generator
-
-        return self._fill_from(_generator(generator).uniform(a, b, self.shape))
+        return _inplace.fill_from(self, _generator(generator).uniform(a, b, self.shape))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None) -> Tensor:
-        from .random import _generator
-
-        return self._fill_from(_generator(generator).normal(mean, std, self.shape))
-
-    def _fill_from(self, values: np.ndarray) -> Tensor:
-        self._check_inplace()
-        self._data[...] = values
-        self._version_counter.value += 1
-        return self
+        return _inplace.fill_from(self, _generator(generator).normal(mean, std, self.shape))
 
     def __iadd__(self, other):
         return self.add_(other)
@@ -1086,30 +939,16 @@ class Tensor:
         return self.floor_divide_(other)
 
     def __setitem__(self, index, value) -> None:
-        from ._indexing import _is_advanced, getitem, normalize_index, selects_everything
-
-        index = normalize_index(self, index)
-        value = _as_tensor(value, self)
-        if any(_is_advanced(i) for i in index):  # index_put_ on the tensor itself
-            self._inplace(lambda t, v: indexing.IndexPut.apply(t, v, index=index), value)
-            return
-        if selects_everything(self, index):  # x[:] = v writes into x itself, as in PyTorch
-            if value.ndim == 0:
-                self.fill_(value)
-            else:
-                self.copy_(value)
-            return
-        getitem(self, index).copy_(value)  # x[i] = v copies into the view x[i], as in PyTorch
+        _inplace.setitem(self, index, value)
 
     # ----- NumPy interoperability (so op backward code also runs on Tensors) ------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from ._numpy_dispatch import array_ufunc
-
+        """``np.exp(t)`` runs ``t.exp()``: how an op's backward, written with NumPy, records a
+        graph when ``create_graph=True`` hands it Tensors (see ``_numpy_dispatch.py``)."""
         return array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from ._numpy_dispatch import array_function
-
+        """``np.sum(t)``, ``np.where(c, t, 0)``...: the same, for NumPy's functions."""
         return array_function(func, args, kwargs)
 
 
@@ -1137,44 +976,22 @@ def _spread_arguments(dim=..., unbiased=..., keepdim=False, *, correction=None) 
     return {"dim": None if dim is ... else dim, "correction": correction, "keepdim": keepdim}
 
 
-def _check_no_overlap(data: np.ndarray) -> None:
-    """PyTorch refuses to write into an expanded view (several elements, one memory cell)."""
-    if any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-        )
+def _is_number(value) -> bool:
+    """A Python or NumPy number: a Scalar argument of the ops that have an overload for one."""
+    return isinstance(value, (builtins.int, builtins.float, builtins.bool, np.number))
 
 
-def _addresses(a: np.ndarray) -> np.ndarray:
-    """The memory address of every element of ``a``, in ``a``'s shape."""
-    addresses = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.intp)
-    for d, (n, stride) in enumerate(zip(a.shape, a.strides)):
-        addresses = addresses + np.arange(n).reshape((n,) + (1,) * (a.ndim - d - 1)) * stride
-    return addresses
-
-
-def _place_in_base(view: np.ndarray, base: np.ndarray):
-    """Where a view's elements sit in its base: an index into the base (one array per dim),
-    and the view's size, strides and offset as PyTorch's AsStridedBackward0 keeps them."""
-    cells = _addresses(base).reshape(-1)
-    order = np.argsort(cells, kind="stable")
-    found = order[np.searchsorted(cells[order], _addresses(view))]
-    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-    geometry = {
-        "size": view.shape,
-        "stride": tuple(st // view.itemsize for st in view.strides),
-        "storage_offset": start // view.itemsize,
-    }
-    return np.unravel_index(found, base.shape), geometry
+def _pow(base, exponent) -> Tensor:
+    """tensor ** number (PowBackward0), tensor ** tensor (1), number ** tensor (2)."""
+    if _is_number(exponent):
+        return power.PowBackward0.apply(base, exponent)
+    if _is_number(base):
+        return power.PowBackward2.apply(base, exponent)
+    return power.PowBackward1.apply(base, exponent)
 
 
 def _keep(array: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
     return np.expand_dims(array, dim) if keepdim else array
-
-
-def _type_word(np_dtype) -> str:
-    return {"f": "Float", "i": "Long", "b": "Bool", "u": "Byte"}[np.dtype(np_dtype).kind]
 
 
 def _array(value):
@@ -1194,4 +1011,6 @@ Tensor.__module__ = "autogradkit"  # type(t) prints <class 'autogradkit.Tensor'>
 
 def where(condition, input, other) -> Tensor:  # noqa: A002
     """``input`` where ``condition`` holds, else ``other`` (numbers allowed for either)."""
-    return selection.Where.apply(input, other, condition=np.asarray(_array(condition), dtype=bool))
+    return selection.WhereBackward0.apply(
+        input, other, condition=np.asarray(_array(condition), dtype=bool)
+    )

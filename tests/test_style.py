@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -26,3 +27,208 @@ def test_the_package_never_imports_torch():
         )
     ]
     assert offenders == []
+
+
+# ----- import layers ------------------------------------------------------------------------------
+# Issue 20's layers, lowest first: a module imports (at its top level) only from its own layer
+# or a lower one, and the top-level imports between modules form no cycle. (An AST test
+# rather than import-linter: it needs no new dependency, and it tells top-level imports,
+# which must follow the layers, from the few
+# function-local ones, which are counted below and each must say why.)
+PACKAGE = Path(__file__).resolve().parent.parent / "autogradkit"
+
+
+def _subpackage(name: str) -> set[str]:
+    """Every module of the subpackage ``name``, itself included (``viz``, ``viz.draw``...)."""
+    found = {name}
+    for path in (PACKAGE / name).rglob("*.py"):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        found.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return found
+
+
+LAYERS = {
+    "base": {
+        "_shape",
+        "_dtype",
+        "_device",
+        "_tensor_str",
+        "random",
+        "cuda",
+        "utils",
+        "utils.hooks",
+    },
+    "autograd": {"autograd", "autograd.grad_mode", "autograd.anomaly_mode", "autograd.graph"}
+    | {"autograd.saved", "autograd.engine", "autograd.function", "autograd.gradcheck"},
+    "ops": {"ops"} | {f"ops.{p.stem}" for p in (PACKAGE / "ops").glob("[!_]*.py")},
+    "tensor": {"tensor", "_inplace", "_matmul", "_indexing", "_numpy_dispatch", "_legacy"}
+    | {"_functions", "creation", "autograd.functional"},
+    "nn/optim": {"nn", "optim"}
+    | {f"nn.{p.stem}" for p in (PACKAGE / "nn").glob("*.py") if p.stem != "__init__"}
+    | {f"optim.{p.stem}" for p in (PACKAGE / "optim").glob("*.py") if p.stem != "__init__"},
+    "package": {""},  # autogradkit/__init__.py: agk.tensor, agk.nn... (viz writes agk.)
+    "viz": _subpackage("viz"),
+    "grading": _subpackage("grading") | {"__main__"},
+}
+ORDER = list(LAYERS)
+LAYER_OF = {module: ORDER.index(layer) for layer, modules in LAYERS.items() for module in modules}
+MAX_LOCAL_IMPORTS = 5  # of the package's own modules, in the whole package
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(name: str) -> bool:
+    path = PACKAGE.joinpath(*name.split(".")) if name else PACKAGE
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def _imported(node, module: str, is_package: bool) -> set[str]:
+    """The package modules an import statement loads (relative to the package root)."""
+    if isinstance(node, ast.Import):
+        return {a.name.removeprefix("autogradkit").lstrip(".") for a in node.names} & _ALL
+    if node.level:
+        parts = module.split(".") if module else []
+        base = parts[: len(parts) - node.level + (1 if is_package else 0)]
+        source = ".".join(base + ([node.module] if node.module else []))
+    elif node.module and node.module.split(".")[0] == "autogradkit":
+        source = node.module.removeprefix("autogradkit").lstrip(".")
+    else:
+        return set()
+    names = {f"{source}.{a.name}".lstrip(".") for a in node.names}
+    found = {n for n in names if _is_module(n)}
+    if found != names and source:  # attributes of a module: the module itself
+        found.add(source)
+    # loading a module loads the packages above it first, except the importer's own (which
+    # are loading already: ``from . import engine`` in autograd/function.py uses no name of
+    # autograd/__init__.py)
+    parents = {".".join(n.split(".")[:i]) for n in found for i in range(1, n.count(".") + 1)}
+    own = {".".join(module.split(".")[:i]) for i in range(module.count(".") + 2)}
+    return (found | parents - own) - {""}
+
+
+_FILES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+_ALL = set(_FILES)
+
+
+def _imports(name: str) -> tuple[set[str], list[tuple[int, str]]]:
+    """(modules imported at the top level, function-local imports as (line, text))."""
+    path = _FILES[name]
+    source = path.read_text()
+    tree = ast.parse(source)
+    is_package = path.name == "__init__.py"
+    top, local = set(), []
+    functions = [
+        n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    inside = {id(n) for f in functions for n in ast.walk(f) if n is not f}
+    lines = source.splitlines()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if id(node) in inside:
+                local.append((node.lineno, lines[node.lineno - 1].strip()))
+            elif not (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+                top |= _imported(node, name, is_package) - {name}
+    return top, local
+
+
+def test_top_level_imports_go_down_the_layers_only():
+    wrong = []
+    for module, layer in LAYER_OF.items():
+        top, _ = _imports(module)
+        for imported in sorted(top):
+            if LAYER_OF.get(imported, len(ORDER)) > layer:
+                wrong.append(f"{module} ({ORDER[layer]}) imports {imported}")
+    assert wrong == []
+
+
+def test_every_module_has_a_layer():
+    assert _ALL - set(LAYER_OF) == set()
+
+
+def test_top_level_imports_form_no_cycle():
+    graph = {m: _imports(m)[0] & set(LAYER_OF) for m in LAYER_OF}
+    state, cycles = {}, []
+    for start in sorted(graph):  # iterative depth-first search, colouring on the way
+        stack = [(start, iter(sorted(graph[start])))]
+        path = [start]
+        state.setdefault(start, "open")
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[node] = "done"
+                stack.pop()
+                path.pop()
+            elif state.get(child) == "open":
+                cycles.append(path[path.index(child) :] + [child])
+            elif child not in state:
+                state[child] = "open"
+                stack.append((child, iter(sorted(graph[child]))))
+                path.append(child)
+    assert cycles == []
+
+
+def _local_imports() -> list[tuple[str, int, str]]:
+    return [(m, line, text) for m in sorted(LAYER_OF) for line, text in _imports(m)[1]]
+
+
+def _top_module(text: str) -> str:
+    """``from matplotlib.patches import X`` -> matplotlib; ``from .cluster import g`` -> ""."""
+    words = text.split()
+    return words[1].split(".")[0] if words[1][0] != "." else ""
+
+
+def test_few_function_local_imports_of_the_package_each_with_a_reason():
+    """A function-local import of the package's own code dodges a cycle or a layer: at most
+    five, each saying why on its line."""
+    own = [f for f in _local_imports() if _top_module(f[2]) in ("", "autogradkit")]
+    assert len(own) <= MAX_LOCAL_IMPORTS, own
+    assert [f for f in own if "#" not in f[2]] == []
+
+
+def test_function_local_imports_are_of_optional_dependencies_only():
+    """The standard library and NumPy are imported at the top. Only an optional dependency
+    (matplotlib, ipywidgets, IPython, Babel, dask: extras a NumPy-only install lacks) may load
+    in the function that needs it."""
+    import sys
+
+    core = set(sys.stdlib_module_names) | {"numpy"}
+    assert [f for f in _local_imports() if _top_module(f[2]) in core] == []
+
+
+def test_every_public_module_of_the_core_has_all():
+    import importlib
+
+    missing, unknown = [], []
+    for name in sorted(LAYER_OF):
+        if not name or any(part.startswith("_") for part in name.split(".")):
+            continue
+        module = importlib.import_module(f"autogradkit.{name}")
+        names = getattr(module, "__all__", None)
+        if names is None:
+            missing.append(name)
+        else:
+            unknown += [f"{name}.{n}" for n in names if not hasattr(module, n)]
+    assert (missing, unknown) == ([], [])
+
+
+def test_nn_and_optim_use_no_private_tensor_attribute():
+    """nn and optim use tensors as a user does (``Parameter`` subclasses through
+    ``Tensor._make_subclass``, as PyTorch's does)."""
+    from autogradkit.tensor import Tensor
+
+    private = {n for n in dir(Tensor) if n.startswith("_") and not n.endswith("__")}
+    private |= {n for n in Tensor.__slots__ if not n.endswith("__")}
+    private -= {"_make_subclass"}
+    found = []
+    for folder in ("nn", "optim"):
+        for path in sorted((PACKAGE / folder).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Attribute) and node.attr in private:
+                    owner = node.value.id if isinstance(node.value, ast.Name) else "..."
+                    if owner not in ("self", "cls") or folder == "optim":
+                        found.append(f"{folder}/{path.name}:{node.lineno} {owner}.{node.attr}")
+    assert found == []

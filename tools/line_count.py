@@ -1,10 +1,12 @@
 """Count the code a student has to read, and check STYLE.md's budgets.
 
-Counts non-blank lines that are neither comments nor docstrings. The core (tensor.py +
-autograd/ + ops/) should stay near 2,000 such lines (reported, a guideline). Budgets that
-fail the check: engine.py <= 150 lines (whole file),
-each ops/ file <= 300 lines (whole file), function bodies <= 40 lines (longer ones must say
-why in a comment on their first line). Exit code 1 when a budget is broken.
+Counts non-blank lines that are neither comments nor docstrings. The core (tensor.py and
+what it delegates to, _inplace.py and _matmul.py, + autograd/ + ops/) should stay near 2,000
+such lines (reported, a guideline). Budgets that fail the check: engine.py <= 350 lines
+(whole file: backward(), grad(), the walk and AccumulateGrad, the whole backward pass in one
+file), each ops/ file <= 300 lines (whole file), function bodies <= 40 lines (longer ones
+must say why in a ``# long:`` comment on their ``def`` line or their first line). Exit code 1
+when a budget is broken.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "autogradkit"
-CORE = ["tensor.py", "autograd", "ops"]
-CORE_BUDGET, ENGINE_BUDGET, OPS_FILE_BUDGET, FUNCTION_BUDGET = 2000, 150, 300, 40
+CORE = ["tensor.py", "_inplace.py", "_matmul.py", "autograd", "ops"]
+CORE_BUDGET, ENGINE_BUDGET, OPS_FILE_BUDGET, FUNCTION_BUDGET = 2000, 350, 300, 40
 
 
 def code_lines(path: Path) -> int:
@@ -51,7 +53,9 @@ def long_functions(path: Path):
             body = node.body[1:] if ast.get_docstring(node) is not None else node.body
             first = body[0].lineno if body else node.end_lineno
             length = node.end_lineno - first + 1
-            if length > FUNCTION_BUDGET and "# long:" not in lines[node.lineno]:
+            header = lines[node.lineno - 1 : node.body[0].lineno]  # the def, up to its body
+            said_why = any("# long:" in line for line in header)
+            if length > FUNCTION_BUDGET and not said_why:
                 yield node.name, node.lineno, length
 
 

@@ -11,6 +11,15 @@ import traceback
 import warnings
 from pathlib import Path
 
+import numpy as np
+
+__all__ = [
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+    "set_detect_anomaly",
+    "detect_anomaly",
+]
+
 _mode = {"enabled": False, "check_nan": True}  # the anomaly-mode flags, like grad mode's
 
 
@@ -74,8 +83,6 @@ def forward_traceback_warning(node) -> None:
 
 
 def check_nan(node, grads) -> None:
-    import numpy as np
-
     for i, g in enumerate(grads):
         data = getattr(g, "_data", g)
         if data is not None and np.isnan(data).any():

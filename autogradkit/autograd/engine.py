@@ -1,23 +1,164 @@
-"""The engine: runs the backward graph from the outputs back to the leaves, iteratively.
+"""The engine: ``backward()`` and ``grad()`` run the graph from the outputs back to the leaves.
 
-1. Seed each output with its gradient.  2. Count, for every reachable node, how many consumers
-will send it a gradient.  3. Run nodes whose count reached zero (latest-created first, as
-PyTorch does), reduce each gradient to its input's shape, pass it on.  4. Free saved tensors
-unless ``retain_graph``. No recursion: a 100,000-op chain is fine.
+1. Seed each output with its gradient (ones for a scalar).  2. Count, for every reachable
+node, how many consumers will send it a gradient.  3. Run each node whose count reached zero
+(latest-created first, as PyTorch does), reduce each gradient to its input's shape and pass it
+on; free what the node saved unless ``retain_graph``.  4. At a leaf, ``AccumulateGrad`` adds
+the gradient into ``.grad``. No recursion: a 100,000-op chain is fine.
 """
 
 from __future__ import annotations
 
 import heapq
+import warnings
 
 import numpy as np
 
 from .. import _dtype, _shape
-from . import anomaly_mode, grad_mode
-from .graph import run_tensor_hooks
+from ..utils.hooks import next_id
+from . import anomaly_mode, grad_mode, saved
+from .graph import (
+    Node,
+    get_gradient_edge,
+    increment_version,
+    run_node_post_hooks,
+    run_node_pre_hooks,
+    run_tensor_hooks,
+    tensor_class,
+)
+
+__all__ = ["backward", "grad", "run_backward", "AccumulateGrad"]
+
+_CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak."
+)
+_ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
 
 
-def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=None) -> dict:
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of leaves (or of ``inputs``).
+
+    Example:
+        >>> import autogradkit as agk
+        >>> a = agk.tensor(3., requires_grad=True)
+        >>> agk.autograd.backward(a * a)
+        >>> a.grad
+        tensor(6.)
+    """
+    outputs = (tensors,) if isinstance(tensors, tensor_class()) else tuple(tensors)
+    grad_outputs = (None,) * len(outputs) if grad_tensors is None else _as_tuple(grad_tensors)
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph:
+        warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+    roots, grads = _seeds(outputs, grad_outputs or (None,) * len(outputs), create_graph)
+    if inputs is None:
+        run_backward(roots, grads, retain_graph, create_graph)
+        return
+    targets = {get_gradient_edge(t): True for t in inputs}
+    captured = run_backward(roots, grads, retain_graph, create_graph, targets)
+    for t in inputs:  # leaves accumulated through AccumulateGrad; non-leaves get theirs here
+        g = captured.get(get_gradient_edge(t)) if t._grad_fn is not None else None
+        if g is not None:
+            t._grad = _wrap_grad(g) if t._grad is None else t._grad + _wrap_grad(g)
+
+
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    allow_unused=None,
+    is_grads_batched=False,
+    materialize_grads=False,
+):
+    """Return the gradients of ``outputs`` with respect to ``inputs`` (``.grad`` untouched).
+
+    Example:
+        >>> import autogradkit as agk
+        >>> x = agk.tensor(2., requires_grad=True)
+        >>> agk.autograd.grad(x ** 3, x)
+        (tensor(12.),)
+    """
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    allow_unused = materialize_grads if allow_unused is None else allow_unused
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    roots, grads = _seeds(outputs, grad_outputs, create_graph)
+    targets = {get_gradient_edge(t): False for t in inputs}
+    captured = run_backward(roots, grads, retain_graph, create_graph, targets)
+    results = []
+    for i, t in enumerate(inputs):
+        g = captured.get(get_gradient_edge(t))
+        if g is None:
+            if materialize_grads:
+                g = np.zeros(t._data.shape, t._data.dtype)
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+        results.append(None if g is None else _wrap_grad(g))
+    return tuple(results)
+
+
+def _as_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    return (x,) if isinstance(x, tensor_class()) else tuple(x)
+
+
+def _wrap_grad(g):
+    return g if isinstance(g, tensor_class()) else tensor_class()._wrap(np.array(g))
+
+
+def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[list, list]:
+    """Step 1: each output's place in the graph, and the gradient it starts with (given ones
+    are checked; a missing one is ones, for a scalar output only)."""
+    Tensor = tensor_class()
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out._requires_grad and out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = np.ones(out._data.shape, out._data.dtype)
+        else:
+            if not isinstance(g, Tensor):
+                g = Tensor._wrap(np.asarray(g, dtype=out._data.dtype))
+            if g.shape != out.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
+                    f"output[{i}] has a shape of {out.shape!r}."
+                )
+            g = g if create_graph else g._data
+        grads.append(Tensor._wrap(g) if create_graph and not isinstance(g, Tensor) else g)
+    roots = []
+    for i, out in enumerate(outputs):
+        if not out._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        made_by = out._grad_fn  # get_gradient_edge(out), written out: the lesson's path
+        roots.append((out._accumulator(), 0) if made_by is None else (made_by, out._output_nr))
+    return roots, grads
+
+
+def run_backward(
+    roots, grads, retain_graph: bool, create_graph: bool, targets=None
+) -> dict:  # long: the whole walk, steps 2 and 3, in one place
     """Run the graph from ``roots`` (``(node, output_nr)`` pairs) seeded with ``grads``.
 
     Without ``targets`` every node runs and every reached leaf accumulates into ``.grad``.
@@ -26,61 +167,70 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
     """
     nodes = [node for node, _ in roots]
     needed = None if targets is None else _nodes_leading_to(nodes, {n for n, _ in targets})
-    dependencies = _count_dependencies(nodes, needed)
+    dependencies, stack, seen = {}, list(nodes), set(nodes)  # 2. who waits for how many
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is None or (needed is not None and child not in needed):
+                continue
+            dependencies[child] = dependencies.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
     pending, captured = {}, {}  # gradients on their way; gradients that reached a target
     for (node, nr), g in zip(roots, grads):
-        _add_into(pending, node, nr, g)
+        slots = pending.setdefault(node, [None] * node._num_outputs)
+        slots[nr] = g if slots[nr] is None else slots[nr] + g
     ready = [(n._priority, n) for n in dict.fromkeys(nodes) if not dependencies.get(n)]
     heapq.heapify(ready)
     anomaly = anomaly_mode._mode["enabled"]
-    with grad_mode.set_grad_enabled(create_graph):
-        while ready:
+    # grad mode during backward is create_graph: set here directly, restored after
+    previous, grad_mode._enabled = grad_mode._enabled, create_graph
+    try:
+        while ready:  # 3. run the ready node made last
             node = heapq.heappop(ready)[1]
-            grad_outputs = pending.pop(node, None)
+            grad_outputs = pending.pop(node, None)  # pop: the gradients are freed after use
             if targets is not None and grad_outputs is not None:
                 _capture(node, grad_outputs, targets, captured)
             skip = needed is not None and not _should_run(node, needed, targets)
             if grad_outputs is None or skip:
                 grad_inputs = (None,) * len(node.next_functions)
-            elif anomaly:
-                grad_inputs = _run_node_with_anomaly_checks(node, grad_outputs)
             else:
-                grad_inputs = node._backward(grad_outputs)
-            if grad_outputs is not None and not (skip or retain_graph or node._saved is None):
-                node._release_saved()
-            _send(node, grad_inputs, pending, dependencies, needed, ready)
+                if anomaly:
+                    grad_inputs = _run_node_with_anomaly_checks(node, grad_outputs)
+                elif node._plain:  # no hooks: the op's backward, as written in ops/
+                    grad_inputs = node.backward(node, *grad_outputs)
+                else:
+                    grad_inputs = node._backward(grad_outputs)
+                if type(grad_inputs) is not tuple:
+                    grad_inputs = (grad_inputs,)
+                if len(grad_inputs) != len(node.next_functions):
+                    raise RuntimeError(
+                        f"function {node.name()} returned an incorrect number of gradients "
+                        f"(expected {len(node.next_functions)}, got {len(grad_inputs)})"
+                    )
+                if not retain_graph and node._saved is not None:
+                    node._saved = saved.FREED
+            metas = node._input_meta
+            for i, (child, nr) in enumerate(node.next_functions):  # pass each gradient on
+                if child is None or (needed is not None and child not in needed):
+                    continue
+                g = grad_inputs[i]
+                if g is not None:
+                    if g.shape != metas[i][0] or g.dtype != metas[i][1]:
+                        g = fit(g, metas[i], node, i)
+                    slots = pending.get(child) or pending.setdefault(
+                        child, [None] * child._num_outputs
+                    )
+                    slots[nr] = g if slots[nr] is None else slots[nr] + g
+                dependencies[child] -= 1
+                if dependencies[child] == 0:  # priorities are unique: the heap never compares
+                    heapq.heappush(ready, (child._priority, child))
+    finally:
+        grad_mode._enabled = previous
     return captured
 
 
-def _run_node_with_anomaly_checks(node, grad_outputs):
-    try:  # say where the failing node was made, and stop at NaN
-        grad_inputs = node._backward(grad_outputs)
-        if anomaly_mode._mode["check_nan"]:
-            anomaly_mode.check_nan(node, grad_inputs)
-    except Exception:
-        anomaly_mode.forward_traceback_warning(node)
-        raise
-    return grad_inputs
-
-
-def _send(node, grad_inputs, pending, dependencies, needed, ready) -> None:
-    """Pass each input's gradient to the node that made that input."""
-    metas = node._input_meta
-    for i, (child, nr) in enumerate(node.next_functions):
-        if child is None or (needed is not None and child not in needed):
-            continue
-        g = grad_inputs[i]
-        if g is not None:
-            meta = metas[i]
-            if g.shape != meta[0] or g.dtype != meta[1]:
-                g = _fit(g, meta, node, i)
-            _add_into(pending, child, nr, g)
-        dependencies[child] -= 1
-        if dependencies[child] == 0:  # priorities are unique: the heap never compares nodes
-            heapq.heappush(ready, (child._priority, child))
-
-
-def _fit(g, meta, node, index):
+def fit(g, meta, node, index):
     """Reduce a broadcast gradient to its input's shape and dtype: the one place this is done."""
     shape, dtype = meta
     if isinstance(g, np.generic):  # NumPy returns scalars from 0-d arithmetic
@@ -97,24 +247,15 @@ def _fit(g, meta, node, index):
     return g if g._data.dtype == dtype else g.to(_dtype.from_numpy(dtype))
 
 
-def _add_into(pending: dict, node, nr: int, g) -> None:
-    slots = pending.get(node) or pending.setdefault(node, [None] * node._num_outputs)
-    slots[nr] = g if slots[nr] is None else slots[nr] + g
-
-
-def _count_dependencies(roots, needed) -> dict:
-    """For each node, how many edges from reachable (and needed) nodes point at it."""
-    dependencies: dict = {}
-    stack, seen = list(roots), set(roots)
-    while stack:
-        for child, _ in stack.pop().next_functions:
-            if child is None or (needed is not None and child not in needed):
-                continue
-            dependencies[child] = dependencies.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return dependencies
+def _run_node_with_anomaly_checks(node, grad_outputs):
+    try:  # say where the failing node was made, and stop at NaN
+        grad_inputs = node._backward(grad_outputs)
+        if anomaly_mode._mode["check_nan"]:
+            anomaly_mode.check_nan(node, grad_inputs)
+    except Exception:
+        anomaly_mode.forward_traceback_warning(node)
+        raise
+    return grad_inputs
 
 
 def _nodes_leading_to(roots, target_nodes) -> set:
@@ -133,7 +274,7 @@ def _nodes_leading_to(roots, target_nodes) -> set:
 
 
 def _should_run(node, needed, targets) -> bool:
-    """With targets: an AccumulateGrad runs as its target says, another node if it leads to one."""
+    """With targets, a node runs if it leads to one (an AccumulateGrad if its target says so)."""
     if not node.next_functions:
         return targets.get((node, 0), False)
     return any(child in needed for child, _ in node.next_functions if child is not None)
@@ -148,3 +289,53 @@ def _capture(node, grad_outputs, targets, captured) -> None:
         if variable is not None and variable._hooks and not targets[(node, nr)]:
             g = run_tensor_hooks(variable._hooks, g)
         captured[(node, nr)] = g
+
+
+class AccumulateGrad(Node):
+    """The node at a leaf: adds the incoming gradient into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+    __module__ = "builtins"  # prints as <AccumulateGrad object at ...>, as in PyTorch
+    _plain = True  # the engine calls backward(node, g): it runs every hook itself
+
+    def __init__(self, variable):
+        super().__init__((), ((variable.shape, variable._data.dtype),))
+        self.variable = variable
+        self._priority = _ACCUMULATE_FIRST - next_id()
+
+    def name(self) -> str:
+        return "autogradkit::autograd::AccumulateGrad"
+
+    @staticmethod
+    def backward(node, g) -> tuple:
+        """Add ``g`` into the leaf's ``.grad``: a new tensor the first time (laid out like
+        the leaf, in its ``grad_dtype``), the same tensor one version later after that."""
+        leaf = node.variable
+        if leaf._hooks:  # the leaf's own hooks first, then this node's pre-hooks
+            g = run_tensor_hooks(leaf._hooks, g)
+        if node._pre_hooks:
+            (g,) = run_node_pre_hooks(node._pre_hooks, [g])
+        if isinstance(g, tensor_class()):  # create_graph=True: keep the graph of the gradient
+            if leaf._grad is None:  # a copy, as PyTorch makes it (CopyBackwards)
+                leaf._grad = tensor_class()._wrap(np.zeros_like(leaf._data)).copy_(g)
+            else:
+                leaf._grad = leaf._grad + g
+        elif leaf._grad is None:
+            dtype = leaf.__dict__.get("_grad_dtype", leaf._data.dtype)  # leaf.grad_dtype
+            if dtype is None:
+                dtype = np.asarray(g).dtype
+            grad = np.empty_like(leaf._data, getattr(dtype, "numpy", dtype))  # numpy's dtype
+            np.copyto(grad, g, casting="unsafe")
+            leaf._grad = tensor_class()._wrap(grad)
+        else:  # in place, as PyTorch does: the same .grad tensor, one version later
+            leaf._grad._data += g
+            increment_version(leaf._grad)
+        if leaf._post_accumulate_hooks:
+            for hook in tuple(leaf._post_accumulate_hooks.values()):
+                hook(leaf)
+        if node._post_hooks:
+            run_node_post_hooks(node._post_hooks, (), [g])
+        return ()
+
+    def _backward(self, grad_outputs: list) -> tuple:
+        return self.backward(self, *grad_outputs)

@@ -1,8 +1,9 @@
 """``Function``: one differentiable operation, its forward and backward side by side.
 
 ``Function.apply`` runs ``forward`` and, when grad mode is on and an input requires a
-gradient, records a node in the graph. The node is also the ``ctx`` that forward and
-backward share, as in PyTorch: ``y.grad_fn`` is the very object ``forward`` saved into.
+gradient, records a node in the graph. A built-in op's node is an instance of the op's own
+class (``MulBackward0``), and it is also the ``ctx`` that forward and backward share, as in
+PyTorch: ``y.grad_fn`` is the very object ``forward`` saved into.
 """
 
 from __future__ import annotations
@@ -12,18 +13,26 @@ import numbers
 
 import numpy as np
 
-import autogradkit.tensor as _tensor
-
 from .. import _dtype, _shape
 from ..utils.hooks import next_id
 from . import anomaly_mode, grad_mode, saved
+from .engine import fit
 from .graph import (
+    InferenceVersion,
     Node,
-    _as_tensors,
+    VersionCounter,
+    _saved_tensors_hooks,
+    as_tensors,
+    get_gradient_edge,
+    increment_version,
     run_node_post_hooks,
     run_node_pre_hooks,
     run_tensor_hooks,
+    tensor_class,
+    version_counter,
 )
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable", "REGISTRY"]
 
 REGISTRY: dict[str, type] = {}  # every built-in op class, filled at import by __init_subclass__
 
@@ -32,7 +41,6 @@ class _Scratch:
     """The ctx forward gets when nothing is recorded: it accepts saves and forgets them."""
 
     needs_input_grad = (True, True, True)  # Function.call on arrays: compute everything
-    _overload = None
 
     def save_for_backward(self, *values) -> None:
         pass
@@ -47,23 +55,27 @@ class _Scratch:
         pass
 
 
-class BackwardNode(Node):
-    """The node of a ``Function`` and the ``ctx`` its forward and backward share."""
+class FunctionCtx(Node):
+    """A node that runs a ``Function``'s backward, and the ``ctx`` its forward and backward
+    share: what forward saves (``save_for_backward``) is what backward reads
+    (``saved_tensors``)."""
 
-    # slots, not the node's __dict__: what forward saves costs no dict (ops' own notes such
-    # as ``ctx.dim`` go to the __dict__); edges are set by Function.apply after forward ran
-    __slots__ = ("needs_input_grad", "_to_save", "_saved", "_saved_meta")
+    # slots, not the node's __dict__ (which holds the op's own notes, such as ``ctx.dim``):
+    # _saved is what forward saved, _saved_meta where each value came from (see saved.py)
+    __slots__ = ("needs_input_grad", "_saved", "_saved_meta")
     _function: type  # the Function subclass this node runs backward for
     _outputs_meta = None  # set only for ops with several outputs
     _edge_inputs = None  # positions that got an edge, when a number operand got none
+    quiet_floating_errors = False  # log(0), 1/0...: inf or nan without NumPy's warning
+    pack_order: tuple | None = None  # PyTorch's order for pack hooks, if not the saved order
 
     def __init__(self):
         self._priority = -next_id()  # later nodes run first among ready ones
-        self._to_save = self._saved = None
+        self._saved = None
 
     def save_for_backward(self, *values) -> None:
         """Keep arrays (or Tensors, in a custom Function) for backward."""
-        self._to_save = values
+        self._saved = values
 
     def mark_non_differentiable(self, *outputs) -> None:
         self.__dict__["_non_differentiable"] = {id(o) for o in outputs}
@@ -76,15 +88,28 @@ class BackwardNode(Node):
 
     @property
     def saved_tensors(self) -> tuple:
-        """What forward saved, checked against in-place changes since then."""
-        return saved.for_backward(self)
+        """What forward saved, checked against in-place changes since then.
 
-    def _release_saved(self) -> None:
-        """Free what forward saved (the engine calls this only on a node that saved some)."""
-        saved.release(self)
+        A built-in op's backward on arrays (the usual case) gets the arrays themselves, once
+        each one's version is checked here; everything else is unpacked in ``saved.py``.
+        """
+        values = self._saved
+        if values is None:
+            return ()
+        if self._custom or grad_mode._enabled or values is saved.FREED:
+            return saved.unpack_all(self)
+        metas = self._saved_meta
+        for i in self.pack_order or range(len(values)):
+            value, meta = values[i], metas[i]
+            if type(value) is saved.Packed:
+                return saved.unpack_all(self)
+            if meta is not None and meta[1] is not None and meta[1].value != meta[2]:
+                raise RuntimeError(saved.version_message(value, meta, self))
+        return values
 
     def _backward(self, grad_outputs: list) -> tuple:
-        fn = self._function
+        """The general case of running this node: hooks, custom backward, several outputs,
+        Scalar arguments (the engine calls ``backward`` directly on a plain node)."""
         grads = grad_outputs
         if self._tensor_hooks or self._retained:
             grads = _run_output_hooks(self, grads)
@@ -96,38 +121,33 @@ class BackwardNode(Node):
             grads = [_zeros_like_output(self, i) if g is None else g for i, g in enumerate(grads)]
         if self._pre_hooks:
             grads = run_node_pre_hooks(self._pre_hooks, grads)
-        if fn.quiet_floating_errors:
+        if self.quiet_floating_errors:
             with np.errstate(all="ignore"):
-                result = fn.backward(self, *grads)
-        elif fn._builtin:
-            result = fn.backward(self, *grads)
-        else:
+                result = self.backward(self, *grads)
+        elif self._custom:
             result = _call_custom_backward(self, grads)
+        else:
+            result = self.backward(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         if self._edge_inputs is not None:  # drop the gradients of Scalar arguments
             result = tuple(result[i] for i in self._edge_inputs)
-        if len(result) != len(self.next_functions):
-            raise RuntimeError(
-                f"function {self.name()} returned an incorrect number of gradients "
-                f"(expected {len(self.next_functions)}, got {len(result)})"
-            )
-        if self._post_hooks:
-            from .engine import _fit  # PyTorch reduces to input shapes before post hooks run
-
+        if self._post_hooks:  # PyTorch reduces to input shapes before post hooks run
             result = tuple(
-                g if g is None or m is None else _fit(g, m, self, i)
+                g if g is None or m is None else fit(g, m, self, i)
                 for i, (g, m) in enumerate(zip(result, self._input_meta))
             )
             result = run_node_post_hooks(self._post_hooks, result, grads)
         return result
 
 
-class Function:
+class Function(FunctionCtx):
     """Base class of every differentiable operation, built-in or your own.
 
-    Built-in ops (in ``autogradkit.ops``) work on NumPy arrays; a subclass you write works
-    on Tensors, exactly as ``torch.autograd.Function`` does::
+    A built-in op (in ``autogradkit.ops``) is named after the node PyTorch records for it
+    (``MulBackward0``): it works on NumPy arrays, and its instances are the nodes of the
+    graph. A subclass you write works on Tensors, exactly as ``torch.autograd.Function``
+    does, and its nodes are a ``<YourClass>Backward`` class made for it::
 
         class Square(Function):
             @staticmethod
@@ -143,33 +163,44 @@ class Function:
         y = Square.apply(x)   # y.grad_fn is a SquareBackward node
     """
 
-    overload = 0  # PyTorch's overload index, the digit in "SumBackward1"
     promotes = True  # inputs are cast to one dtype by PyTorch's promotion rules
     is_view = False  # the output shares memory and version counter with input 0
     broadcasts = False  # elementwise on two inputs: shapes must broadcast (PyTorch's error)
     # a Python number is a Scalar argument of the op (rsub.Scalar, pow.Tensor_Scalar), not an
     # input: it gets no edge in next_functions; add, mul... wrap it in a tensor: (None, 0)
     numbers_are_scalars = False
-    quiet_floating_errors = False  # log(0), 1/0...: inf or nan without NumPy's warning, as torch
-    node_name: str | None = None  # only for nodes PyTorch names without the pattern
+    node_name: str | None = None  # only for nodes PyTorch names without the class's name
     # PyTorch's names for what forward saves (grad_fn._saved_self...), in save_for_backward's
-    # order, and for the numbers and sizes it keeps on ctx under the same names (_saved_dim);
-    # a dict {overload: names} where overloads differ
-    saved_names: tuple | dict = ()
-    saved_values: tuple | dict = ()
-    pack_order: tuple | None = None  # PyTorch's order for pack hooks, if not the saved order
+    # order, and for the numbers and sizes it keeps on ctx under the same names (_saved_dim)
+    saved_names: tuple = ()
+    saved_values: tuple = ()
     argument_names = ("self", "other")  # what ctx calls a number given as a Scalar argument
     _builtin = False
-    _node_classes: dict
+    _node_class = None  # a custom Function's node class, made at its first apply
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls._node_classes = {}
         cls._builtin = cls.__module__.startswith("autogradkit.ops")
-        cls._overload_varies = cls.overload_for.__func__ is not Function.overload_for.__func__
-        if cls._builtin:
-            assert cls.__name__ not in REGISTRY, f"two ops named {cls.__name__}"
-            REGISTRY[cls.__name__] = cls
+        if not cls._builtin:
+            cls._node_class = None
+            return
+        assert cls.__qualname__ not in REGISTRY, f"two ops named {cls.__qualname__}"
+        REGISTRY[cls.__qualname__] = cls
+        cls._function = cls  # a built-in op's nodes are instances of the op's own class
+        cls.__module__ = "builtins"  # type(grad_fn) prints <class 'MulBackward0'>, as torch's
+        cls._plain = not cls.quiet_floating_errors  # the engine may call backward directly
+        own = saved.node_properties(cls.saved_names, cls.saved_values)
+        for name in dir(cls):  # what a parent op saved under other names is not this node's
+            inherited = isinstance(getattr(cls, name), property)
+            if inherited and name.startswith(("_saved_", "_raw_saved_")) and name not in own:
+                own[name] = _NOT_SAVED
+        for name, value in own.items():
+            setattr(cls, name, value)
+        # what a node shows in dir(): Node's names, not the op's (forward, alpha, is_view...)
+        cls._op_api = Node._op_api | {n for n in dir(cls) if n[0] != "_"} - set(dir(Node))
+        if cls.node_name:  # PyTorch's NotImplemented nodes: two ops, one printed name
+            cls.__name__ = cls.node_name
+            cls.name = _qualified_name
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -190,40 +221,14 @@ class Function:
         )
 
     @classmethod
-    def overload_for(cls, inputs: tuple, static: dict) -> int:
-        """The overload index for these arguments (most ops have one)."""
-        return cls.overload
-
-    @classmethod
-    def node_class(cls, overload: int = 0) -> type:
-        """The ``grad_fn`` class: ``MulBackward0`` for ops, ``MyFnBackward`` for your own."""
-        node_cls = cls._node_classes.get(overload)
-        if node_cls is None:
-            if cls.node_name:
-                name = cls.node_name
-            elif cls._builtin:
-                name = f"{cls.__name__}Backward{overload}"
-            else:
-                name = f"{cls.__name__}Backward"
-            module = "builtins" if cls._builtin else __name__  # reprs as PyTorch's do
-            attrs = {
-                "_function": cls,
-                "_overload": overload,
-                "__slots__": (),
-                "__module__": module,
-                "_custom": not cls._builtin,
-            }
-            if cls.node_name:
-                attrs["name"] = lambda self: f"autogradkit::autograd::{type(self).__name__}"
-            attrs.update(saved.node_properties(*cls._saved_fields(overload)))
-            node_cls = cls._node_classes[overload] = type(name, (BackwardNode,), attrs)
-        return node_cls
-
-    @classmethod
-    def _saved_fields(cls, overload: int) -> tuple:
-        names, values = cls.saved_names, cls.saved_values
-        names = names.get(overload, ()) if isinstance(names, dict) else names
-        return names, values.get(overload, ()) if isinstance(values, dict) else values
+    def node_class(cls) -> type:
+        """The ``grad_fn`` class: the op itself, or ``<YourClass>Backward`` for your own."""
+        if cls._builtin:
+            return cls
+        if cls._node_class is None:
+            attrs = {"_function": cls, "__slots__": (), "__module__": __name__, "_custom": True}
+            cls._node_class = type(f"{cls.__name__}Backward", (FunctionCtx,), attrs)
+        return cls._node_class
 
     @classmethod
     def call(cls, *args, **static):
@@ -231,177 +236,194 @@ class Function:
 
         Lets one op's backward use another op, so it also works under ``create_graph``.
         """
-        if any(isinstance(a, _tensor.Tensor) for a in args):
+        Tensor = tensor_class()
+        if any(isinstance(a, Tensor) for a in args):
             return cls.apply(*args, **static)
         return cls.forward(_Scratch(), *args, **static)
 
     @classmethod
-    def apply(cls, *inputs, **static):
+    def apply(cls, *inputs, **static):  # long: the recording of one op, read top to bottom
         """Run forward; record a node when grad mode is on and an input requires grad.
 
-        The steps, as PyTorch takes them: take the arrays out of the inputs (cast to one
-        dtype), run ``forward``, and only when recording link the node to the nodes that
-        made the inputs, wrap the output with it and keep what forward saved.
+        The steps, as PyTorch takes them: 1. take the arrays out of the inputs (cast to one
+        dtype); 2. run ``forward``, whose ctx is the new node; 3. point the node at the nodes
+        that made the inputs; 4. wrap the output with the node as its ``grad_fn``; 5. note
+        the version of what forward saved.
         """
         if not cls._builtin:
             return _apply_custom(cls, inputs, static)
-        tensor_cls = _tensor.Tensor
-        arrays, needs, dtype = [], [], False  # dtype: the one dtype of all inputs, else None
-        for x in inputs:  # a plain loop: the cheapest way through two or three inputs
-            if isinstance(x, tensor_cls):
+        Tensor = tensor_class()
+        recording = grad_mode._enabled
+        arrays, needs, edges, metas = [], [], [], []
+        dtype = False  # the one dtype of all inputs, else None (then they are promoted)
+        for x in inputs:  # 1. (a plain loop: the cheapest way through two or three inputs)
+            if isinstance(x, Tensor):
                 a = x._data
                 arrays.append(a)
-                needs.append(x._requires_grad)
                 if dtype is not a.dtype:
                     dtype = a.dtype if dtype is False else None
+                if x._requires_grad:
+                    needs.append(True)
+                    if recording:  # 3. (ahead) get_gradient_edge(x), written out: hot path
+                        made_by = x._grad_fn
+                        edge = (x._accumulator(), 0) if made_by is None else (made_by, x._output_nr)
+                        edges.append(edge)
+                        metas.append((a.shape, a.dtype))
+                    continue
             else:
                 arrays.append(x)
-                needs.append(False)
                 dtype = None
+            needs.append(False)
+            edges.append((None, 0))
+            metas.append(None)
         if dtype is None and cls.promotes and len(arrays) > 1:
-            arrays = _promote(inputs, arrays, tensor_cls)
+            arrays = _promote(inputs, arrays, Tensor)
         needs = tuple(needs)
-        # the node is the output's grad_fn and forward's ctx; unrecorded ops get a scratch ctx
-        node = cls._new_node(inputs, static) if grad_mode._enabled and True in needs else None
-        if node is None:
-            ctx = _Scratch()
-            if cls._overload_varies:  # forward may ask which overload runs (pow does)
-                ctx._overload = cls.overload_for(inputs, static)
-        else:
-            ctx = node
+        node = None
+        if recording and True in needs:
+            node = cls.__new__(cls)  # an instance of this op's own class: MulBackward0
+            node._priority = -next_id()  # later nodes run first among ready ones
+            node._saved = None
+            if anomaly_mode._mode["enabled"]:
+                anomaly_mode.record_forward(node)
+        ctx = _Scratch() if node is None else node
         ctx.needs_input_grad = needs
-        out = _forward(cls, ctx, arrays, static)
-        if node is not None:
-            _link(node, inputs, needs)
-        if type(out) is np.ndarray and not cls.is_view:  # the common case: one plain output
-            result = tensor_cls._wrap(out, node)
-        else:
+        try:  # 2.
+            if cls.quiet_floating_errors:
+                with np.errstate(all="ignore"):
+                    out = cls.forward(ctx, *arrays, **static)
+            else:
+                out = cls.forward(ctx, *arrays, **static)
+        except ValueError:
+            if cls.broadcasts:  # two shapes that do not broadcast: PyTorch's words
+                _shape.broadcast_shape(np.shape(arrays[0]), np.shape(arrays[1]))
+            raise
+        if node is None:
+            if type(out) is tuple or cls.is_view:
+                return _wrap_outputs(cls, out, inputs, None)
+            return Tensor._wrap(out)
+        if cls.numbers_are_scalars:  # a number given as a Scalar argument gets no edge
+            edges, metas = _scalar_arguments(node, inputs, edges, metas)
+        node.next_functions, node._input_meta = tuple(edges), tuple(metas)
+        if type(out) is tuple or cls.is_view:  # 4.
             result = _wrap_outputs(cls, out, inputs, node)
-        if node is not None and node._to_save is not None:
-            outputs, results = (out, result) if isinstance(out, tuple) else ((out,), (result,))
-            saved.keep(node, inputs, arrays, outputs, results)
+        else:
+            result = Tensor._wrap(out, node)
+        if node._saved is not None:  # 5.
+            outputs, results = (out, result) if type(out) is tuple else ((out,), (result,))
+            _keep(node, inputs, arrays, outputs, results)
         return result
 
-    @classmethod
-    def _new_node(cls, inputs, static) -> BackwardNode:
-        overload = cls.overload_for(inputs, static) if cls._overload_varies else cls.overload
-        node = (cls._node_classes.get(overload) or cls.node_class(overload))()
-        if anomaly_mode._mode["enabled"]:
-            anomaly_mode.record_forward(node)
-        return node
+
+# the ctx helpers and the op's own names (forward, apply...) are not the node's (see __dir__)
+FunctionCtx._op_api = Node._op_api | {n for n in dir(FunctionCtx) if n[0] != "_"} - set(dir(Node))
+Function._op_api = Node._op_api | {n for n in dir(Function) if n[0] != "_"} - set(dir(Node))
 
 
-_NO_EDGE = (None, 0)
+def _not_saved(node):
+    raise AttributeError("this node saves no such value")
 
 
-def _forward(cls, ctx, arrays, static):
-    """``cls.forward`` on arrays, quiet on floating errors where PyTorch is, and with
-    PyTorch's words when two shapes do not broadcast."""
-    try:
-        if cls.quiet_floating_errors:
-            with np.errstate(all="ignore"):
-                return cls.forward(ctx, *arrays, **static)
-        return cls.forward(ctx, *arrays, **static)
-    except ValueError:
-        if cls.broadcasts:
-            _shape.broadcast_shape(np.shape(arrays[0]), np.shape(arrays[1]))
-        raise
+_NOT_SAVED = property(_not_saved)
+
+
+def _qualified_name(node) -> str:
+    return f"autogradkit::autograd::{type(node).__name__}"
 
 
 def _promote(inputs, arrays, tensor_cls):
     """Cast inputs to their common dtype; Python scalars become arrays of that dtype."""
     is_tensor = [isinstance(x, tensor_cls) for x in inputs]
-    dt = _dtype.result_type(
-        [(a if t else a, t) for a, t in zip(arrays, is_tensor) if a is not None]
-    )
+    dt = _dtype.result_type([(a, t) for a, t in zip(arrays, is_tensor) if a is not None])
     return [
         None if a is None else a.astype(dt, copy=False) if t else np.asarray(a, dtype=dt)
         for a, t in zip(arrays, is_tensor)
     ]
 
 
-def _link(node: BackwardNode, inputs, needs) -> None:
-    """Point the node at the nodes that made its inputs, and note each input's shape."""
-    edges, metas = [], []  # plain loops: the cheapest way through two or three inputs
-    numbers_get_no_edge = node._function.numbers_are_scalars
+def _scalar_arguments(node, inputs, edges, metas) -> tuple[list, list]:
+    """Numbers given to an op whose overload takes a Scalar: no edge, a ctx attribute each
+    (``ctx.exponent``...), and backward's gradient for them is dropped."""
+    kept = [i for i, x in enumerate(inputs) if not isinstance(x, numbers.Number)]
     for i, x in enumerate(inputs):
-        if numbers_get_no_edge and isinstance(x, numbers.Number):
-            node._edge_inputs = tuple(
-                j for j, y in enumerate(inputs) if not isinstance(y, numbers.Number)
-            )
-            node.__dict__[node._function.argument_names[i]] = x  # a Scalar: ctx.exponent
-        elif needs[i]:
-            made_by = x._grad_fn  # None for a leaf: its AccumulateGrad node
-            edges.append((x._accumulator(), 0) if made_by is None else (made_by, x._output_nr))
-            metas.append((x._data.shape, x._data.dtype))
+        if isinstance(x, numbers.Number):
+            node.__dict__[node.argument_names[i]] = x
+    if len(kept) < len(inputs):
+        node._edge_inputs = tuple(kept)
+        node._plain = False
+    return [edges[i] for i in kept], [metas[i] for i in kept]
+
+
+def _keep(node, inputs, arrays, outputs, results) -> None:
+    """Note where each value forward saved came from, and that tensor's version now."""
+    Tensor = tensor_class()
+    metas = []
+    for value in node._saved:
+        meta = None  # an array forward made (a mask, a cast copy): nothing can change it
+        if value is None:
+            meta = saved.NOTHING
         else:
-            edges.append(_NO_EDGE)
-            metas.append(None)
-    node.next_functions, node._input_meta = tuple(edges), tuple(metas)
+            for x, a in zip(inputs, arrays):  # an input (or the number it was made from)?
+                if value is a:
+                    if not isinstance(x, Tensor):
+                        meta = (x, None, None, False, 0)
+                        break
+                    counter = x._version_counter
+                    if counter is None:  # version_counter(x), written out: the hot path
+                        counter = x._version_counter = VersionCounter()
+                    elif type(counter) is InferenceVersion:
+                        raise RuntimeError(saved.INFERENCE_SAVED)
+                    meta = (x, counter, counter.value, False, 0)
+                    break
+            else:
+                for nr, (o, r) in enumerate(zip(outputs, results)):  # an output?
+                    if value is o and isinstance(r, Tensor):
+                        counter = version_counter(r)
+                        meta = (None, counter, counter.value, True, nr)
+                        break
+                else:
+                    if isinstance(value, Tensor):  # a custom Function saved a tensor it made
+                        meta = _input_origin(value)
+        metas.append(meta)
+    node._saved_meta = tuple(metas)
+    if _saved_tensors_hooks:
+        saved.pack_all(node, results, *_saved_tensors_hooks[-1])
 
 
-class _WriteThroughView:
-    """What a CopySlices node runs backward (it is no op of its own, so no ``Function``)."""
-
-    _builtin, quiet_floating_errors, numbers_are_scalars = True, False, False
-
-    @staticmethod
-    def backward(node, g):
-        from ..ops.indexing import IndexPut
-
-        grads = node._fn._backward([g[node._index]])  # the op's gradients for the view's region
-        into_view = 0 if grads[0] is None else grads[0]
-        return (IndexPut.call(g, into_view, index=node._index),) + tuple(grads[1:])
+def _input_origin(t) -> tuple:
+    counter = version_counter(t)
+    if isinstance(counter, InferenceVersion):
+        raise RuntimeError(saved.INFERENCE_SAVED)
+    return (t, counter, counter.value, False, 0)
 
 
-class CopySlices(BackwardNode):
-    """The node of an in-place op on a view (``y[0].mul_(3)``, ``y[0] = v``), set on the base.
-
-    It holds the op's own node and, as in PyTorch, stands in for it: its first edge
-    leads to the base's old value, the others to the op's other inputs. Hooks on it, and on
-    the base, run as on any node.
-    """
-
-    __slots__ = ("_fn", "_index")
-    __module__ = "builtins"
-    _function = _WriteThroughView
-
-    def __init__(self, base, index, fn):
-        super().__init__()
-        self._fn, self._index = fn, index
-        self._saved = fn._saved  # what backward needs is what the op saved
-        _link(self, (base,), (base._requires_grad,))  # the first edge: the base's old value
-        self.next_functions += fn.next_functions[1:]
-        self._input_meta += fn._input_meta[1:]
-
-    def name(self) -> str:
-        return "autogradkit::autograd::CopySlices"
-
-    def _release_saved(self) -> None:
-        self._fn._release_saved()
-        self._saved = saved.FREED
+def _link(node, tensors) -> None:
+    """Point a node at the nodes that made its tensor inputs, and note each input's shape."""
+    node.next_functions = tuple(
+        get_gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors
+    )
+    node._input_meta = tuple(
+        (x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors
+    )
 
 
 def _wrap_outputs(cls, out, inputs, ctx):
     """Several outputs, or a view: Tensors that know their node (``apply`` wraps the rest)."""
-    tensor_cls = _tensor.Tensor
+    Tensor = tensor_class()
     if isinstance(out, tuple):
         non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
         if ctx is not None:
             ctx._outputs_meta = tuple((np.shape(o), np.asarray(o).dtype) for o in out)
             ctx._num_outputs = len(out)
+            ctx._plain = False  # an unused output's gradient may have to be zeros
         return tuple(
-            tensor_cls._wrap(o, None if ctx is None or id(o) in non_diff else ctx, i)
+            Tensor._wrap(o, None if ctx is None or id(o) in non_diff else ctx, i)
             for i, o in enumerate(out)
         )
-    result = tensor_cls._wrap(out, ctx)
-    if (
-        cls.is_view
-        and isinstance(inputs[0], tensor_cls)
-        and np.may_share_memory(out, inputs[0]._data)
-    ):
+    result = Tensor._wrap(out, ctx)
+    if cls.is_view and isinstance(inputs[0], Tensor) and np.may_share_memory(out, inputs[0]._data):
         base = inputs[0]
-        result._version_counter = base._version_counter
+        result._version_counter = version_counter(base)
         result._base = base if base._base is None else base._base
         # made under no_grad, a view still requires grad (PyTorch forbids changing it in place)
         if ctx is None and base._requires_grad:
@@ -416,7 +438,7 @@ def _zeros_like_output(node, index):
 
 def _run_output_hooks(node, grads):
     """Hooks registered on the node's output tensors, then retain_grad, as in PyTorch."""
-    tensor_cls = _tensor.Tensor
+    Tensor = tensor_class()
     grads = list(grads)
     for nr, hooks in (node._tensor_hooks or {}).items():
         if grads[nr] is not None and hooks:
@@ -426,19 +448,20 @@ def _run_output_hooks(node, grads):
         if t is None or grads[nr] is None:
             continue
         g = grads[nr]
-        g = g.detach().clone() if isinstance(g, tensor_cls) else tensor_cls._wrap(np.array(g))
+        g = g.detach().clone() if isinstance(g, Tensor) else Tensor._wrap(np.array(g))
         t._grad = g if t._grad is None else t._grad + g
     return grads
 
 
+# ----- your own Function -----------------------------------------------------------------------
 def _call_custom_backward(node, grads):
     """A custom Function's backward gets and returns Tensors, as in PyTorch."""
-    tensor_cls = _tensor.Tensor
-    result = node._function.backward(node, *_as_tensors(grads))
+    Tensor = tensor_class()
+    result = node._function.backward(node, *as_tensors(grads))
     result = _one_gradient_per_tensor_input(node, result)
     if grad_mode._enabled:
         return result
-    return tuple(r._data if isinstance(r, tensor_cls) else r for r in result)
+    return tuple(r._data if isinstance(r, Tensor) else r for r in result)
 
 
 def once_differentiable(backward):
@@ -488,8 +511,8 @@ def _run_custom_forward(cls, ctx, inputs, static):
 
 def _apply_custom(cls, inputs, static):
     """A user's Function: forward runs on Tensors with grad mode off, then one node links it."""
-    tensor_cls = _tensor.Tensor
-    needs = tuple(isinstance(x, tensor_cls) and x._requires_grad for x in inputs)
+    Tensor = tensor_class()
+    needs = tuple(isinstance(x, Tensor) and x._requires_grad for x in inputs)
     record = grad_mode._enabled and True in needs
     ctx = cls.node_class()()
     ctx.needs_input_grad = needs
@@ -500,19 +523,18 @@ def _apply_custom(cls, inputs, static):
     if not record:
         return out
     # only Tensor arguments are inputs of the node: numbers, strings... get no edge
-    ctx._input_is_tensor = tuple(isinstance(x, tensor_cls) for x in inputs)
-    tensor_inputs = [x for x in inputs if isinstance(x, tensor_cls)]
-    _link(ctx, tensor_inputs, [x._requires_grad for x in tensor_inputs])
+    ctx._input_is_tensor = tuple(isinstance(x, Tensor) for x in inputs)
+    _link(ctx, [x for x in inputs if isinstance(x, Tensor)])
     ctx._outputs_meta = tuple(
-        (o.shape, o._data.dtype) if isinstance(o, tensor_cls) else None for o in outputs
+        (o.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outputs
     )
     ctx._num_outputs = len(outputs)
     results = tuple(
-        _attach_output(ctx, i, o, inputs) if isinstance(o, tensor_cls) else o  # numbers pass
+        _attach_output(ctx, i, o, inputs) if isinstance(o, Tensor) else o  # numbers pass
         for i, o in enumerate(outputs)
     )
-    if ctx._to_save is not None:
-        saved.keep(ctx, inputs, inputs, results, results)
+    if ctx._saved is not None:
+        _keep(ctx, inputs, inputs, results, results)
     return results if isinstance(out, tuple) else results[0]
 
 
@@ -525,7 +547,7 @@ def _attach_output(ctx, index: int, out, inputs):
             "a leaf Variable that requires grad has been used in an in-place operation."
         )
     if dirty:
-        out._version_counter.value += 1
+        increment_version(out)
     elif any(out is x for x in inputs):
         with grad_mode.no_grad():
             out = out.view_as(out)  # returning an input unchanged still gets a new node

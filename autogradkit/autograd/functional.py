@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 
-import autogradkit.tensor as _tensor  # not "from": this module loads while tensor.py does
-
+from .. import autograd  # its grad() is looked up at each call: a check may refuse it
+from .._functions import stack
+from ..tensor import Tensor
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+
+__all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp"]
 
 
 def _as_tuple(value, arg_name: str, fn_name: str) -> tuple[bool, tuple]:
     is_tuple = isinstance(value, tuple)
     values = value if is_tuple else (value,)
     for i, v in enumerate(values):
-        if not isinstance(v, _tensor.Tensor):
+        if not isinstance(v, Tensor):
             raise TypeError(
                 f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of "
                 f"Tensors but the value at index {i} has type {type(v)}."
@@ -84,8 +87,6 @@ def _validate_v(v: tuple, other: tuple, is_other_tuple: bool) -> None:
 
 def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None) -> tuple:
     """``autograd.grad`` over the outputs that need grad; None for unused inputs."""
-    from . import grad
-
     grad_outputs = (None,) * len(outputs) if grad_outputs is None else grad_outputs
     pairs = [
         (o, g)
@@ -94,7 +95,7 @@ def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=N
     ]
     if not pairs:
         return (None,) * len(inputs)
-    return grad(
+    return autograd.grad(
         [o for o, _ in pairs],
         inputs,
         [g for _, g in pairs],
@@ -112,7 +113,7 @@ def _fill_in_zeros(grads: tuple, refs: tuple, strict: bool) -> tuple:
             "not allowed in strict mode."
         )
     return tuple(
-        _tensor.Tensor._wrap(np.zeros_like(r._data)) if g is None else g
+        Tensor._wrap(np.zeros_like(r._data)) if g is None else g
         for g, r in zip(grads, refs, strict=True)
     )
 
@@ -167,8 +168,6 @@ def jacobian(
 
 def _jacobian_of(out, i: int, inputs: tuple, create_graph: bool, strict: bool) -> tuple:
     """Rows d out[k] / d input for every element k of one output, stacked and reshaped."""
-    from .. import _functions
-
     rows = [[] for _ in inputs]
     flat = out.reshape(-1)
     for k in range(out.numel()):
@@ -179,11 +178,11 @@ def _jacobian_of(out, i: int, inputs: tuple, create_graph: bool, strict: bool) -
                     f"Output {i} of the user-provided function is independent of input {j}. "
                     "This is not allowed in strict mode."
                 )
-            rows[j].append(_tensor.Tensor._wrap(np.zeros_like(x._data)) if g is None else g)
+            rows[j].append(Tensor._wrap(np.zeros_like(x._data)) if g is None else g)
     return tuple(
-        _functions.stack(r, 0).view(*out.shape, *x.shape)
+        stack(r, 0).view(*out.shape, *x.shape)
         if r
-        else _tensor.Tensor._wrap(np.zeros((*out.shape, *x.shape), x._data.dtype))
+        else Tensor._wrap(np.zeros((*out.shape, *x.shape), x._data.dtype))
         for r, x in zip(rows, inputs, strict=True)
     )
 
@@ -282,7 +281,7 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         )
         _check_requires_grad(outputs, "outputs", strict)
         # any finite u works: J^T u is linear in u, so its derivative does not depend on it
-        u = tuple(_tensor.Tensor._wrap(np.zeros_like(o._data)).requires_grad_() for o in outputs)
+        u = tuple(Tensor._wrap(np.zeros_like(o._data)).requires_grad_() for o in outputs)
         grad_inputs = _grad(outputs, inputs, u, create_graph=True)
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grads = _grad(grad_inputs, u, v, create_graph=create_graph)
@@ -324,7 +323,7 @@ def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
                 "The Tensor returned by the function given to hvp should contain a single element"
             )
         gradient = _grad(outputs, inputs, create_graph=True)
-        u = tuple(_tensor.Tensor._wrap(np.zeros_like(x._data)).requires_grad_() for x in inputs)
+        u = tuple(Tensor._wrap(np.zeros_like(x._data)).requires_grad_() for x in inputs)
         double_back = _grad(gradient, inputs, u, create_graph=True)
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grads = _grad(double_back, u, v, create_graph=create_graph)

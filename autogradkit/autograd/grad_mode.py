@@ -5,6 +5,15 @@ from __future__ import annotations
 import functools
 import inspect
 
+__all__ = [
+    "is_grad_enabled",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_inference_mode_enabled",
+    "inference_mode",
+]
+
 _enabled = True  # the grad-mode flag: read by Function.apply on every operation
 _inference = False  # inside inference_mode: new tensors are inference tensors
 

@@ -1,35 +1,91 @@
-"""The backward graph: ``Node`` (what ``grad_fn`` is), ``AccumulateGrad``, and graph walks.
+"""The backward graph: ``Node`` (what ``grad_fn`` is), hooks around nodes, and graph walks.
 
 Each operation that records creates one node. ``next_functions`` points from a node back to
 the nodes that made its inputs, so the graph runs from the output back to the leaves, where
-an ``AccumulateGrad`` node writes into ``.grad``.
+an ``AccumulateGrad`` node (``engine.py``) writes into ``.grad``. Also here: the version
+counter every tensor carries, and ``increment_version``, the one function that moves it.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import functools
 
-import autogradkit.tensor as _tensor  # Tensor, at call time (tensor.py imports this module)
+import numpy as np
 
 from ..utils.hooks import HookDict, add_hook, next_id
 
-_ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
+__all__ = [
+    "Node",
+    "get_gradient_edge",
+    "increment_version",
+    "saved_tensors_hooks",
+    "save_on_cpu",
+    "walk",
+]
+
 # the (pack, unpack) pairs of the saved_tensors_hooks blocks entered, innermost last
 _saved_tensors_hooks: list = []
+_STORE = frozenset({"_saved", "_saved_meta"})  # what _saved_<name> reads: not in dir(node)
 
 
-_CTX_ONLY = frozenset(
-    {
-        "save_for_backward",
-        "saved_tensors",
-        "needs_input_grad",
-        "mark_dirty",
-        "mark_non_differentiable",
-        "set_materialize_grads",
-    }
-)
+@functools.cache
+def tensor_class() -> type:
+    """The ``Tensor`` class of ``tensor.py``, for autograd code that makes tensors.
 
-_STORE = frozenset({"_saved", "_saved_meta"})
+    tensor.py is a layer above autograd (its methods record nodes), so autograd cannot
+    import it when it loads; it is imported here at the first call, once the package has
+    loaded. This is the one reference from autograd up to the Tensor facade.
+    """
+    from ..tensor import Tensor  # a layer up: imported at first use (see above)
+
+    return Tensor
+
+
+class VersionCounter:
+    """How many times a tensor's memory was changed in place (shared by views and detach).
+
+    A new tensor has none (``_version_counter`` is None: version 0) until something needs
+    one: it is saved for backward, viewed, detached, or changed in place.
+    """
+
+    value = 0  # read from the class until the first in-place change (cheap to create)
+
+
+class InferenceVersion(VersionCounter):
+    """The mark of an inference tensor (made in ``inference_mode``): PyTorch tracks no
+    version for these, so reading ``_version`` or saving one for backward is an error."""
+
+
+INFERENCE = InferenceVersion()  # one for all inference tensors: it never moves
+
+
+def version_counter(tensor) -> VersionCounter:
+    """``tensor``'s version counter, made now if it had none (to be shared or saved)."""
+    counter = tensor._version_counter
+    if counter is None:
+        counter = tensor._version_counter = VersionCounter()
+    return counter
+
+
+def increment_version(tensor) -> None:
+    """Note that ``tensor``'s memory was changed in place (a tensor or several).
+
+    Every in-place op, optimizer step and ``nn.init`` function calls this: it is the one
+    place versions move. Backward compares the version of each saved tensor with the one
+    it had when saved, and refuses to use a changed one.
+    """
+    for t in tensor if isinstance(tensor, (tuple, list)) else (tensor,):
+        counter = version_counter(t)
+        if counter is not INFERENCE:
+            counter.value += 1
+
+
+def get_gradient_edge(tensor) -> tuple:
+    """``(node, output_nr)``: where a gradient for ``tensor`` goes in the graph (its grad_fn,
+    or for a leaf its AccumulateGrad node)."""
+    if tensor._grad_fn is None:
+        return (tensor._accumulator(), 0)
+    return (tensor._grad_fn, tensor._output_nr)
 
 
 class Node:
@@ -44,8 +100,14 @@ class Node:
     __slots__ = ("next_functions", "_input_meta", "_priority", "__dict__", "__weakref__")
     # rarely set, so they live on the class until a node needs its own (fast to create)
     _metadata = _pre_hooks = _post_hooks = _tensor_hooks = _retained = None
-    _saved = None  # what backward will read (a BackwardNode keeps it in a slot)
+    _saved = None  # what backward will read (a Function node keeps it in a slot)
     _num_outputs = 1
+    # True while the engine may call backward(node, *grads) directly: no hooks on the node,
+    # nothing special to do around it (registering a hook sets it False on that node)
+    _plain = False
+    _custom = False
+    # an op's own names (forward, backward, apply...), not the node's: dir() leaves them out
+    _op_api = frozenset({"backward"})
 
     def __init__(self, next_functions=(), input_meta=()):
         self.next_functions = next_functions
@@ -65,13 +127,29 @@ class Node:
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
         if self._post_hooks is None:
             self._post_hooks = HookDict()
+        self._plain = False
         return add_hook(self._post_hooks, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = HookDict()
+        self._plain = False
         return add_hook(self._pre_hooks, fn)
+
+    def _tensor_hook_dict(self, output_nr: int) -> HookDict:
+        """The hooks of this node's output ``output_nr`` (``tensor.register_hook``)."""
+        if self._tensor_hooks is None:
+            self._tensor_hooks = HookDict()
+        self._plain = False
+        return self._tensor_hooks.setdefault(output_nr, HookDict())
+
+    def _retain(self, output_nr: int, tensor_ref) -> None:
+        """Keep the gradient of output ``output_nr`` in that tensor's ``.grad``."""
+        if self._retained is None:
+            self._retained = {}
+        self._plain = False
+        self._retained[output_nr] = tensor_ref
 
     @property
     def requires_grad(self) -> bool:
@@ -79,77 +157,41 @@ class Node:
 
     def __repr__(self) -> str:
         cls = type(self)
-        name = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+        name = f"{cls.__module__}.{cls.__name__}" if self._custom else cls.__name__
         return f"<{name} object at {hex(id(self))}>"
 
     def __dir__(self):
-        """What PyTorch's nodes show: a built-in op's ctx helpers and notes stay out of sight,
-        and so does the store behind ``_saved_<name>``."""
+        """What PyTorch's nodes show: a node's public names only (not the op's forward,
+        backward and ctx helpers), the ``_saved_<name>`` fields this node has, and no store."""
         if self._custom:
             return sorted(n for n in super().__dir__() if n not in _STORE)
-        return sorted(n for n in dir(type(self)) if n not in _CTX_ONLY and n not in _STORE)
-
-    _custom = False
+        cls = type(self)
+        names = set(dir(cls)) - cls._op_api
+        return sorted(n for n in names if n not in _STORE and _is_field(cls, n))
 
     def __call__(self, *grad_outputs):
         """Run this node's backward on Tensors, as calling a PyTorch node does."""
-        grads = [g._data if isinstance(g, _tensor.Tensor) else g for g in grad_outputs]
+        Tensor = tensor_class()
+        grads = [g._data if isinstance(g, Tensor) else g for g in grad_outputs]
         return tuple(
-            None if g is None else _tensor.Tensor._wrap(np.asarray(g))
-            for g in self._backward(grads)
+            None if g is None else Tensor._wrap(np.asarray(g)) for g in self._backward(grads)
         )
 
     def _backward(self, grad_outputs: list) -> tuple:
+        """The gradients for ``next_functions``, hooks and all (the engine's general case)."""
         raise NotImplementedError
 
 
-class AccumulateGrad(Node):
-    """The node at a leaf: adds the incoming gradient into ``variable.grad``."""
-
-    __slots__ = ("variable",)
-    __module__ = "builtins"  # prints as <AccumulateGrad object at ...>, as in PyTorch
-
-    def __init__(self, variable):
-        super().__init__((), ((variable.shape, variable._data.dtype),))
-        self.variable = variable
-        self._priority = _ACCUMULATE_FIRST - next_id()
-
-    def name(self) -> str:
-        return "autogradkit::autograd::AccumulateGrad"
-
-    def _backward(self, grad_outputs: list) -> tuple:
-        leaf, g = self.variable, grad_outputs[0]
-        if leaf._hooks:  # the leaf's own hooks first, then this node's pre-hooks
-            g = run_tensor_hooks(leaf._hooks, g)
-        if self._pre_hooks:
-            (g,) = run_node_pre_hooks(self._pre_hooks, [g])
-        if isinstance(g, _tensor.Tensor):  # create_graph=True: keep the graph of the gradient
-            leaf._grad = _copy_with_graph(g) if leaf._grad is None else leaf._grad + g
-        elif leaf._grad is None:  # a new array laid out like the leaf's (PyTorch's contract)
-            dtype = leaf.grad_dtype
-            grad = np.empty_like(leaf._data, np.asarray(g).dtype if dtype is None else dtype.numpy)
-            np.copyto(grad, g, casting="unsafe")
-            leaf._grad = _tensor.Tensor._wrap(grad)
-        else:  # in place, as PyTorch does: the same .grad tensor, one version later
-            leaf._grad._data += g
-            leaf._grad._version_counter.value += 1
-        if leaf._post_accumulate_hooks:
-            for hook in tuple(leaf._post_accumulate_hooks.values()):
-                hook(leaf)
-        if self._post_hooks:
-            run_node_post_hooks(self._post_hooks, (), [g])
-        return ()
-
-
-def _copy_with_graph(g):
-    from ..ops.movement import Copy
-
-    return Copy.apply(np.zeros_like(g._data), g)  # PyTorch's x.grad shows CopyBackwards
+def _is_field(cls, name: str) -> bool:
+    """False for a ``_saved_*`` name the node's op does not have (a parent op's field)."""
+    value = getattr(cls, name, None)
+    return not (isinstance(value, property) and getattr(value.fget, "__name__", "") == "_not_saved")
 
 
 def run_tensor_hooks(hooks: dict, g):
     """Call a tensor's hooks in order; each may return a replacement gradient."""
-    as_tensor = g if isinstance(g, _tensor.Tensor) else _tensor.Tensor._wrap(g)
+    Tensor = tensor_class()
+    as_tensor = g if isinstance(g, Tensor) else Tensor._wrap(g)
     for hook in tuple(hooks.values()):
         result = hook(as_tensor)
         if result is None:
@@ -163,26 +205,28 @@ def run_tensor_hooks(hooks: dict, g):
                 f"{as_tensor.dtype._tensor_type} got autogradkit.{result.dtype._tensor_type})"
             )
         as_tensor = result
-    return as_tensor if isinstance(g, _tensor.Tensor) else as_tensor._data
+    return as_tensor if isinstance(g, Tensor) else as_tensor._data
 
 
-def _as_tensors(values):
+def as_tensors(values) -> tuple:
+    """Arrays as Tensors (None and Tensors as they are): what hooks and custom backwards see."""
+    Tensor = tensor_class()
     return tuple(
-        v if v is None or isinstance(v, _tensor.Tensor) else _tensor.Tensor._wrap(np.asarray(v))
-        for v in values
+        v if v is None or isinstance(v, Tensor) else Tensor._wrap(np.asarray(v)) for v in values
     )
 
 
 def _as_arrays(values, like):
-    if any(isinstance(v, _tensor.Tensor) and v._requires_grad for v in like if v is not None):
+    Tensor = tensor_class()
+    if any(isinstance(v, Tensor) and v._requires_grad for v in like if v is not None):
         return list(values)  # create_graph: keep Tensors
-    return [v._data if isinstance(v, _tensor.Tensor) else v for v in values]
+    return [v._data if isinstance(v, Tensor) else v for v in values]
 
 
 def run_node_pre_hooks(hooks, grads):
     """``hook(grad_outputs)`` before a node runs; a returned tuple replaces them."""
     for hook in tuple(hooks.values()):
-        result = hook(_as_tensors(grads))
+        result = hook(as_tensors(grads))
         if result is not None:
             grads = _as_arrays(result, grads)
     return grads
@@ -191,7 +235,7 @@ def run_node_pre_hooks(hooks, grads):
 def run_node_post_hooks(hooks, grad_inputs, grad_outputs):
     """``hook(grad_inputs, grad_outputs)`` after a node ran; a returned tuple replaces them."""
     for hook in tuple(hooks.values()):
-        result = hook(_as_tensors(grad_inputs), _as_tensors(grad_outputs))
+        result = hook(as_tensors(grad_inputs), as_tensors(grad_outputs))
         if result is not None:
             grad_inputs = tuple(_as_arrays(result, grad_inputs))
     return grad_inputs

@@ -1,13 +1,15 @@
-"""What forward saves for backward, and how it comes back.
+"""What forward saved, read back: version checks, freeing, pack hooks and PyTorch's names.
 
-Every saved value remembers where it came from (an input Tensor, an output, a Python number)
-and the version of that tensor when it was saved, so that backward refuses a value changed in
-place since. ``grad_fn._saved_self`` (and ``_saved_other``, ``_saved_result``...) read the same
-store, with PyTorch's names, and a ``saved_tensors_hooks`` block (``graph.py``) or
-``grad_fn._raw_saved_self.register_hooks`` may pack a value away until it is needed.
+``ctx.save_for_backward`` (``function.py``) keeps each value with its origin: the input
+Tensor it is, or the output, or the Python number it was made from, and that tensor's
+version then. Here that store is read back: backward refuses a value changed in place since,
+``grad_fn._saved_self`` (``_saved_other``, ``_saved_result``...) shows it under PyTorch's
+names, and a ``saved_tensors_hooks`` block or ``grad_fn._raw_saved_self.register_hooks`` may
+pack a value away until it is needed.
 
-An origin is ``(tensor, counter, version, is_output, output_nr)``: ``tensor`` is the input
-Tensor the value is (or the Python number it was made from, or None for an output).
+An origin (``_saved_meta``) is ``(tensor, counter, version, is_output, output_nr)``:
+``tensor`` is the input Tensor the value is (or the Python number it was made from, or None
+for an output); ``NOTHING`` stands for a value saved as None.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ import re
 
 import numpy as np
 
-import autogradkit.tensor as _tensor  # Tensor, at call time (tensor.py imports this package)
-
 from .. import _dtype
-from . import anomaly_mode, grad_mode, graph
+from . import anomaly_mode, grad_mode
+from .graph import tensor_class, version_counter
+
+__all__ = ["SavedTensor", "describe", "saved_inputs"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -30,8 +33,8 @@ FREED_MESSAGE = (
     "calling backward."
 )
 FREED = "freed by backward"  # stands in the store once backward released it
-_PACKED = "packed by a saved-tensor hook"  # stands in the store for a value a hook holds
-_INFERENCE_SAVED = (
+NOTHING = (None, None, None, False, 0)  # the origin of a value saved as None
+INFERENCE_SAVED = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "
     "clone to get a normal tensor and use it in autograd, or use `autogradkit.no_grad()` "
@@ -50,52 +53,36 @@ _SCALARS |= {"correction", "self", "other"}
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}  # PyTorch keeps its Reduction enum's number
 
 
-# ----- keeping -------------------------------------------------------------------------------
-def keep(ctx, inputs, arrays, outputs, results) -> None:
-    """Store what forward saved (``ctx._to_save``) with each value's origin and version."""
-    meta = tuple(
-        None if value is None else _origin(value, inputs, arrays, outputs, results)
-        for value in ctx._to_save
-    )
-    ctx._saved, ctx._saved_meta, ctx._to_save = ctx._to_save, meta, None
-    if graph._saved_tensors_hooks:
-        _pack_all(ctx, results, *graph._saved_tensors_hooks[-1])
+class Packed:
+    """A saved value a pack hook holds: ``unpack_hook(packed)`` gives the tensor back."""
+
+    __slots__ = ("unpack_hook", "packed")
+
+    def __init__(self, unpack_hook, packed):
+        self.unpack_hook, self.packed = unpack_hook, packed
+
+    def __repr__(self) -> str:
+        return "packed by a saved-tensor hook"
+
+    def unpack(self):
+        t = self.unpack_hook(self.packed)
+        if not isinstance(t, tensor_class()):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(t).__name__}"
+            )
+        return t
 
 
-def _origin(value, inputs, arrays, outputs, results):
-    tensor_cls = _tensor.Tensor
-    for x, a in zip(inputs, arrays):
-        if value is a:
-            if not isinstance(x, tensor_cls):
-                return (x, None, None, False, 0)  # a Python number
-            return _input_origin(x)
-    for nr, (o, r) in enumerate(zip(outputs, results)):
-        if value is o and isinstance(r, tensor_cls):
-            return (None, r._version_counter, r._version_counter.value, True, nr)
-    if isinstance(value, tensor_cls):  # a custom Function saved a tensor it made itself
-        return _input_origin(value)
-    return None  # an array forward made (a mask, a cast copy): nothing can change it
-
-
-def _input_origin(t):
-    counter = t._version_counter
-    if isinstance(counter, _tensor._InferenceVersion):
-        raise RuntimeError(_INFERENCE_SAVED)
-    return (t, counter, counter.value, False, 0)
-
-
-def _pack_all(ctx, results, pack_hook, unpack_hook) -> None:
+# ----- packing ---------------------------------------------------------------------------------
+def pack_all(ctx, results, pack_hook, unpack_hook) -> None:
     """A ``saved_tensors_hooks`` block is active: hand every saved tensor to its pack hook."""
-    saved, packed = list(ctx._saved), {}
-    for i in ctx._function.pack_order or range(len(saved)):
-        value, meta = saved[i], ctx._saved_meta[i]
-        t = _tensor_to_pack(value, meta, results)
+    saved = list(ctx._saved)
+    for i in ctx.pack_order or range(len(saved)):
+        t = _tensor_to_pack(saved[i], ctx._saved_meta[i], results)
         if t is not None:
-            packed[i] = (unpack_hook, _call_pack_hook(pack_hook, t))
-            saved[i] = _PACKED
-    if packed:
-        ctx._saved = tuple(saved)
-        ctx.__dict__["_packed"] = packed
+            saved[i] = Packed(unpack_hook, _call_pack_hook(pack_hook, t))
+    ctx._saved = tuple(saved)
 
 
 def _tensor_to_pack(value, meta, results):
@@ -103,87 +90,105 @@ def _tensor_to_pack(value, meta, results):
     if value is None or (meta is not None and meta[1] is None):
         return None  # nothing saved, or a Python number (PyTorch packs neither)
     if meta is None:
-        return value if isinstance(value, _tensor.Tensor) else _tensor.Tensor._wrap(value)
+        Tensor = tensor_class()
+        return value if isinstance(value, Tensor) else Tensor._wrap(value)
     if meta[3]:
         return results[meta[4]]
     return meta[0]
 
 
 def _call_pack_hook(pack_hook, t):
-    before = t._version_counter.value
+    before = version_counter(t).value
     with grad_mode.no_grad():
         packed = pack_hook(t)
-    if t._version_counter.value != before:
+    if version_counter(t).value != before:
         raise RuntimeError(_PACK_IN_PLACE)
     return packed
 
 
-# ----- reading back --------------------------------------------------------------------------
-def for_backward(node) -> tuple:
-    """What backward reads: arrays for a built-in op, Tensors for create_graph or your own
-    Function; each checked against in-place changes since it was saved (in PyTorch's order,
-    which a hook that prints can tell)."""
+# ----- reading back ----------------------------------------------------------------------------
+def describe(node) -> list[tuple] | None:
+    """What ``node`` saved, for pictures (``viz``): one ``(value, tensor, is_output)`` per
+    saved value, where ``tensor`` is the input Tensor the value is (else None) and ``value``
+    the array, number or None forward saved (a ``Packed`` one while a hook holds it); ``[]``
+    for a node that saved nothing, None once backward freed it. Nothing is checked or
+    unpacked."""
+    values, metas = getattr(node, "_saved", None), getattr(node, "_saved_meta", None)
+    if values is None or not metas:
+        return []
+    if values is FREED:
+        return None
+    described = []
+    for value, meta in zip(values, metas):
+        is_input = meta is not None and meta[1] is not None and not meta[3]  # not a number
+        described.append((value, meta[0] if is_input else None, meta is not None and meta[3]))
+    return described
+
+
+def saved_inputs(node) -> list:
+    """The input tensors ``node`` saved for backward, still known once backward freed their
+    values (a picture shows ``b`` beside ``MulBackward0`` after ``backward()`` too)."""
+    metas = getattr(node, "_saved_meta", None) or ()
+    return [m[0] for m in metas if m is not None and m[1] is not None and not m[3]]
+
+
+def unpack_all(node) -> tuple:
+    """What backward reads when it is not plain arrays (``ctx.saved_tensors`` has that fast
+    path): Tensors for create_graph or your own Function, and what hooks unpack; each checked
+    against in-place changes since it was saved, in PyTorch's order (a printing hook tells)."""
     saved = node._saved
     if saved is FREED:
         raise RuntimeError(FREED_MESSAGE)
     if saved is None:
         return ()
-    packed = node.__dict__.get("_packed")
-    plain = node._function._builtin and not grad_mode._enabled
+    plain = not node._custom and not grad_mode._enabled
     values = list(saved)
-    for i in node._function.pack_order or range(len(saved)):
+    for i in node.pack_order or range(len(saved)):
         value, meta = saved[i], node._saved_meta[i]
-        if packed and i in packed:
-            value = _unpack_hooked(packed[i])
+        if isinstance(value, Packed):
+            value = value.unpack()
             values[i] = value._data if plain else _as_saved(value, meta, node)
             continue
-        if meta is not None and meta[1] is not None and meta[1].value != meta[2]:
-            raise RuntimeError(version_message(value, meta, node))
+        check_version(value, meta, node)
         if not plain:
             values[i] = _unpack(value, meta, node)
     return tuple(values)
 
 
-def release(node) -> None:
-    """Free what forward saved (a value never saved stays None, as in PyTorch)."""
-    if node._saved is None:
-        return
-    if node._saved is not FREED:
-        node.__dict__["_never_saved"] = {i for i, v in enumerate(node._saved) if v is None}
-    node._saved = FREED
-    node.__dict__.pop("_packed", None)
+def check_version(value, meta, node) -> None:
+    """PyTorch's error when a saved tensor was changed in place after it was saved."""
+    if meta is not None and meta[1] is not None and meta[1].value != meta[2]:
+        raise RuntimeError(version_message(value, meta, node))
 
 
 def tensor_at(node, index: int):
     """``grad_fn._saved_<name>``: one saved tensor as PyTorch hands it out (an input is the
     very input object; an output, a number or a hook's result is a new Tensor)."""
-    saved = node._saved
+    saved, meta = node._saved, node._saved_meta[index]
     if saved is FREED:
-        if index in node.__dict__.get("_never_saved", ()):
+        if meta is NOTHING:
             return None
         raise RuntimeError(FREED_MESSAGE)
-    value, meta = saved[index], node._saved_meta[index]
-    packed = node.__dict__.get("_packed")
-    if packed and index in packed:
-        return _as_saved(_unpack_hooked(packed[index]), meta, node)
+    value = saved[index]
+    if isinstance(value, Packed):
+        return _as_saved(value.unpack(), meta, node)
     if value is None:
         return None
-    if meta is not None and meta[1] is not None and meta[1].value != meta[2]:
-        raise RuntimeError(version_message(value, meta, node))
+    check_version(value, meta, node)
     if meta is not None and meta[1] is None:  # PyTorch wraps a number in a 0-dim tensor
-        return _tensor.Tensor._wrap(np.asarray(meta[0]))
+        return tensor_class()._wrap(np.asarray(meta[0]))
     return _unpack(value, meta, node)
 
 
 def _unpack(value, meta, node):
     """A saved value as a Tensor that is part of the graph (for create_graph=True)."""
-    tensor_cls = _tensor.Tensor
+    Tensor = tensor_class()
     if value is None or meta is None or meta[1] is None:
-        return value if value is None or isinstance(value, tensor_cls) else tensor_cls._wrap(value)
+        return value if value is None or isinstance(value, Tensor) else Tensor._wrap(value)
     if meta[3]:  # an output: a new Tensor made by this node (indices get no grad_fn)
-        data = value._data if isinstance(value, tensor_cls) else value
-        fn = value._grad_fn if isinstance(value, tensor_cls) else _output_node(node, data)
-        t = tensor_cls._wrap(data, fn, meta[4])
+        data = value._data if isinstance(value, Tensor) else value
+        fn = value._grad_fn if isinstance(value, Tensor) else _output_node(node, data)
+        t = Tensor._wrap(data, fn, meta[4])
         t._version_counter = meta[1]
         return t
     return meta[0]
@@ -196,13 +201,13 @@ def _output_node(node, data):
 def _as_saved(t, meta, node):
     """What a hook unpacked, put back in the saved tensor's place in the graph: always a new
     Tensor, as PyTorch makes one (and, as PyTorch, with no version check)."""
-    tensor_cls = _tensor.Tensor
+    Tensor = tensor_class()
     if meta is None or meta[1] is None:
-        return tensor_cls._wrap(t._data)
+        return Tensor._wrap(t._data)
     if meta[3]:
-        return tensor_cls._wrap(t._data, _output_node(node, t._data), meta[4])
+        return Tensor._wrap(t._data, _output_node(node, t._data), meta[4])
     source = meta[0]
-    out = tensor_cls._wrap(t._data, source._grad_fn, source._output_nr)
+    out = Tensor._wrap(t._data, source._grad_fn, source._output_nr)
     out._requires_grad = source._requires_grad
     if source._requires_grad and source._grad_fn is None:  # a leaf: its AccumulateGrad node
         source._accumulator()
@@ -210,20 +215,9 @@ def _as_saved(t, meta, node):
     return out
 
 
-def _unpack_hooked(hooks):
-    unpack_hook, packed = hooks
-    t = unpack_hook(packed)
-    if not isinstance(t, _tensor.Tensor):
-        raise TypeError(
-            "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
-            f"type {type(t).__name__}"
-        )
-    return t
-
-
 def value_at(node, name: str):
     """``grad_fn._saved_dim`` and the other numbers and sizes, printed as PyTorch prints them."""
-    value = node.__dict__[name]
+    value = getattr(node, name)  # what forward noted on ctx (or the op's default, alpha = 1)
     if name == "reduction":
         return _REDUCTIONS[value]
     return _as_printed(value, name in _SCALARS)
@@ -233,7 +227,7 @@ def _as_printed(value, scalar: bool):
     if isinstance(value, (tuple, list)):
         return tuple(_as_printed(v, scalar) for v in value)
     if isinstance(value, np.ndarray):
-        return _tensor.Tensor._wrap(value)
+        return tensor_class()._wrap(value)
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, int) and not isinstance(value, bool) and value < 0 and not scalar:
@@ -287,17 +281,16 @@ class SavedTensor:
                 f"Invoked with: {self!r}, {pack_hook!r}, {unpack_hook!r}"
             )
         node, i = self._node, self._index
-        packed = node.__dict__.setdefault("_packed", {})
-        if i in packed:
+        _check_can_pack(node, i)
+        value = node._saved[i]
+        if isinstance(value, Packed):
             raise RuntimeError(
                 "Calling register_hooks on a saved tensor whose hooks have already been set. "
                 "Hint: only one pair of hooks is allowed at a time."
             )
-        _check_can_pack(node, i)
-        value = node._saved[i]
-        data = value._data if isinstance(value, _tensor.Tensor) else np.asarray(value)
-        packed[i] = (unpack_hook, _call_pack_hook(pack_hook, _tensor.Tensor._wrap(data)))
-        node._saved = node._saved[:i] + (_PACKED,) + node._saved[i + 1 :]
+        data = value._data if isinstance(value, tensor_class()) else np.asarray(value)
+        packed = Packed(unpack_hook, _call_pack_hook(pack_hook, tensor_class()._wrap(data)))
+        node._saved = node._saved[:i] + (packed,) + node._saved[i + 1 :]
 
     def unpack(self):
         return tensor_at(self._node, self._index)
@@ -305,16 +298,21 @@ class SavedTensor:
     @property
     def data(self):
         """The saved data without its graph (a hook's packed tensor as it was packed)."""
-        hooks = self._node.__dict__.get("_packed", {}).get(self._index)
-        if hooks is not None and isinstance(hooks[1], _tensor.Tensor):
-            return hooks[1].detach()
+        value = self._packed()
+        if value is not None and isinstance(value.packed, tensor_class()):
+            return value.packed.detach()
         t = self.unpack()
         return None if t is None else t.detach()
 
     @property
     def unpack_hook(self):
-        hooks = self._node.__dict__.get("_packed", {}).get(self._index)
-        return None if hooks is None else hooks[0]
+        value = self._packed()
+        return None if value is None else value.unpack_hook
+
+    def _packed(self):
+        saved = self._node._saved
+        value = saved[self._index] if isinstance(saved, tuple) else None
+        return value if isinstance(value, Packed) else None
 
 
 def _check_can_pack(node, index: int) -> None:
@@ -330,10 +328,10 @@ def _check_can_pack(node, index: int) -> None:
         raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
 
 
-# ----- the version error ---------------------------------------------------------------------
+# ----- the version error -----------------------------------------------------------------------
 def version_message(value, meta, node) -> str:
     t, counter, expected, is_output, nr = meta
-    data = value._data if isinstance(value, _tensor.Tensor) else np.asarray(value)
+    data = value._data if isinstance(value, tensor_class()) else np.asarray(value)
     dt = _dtype.from_numpy(data.dtype)
     where = ""
     fn = node if is_output else (t._grad_fn if t is not None else None)

@@ -21,12 +21,28 @@ import tempfile
 import time
 from pathlib import Path
 
+import jupytext
+import nbformat
+from nbclient import NotebookClient
+
 from .cell_ids import assign_ids, cell_id, check_ids
 from .checks import EXPECTED_FILE, RECORD_ENV, expected_text
 from .config import GradingConfig
 from .context import Context
 from .kernels import kernel_env, local_kernel_manager
 from .steps import NormaliseOutputs
+
+__all__ = [
+    "KERNELSPEC",
+    "TEXT_FORMAT",
+    "text_sources",
+    "read_text_source",
+    "execute",
+    "write_notebook",
+    "build_assignments",
+    "give_ids",
+    "write_expected",
+]
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 TEXT_FORMAT = "py:percent"
@@ -49,8 +65,6 @@ def read_text_source(path: Path):
         ValueError: a cell has no id (``autogradkit build`` gives it one first), or an id is
             used twice.
     """
-    import jupytext
-
     nb = jupytext.read(path, fmt=TEXT_FORMAT)
     check_ids(nb.cells, path)
     for index, cell in enumerate(nb.cells):
@@ -65,8 +79,6 @@ def read_text_source(path: Path):
 
 def execute(nb, folder: Path, timeout: float, env: dict | None = None) -> float:
     """Run every cell in a fresh ``python3`` kernel in ``folder``; return the seconds taken."""
-    from nbclient import NotebookClient
-
     km = local_kernel_manager()
     start = time.perf_counter()
     client = NotebookClient(
@@ -87,8 +99,6 @@ def execute(nb, folder: Path, timeout: float, env: dict | None = None) -> float:
 
 
 def write_notebook(nb, path: Path) -> None:
-    import nbformat
-
     nb.metadata["kernelspec"] = dict(KERNELSPEC)  # nbclient may rewrite it
     nb.metadata["language_info"] = {"name": "python"}
     nbformat.validate(nb)

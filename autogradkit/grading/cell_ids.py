@@ -12,6 +12,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import jupytext
+
+__all__ = ["ID", "HEADER", "MAX_WORDS", "slug", "assign_ids", "cell_id", "check_ids"]
+
 ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # nbformat 4.5's rule for a cell id
 HEADER = re.compile(r"^# %%( \[markdown\])?(?=$| )")
 MAX_WORDS = 5
@@ -46,8 +50,6 @@ def assign_ids(path: Path) -> list[str]:
     Raises:
         ValueError: a header the file's cells do not match, an id used twice or not valid.
     """
-    import jupytext
-
     text = Path(path).read_text(encoding="utf-8")
     nb = jupytext.reads(text, fmt="py:percent")
     lines = text.splitlines(keepends=True)

@@ -9,6 +9,27 @@ from __future__ import annotations
 import hashlib
 import re
 
+__all__ = [
+    "SCHEMA_VERSION",
+    "ALLOWED_KEYS",
+    "REQUIRED_KEYS",
+    "GRADE_ID",
+    "text",
+    "meta",
+    "grade_id",
+    "is_grade",
+    "is_solution",
+    "is_locked",
+    "is_test",
+    "is_manual",
+    "points",
+    "compute_checksum",
+    "replace_regions",
+    "regions",
+    "cell_problems",
+    "metadata_problems",
+]
+
 SCHEMA_VERSION = 3
 ALLOWED_KEYS = frozenset(
     {

@@ -14,8 +14,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .build import build_assignments, give_ids
 from .config import GradingConfig, default_jobs
+from .export import export_gradebook
+from .grade import grade_assignment
 from .i18n import LANGUAGES
+from .release import release_assignments
+from .translate import translate_assignments
+from .validate import validate_notebook
+
+__all__ = ["build_parser", "parse_config", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,13 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="en",
         help="the edition: en (DIR/release) or another (DIR/release/LANG; translated ones)",
     )
-    trn = commands.add_parser(
-        "translate", help="write or update the translation files of source/NN (docs/translating.md)"
-    )
-    trn.add_argument("assignments", nargs="*", help="assignment folders (default: translated)")
-    trn.add_argument("--lang", dest="language", choices=LANGUAGES[1:], required=True)
-    trn.add_argument("--check", action="store_true", help="only say what is left to translate")
-    trn.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
+    _add_translate_command(commands)
     val = commands.add_parser("validate", help="run a notebook and report its tests")
     val.add_argument("notebook", type=Path)
     grd = commands.add_parser("grade", help="grade every submission of an assignment")
@@ -64,6 +66,17 @@ def build_parser() -> argparse.ArgumentParser:
         _add_common_options(sub, timeout, grades=sub in (val, grd))
     _add_export_command(commands)
     return parser
+
+
+def _add_translate_command(commands) -> None:
+    """``translate``: write or check a notebook's translation files (docs/translating.md)."""
+    trn = commands.add_parser(
+        "translate", help="write or update the translation files of source/NN (docs/translating.md)"
+    )
+    trn.add_argument("assignments", nargs="*", help="assignment folders (default: translated)")
+    trn.add_argument("--lang", dest="language", choices=LANGUAGES[1:], required=True)
+    trn.add_argument("--check", action="store_true", help="only say what is left to translate")
+    trn.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
 
 
 def _add_export_command(commands) -> None:
@@ -139,12 +152,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         print(f"autogradkit: error: {error}", file=sys.stderr)
         return 2
-    from .build import build_assignments, give_ids
-    from .export import export_gradebook
-    from .grade import grade_assignment
-    from .release import release_assignments
-    from .translate import translate_assignments
-    from .validate import validate_notebook
 
     run = {
         "build": build_assignments,

@@ -32,9 +32,11 @@ from pathlib import Path, PurePosixPath
 
 from distributed import Client, WorkerPlugin, as_completed, get_worker
 
-from . import grade, sandbox
+from . import grade
 from .config import GradingConfig
-from .kernels import KernelPool
+from .kernels import KernelPool, sandbox_backend
+
+__all__ = ["GradingKernels", "grade_task", "unpack", "grade_on_cluster"]
 
 
 class GradingKernels(WorkerPlugin):
@@ -56,7 +58,7 @@ class GradingKernels(WorkerPlugin):
         self.pool: KernelPool | None = None
         self.error: Exception | None = None
         try:
-            backend = sandbox.backend(self.cfg.sandbox, self.cfg.limits())
+            backend = sandbox_backend(self.cfg.sandbox, self.cfg.limits())
             if backend is not None:
                 backend.check()  # e.g. no bubblewrap on this worker: one clear error
             limits = self.cfg.limits()

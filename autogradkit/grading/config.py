@@ -6,6 +6,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .sandbox import Limits
+
+__all__ = ["default_jobs", "GradingConfig"]
+
 
 def default_jobs() -> int:
     """All the cores this process may use."""
@@ -82,8 +86,6 @@ class GradingConfig:
     def limits(self):
         """What one sandbox may use, from ``memory_limit_mb``, ``max_processes`` and
         ``disk_limit_mb``."""
-        from .sandbox import Limits
-
         return Limits(self.memory_limit_mb, self.max_processes, self.disk_limit_mb)
 
     def __post_init__(self) -> None:

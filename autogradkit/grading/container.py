@@ -33,6 +33,8 @@ from .sandbox import (
     readable_paths,
 )
 
+__all__ = ["IMAGE", "ROOT_FOLDERS", "ACCOUNTS", "Container", "root_tar"]
+
 IMAGE = "localhost/autogradkit-root"
 ROOT_FOLDERS = ("etc", "tmp", "home", "run", "proc", "dev", "sys", "usr", "var/tmp")
 ACCOUNTS = {

@@ -9,6 +9,8 @@ from typing import Any
 from .config import GradingConfig
 from .i18n import ENGLISH, Catalog
 
+__all__ = ["STATUSES", "CellResult", "Context"]
+
 STATUSES = (
     "ok",
     "timeout",

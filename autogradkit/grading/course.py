@@ -11,16 +11,33 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
+import importlib.metadata
 import os
-import shutil
 import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .files import SKIP, module_name
 from .notebooks import read_notebook
+from .pipeline import student_version
 
-SKIP = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
+__all__ = [
+    "PRACTICE_ONLY",
+    "Assignment",
+    "source_folder",
+    "load_assignment",
+    "Submission",
+    "find_submissions",
+    "shadowed_names",
+    "instructor_files",
+    "digest",
+    "skipped_entries",
+    "fingerprint",
+    "changed_since",
+    "file_identity",
+]
+
 PRACTICE_ONLY = (".expected.json",)  # the recorded answers of practice mode: never graded with
 
 
@@ -44,8 +61,6 @@ def source_folder(course: Path, assignment: str) -> Path:
 
 def load_assignment(course: Path, name: str) -> Assignment:
     """Read ``DIR/source/<name>/*.ipynb`` and derive each notebook's student version."""
-    from .pipeline import student_version
-
     folder = source_folder(course, name)
     paths = sorted(folder.glob("*.ipynb"))
     if not paths:
@@ -93,78 +108,13 @@ def _flat(path: Path, assignment: Assignment) -> Submission:
     return Submission(path.stem, only, path, None)
 
 
-def copy_files(
-    folder: Path | None,
-    target: Path,
-    max_bytes: int = 2**30,
-    *,
-    skip: tuple[str, ...] = (),
-    shadowed: frozenset[str] = frozenset(),
-) -> list[str]:
-    """Copy the regular non-notebook files under ``folder`` into ``target``; say what was not.
-
-    A notebook's text source (``hw1.py`` beside ``hw1.ipynb``) is not copied: it holds the
-    solutions; nor are the names in ``skip``. Symlinks are never followed (a link to
-    ``/etc/passwd`` would copy the grader's file), and FIFOs, sockets and devices are never
-    opened (a FIFO blocks its reader forever): each is refused with a sentence in the returned
-    list, as is a file that would take the copy past ``max_bytes``, and a top-level file or
-    folder that Python would import in place of a module called one of ``shadowed``.
-    """
-    refused: list[str] = []
-    if folder is not None and Path(folder).is_dir():
-        rules = _Rules(set(SKIP) | set(skip), shadowed)
-        _copy_tree(Path(folder), Path(target), Path(), refused, [max_bytes], rules)
-    return refused
-
-
-@dataclass(frozen=True)
-class _Rules:
-    skip: set
-    shadowed: frozenset
-
-
-def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: list, rules):
-    with os.scandir(root / relative) as entries:
-        for entry in sorted(entries, key=lambda e: e.name):
-            name = relative / entry.name
-            if entry.name in rules.skip or entry.name.endswith(".ipynb") or _text_twin(root / name):
-                continue
-            mode = entry.stat(follow_symlinks=False).st_mode
-            if not relative.parts and _module_name(entry.name) in rules.shadowed:
-                refused.append(
-                    f"{name} was not copied: it would hide the module the notebook imports"
-                )
-            elif stat.S_ISDIR(mode):
-                _copy_tree(root, target, name, refused, budget, rules)
-            elif not stat.S_ISREG(mode):
-                refused.append(f"{name} was not copied: it is a {_kind(mode)}, not a file")
-            elif entry.stat(follow_symlinks=False).st_size > budget[0]:
-                refused.append(f"{name} was not copied: the files are too large")
-            else:
-                budget[0] -= entry.stat(follow_symlinks=False).st_size
-                try:
-                    _copy_regular(root / name, target / name)
-                except OSError as error:
-                    refused.append(f"{name} was not copied: {error.strerror}")
-
-
-def _module_name(file_name: str) -> str:
-    """The module ``import`` finds in a file or folder: ``checks.py``, ``checks/`` -> checks."""
-    for suffix in (".py", ".pyc", ".pyw", ".so"):
-        if file_name.endswith(suffix):
-            return file_name[: -len(suffix)].split(".")[0]
-    return file_name
-
-
 @functools.cache
 def shadowed_names(folder: Path) -> frozenset[str]:
     """Module names a submission's own files must not take: Python's, every installed
     package's, and the instructor's modules in ``folder`` (the notebook's folder comes first
     on ``sys.path``, so a student's ``numpy/`` or ``checks/`` would be imported instead)."""
-    import importlib.metadata
-
     names = set(sys.stdlib_module_names) | set(importlib.metadata.packages_distributions())
-    names |= {"autogradkit"} | {_module_name(name) for name in instructor_files(folder)}
+    names |= {"autogradkit"} | {module_name(name) for name in instructor_files(folder)}
     return frozenset(names)
 
 
@@ -172,24 +122,6 @@ def instructor_files(folder: Path) -> tuple[str, ...]:
     """The names at the top of the instructor's ``folder``: a student's copies of them (handed
     back with the release) are replaced by the instructor's, never used."""
     return tuple(sorted(p.name for p in Path(folder).iterdir() if p.name not in SKIP))
-
-
-def _text_twin(path: Path) -> bool:
-    """``hw1.py`` beside ``hw1.ipynb``: the notebook's Jupytext source, solutions included."""
-    return path.suffix == ".py" and path.with_suffix(".ipynb").is_file()
-
-
-def _copy_regular(source: Path, destination: Path) -> None:
-    """Copy one file, refusing (ELOOP) if it was swapped for a symlink meanwhile."""
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    handle = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with os.fdopen(handle, "rb") as src, destination.open("wb") as dst:
-        shutil.copyfileobj(src, dst)
-
-
-def _kind(mode: int) -> str:
-    kinds = ((stat.S_ISLNK, "symlink"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"))
-    return next((name for test, name in kinds if test(mode)), "device")
 
 
 def digest(path: Path | None, *extra: str) -> str:

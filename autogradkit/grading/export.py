@@ -37,6 +37,18 @@ from pathlib import Path
 from .config import GradingConfig
 from .report import _inert, write_atomic
 
+__all__ = [
+    "ZERO_WHEN",
+    "ROSTER_FIELDS",
+    "export_gradebook",
+    "read_roster",
+    "Table",
+    "canvas",
+    "moodle",
+    "plain",
+    "WRITERS",
+]
+
 ZERO_WHEN = ("missing", "unreadable")  # nothing to run: the points are 0, not unknown
 ROSTER_FIELDS = ("student", "name", "id", "email")
 

@@ -19,6 +19,11 @@ import signal
 import sys
 import threading
 
+from ipykernel.kernelapp import IPKernelApp
+from jupyter_client import localinterfaces
+
+__all__ = ["PRELOAD", "preload", "become_kernel", "serve", "main"]
+
 PRELOAD = (
     "numpy",
     "autogradkit",
@@ -39,7 +44,6 @@ def preload() -> None:
             importlib.import_module(name)
         except ImportError:
             continue  # an optional part of the kit that is not installed
-    from jupyter_client import localinterfaces
 
     localinterfaces.localhost()  # cached now, so no child pays for the interface scan
     if threading.active_count() > 1:
@@ -62,7 +66,6 @@ def become_kernel(connection_file: str, memory_limit_mb: int, parent: int) -> No
         if "numpy" in sys.modules:
             sys.modules["numpy"].random.seed()  # a fresh process would not share the server's
         sys.argv = ["ipykernel_launcher"]
-        from ipykernel.kernelapp import IPKernelApp
 
         IPKernelApp.launch_instance(
             argv=[

@@ -23,12 +23,25 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import cells, course, i18n, pipeline, reference, report, sandbox
+from . import cells, course, files, i18n, pipeline, reference, report
 from .config import GradingConfig
 from .context import Context
-from .kernels import KernelPool
+from .kernels import KernelPool, sandbox_backend
 from .notebooks import UnreadableNotebook, read_notebook, write_notebook
 from .progress import Progress
+
+__all__ = [
+    "GRADER_VERSION",
+    "GRADE",
+    "Judged",
+    "Task",
+    "Outcome",
+    "grade_assignment",
+    "prepare",
+    "evaluate",
+    "record",
+    "lost",
+]
 
 GRADER_VERSION = "1"
 GRADE = pipeline.grade()
@@ -150,7 +163,7 @@ def _sandbox(cfg: GradingConfig):
     Raises:
         SandboxUnavailable: one sentence saying what to install, or to pass ``--sandbox none``.
     """
-    backend = sandbox.backend(cfg.sandbox, cfg.limits())
+    backend = sandbox_backend(cfg.sandbox, cfg.limits())
     if backend is None:
         print(
             "autogradkit grade: warning: --sandbox none: student code runs unconfined, as "
@@ -279,14 +292,14 @@ def _copy(sub, assignment, cfg: GradingConfig, task: Task) -> None:
     shutil.rmtree(task.workdir, ignore_errors=True)  # nothing of an earlier run is reused
     task.workdir.mkdir(parents=True)
     instructor = assignment.folder  # its files replace the student's copies of them
-    task.refused = course.copy_files(
+    task.refused = files.copy_files(
         sub.folder,
         task.workdir,
         cfg.disk_limit_mb * 2**20,
         skip=course.instructor_files(instructor),
         shadowed=course.shadowed_names(instructor),
     )
-    course.copy_files(instructor, task.workdir, skip=course.PRACTICE_ONLY)
+    files.copy_files(instructor, task.workdir, skip=course.PRACTICE_ONLY)
 
 
 def _pack(folder: Path) -> dict[str, bytes]:

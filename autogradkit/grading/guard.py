@@ -22,6 +22,8 @@ import builtins
 import importlib
 import sys
 
+__all__ = ["WATCHED_MODULES", "TRANSFORMER_LISTS", "TRUSTED", "MANAGED", "install", "reset"]
+
 WATCHED_MODULES = ("builtins", "math", "numpy", "numpy.testing", "autogradkit.grading.checks")
 TRANSFORMER_LISTS = ("input_transformers_cleanup", "input_transformers_post", "ast_transformers")
 TRUSTED = ("IPython.", "ipykernel.", "matplotlib_inline.", "matplotlib.")  # inline figures...

@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import os
 import queue
+import secrets
+import select
 import shutil
 import signal
 import subprocess
@@ -23,18 +25,42 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from pathlib import Path
 
+import zmq
+from jupyter_client.blocking import BlockingKernelClient
+from jupyter_client.manager import KernelManager
+from jupyter_core.paths import jupyter_runtime_dir
+
+from .container import Container
+from .files import copy_files
 from .sandbox import (
     INSIDE_HOME,
     INSIDE_SOCKETS,
     INSIDE_STAGING,
     Box,
+    Bubblewrap,
     Limits,
     descendants,
     remove_stale_cgroups,
     send_signal,
 )
+
+__all__ = [
+    "kernel_env",
+    "KernelDied",
+    "ForkServer",
+    "Kernel",
+    "KERNEL_ARGV",
+    "sandbox_backend",
+    "get_reply",
+    "run_silent",
+    "local_kernel_manager",
+    "ForkLauncher",
+    "SandboxLauncher",
+    "KernelPool",
+]
 
 
 def kernel_env() -> dict[str, str]:
@@ -125,8 +151,6 @@ class Kernel:
     @classmethod
     def connect(cls, pid: int, info: dict, connection_file: str, timeout: float, **extra) -> Kernel:
         """A client for the kernel ``pid`` that listens at ``info``, once it answers."""
-        from jupyter_client.blocking import BlockingKernelClient
-
         client = BlockingKernelClient()
         client.load_connection_info(info)
         kernel = cls(pid, client, connection_file, **extra)
@@ -172,8 +196,6 @@ class Kernel:
     def wait(self, timeout: float, socket=None) -> str:
         """Block until a message arrives (``"message"``), the kernel dies (``"died"``) or
         ``timeout`` seconds pass (``"timeout"``)."""
-        import zmq
-
         socket = socket if socket is not None else self.client.iopub_channel.socket
         poller = zmq.Poller()
         poller.register(socket, zmq.POLLIN)
@@ -241,8 +263,6 @@ def _pidfd(pid: int) -> int | None:
 
 
 def _readable(fd: int) -> bool:
-    import select
-
     return bool(select.select([fd], [], [], 0)[0])
 
 
@@ -255,15 +275,62 @@ KERNEL_ARGV = [
 ]
 
 
+def sandbox_backend(name: str, limits: Limits):
+    """The backend called ``name``: ``bwrap``, ``docker``, ``podman`` or ``none`` (None)."""
+    if name == "none":
+        return None
+    if name == "bwrap":
+        return Bubblewrap(limits)
+    if name in ("docker", "podman"):
+        return Container(name, limits)
+    raise ValueError(f"unknown sandbox {name!r}: choose bwrap, docker, podman or none")
+
+
+def get_reply(kernel: Kernel, msg_id: str, timeout: float = 10.0) -> dict | None:
+    """The content of the shell reply to ``msg_id``, or None if the kernel died first."""
+    deadline = time.monotonic() + timeout
+    socket = kernel.client.shell_channel.socket
+    while time.monotonic() < deadline:
+        while kernel.client.shell_channel.msg_ready():
+            msg = kernel.client.get_shell_msg(timeout=0)
+            if msg["parent_header"].get("msg_id") == msg_id:
+                return msg["content"]
+        if kernel.wait(deadline - time.monotonic(), socket) == "died":
+            return None
+    return None
+
+
+def run_silent(kernel: Kernel, code: str, timeout: float = 30.0, expression: str = "") -> str:
+    """Run set-up code that leaves no trace: no output, no history, no execution count.
+
+    Returns the ``text/plain`` value of ``expression`` evaluated afterwards ("" without one).
+    """
+    expressions = {"value": expression} if expression else {}
+    msg_id = kernel.client.execute(
+        code, silent=True, store_history=False, user_expressions=expressions
+    )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        event = kernel.wait(deadline - time.monotonic())
+        if event == "died":
+            raise KernelDied(f"kernel {kernel.pid} died during set-up")
+        for msg in kernel.drain():
+            idle = msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle"
+            if idle and msg["parent_header"].get("msg_id") == msg_id:
+                return _value(get_reply(kernel, msg_id)) if expression else ""
+    raise TimeoutError(f"kernel {kernel.pid} did not finish its set-up in {timeout:g} s")
+
+
+def _value(reply: dict | None) -> str:
+    value = ((reply or {}).get("user_expressions") or {}).get("value", {})
+    return str(value.get("data", {}).get("text/plain", "")) if isinstance(value, dict) else ""
+
+
 def local_kernel_manager():
     """A manager for one unconfined kernel of this environment, for the instructor's own
     notebooks (build, release): this Python whatever kernelspecs are installed (as nbval's
     ``--nbval-current-env``, so stored outputs match CI's), over ``ipc`` sockets in Jupyter's
     private runtime folder (an absolute path: the kernel runs in the notebook's folder)."""
-    import uuid
-
-    from jupyter_client.manager import KernelManager
-    from jupyter_core.paths import jupyter_runtime_dir
 
     runtime = Path(jupyter_runtime_dir())
     runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -298,8 +365,6 @@ class ForkLauncher:
 
     def prepare(self, kernel: Kernel, workdir: Path) -> None:
         """Work in ``workdir`` itself (the kernel's own cwd is elsewhere)."""
-        from .runner import run_silent
-
         run_silent(kernel, f"import os as _o; _o.chdir({str(workdir.resolve())!r}); del _o")
 
     def close(self) -> None:
@@ -344,9 +409,6 @@ class SandboxLauncher:
 
     def prepare(self, kernel: Kernel, workdir: Path) -> None:
         """Copy ``workdir``'s regular files into the sandbox's own tmpfs and work there."""
-        from .course import copy_files
-        from .runner import run_silent
-
         copy_files(workdir, kernel.box.staging)  # the grader's own copy: nothing refused
         code = (
             f"import os as _o, shutil as _s; _s.copytree({INSIDE_STAGING!r}, {INSIDE_HOME!r}, "
@@ -360,8 +422,6 @@ class SandboxLauncher:
 
 def _ipc_connection(prefix: str) -> dict:
     """Connection info for ZeroMQ ``ipc`` sockets ``<prefix>-1`` ... ``<prefix>-5``."""
-    import secrets
-
     ports = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
     info = {name: number for number, name in enumerate(ports, start=1)}
     info.update(transport="ipc", ip=prefix, key=secrets.token_hex(16))
@@ -371,7 +431,7 @@ def _ipc_connection(prefix: str) -> dict:
 class KernelPool:
     """Keeps ``size`` kernels booted ahead of time; ``acquire`` hands out one, fresh.
 
-    ``sandbox`` is a backend from ``sandbox.backend`` (each kernel sandboxed, within
+    ``sandbox`` is a backend from ``sandbox_backend`` (each kernel sandboxed, within
     ``limits``) or None (kernels forked from a warm server, unconfined).
 
     Example (not run: it starts processes)::

@@ -12,7 +12,11 @@ import os
 import stat
 from pathlib import Path
 
+import nbformat
+
 from .cells import text
+
+__all__ = ["MAX_BYTES", "UnreadableNotebook", "read_notebook", "normalise", "write_notebook"]
 
 MAX_BYTES = 64 * 2**20  # a submission larger than this is refused, not read
 
@@ -72,8 +76,6 @@ def _read_regular_file(path: Path) -> bytes:
 
 def _upgrade(nb: dict) -> dict:
     """A version-3 notebook converted to version 4 by nbformat (as Jupyter opens one)."""
-    import nbformat
-
     try:
         return json.loads(json.dumps(nbformat.convert(nbformat.from_dict(nb), 4)))
     except Exception as error:  # nbformat raises many kinds on a broken v3 file

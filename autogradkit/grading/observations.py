@@ -21,6 +21,25 @@ import numpy as np
 
 from .i18n import ENGLISH, Catalog
 
+__all__ = [
+    "MIME",
+    "KINDS",
+    "MAX_RECORD_CHARS",
+    "Observation",
+    "Record",
+    "encode",
+    "decode_numbers",
+    "show",
+    "records_in",
+    "judge",
+    "Verdict",
+    "judge_record",
+    "passed_line",
+    "failed_line",
+    "BUILTIN_ERRORS",
+    "stopped_reason",
+]
+
 MIME = "application/vnd.autogradkit.observations+json"  # one check's record, as display data
 KINDS = ("close", "equal")
 MAX_RECORD_CHARS = 200_000  # a record larger than this is not judged

@@ -24,6 +24,8 @@ from .steps import (
     TagRaisingCells,
 )
 
+__all__ = ["Pipeline", "student_version", "release", "grade", "reference", "validate"]
+
 
 class Pipeline:
     """Steps run in order on one notebook; each gets the notebook and the shared context.

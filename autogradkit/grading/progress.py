@@ -12,6 +12,8 @@ from collections import Counter
 
 from tqdm import tqdm
 
+__all__ = ["FORMAT", "Progress"]
+
 FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_noinv_fmt}{postfix}]"
 
 

@@ -15,11 +15,13 @@ import secrets
 import shutil
 from pathlib import Path
 
-from . import cells, course, pipeline
+from . import cells, course, files, pipeline
 from .config import GradingConfig
 from .context import Context
 from .notebooks import write_notebook
 from .observations import Record, records_in
+
+__all__ = ["draw_seeds", "run_reference"]
 
 
 def draw_seeds(source: dict) -> dict[str, int]:
@@ -46,7 +48,7 @@ def run_reference(
     workdir = folder / "reference" / notebook
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
-    course.copy_files(assignment.folder, workdir, skip=course.PRACTICE_ONLY)
+    files.copy_files(assignment.folder, workdir, skip=course.PRACTICE_ONLY)
     ctx = Context(cfg, workdir / f"{notebook}.ipynb", workdir, kernels=pool, seeds=seeds)
     nb = pipeline.reference()(copy.deepcopy(assignment.sources[notebook]), ctx)
     write_notebook(nb, folder / "reference" / f"{notebook}.ipynb")

@@ -12,12 +12,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from . import cells, course, pipeline, translate
+import nbformat
+
+from . import cells, course, files, pipeline, translate
 from .checks import EXPECTED_FILE, public_expected
 from .config import GradingConfig
 from .context import Context
 from .i18n import FONTS, LANGUAGE_FILE, LANGUAGES
 from .steps.strip_hidden_tests import BEGIN, END
+
+__all__ = ["release_root", "release_assignments", "release_notebook"]
 
 
 def release_root(course_folder: Path, language: str) -> Path:
@@ -41,7 +45,7 @@ def release_assignments(cfg: GradingConfig) -> dict:
             raise FileNotFoundError(f"{name} has no {language} translation ({name}.{language}.md)")
         target = release_root(cfg.course, language) / name
         target.mkdir(parents=True, exist_ok=True)
-        course.copy_files(folder, target, skip=_not_released(folder, language))
+        files.copy_files(folder, target, skip=_not_released(folder, language))
         _hide_what_students_may_not_see(target)
         _write_language(target, language)
         for path in sorted(folder.glob("*.ipynb")):
@@ -85,8 +89,6 @@ def _write_language(target: Path, language: str) -> None:
 def release_notebook(source: Path, target: Path, cfg: GradingConfig) -> None:
     """Write the student version of ``source`` to ``target`` (same bytes on every run), in
     ``cfg.language`` (translated first, when that is not English)."""
-    import nbformat
-
     nb = nbformat.read(source, as_version=4)
     problems = cells.metadata_problems(nb)
     if problems:

@@ -21,6 +21,20 @@ from pathlib import Path
 from .context import Context
 from .i18n import ENGLISH, N_
 
+__all__ = [
+    "STATUS_TEXT",
+    "HIDDEN",
+    "VERDICTS",
+    "make_row",
+    "FIRST_COLUMNS",
+    "write_gradebook",
+    "write_atomic",
+    "write_result",
+    "read_result",
+    "scrub",
+    "feedback_html",
+]
+
 STATUS_TEXT = {
     "ok": N_("Your notebook ran to the end."),
     "timeout": N_("A cell ran for too long and was stopped; see the notes."),

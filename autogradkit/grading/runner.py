@@ -12,8 +12,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .kernels import Kernel, KernelDied
+from .kernels import Kernel, get_reply
 from .observations import MAX_RECORD_CHARS, MIME
+
+__all__ = [
+    "SLOW_AFTER",
+    "TRUNCATED",
+    "HIDDEN_ERROR",
+    "ESSENTIAL_CHARS",
+    "MAX_RECORDS",
+    "CellRun",
+    "Outputs",
+    "run_cell",
+]
 
 SLOW_AFTER = 2.0  # seconds; a cell running longer yields the CPU to the other submissions
 TRUNCATED = "\n[output truncated by the grader: more than {limit} characters]\n"
@@ -191,20 +202,6 @@ def _finish(kernel: Kernel, msg_id: str, outputs: Outputs, interrupted: bool) ->
     return CellRun(status, outputs.items, outputs.count)
 
 
-def get_reply(kernel: Kernel, msg_id: str, timeout: float = 10.0) -> dict | None:
-    """The content of the shell reply to ``msg_id``, or None if the kernel died first."""
-    deadline = time.monotonic() + timeout
-    socket = kernel.client.shell_channel.socket
-    while time.monotonic() < deadline:
-        while kernel.client.shell_channel.msg_ready():
-            msg = kernel.client.get_shell_msg(timeout=0)
-            if msg["parent_header"].get("msg_id") == msg_id:
-                return msg["content"]
-        if kernel.wait(deadline - time.monotonic(), socket) == "died":
-            return None
-    return None
-
-
 def _collect(kernel: Kernel, msg_id: str, outputs: Outputs) -> bool:
     """Add the arrived messages of request ``msg_id`` to ``outputs``; True once it is done."""
     for msg in kernel.drain():
@@ -215,29 +212,3 @@ def _collect(kernel: Kernel, msg_id: str, outputs: Outputs) -> bool:
             return True
         outputs.add(kind, content)
     return False
-
-
-def run_silent(kernel: Kernel, code: str, timeout: float = 30.0, expression: str = "") -> str:
-    """Run set-up code that leaves no trace: no output, no history, no execution count.
-
-    Returns the ``text/plain`` value of ``expression`` evaluated afterwards ("" without one).
-    """
-    expressions = {"value": expression} if expression else {}
-    msg_id = kernel.client.execute(
-        code, silent=True, store_history=False, user_expressions=expressions
-    )
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        event = kernel.wait(deadline - time.monotonic())
-        if event == "died":
-            raise KernelDied(f"kernel {kernel.pid} died during set-up")
-        for msg in kernel.drain():
-            idle = msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle"
-            if idle and msg["parent_header"].get("msg_id") == msg_id:
-                return _value(get_reply(kernel, msg_id)) if expression else ""
-    raise TimeoutError(f"kernel {kernel.pid} did not finish its set-up in {timeout:g} s")
-
-
-def _value(reply: dict | None) -> str:
-    value = ((reply or {}).get("user_expressions") or {}).get("value", {})
-    return str(value.get("data", {}).get("text/plain", "")) if isinstance(value, dict) else ""

@@ -38,6 +38,29 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+import autogradkit
+
+__all__ = [
+    "INSIDE_HOME",
+    "INSIDE_SOCKETS",
+    "INSIDE_STAGING",
+    "NOBODY",
+    "SYSTEM_DIRS",
+    "KERNEL_ENV",
+    "HOST_ENV_KEPT",
+    "NO_BWRAP",
+    "SandboxUnavailable",
+    "Limits",
+    "Bubblewrap",
+    "kernel_environment",
+    "readable_paths",
+    "Box",
+    "remove_stale_cgroups",
+    "descendants",
+    "process_name",
+    "send_signal",
+]
+
 NOBODY = 65534
 INSIDE_HOME, INSIDE_SOCKETS, INSIDE_STAGING = "/home/student", "/run/kernel", "/run/submission"
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache")
@@ -137,24 +160,9 @@ def kernel_environment() -> dict[str, str]:
     return {**KERNEL_ENV, **kept, "PATH": path}
 
 
-def backend(name: str, limits: Limits):
-    """The backend called ``name``: ``bwrap``, ``docker``, ``podman`` or ``none`` (None)."""
-    if name == "none":
-        return None
-    if name == "bwrap":
-        return Bubblewrap(limits)
-    if name in ("docker", "podman"):
-        from .container import Container  # a container backend is rarely chosen
-
-        return Container(name, limits)
-    raise ValueError(f"unknown sandbox {name!r}: choose bwrap, docker, podman or none")
-
-
 def readable_paths() -> tuple[list[str], dict[str, str]]:
     """Host paths a kernel needs, to bind read-only (system, Python, venv, the kit), and the
     symlinks among them (path -> target) to recreate, so that ``/lib64/ld-linux...`` works."""
-    import autogradkit
-
     kit = Path(autogradkit.__file__).resolve().parent
     wanted = [p for p in (*SYSTEM_DIRS, sys.base_prefix, sys.prefix, str(kit)) if os.path.exists(p)]
     links = {p: os.readlink(p) for p in wanted if os.path.islink(p)}

@@ -12,8 +12,10 @@ import ast
 import time
 
 from . import cells
-from .kernels import Kernel, KernelDied
-from .runner import CellRun, run_cell, run_silent
+from .kernels import Kernel, KernelDied, run_silent
+from .runner import CellRun, run_cell
+
+__all__ = ["MAX_RESTARTS", "ARM", "GUARD_INSTALL", "GUARD_RESET", "MESSAGES", "Session"]
 
 MAX_RESTARTS = 1
 # grading mode first (checks then only report), then the guard looks at IPython as it is

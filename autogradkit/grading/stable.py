@@ -14,6 +14,15 @@ import sysconfig
 import uuid
 from pathlib import Path
 
+__all__ = [
+    "ADDRESS",
+    "KERNEL_TMP",
+    "renumber_addresses",
+    "kernel_paths",
+    "strip_paths",
+    "stable_widget_ids",
+]
+
 ADDRESS = re.compile(r"\b0x[0-9a-f]{9,16}\b")  # 9+ digits: an address, not a constant like 0xff
 KERNEL_TMP = re.compile(r"(ipykernel_)\d+(/)")
 

@@ -21,12 +21,49 @@ import copy
 import hashlib
 import io
 import re
+import sys
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
+from babel import Locale
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po, write_po
+from IPython.core.inputtransformer2 import TransformerManager
+from markdown_it import MarkdownIt
+
 from . import cells
+from .build import read_text_source, text_sources
 from .i18n import KIT_CATALOGS, LANGUAGES, TEMPLATE_FLAG
+
+__all__ = [
+    "SECTION",
+    "UNTRANSLATED",
+    "FENCE",
+    "OBSERVING",
+    "MARKER",
+    "Section",
+    "english_hash",
+    "translation_path",
+    "read_sections",
+    "problems",
+    "structural",
+    "stale",
+    "section_text",
+    "same_code",
+    "translate_notebook",
+    "check_texts",
+    "kit_messages",
+    "update",
+    "status",
+    "nb_name",
+    "catalog_problems",
+    "placeholders",
+    "update_catalog",
+    "update_kit_catalog",
+    "translate_assignments",
+]
 
 SECTION = re.compile(r"<!-- (?P<id>[A-Za-z0-9_-]{1,64}) en:(?P<hash>[0-9a-f]{8}) -->")
 UNTRANSLATED = "UNTRANSLATED"  # first line of a section still holding the English
@@ -142,8 +179,6 @@ def prose_problems(markdown: str) -> list[str]:
     CommonMark, as markdown-it does): emphasis markers left as text (``**用时：**约``: a ``**``
     between full-width punctuation and a letter closes nothing), and a line break between two
     Chinese characters, which the browser draws as a space (``用\n时`` -> "用 时")."""
-    from markdown_it import MarkdownIt
-
     found = []
     for block in MarkdownIt("commonmark").parse(markdown):
         children = block.children or ()
@@ -226,8 +261,6 @@ def _shape(code: str) -> str:
     try:
         tree = ast.parse(code)
     except SyntaxError:  # IPython syntax (a magic): compare what IPython would run
-        from IPython.core.inputtransformer2 import TransformerManager
-
         tree = ast.parse(TransformerManager().transform_cell(code))
     return ast.dump(_BlankStrings().visit(tree))
 
@@ -299,8 +332,6 @@ def kit_messages() -> list[tuple[str, str, int]]:
     """``(msgid, file, line)`` of every message of the kit: each ``tr("...")`` and
     ``N_("...")`` in ``grading/`` and ``viz/`` (found by Babel's extractor). A message that is
     not a plain string literal has msgid ``None``: the tests refuse it."""
-    from babel.messages.extract import extract_from_dir
-
     package = Path(__file__).resolve().parents[1]
     found = []
     for folder in ("grading", "viz"):
@@ -320,8 +351,6 @@ def update(text_source: Path, language: str) -> list[str]:
     left to do. A new cell gets a section holding its English under an ``UNTRANSLATED`` line;
     sections of cells that are gone are left for the translator to delete (listed); the
     checks' catalog gets every text (new ones empty, changed ones fuzzy, Babel's ``update``)."""
-    from .build import read_text_source
-
     if language not in LANGUAGES or language == "en":
         raise ValueError(f"translate into one of {', '.join(LANGUAGES[1:])}, not {language!r}")
     nb = read_text_source(Path(text_source))
@@ -377,8 +406,6 @@ def _has_words(cell) -> bool:
 def status(text_source: Path, language: str) -> list[str]:
     """Everything left to do for one notebook's translation: its prose (``problems``) and its
     checks' catalog (texts not yet translated, or fuzzy)."""
-    from .build import read_text_source
-
     nb = read_text_source(Path(text_source))
     path = translation_path(text_source, language)
     if not path.is_file():
@@ -397,8 +424,6 @@ def nb_name(text_source: Path) -> str:
 def catalog_problems(po: Path) -> list[str]:
     """Entries of a ``.po`` file a student would see in English: empty or fuzzy ones, and
     translations whose ``{placeholders}`` are not the English ones."""
-    from babel.messages.pofile import read_po
-
     if not po.is_file():
         return [f"{po} does not exist: `autogradkit translate` makes it"]
     with po.open("rb") as handle:
@@ -425,9 +450,6 @@ def update_catalog(po: Path, texts: list[tuple[str, bool, tuple]], language: str
     """Write ``po`` with an entry for each ``(text, is_template, (file, line))`` (Babel merges:
     translations kept, changed English marked fuzzy, vanished untranslated entries dropped,
     translated ones kept as written by hand)."""
-    from babel import Locale
-    from babel.messages.catalog import Catalog
-    from babel.messages.pofile import read_po, write_po
 
     template = Catalog(locale=Locale.parse(language, sep="-"))
     for text, is_template, location in texts:
@@ -476,9 +498,6 @@ def translate_assignments(cfg) -> dict:
     """``autogradkit translate``: update (or, with ``--check``, only read) the translation
     files of the named notebooks (default: every translated one) and, without names, the
     kit's catalog; print what is left to do. Exit code 1 when something is."""
-    import sys
-
-    from .build import text_sources
 
     named = cfg.assignments
     sources = text_sources(Path(cfg.course), named)

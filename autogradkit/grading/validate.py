@@ -7,20 +7,22 @@ from pathlib import Path
 from . import cells, i18n, pipeline, sandbox
 from .config import GradingConfig
 from .context import Context
-from .kernels import KernelPool
+from .kernels import KernelPool, sandbox_backend
 from .notebooks import read_notebook
+
+__all__ = ["validate_notebook"]
 
 
 def _sandbox(cfg: GradingConfig):
     """The sandbox to run the notebook in: ``auto`` (the default) is bubblewrap where it works
-    here and none otherwise (a student's own laptop), saying so; see ``sandbox.backend``."""
+    here and none otherwise (a student's own laptop), saying so; see ``kernels.sandbox_backend``."""
     if cfg.sandbox != "auto":
-        backend = sandbox.backend(cfg.sandbox, cfg.limits())
+        backend = sandbox_backend(cfg.sandbox, cfg.limits())
         if backend is not None:
             backend.check()
         return backend
     try:
-        backend = sandbox.backend("bwrap", cfg.limits())
+        backend = sandbox_backend("bwrap", cfg.limits())
         backend.check()
         return backend
     except sandbox.SandboxUnavailable:

@@ -6,6 +6,8 @@ from ..tensor import Tensor
 from . import functional as F
 from .module import Module
 
+__all__ = ["ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Flatten", "Dropout"]
+
 
 class ReLU(Module):
     """``max(x, 0)``.

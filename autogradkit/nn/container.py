@@ -7,6 +7,8 @@ from collections import OrderedDict
 
 from .module import Module, _addindent
 
+__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+
 
 def _index(size: int, idx) -> int:
     idx = operator.index(idx)

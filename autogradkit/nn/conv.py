@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from .. import _device, _dtype
+from ..creation import empty
 from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+
+__all__ = ["Conv2d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -42,18 +42,17 @@ class Conv2d(Module):
         dtype=None,
     ):
         super().__init__()
-        _device.use(device)
+        empty(0, device=device)  # only the CPU exists: PyTorch's error before any other
         _check_options(in_channels, out_channels, groups, padding, stride, padding_mode)
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size, self.stride = F._pair(kernel_size), F._pair(stride)
         self.dilation = F._pair(dilation)
         self.padding = padding if isinstance(padding, str) else F._pair(padding)
         self.padding_mode, self.output_padding, self.transposed = padding_mode, (0, 0), False
-        np_dtype = _dtype.to_numpy(dtype or _dtype.DEFAULT_FLOAT)
         shape = (out_channels, in_channels // groups, *self.kernel_size)
-        self.weight = Parameter(Tensor._wrap(np.empty(shape, np_dtype)))
+        self.weight = Parameter(empty(shape, dtype=dtype))
         if bias:
-            self.bias = Parameter(Tensor._wrap(np.empty(out_channels, np_dtype)))
+            self.bias = Parameter(empty(out_channels, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -11,10 +11,32 @@ import warnings
 
 import numpy as np
 
+from .._dtype import float64
+from .._shape import broadcast_shape
+from ..creation import from_numpy, rand
 from ..ops import conv, linalg
 from ..ops import nn as nn_ops
-from ..random import _generator
 from ..tensor import Tensor
+
+__all__ = [
+    "legacy_reduction",
+    "linear",
+    "relu",
+    "leaky_relu",
+    "sigmoid",
+    "tanh",
+    "softmax",
+    "log_softmax",
+    "dropout",
+    "conv2d",
+    "max_pool2d",
+    "mse_loss",
+    "l1_loss",
+    "nll_loss",
+    "cross_entropy",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -43,7 +65,7 @@ def legacy_reduction(size_average, reduce, reduction: str = "mean") -> str:
 
 
 def _array(t):
-    return None if t is None else t._data
+    return None if t is None else t.detach().numpy()
 
 
 # ----- layers -----------------------------------------------------------------------------
@@ -62,10 +84,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None:
         return input.matmul(weight.t())
     if input.dim() == 2:
-        return linalg.Addmm.apply(bias, input, weight.t())
+        return linalg.AddmmBackward0.apply(bias, input, weight.t())
     if input.is_contiguous() and input.dim() >= 1:
         rows = input.reshape(int(np.prod(input.shape[:-1], dtype=np.int64)), input.shape[-1])
-        out = linalg.Addmm.apply(bias, rows, weight.t())
+        out = linalg.AddmmBackward0.apply(bias, rows, weight.t())
         return out.view(*input.shape[:-1], out.shape[-1])
     return input.matmul(weight.t()) + bias
 
@@ -77,7 +99,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x`` where positive, ``negative_slope * x`` elsewhere (``LeakyReluBackward0``)."""
-    out = nn_ops.LeakyRelu.apply(input, negative_slope=negative_slope)
+    out = nn_ops.LeakyReluBackward0.apply(input, negative_slope=negative_slope)
     return input.copy_(out) if inplace else out
 
 
@@ -120,9 +142,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0 or input.numel() == 0:
         return input
-    keep = _generator().random(input.shape) >= p
+    keep = rand(input.shape, dtype=float64).numpy() >= p
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    mask = Tensor._wrap((keep * scale).astype(input._data.dtype))
+    mask = from_numpy(keep * scale).to(input.dtype)
     return input.mul_(mask) if inplace else input * mask
 
 
@@ -176,8 +198,7 @@ def _check_conv(input: Tensor, weight: Tensor, bias, pads, stride, groups) -> No
         raise RuntimeError("non-positive stride is not supported")
     if input.dtype is not weight.dtype:
         raise RuntimeError(
-            f"expected scalar type {input.dtype._tensor_type[:-6]} but found "
-            f"{weight.dtype._tensor_type[:-6]}"
+            f"expected scalar type {_type_word(input)} but found {_type_word(weight)}"
         )
     if input.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(
@@ -216,7 +237,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
         return out.squeeze(0)
     pads, shown = _conv_padding(padding, weight, stride, dilation)
     _check_conv(input, weight, bias, pads, stride, groups)
-    return conv.Convolution.apply(
+    return conv.ConvolutionBackward0.apply(
         input,
         weight,
         bias,
@@ -269,7 +290,7 @@ def max_pool2d(
             f"Given input size: ({plane}). Calculated output size: "
             f"({input.shape[-3]}x{sizes[0]}x{sizes[1]}). Output size is too small"
         )
-    out, indices = conv.MaxPool2DWithIndices.apply(
+    out, indices = conv.MaxPool2DWithIndicesBackward0.apply(
         input,
         kernel_size=kernel,
         stride=steps,
@@ -293,11 +314,14 @@ def _warn_target_size(input: Tensor, target: Tensor) -> None:
         )
 
 
+def _type_word(t: Tensor) -> str:
+    """``Float`` for ``autogradkit.FloatTensor``: a dtype as PyTorch's C++ errors name it."""
+    return t.type().rpartition(".")[2].removesuffix("Tensor")
+
+
 def _broadcast(input: Tensor, target: Tensor):
     if input.shape == target.shape:
         return input, target
-    from .._shape import broadcast_shape
-
     shape = broadcast_shape(input.shape, target.shape)
     return input.expand(*shape), target.expand(*shape)
 
@@ -320,7 +344,7 @@ def mse_loss(
     reduction = legacy_reduction(size_average, reduce, reduction)
     _warn_target_size(input, target)
     input, target = _broadcast(input, target)
-    return nn_ops.MseLoss.apply(input, target, reduction=_check_reduction(reduction))
+    return nn_ops.MseLossBackward0.apply(input, target, reduction=_check_reduction(reduction))
 
 
 def l1_loss(
@@ -343,8 +367,8 @@ _TYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bool
 
 def _check_nll(input: Tensor, target: Tensor, ignore_index: int) -> None:
     """PyTorch's checks: integer targets, matching batch sizes, classes in range."""
-    kind = target._data.dtype
-    if kind.kind not in "iu":
+    kind = target.dtype
+    if kind.is_floating_point or kind.name == "bool":
         word = _TYPE_WORDS.get(kind.name, kind.name)
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {word}")
     batch = target.shape[0] if target.dim() else 1
@@ -353,7 +377,7 @@ def _check_nll(input: Tensor, target: Tensor, ignore_index: int) -> None:
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({batch})."
         )
     n_classes = input.shape[0 if input.dim() == 1 else 1]
-    t = target._data
+    t = target.numpy()
     if t.size and (t.min() < 0 or t.max() >= n_classes):  # only then look for the culprit
         bad = t[((t < 0) | (t >= n_classes)) & (t != ignore_index)]
         if bad.size:
@@ -379,12 +403,12 @@ def nll_loss(
     _check_nll(input, target, ignore_index)
     options = {"weight": _array(weight), "reduction": reduction, "ignore_index": ignore_index}
     if input.dim() <= 2:
-        return nn_ops.NllLoss.apply(input, target=target._data, **options)
+        return nn_ops.NllLossBackward0.apply(input, target=target.numpy(), **options)
     if input.dim() == 4:
-        return nn_ops.NllLoss2D.apply(input, target=target._data, **options)
+        return nn_ops.NllLoss2DBackward0.apply(input, target=target.numpy(), **options)
     n, c = input.shape[:2]
     flat = input.contiguous().reshape(n, c, 1, -1)
-    out = nn_ops.NllLoss2D.apply(flat, target=target._data.reshape(n, 1, -1), **options)
+    out = nn_ops.NllLoss2DBackward0.apply(flat, target=target.numpy().reshape(n, 1, -1), **options)
     return out if reduction != "none" else out.view(n, *input.shape[2:])
 
 
@@ -436,16 +460,16 @@ def _smooth_term(logp, target, weight, ignore_index, reduction, class_dim) -> Te
         smooth = -logp.sum(class_dim)
     else:
         smooth = -(logp * _class_view(weight, logp.dim(), class_dim)).sum(class_dim)
-    ignored = target._data == ignore_index
-    smooth = smooth.masked_fill(Tensor._wrap(ignored), 0.0)
+    ignored = target.numpy() == ignore_index
+    smooth = smooth.masked_fill(from_numpy(ignored), 0.0)
     if reduction == "sum":
         return smooth.sum()
     if reduction == "none":
         return smooth
     if weight is None:
         return smooth.sum() / int((~ignored).sum())
-    kept = target._data[~ignored]
-    return smooth.sum() / Tensor._wrap(np.sum(weight._data[kept]))
+    kept = target.numpy()[~ignored]
+    return smooth.sum() / from_numpy(np.asarray(np.sum(weight.detach().numpy()[kept])))
 
 
 def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, class_dim) -> Tensor:
@@ -487,7 +511,7 @@ def binary_cross_entropy(
         "Using a target size ({target}) that is different to the "
         "input size ({input}) is deprecated. Please ensure they have the same size.",
     )
-    return nn_ops.BinaryCrossEntropy.apply(
+    return nn_ops.BinaryCrossEntropyBackward0.apply(
         input, target, weight=_array(weight), reduction=reduction
     )
 
@@ -506,6 +530,6 @@ def binary_cross_entropy_with_logits(
     _check_same_size(
         input, target, "Target size ({target}) must be the same as input size ({input})"
     )
-    return nn_ops.BinaryCrossEntropyWithLogits.apply(
+    return nn_ops.BinaryCrossEntropyWithLogitsBackward0.apply(
         input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction
     )

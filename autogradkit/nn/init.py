@@ -11,8 +11,20 @@ import math
 import warnings
 
 from ..autograd.grad_mode import no_grad
-from ..random import _generator
 from ..tensor import Tensor
+
+__all__ = [
+    "calculate_gain",
+    "uniform_",
+    "normal_",
+    "constant_",
+    "zeros_",
+    "ones_",
+    "xavier_uniform_",
+    "xavier_normal_",
+    "kaiming_uniform_",
+    "kaiming_normal_",
+]
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -69,13 +81,6 @@ def _fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
-def _fill(tensor: Tensor, values) -> Tensor:
-    with no_grad():
-        tensor._data[...] = values
-        tensor._version_counter.value += 1
-    return tensor
-
-
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill with draws from U(a, b).
 
@@ -85,12 +90,14 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> 
         >>> bool(w.min() >= -0.5 and w.max() <= 0.5)
         True
     """
-    return _fill(tensor, _generator(generator).uniform(a, b, tensor.shape))
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill with draws from N(mean, std**2)."""
-    return _fill(tensor, _generator(generator).normal(mean, std, tensor.shape))
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -101,15 +108,16 @@ def constant_(tensor: Tensor, val: float) -> Tensor:
         >>> agk.nn.init.constant_(agk.empty(2), 8.0)
         tensor([8., 8.])
     """
-    return _fill(tensor, val)
+    with no_grad():
+        return tensor.fill_(val)
 
 
 def zeros_(tensor: Tensor) -> Tensor:
-    return _fill(tensor, 0)
+    return constant_(tensor, 0)
 
 
 def ones_(tensor: Tensor) -> Tensor:
-    return _fill(tensor, 1)
+    return constant_(tensor, 1)
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:

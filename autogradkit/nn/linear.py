@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from .. import _dtype
+from ..creation import empty
 from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+
+__all__ = ["Identity", "Linear"]
 
 
 class Identity(Module):
@@ -51,13 +51,10 @@ class Linear(Module):
         self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None
     ):
         super().__init__()
-        if device is not None:
-            Tensor._wrap(np.zeros(0)).to(device)  # only the CPU exists
-        np_dtype = _dtype.to_numpy(dtype or _dtype.DEFAULT_FLOAT)
         self.in_features, self.out_features = in_features, out_features
-        self.weight = Parameter(Tensor._wrap(np.empty((out_features, in_features), np_dtype)))
+        self.weight = Parameter(empty(out_features, in_features, device=device, dtype=dtype))
         if bias:
-            self.bias = Parameter(Tensor._wrap(np.empty(out_features, np_dtype)))
+            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

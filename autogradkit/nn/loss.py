@@ -6,6 +6,8 @@ from ..tensor import Tensor
 from . import functional as F
 from .module import Module
 
+__all__ = ["MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
+
 
 class _Loss(Module):
     """``size_average`` and ``reduce`` are the deprecated way to say ``reduction``."""

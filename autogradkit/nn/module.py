@@ -7,13 +7,18 @@ attribute assignment (``self.fc = Linear(2, 3)``). Everything else (``parameters
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict, namedtuple
 
+from .. import _dtype
 from ..autograd import grad_mode
+from ..creation import tensor
 from ..tensor import Tensor
 from ..utils.hooks import HookDict, RemovableHandle, add_hook
 from ._backward_hooks import BackwardHook, attach_legacy_hooks
 from .parameter import Parameter
+
+__all__ = ["Module"]
 
 _BOTH_KINDS = (
     "Cannot use both regular backward hooks and full backward hooks on a single Module. "
@@ -24,7 +29,7 @@ _BOTH_KINDS = (
 def _typename(obj) -> str:
     """``autogradkit.FloatTensor`` for tensors, the qualified class name otherwise."""
     if isinstance(obj, Tensor):
-        return f"autogradkit.{obj.dtype._tensor_type}"
+        return obj.type()
     module = type(obj).__module__
     name = type(obj).__qualname__
     return name if module in ("", "builtins") else f"{module}.{name}"
@@ -441,8 +446,8 @@ class Module:
                     continue
                 with grad_mode.no_grad():
                     param.data = fn(param.data)
-                    if param._grad is not None:
-                        param._grad = fn(param._grad)
+                    if param.grad is not None:
+                        param.grad = fn(param.grad)
             for key, buf in module._buffers.items():
                 if buf is not None:
                     module._buffers[key] = fn(buf)
@@ -450,9 +455,7 @@ class Module:
 
     def to(self, *args, **kwargs) -> Module:
         """Move to a device (only ``"cpu"``) and/or cast floating-point tensors to a dtype."""
-        from .. import _dtype
-
-        probe = Tensor._wrap(_dtype.float32.numpy.type(0))
+        probe = tensor(0.0)
         dtype = probe.to(*args, **kwargs).dtype  # validates devices as Tensor.to does
         asked = kwargs.get("dtype") is not None or any(
             isinstance(a, (_dtype.dtype, Tensor)) for a in args
@@ -635,8 +638,6 @@ class Module:
         return args, kwargs
 
     def _run_always_called_hooks(self, state: dict) -> None:
-        import warnings
-
         for hook_id, hook in tuple(self._forward_hooks.items()):
             if hook_id not in self._forward_hooks_always_called or hook_id in state["called"]:
                 continue

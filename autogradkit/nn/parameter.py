@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from ..creation import empty
 from ..tensor import Tensor
+
+__all__ = ["Parameter"]
 
 
 class Parameter(Tensor):
@@ -25,17 +26,8 @@ class Parameter(Tensor):
         tensor([1., 1.], requires_grad=True)
     """
 
-    def __init__(self, data: Tensor | None = None, requires_grad: bool = True):
-        if data is None:
-            data = Tensor._wrap(np.zeros(0, np.float32))
-        self._init(data._data, None, 0, False)
-        self._version_counter = data._version_counter  # shared, as detach() shares it
-        if requires_grad:
-            if self._data.dtype.kind != "f":
-                raise RuntimeError(
-                    "Only Tensors of floating point and complex dtype can require gradients"
-                )
-            self._requires_grad = True
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
+        return Tensor._make_subclass(cls, empty(0) if data is None else data, requires_grad)
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
@@ -43,9 +35,9 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo: dict) -> Parameter:
         if id(self) in memo:
             return memo[id(self)]
-        result = Parameter(Tensor._wrap(self._data.copy()), self._requires_grad)
+        result = Parameter(self.data.clone(), self.requires_grad)
         memo[id(self)] = result
         return result
 
     def __reduce_ex__(self, protocol):
-        return (Parameter, (Tensor._wrap(self._data), self._requires_grad))
+        return (Parameter, (self.data, self.requires_grad))

@@ -6,6 +6,8 @@ from ..tensor import Tensor
 from . import functional as F
 from .module import Module
 
+__all__ = ["MaxPool2d"]
+
 
 class MaxPool2d(Module):
     """Max pooling over ``kernel_size`` windows, ``stride`` apart (the kernel size unless

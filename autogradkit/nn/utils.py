@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from .._functions import stack
 from ..autograd.grad_mode import no_grad
+from ..creation import tensor
 from ..tensor import Tensor
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_"]
 
 
 @no_grad()
@@ -35,7 +36,7 @@ def clip_grad_norm_(
     grads = [p.grad for p in parameters if p.grad is not None]
     norm_type = float(norm_type)
     if not grads:
-        return Tensor._wrap(np.zeros((), np.float32))
+        return tensor(0.0)
     norms = [g.norm(norm_type) for g in grads]
     total_norm = stack(norms).norm(norm_type)
     if error_if_nonfinite and not math.isfinite(total_norm.item()):

@@ -8,12 +8,14 @@ from ..autograd.function import REGISTRY
 
 # importing the op modules fills REGISTRY
 from . import (
+    arithmetic,
     conv,
-    elementwise,
     indexing,
+    joining,
     linalg,
     movement,
     nn,
+    power,
     reduce,
     rounding,
     selection,

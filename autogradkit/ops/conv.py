@@ -2,8 +2,8 @@
 
 ``_windows`` views every kernel-sized patch of the padded input at once: shape
 ``(N, C, out_h, out_w, kh, kw)``. A convolution is then one ``tensordot`` per group, and each
-backward is a convolution again (``ConvolutionInputGrad`` and ``ConvolutionWeightGrad``), so
-gradients of gradients work as in PyTorch.
+backward is a convolution again (``ConvolutionInputGradBackward0`` and
+``ConvolutionWeightGradBackward0``), so gradients of gradients work as in PyTorch.
 """
 
 from __future__ import annotations
@@ -12,7 +12,12 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..autograd.function import Function
-from .indexing import IndexPut
+from .indexing import IndexPutBackward0
+
+__all__ = (
+    "ConvolutionBackward0 ConvolutionInputGradBackward0 ConvolutionWeightGradBackward0 "
+    "MaxPool2DWithIndicesBackward0"
+).split()
 
 
 def _windows(xp, kernel, stride, dilation):
@@ -78,7 +83,7 @@ def _weight_grad(x, g, weight_shape, padding, stride, dilation, groups):
     return np.concatenate(parts, axis=0)  # (O, c_in, kh, kw)
 
 
-class Convolution(Function):
+class ConvolutionBackward0(Function):
     """out = conv(x, w) + b;  dx = conv_transpose(g, w),  dw = conv(x, g),  db = sum(g)"""
 
     promotes = False
@@ -103,13 +108,13 @@ class Convolution(Function):
         options = dict(padding=ctx.pads, stride=ctx.stride, dilation=ctx.dilation)
         options["groups"] = ctx.groups
         needs = ctx.needs_input_grad
-        gx = ConvolutionInputGrad.call(g, w, input_shape=ctx.input_shape, **options)
-        gw = ConvolutionWeightGrad.call(x, g, weight_shape=np.shape(w), **options)
+        gx = ConvolutionInputGradBackward0.call(g, w, input_shape=ctx.input_shape, **options)
+        gw = ConvolutionWeightGradBackward0.call(x, g, weight_shape=np.shape(w), **options)
         gb = np.sum(g, axis=(0, 2, 3)) if needs[2] else None
         return gx if needs[0] else None, gw if needs[1] else None, gb
 
 
-class ConvolutionInputGrad(Function):
+class ConvolutionInputGradBackward0(Function):
     """out = conv_transpose(g, w) (the input's gradient);  dg = conv(gg, w),  dw = conv(gg, g)"""
 
     promotes = False
@@ -123,12 +128,12 @@ class ConvolutionInputGrad(Function):
     @staticmethod
     def backward(ctx, gg):
         g, w = ctx.saved_tensors
-        dg = Convolution.call(gg, w, None, **ctx.options)
-        dw = ConvolutionWeightGrad.call(gg, g, weight_shape=np.shape(w), **ctx.options)
+        dg = ConvolutionBackward0.call(gg, w, None, **ctx.options)
+        dw = ConvolutionWeightGradBackward0.call(gg, g, weight_shape=np.shape(w), **ctx.options)
         return dg, dw
 
 
-class ConvolutionWeightGrad(Function):
+class ConvolutionWeightGradBackward0(Function):
     """out = the weight's gradient from x and g;  dx = conv_transpose(g, gw),  dg = conv(x, gw)"""
 
     promotes = False
@@ -142,11 +147,11 @@ class ConvolutionWeightGrad(Function):
     @staticmethod
     def backward(ctx, gw):
         x, g = ctx.saved_tensors
-        dx = ConvolutionInputGrad.call(g, gw, input_shape=np.shape(x), **ctx.options)
-        return dx, Convolution.call(x, gw, None, **ctx.options)
+        dx = ConvolutionInputGradBackward0.call(g, gw, input_shape=np.shape(x), **ctx.options)
+        return dx, ConvolutionBackward0.call(x, gw, None, **ctx.options)
 
 
-class MaxPool2DWithIndices(Function):
+class MaxPool2DWithIndicesBackward0(Function):
     """out = the largest value of each window (its first, in row order);
     dx = g added at each window's winner"""
 
@@ -158,11 +163,11 @@ class MaxPool2DWithIndices(Function):
         ctx.kernel_size, ctx.stride, ctx.padding = kernel_size, shown_stride, padding
         ctx.dilation, ctx.ceil_mode = dilation, ceil_mode
         if x.ndim == 3:  # one image (C, H, W): pooled as a batch of one
-            out, indices = MaxPool2DWithIndices.forward(
+            out, indices = MaxPool2DWithIndicesBackward0.forward(
                 ctx, x[None], kernel_size=kernel_size, stride=stride, padding=padding,
                 dilation=dilation, ceil_mode=ceil_mode, shown_stride=shown_stride
             )  # fmt: skip
-            ctx._to_save = (x, indices[0])
+            ctx.save_for_backward(x, indices[0])
             return out[0], indices[0]
         extra = [_ceil_extra(n, k, s, p, d) if ceil_mode else 0 for n, k, s, p, d in
                  zip(x.shape[2:], kernel_size, stride, padding, dilation)]  # fmt: skip
@@ -187,7 +192,7 @@ class MaxPool2DWithIndices(Function):
         indices = np.asarray(indices)
         lead = tuple(i[..., None, None] for i in np.indices(indices.shape[:-2]))
         where = (*lead, *np.divmod(indices, np.shape(x)[-1]))
-        return IndexPut.call(np.zeros_like(x), g, index=where, accumulate=True)
+        return IndexPutBackward0.call(np.zeros_like(x), g, index=where, accumulate=True)
 
 
 def _ceil_extra(size, kernel, stride, pad, dilation) -> int:

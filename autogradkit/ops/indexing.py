@@ -1,5 +1,6 @@
-"""Indexing: reading ``x[index]`` (copies and views) and writing ``x[index] = values``
-(``CopySlices``, the node of writes through a view, is in ``autograd.function``)."""
+"""Indexing and writing: reading ``x[index]`` (copies and views), writing
+``x[index] = values``, ``fill_`` and ``zero_`` (``CopySlices``, the node of writes through a
+view, is in ``_inplace.py``)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,15 @@ import numpy as np
 
 from ..autograd.function import Function
 
+__all__ = (
+    "IndexBackward0 SelectBackward0 SliceBackward0 AsStridedBackward0 IndexPutBackward0 "
+    "ZeroBackward0 FillBackward2 FillBackward3"
+).split()
+
 _END = 2**63 - 1  # an open slice end, as PyTorch keeps it (INT64_MAX)
 
 
-class Index(Function):
+class IndexBackward0(Function):
     """out = x[index] (advanced indexing copies);  dx = zeros with g added at index"""
 
     saved_names, saved_values = ("*indices",), ("self_sym_sizes",)  # *: a list of tensors
@@ -29,7 +35,7 @@ class Index(Function):
     @staticmethod
     def backward(ctx, g):
         zeros = np.zeros(ctx.self_sym_sizes, ctx.dtype)
-        return IndexPut.call(zeros, g, index=_region(ctx), accumulate=True)
+        return IndexPutBackward0.call(zeros, g, index=_region(ctx), accumulate=True)
 
 
 def _index_arrays(index) -> tuple:
@@ -45,7 +51,7 @@ def _region(ctx) -> tuple:
     return tuple(r if s is None else np.asarray(s) for r, s in zip(ctx.region, saved))
 
 
-class Select(Index):
+class SelectBackward0(IndexBackward0):
     """out = x[..., i, ...] (one position of one dim, a view);  dx = zeros with g at i"""
 
     is_view = True
@@ -56,7 +62,7 @@ class Select(Index):
         ctx.dim, ctx.index = len(index) - 2, index[-2]
 
 
-class Slice(Index):
+class SliceBackward0(IndexBackward0):
     """out = x[..., a:b:s, ...] (a view);  dx = zeros with g in the slice"""
 
     is_view = True
@@ -70,7 +76,7 @@ class Slice(Index):
         ctx.end = _END if item.stop is None else item.stop
 
 
-class AsStrided(Index):
+class AsStridedBackward0(IndexBackward0):
     """out = x[index], a view re-made after an in-place op on it;  dx = zeros with g there"""
 
     is_view = True
@@ -81,7 +87,7 @@ class AsStrided(Index):
         ctx.size, ctx.stride, ctx.storage_offset = size, stride, storage_offset
 
 
-class IndexPut(Function):
+class IndexPutBackward0(Function):
     """out = x with values written at index (added there with ``accumulate``, so repeats add
     up);  dx = g (0 at index unless accumulating),  dvalues = g[index]"""
 
@@ -101,5 +107,40 @@ class IndexPut(Function):
     @staticmethod
     def backward(ctx, g):
         region = _region(ctx)
-        gx = g if ctx.accumulate else IndexPut.call(g, 0, index=region)
-        return gx, Index.call(g, index=region)
+        gx = g if ctx.accumulate else IndexPutBackward0.call(g, 0, index=region)
+        return gx, IndexBackward0.call(g, index=region)
+
+
+class ZeroBackward0(Function):
+    """out = zeros like x (``zero_``);  dx = 0"""
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.zeros_like(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.zeros_like(g)
+
+
+class FillBackward2(Function):
+    """out = x filled with a number (``fill_``, fill_.Scalar);  dx = 0"""
+
+    promotes = False  # the value takes x's dtype
+
+    @staticmethod
+    def forward(ctx, x, value):
+        if np.ndim(value) != 0:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor "
+                f"with {np.ndim(value)} dimensions."
+            )
+        return np.full_like(x, value)
+
+    @staticmethod
+    def backward(ctx, g):
+        return np.zeros_like(g), np.sum(g) if ctx.needs_input_grad[1] else None
+
+
+class FillBackward3(FillBackward2):
+    """out = x filled with a 0-dim tensor's value (fill_.Tensor);  dx = 0,  dvalue = sum(g)"""

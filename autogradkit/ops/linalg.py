@@ -7,6 +7,8 @@ import numpy as np
 from .. import _shape
 from ..autograd.function import Function
 
+__all__ = ["MmBackward0", "AddmmBackward0", "MvBackward0", "DotBackward0", "BmmBackward0"]
+
 _TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long", "int32": "int"}
 
 
@@ -35,10 +37,10 @@ def _geometry(ctx, **arrays) -> None:
 def _mat2_grad(x, g, column_major: bool):
     """``x.T @ g``, laid out as mat2 was: for ``weight.t()`` (column-major) PyTorch computes
     ``(g.T @ x).T``, so that the weight's own gradient comes out row-major."""
-    return np.transpose(np.transpose(g) @ x) if column_major else np.transpose(x) @ g
+    return (g.T @ x).T if column_major else x.T @ g
 
 
-class Mm(Function):
+class MmBackward0(Function):
     """out = x @ y (matrices);  dx = g @ y.T,  dy = x.T @ g"""
 
     promotes = False
@@ -68,12 +70,12 @@ class Mm(Function):
     def backward(ctx, g):
         x, y = ctx.saved_tensors
         return (
-            g @ np.transpose(y) if ctx.needs_input_grad[0] else None,
+            g @ y.T if ctx.needs_input_grad[0] else None,
             _mat2_grad(x, g, ctx.column_major) if ctx.needs_input_grad[1] else None,
         )
 
 
-class Addmm(Function):
+class AddmmBackward0(Function):
     """out = b + x @ w;  db = g,  dx = g @ w.T,  dw = x.T @ g"""
 
     promotes = False
@@ -117,12 +119,12 @@ class Addmm(Function):
         x, w = ctx.saved_tensors
         return (
             g,
-            g @ np.transpose(w) if ctx.needs_input_grad[1] else None,
+            g @ w.T if ctx.needs_input_grad[1] else None,
             _mat2_grad(x, g, ctx.column_major) if ctx.needs_input_grad[2] else None,
         )
 
 
-class Mv(Function):
+class MvBackward0(Function):
     """out = m @ v (matrix times vector);  dm = outer(g, v),  dv = m.T @ g"""
 
     promotes = False
@@ -150,11 +152,11 @@ class Mv(Function):
         m, v = ctx.saved_tensors
         return (
             np.expand_dims(g, 1) * v if ctx.needs_input_grad[0] else None,
-            np.transpose(m) @ g if ctx.needs_input_grad[1] else None,
+            m.T @ g if ctx.needs_input_grad[1] else None,
         )
 
 
-class Dot(Function):
+class DotBackward0(Function):
     """out = sum(x * y) (two vectors);  dx = g * y,  dy = g * x"""
 
     promotes = False
@@ -182,7 +184,7 @@ class Dot(Function):
         return g * y, g * x
 
 
-class Bmm(Function):
+class BmmBackward0(Function):
     """out = x[i] @ y[i] for each i of one batch dim;  dx = g @ y^T,  dy = x^T @ g"""
 
     promotes = False
@@ -205,4 +207,4 @@ class Bmm(Function):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        return g @ np.swapaxes(y, -1, -2), np.swapaxes(x, -1, -2) @ g
+        return g @ y.mT, x.mT @ g

@@ -1,4 +1,5 @@
-"""Ops that move or copy elements: views, reshapes, joining, copies and dtype changes."""
+"""Ops that move or copy elements: views, reshapes, copies and dtype changes (joining
+tensors and cutting them apart: ``joining.py``)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,15 @@ import numpy as np
 from .._shape import normalize_dim
 from ..autograd.function import Function
 
+__all__ = (
+    "ViewBackward0 ReshapeAliasBackward0 UnsafeViewBackward0 PermuteBackward0 "
+    "TransposeBackward0 TBackward0 ExpandBackward0 SqueezeBackward0 SqueezeBackward1 "
+    "SqueezeBackward2 SqueezeBackward4 UnsqueezeBackward0 FlipBackward0 CopyBackwards "
+    "CloneBackward0 ToCopyBackward0"
+).split()
 
-class View(Function):
+
+class ViewBackward0(Function):
     """out = x viewed with a new shape (no copy);  dx = g reshaped back"""
 
     is_view = True
@@ -30,11 +38,11 @@ class View(Function):
         return np.reshape(g, ctx.self_sym_sizes)
 
 
-class ReshapeAlias(View):
+class ReshapeAliasBackward0(ViewBackward0):
     """reshape of a non-contiguous x that can still be a view: PyTorch names it apart"""
 
 
-class UnsafeView(View):
+class UnsafeViewBackward0(ViewBackward0):
     """out = x reshaped, not tracked as a view (reshape's copy, matmul's result);
     dx = g reshaped back"""
 
@@ -46,7 +54,7 @@ class UnsafeView(View):
         return np.reshape(np.ascontiguousarray(x), shape)
 
 
-class Permute(Function):
+class PermuteBackward0(Function):
     """out = x with its dims reordered;  dx = g with the inverse order"""
 
     is_view = True
@@ -64,7 +72,7 @@ class Permute(Function):
         return np.transpose(g, ctx.inverse)
 
 
-class Transpose(Function):
+class TransposeBackward0(Function):
     """out = x with dims d0 and d1 swapped;  dx = g swapped back"""
 
     is_view = True
@@ -81,7 +89,7 @@ class Transpose(Function):
         return np.swapaxes(g, *ctx.dims)
 
 
-class T(Function):
+class TBackward0(Function):
     """out = x.t() (a matrix transposed);  dx = g.t()"""
 
     is_view = True
@@ -95,7 +103,7 @@ class T(Function):
         return np.transpose(g)  # g may be a Tensor (create_graph): keep TBackward0
 
 
-class Expand(Function):
+class ExpandBackward0(Function):
     """out = x broadcast to a larger shape;  dx = g (the engine sums it back to x's shape)"""
 
     is_view = True
@@ -111,22 +119,14 @@ class Expand(Function):
         return g
 
 
-class Squeeze(Function):
-    """out = x without size-1 dims (all, or the given ones);  dx = g reshaped back"""
+class SqueezeBackward0(Function):
+    """out = x without its size-1 dims (``squeeze()``);  dx = g reshaped back"""
 
     is_view = True
-    # squeeze() 0, squeeze(dim) 1, squeeze(dims) 2; squeeze_ 3, 4, 5 (as in matmul)
-    saved_values = {n: ("dim", "self_sym_sizes") for n in (1, 2, 4, 5)}
-    saved_values.update({0: ("self_sym_sizes",), 3: ("self_sym_sizes",)})
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        dims = static.get("dims")
-        overload = 0 if dims is None else 1 if isinstance(dims, int) else 2
-        return overload + 3 if static.get("in_place") else overload
+    saved_values = ("self_sym_sizes",)
 
     @staticmethod
-    def forward(ctx, x, *, dims=None, in_place=False):
+    def forward(ctx, x, *, dims=None):
         ctx.self_sym_sizes, ctx.dim = x.shape, dims
         if dims is not None:
             axes = (dims,) if isinstance(dims, int) else dims
@@ -138,7 +138,21 @@ class Squeeze(Function):
         return np.reshape(g, ctx.self_sym_sizes)
 
 
-class Unsqueeze(Function):
+class SqueezeBackward1(SqueezeBackward0):
+    """out = x without dim ``dims`` if its size is 1 (``squeeze(dim)``);  dx = g reshaped back"""
+
+    saved_values = ("dim", "self_sym_sizes")
+
+
+class SqueezeBackward2(SqueezeBackward1):
+    """out = x without those of ``dims`` whose size is 1 (``squeeze(dims)``)"""
+
+
+class SqueezeBackward4(SqueezeBackward1):
+    """``squeeze_(dim)``: what PyTorch's matmul of a vector and a matrix records"""
+
+
+class UnsqueezeBackward0(Function):
     """out = x with a new size-1 dim;  dx = g with that dim removed"""
 
     is_view = True
@@ -154,7 +168,7 @@ class Unsqueeze(Function):
         return np.squeeze(g, axis=ctx.axis)
 
 
-class Flip(Function):
+class FlipBackward0(Function):
     """out = x reversed along dims (a copy);  dx = g reversed back"""
 
     saved_values = ("dims",)
@@ -172,7 +186,7 @@ class Flip(Function):
         return np.flip(g, ctx.axes)
 
 
-class Copy(Function):
+class CopyBackwards(Function):
     """out = src broadcast into x's shape and dtype (``x.copy_(src)``);  dx = 0,  dsrc = g"""
 
     node_name = "CopyBackwards"
@@ -187,7 +201,7 @@ class Copy(Function):
         return np.zeros_like(g), g  # x's old value was overwritten: a zero gradient
 
 
-class Clone(Function):
+class CloneBackward0(Function):
     """out = a copy of x (row-major with ``contiguous``, else laid out like x);  dx = g"""
 
     @staticmethod
@@ -201,7 +215,7 @@ class Clone(Function):
         return g
 
 
-class ToCopy(Function):
+class ToCopyBackward0(Function):
     """out = x converted to another dtype;  dx = g (the engine casts it back to x's dtype)"""
 
     @staticmethod
@@ -211,80 +225,3 @@ class ToCopy(Function):
     @staticmethod
     def backward(ctx, g):
         return g
-
-
-class Cat(Function):
-    """out = xs joined along dim;  each dx = its own slice of g"""
-
-    saved_values = ("dim",)
-
-    @staticmethod
-    def forward(ctx, *xs, dim=0):
-        ctx.dim, ctx.axis = dim, normalize_dim(dim, xs[0].ndim)
-        ctx.sizes = [x.shape[ctx.axis] for x in xs]
-        return np.concatenate(xs, axis=ctx.axis)
-
-    @staticmethod
-    def backward(ctx, g):
-        ends = np.cumsum(ctx.sizes)
-        lead = (slice(None),) * ctx.axis
-        return tuple(g[lead + (slice(e - s, e),)] for s, e in zip(ctx.sizes, ends))
-
-
-class Stack(Function):
-    """out = xs stacked along a new dim;  each dx = g at its position of that dim"""
-
-    saved_values = ("dim",)
-
-    @staticmethod
-    def forward(ctx, *xs, dim=0):
-        ctx.dim, ctx.axis, ctx.count = dim, normalize_dim(dim, xs[0].ndim + 1), len(xs)
-        for i, x in enumerate(xs):
-            if x.shape != xs[0].shape:
-                raise RuntimeError(
-                    "stack expects each tensor to be equal size, but got "
-                    f"{list(xs[0].shape)} at entry 0 and {list(x.shape)} at entry {i}"
-                )
-        return np.stack(xs, axis=ctx.axis)
-
-    @staticmethod
-    def backward(ctx, g):
-        lead = (slice(None),) * ctx.axis
-        return tuple(g[lead + (i,)] for i in range(ctx.count))
-
-
-class Split(Function):
-    """outs = x cut into pieces along dim;  dx = the pieces' gradients (or zeros) joined"""
-
-    saved_values = ("dim", "self_sym_sizes", "split_size")
-
-    @staticmethod
-    def forward(ctx, x, *, sizes, dim, split_size=None):
-        ctx.dim, ctx.axis, ctx.self_sym_sizes = dim, normalize_dim(dim, x.ndim), x.shape
-        ctx.split_size, ctx.split_sizes = split_size, sizes
-        return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=ctx.axis))
-
-    @staticmethod
-    def backward(ctx, *grads):
-        return np.concatenate(grads, axis=ctx.axis)
-
-
-class SplitWithSizes(Split):
-    """``split([sizes])``: the same cut, which PyTorch records under its own name"""
-
-    saved_values = ("dim", "self_sym_sizes", "split_sizes")
-
-
-class Unbind(Function):
-    """outs = x[i] for each i along dim;  dx = the outputs' gradients stacked back"""
-
-    saved_values = ("dim",)
-
-    @staticmethod
-    def forward(ctx, x, *, dim):
-        ctx.dim, ctx.axis = dim, normalize_dim(dim, x.ndim)
-        return tuple(np.moveaxis(x, ctx.axis, 0))
-
-    @staticmethod
-    def backward(ctx, *grads):
-        return np.stack(grads, axis=ctx.axis)

@@ -7,8 +7,14 @@ import numpy as np
 from .._shape import normalize_dim
 from ..autograd.function import Function
 
+__all__ = (
+    "LogSoftmaxBackward0 SoftmaxBackward0 LeakyReluBackward0 MseLossBackward0 "
+    "NllLossBackward0 NllLoss2DBackward0 BinaryCrossEntropyBackward0 "
+    "BinaryCrossEntropyWithLogitsBackward0"
+).split()
 
-class LogSoftmax(Function):
+
+class LogSoftmaxBackward0(Function):
     """out = x - logsumexp(x, dim);  dx = g - exp(out) * sum(g, dim)"""
 
     saved_names, saved_values = ("result",), ("dim",)
@@ -28,7 +34,7 @@ class LogSoftmax(Function):
         return g - np.exp(out) * np.sum(g, axis=ctx.axis, keepdims=True)
 
 
-class Softmax(Function):
+class SoftmaxBackward0(Function):
     """out = exp(x) / sum(exp(x), dim);  dx = out * (g - sum(g * out, dim))"""
 
     saved_names, saved_values = ("result",), ("dim",)
@@ -64,7 +70,7 @@ def _spread(g, shape: tuple, reduction: str, count=None):
     return np.broadcast_to(scale, shape)
 
 
-class LeakyRelu(Function):
+class LeakyReluBackward0(Function):
     """out = x if x > 0 else slope * x;  dx = g if x > 0 else slope * g"""
 
     saved_names, saved_values = ("self",), ("negative_slope",)
@@ -81,7 +87,7 @@ class LeakyRelu(Function):
         return np.where(x > 0, g, g * ctx.negative_slope)
 
 
-class MseLoss(Function):
+class MseLossBackward0(Function):
     """out = reduce((x - y)**2);  dx = 2 (x - y) g / n,  dy = -dx  (n only for "mean")"""
 
     saved_names, saved_values = ("self", "target"), ("reduction",)
@@ -100,7 +106,7 @@ class MseLoss(Function):
         return gx, -gx
 
 
-class NllLoss(Function):
+class NllLossBackward0(Function):
     """out = reduce(-w[t_i] * x[i, t_i]) (mean divides by sum of w[t_i]);
     dx = -w[t_i] * g at [i, t_i], 0 elsewhere.  Class dim is 1 (or 0 for one sample)."""
 
@@ -146,11 +152,11 @@ class NllLoss(Function):
         return ctx.mask * scale
 
 
-class NllLoss2D(NllLoss):
+class NllLoss2DBackward0(NllLossBackward0):
     """nll_loss over extra spatial dims (N, C, d1, ...): PyTorch names this node apart"""
 
 
-class BinaryCrossEntropy(Function):
+class BinaryCrossEntropyBackward0(Function):
     """out = reduce(-w (y log x + (1 - y) log(1 - x))), each log clamped at -100;
     dx = w g (x - y) / max(x (1 - x), 1e-12),  dy = w g (log(1 - x) - log x)"""
 
@@ -178,7 +184,7 @@ class BinaryCrossEntropy(Function):
         return gx, gy
 
 
-class BinaryCrossEntropyWithLogits(Function):
+class BinaryCrossEntropyWithLogitsBackward0(Function):
     """out = reduce(w ((1 - y) x + (1 + (p - 1) y) softplus(-x)))  (p: pos_weight);
     dx = w g (sigmoid(x) (p y + 1 - y) - p y),  dy = w g ((1 - p) log sigmoid(x) - x)"""
 

@@ -1,4 +1,4 @@
-"""Reductions over all elements or over ``dim`` (with ``keepdim``)."""
+"""Reductions other than sum and mean (``arithmetic.py``): product, logsumexp, max, min."""
 
 from __future__ import annotations
 
@@ -6,84 +6,36 @@ import numpy as np
 
 from .._shape import normalize_dims
 from ..autograd.function import Function
+from .arithmetic import _as_dims
+
+__all__ = (
+    "ProdBackward0 ProdBackward1 LogsumexpBackward0 MaxBackward0 MaxBackward1 MinBackward0 "
+    "MinBackward1"
+).split()
 
 
-def _expand_back(g, shape: tuple, axes, keepdim: bool):
-    """Broadcast a reduced gradient back to the input's shape."""
-    if axes is not None and not keepdim:
-        g = np.expand_dims(g, axes)
-    return np.broadcast_to(g, shape)
-
-
-def _as_dims(dim):
-    """A dim argument as PyTorch keeps it for ``_saved_dim``: None, or a tuple as given."""
-    return None if dim is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
-
-
-class Sum(Function):
-    """out = sum(x, dim);  dx = g broadcast back to x's shape"""
-
-    saved_values = {0: ("self_sym_sizes",), 1: ("dim", "keepdim", "self_sym_sizes")}
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        return 0 if static.get("dim") is None else 1  # sum() vs sum(dim)
-
-    @staticmethod
-    def forward(ctx, x, *, dim=None, keepdim=False):
-        ctx.self_sym_sizes, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
-        ctx.dim = _as_dims(dim)
-        dtype = np.int64 if x.dtype.kind in "biu" else None  # PyTorch sums ints as int64
-        return np.sum(x, axis=ctx.axes, keepdims=keepdim, dtype=dtype)
-
-    @staticmethod
-    def backward(ctx, g):
-        return _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
-
-
-class Mean(Function):
-    """out = mean(x, dim);  dx = g / n broadcast back (n: elements averaged)"""
-
-    quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
-    saved_values = {
-        0: ("self_sym_numel", "self_sym_sizes"),
-        1: ("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
-    }
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        return 0 if static.get("dim") is None else 1
-
-    @staticmethod
-    def forward(ctx, x, *, dim=None, keepdim=False):
-        if x.dtype.kind != "f":
-            raise RuntimeError(
-                "mean(): could not infer output dtype. Input dtype must be either a floating "
-                f"point or complex dtype. Got: {_type_name(x.dtype)}"
-            )
-        ctx.self_sym_sizes, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
-        ctx.dim, ctx.self_sym_numel = _as_dims(dim), x.size
-        ctx.count = _reduced_size(x.shape, ctx.axes)
-        return _mean(x, ctx.axes, keepdim, ctx.count)
-
-    @staticmethod
-    def backward(ctx, g):
-        return _expand_back(g / ctx.count, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
-
-
-class Prod(Function):
-    """out = product of x (over dim);  dx = g * out / x, or where the slice holds a zero,
-    g times the product of the others (PyTorch's prod_backward)"""
+class ProdBackward0(Function):
+    """out = product of every x;  dx = g * out / x, or where x holds a zero, g times the
+    product of the others (PyTorch's prod_backward)"""
 
     saved_names = ("self", "result")
-    saved_values = {1: ("dim", "keepdim")}
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        return 0 if static.get("dim") is None else 1  # prod() vs prod(dim)
 
     @staticmethod
-    def forward(ctx, x, *, dim=None, keepdim=False):
+    def forward(ctx, x):
+        return ProdBackward1.forward(ctx, x, dim=None)
+
+    @staticmethod
+    def backward(ctx, g):
+        return ProdBackward1.backward(ctx, g)
+
+
+class ProdBackward1(Function):
+    """out = product of x over dim;  dx as for the product of every x, slice by slice"""
+
+    saved_names, saved_values = ("self", "result"), ("dim", "keepdim")
+
+    @staticmethod
+    def forward(ctx, x, *, dim, keepdim=False):
         ctx.axes, ctx.keepdim, ctx.dim = normalize_dims(dim, x.ndim), keepdim, dim
         dtype = np.int64 if x.dtype.kind in "biu" else None  # ints multiply as int64
         out = np.asarray(np.prod(x, axis=ctx.axes, keepdims=keepdim, dtype=dtype))
@@ -113,7 +65,7 @@ def _product_of_others(x, axis: int):
     return np.prod(np.where(own, 1, np.expand_dims(x, axis)), axis=axis + 1)
 
 
-class Logsumexp(Function):
+class LogsumexpBackward0(Function):
     """out = log(sum(exp(x), dim));  dx = g * exp(x - out)"""
 
     quiet_floating_errors = True  # log(0) = -inf for a slice of -inf, as in PyTorch
@@ -138,25 +90,40 @@ class Logsumexp(Function):
         return g * np.exp(x - out)
 
 
-class Max(Function):
-    """out = max(x) (ties share the gradient equally) or max(x, dim) (first index gets it)"""
+class MaxBackward1(Function):
+    """out = max of every x;  ties share the gradient equally"""
 
-    @classmethod
-    def overload_for(cls, inputs, static):
-        return 1 if static.get("dim") is None else 0  # max() is MaxBackward1 in PyTorch
-
+    saved_names = ("self", "result")
     reduce = staticmethod(np.max)
-    arg = staticmethod(np.argmax)
-    saved_names = {1: ("self", "result"), 0: ("indices",)}
-    saved_values = {0: ("dim", "keepdim", "self_sym_sizes")}
 
     @classmethod
-    def forward(cls, ctx, x, *, dim=None, keepdim=False):
+    def forward(cls, ctx, x):
+        out = cls.reduce(x)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        ties = x == out  # ties share the gradient equally, the rest get exact zeros
+        return np.where(ties, g / np.sum(ties), np.zeros_like(x))
+
+
+class MinBackward1(MaxBackward1):
+    """out = min of every x;  ties share the gradient equally"""
+
+    reduce = staticmethod(np.min)
+
+
+class MaxBackward0(Function):
+    """(values, indices) = max(x, dim);  dx = g at each slice's first maximum"""
+
+    saved_names, saved_values = ("indices",), ("dim", "keepdim", "self_sym_sizes")
+    arg = staticmethod(np.argmax)
+
+    @classmethod
+    def forward(cls, ctx, x, *, dim, keepdim=False):
         ctx.self_sym_sizes, ctx.keepdim, ctx.dim = x.shape, keepdim, dim
-        if dim is None:
-            out = cls.reduce(x)
-            ctx.save_for_backward(x, out)
-            return out
         (axis,) = normalize_dims(dim, x.ndim)
         ctx.axis = axis
         indices = np.expand_dims(cls.arg(x, axis=axis), axis)
@@ -169,10 +136,6 @@ class Max(Function):
 
     @staticmethod
     def backward(ctx, g, g_indices=None):
-        if ctx.dim is None:
-            x, out = ctx.saved_tensors
-            ties = x == out  # ties share the gradient equally, the rest get exact zeros
-            return np.where(ties, g / np.sum(ties), np.zeros_like(x))
         (indices,) = ctx.saved_tensors
         indices = np.asarray(indices)
         if not ctx.keepdim:
@@ -183,26 +146,7 @@ class Max(Function):
         return np.where(chosen, g, np.zeros_like(g))
 
 
-class Min(Max):
-    """out = min(x) or min(x, dim); gradient rules as for max"""
+class MinBackward0(MaxBackward0):
+    """(values, indices) = min(x, dim);  dx = g at each slice's first minimum"""
 
-    reduce = staticmethod(np.min)
     arg = staticmethod(np.argmin)
-
-
-def _reduced_size(shape: tuple, axes) -> int:
-    """How many elements a reduction over ``axes`` folds into each output: the input's size
-    over the output's, as PyTorch counts it (0 for an empty input)."""
-    kept = [] if axes is None else [s for i, s in enumerate(shape) if i not in axes]
-    return int(np.prod(shape, dtype=np.int64)) // max(int(np.prod(kept, dtype=np.int64)), 1)
-
-
-def _mean(x, axes, keepdims: bool, count: int):
-    """``np.mean``; the mean of nothing is nan, without NumPy's "Mean of empty slice"."""
-    if count == 0:
-        return np.sum(x, axis=axes, keepdims=keepdims) * float("nan")
-    return np.mean(x, axis=axes, keepdims=keepdims)
-
-
-def _type_name(np_dtype) -> str:
-    return {"i": "Long", "b": "Bool", "u": "Byte"}.get(np.dtype(np_dtype).kind, str(np_dtype))

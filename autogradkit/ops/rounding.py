@@ -9,7 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
-from .elementwise import _is_scalar
+
+__all__ = (
+    "RemainderBackward0 RemainderBackward1 RemainderOfNumberNotImplemented "
+    "FloorDivideNotImplemented"
+).split()
 
 
 def _check_integer_division(y) -> None:
@@ -26,25 +30,32 @@ def _remainder(x, y):
     return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
 
 
-class Remainder(Function):
-    """out = x - floor(x / y) * y;  dx = g,  dy = -g * floor(x / y)"""
+class RemainderBackward0(Function):
+    """out = x - floor(x / y) * y (y a number);  dx = g"""
 
     numbers_are_scalars = True
     quiet_floating_errors = True
-    broadcasts = True
-    saved_names = {1: ("self", "other")}
-    pack_order = (1, 0)
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        return 0 if _is_scalar(inputs[1]) else 1  # remainder.Scalar is RemainderBackward0
 
     @staticmethod
     def forward(ctx, x, y):
-        if ctx._overload == 1:
-            ctx.save_for_backward(
-                x if ctx.needs_input_grad[1] else None, y if ctx.needs_input_grad[1] else None
-            )
+        return _remainder(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, None
+
+
+class RemainderBackward1(Function):
+    """out = x - floor(x / y) * y;  dx = g,  dy = -g * floor(x / y)"""
+
+    quiet_floating_errors = True
+    broadcasts = True
+    saved_names, pack_order = ("self", "other"), (1, 0)
+
+    @staticmethod
+    def forward(ctx, x, y):
+        needed = ctx.needs_input_grad[1]
+        ctx.save_for_backward(x if needed else None, y if needed else None)
         return _remainder(x, y)
 
     @staticmethod
@@ -61,7 +72,7 @@ def _no_derivative(name: str):
     raise RuntimeError(f"derivative for aten::{name} is not implemented")
 
 
-class RemainderOfNumber(Function):
+class RemainderOfNumberNotImplemented(Function):
     """out = number % x (remainder.Scalar_Tensor): no derivative in PyTorch"""
 
     node_name = "NotImplemented"
@@ -78,7 +89,7 @@ class RemainderOfNumber(Function):
         _no_derivative("remainder")
 
 
-class FloorDivide(Function):
+class FloorDivideNotImplemented(Function):
     """out = floor(x / y), rounded as Python rounds: no derivative in PyTorch"""
 
     node_name = "NotImplemented"

@@ -9,7 +9,10 @@ import numpy as np
 
 from .._shape import broadcast_shape
 from ..autograd.function import Function
-from .elementwise import _is_scalar
+
+__all__ = (
+    "MaximumBackward0 MinimumBackward0 WhereBackward0 MaskedFillBackward0 MaskedFillBackward1"
+).split()
 
 
 def _split_by_winner(g, x_wins, tie):
@@ -22,7 +25,7 @@ def _split_by_winner(g, x_wins, tie):
     )
 
 
-class Maximum(Function):
+class MaximumBackward0(Function):
     """out = max(x, y);  ties split the gradient equally, as in PyTorch"""
 
     broadcasts = True
@@ -39,7 +42,7 @@ class Maximum(Function):
         return _split_by_winner(g, x > y, x == y)
 
 
-class Minimum(Function):
+class MinimumBackward0(Function):
     """out = min(x, y);  ties split the gradient equally, as in PyTorch"""
 
     broadcasts = True
@@ -56,7 +59,7 @@ class Minimum(Function):
         return _split_by_winner(g, x < y, x == y)
 
 
-class Where(Function):
+class WhereBackward0(Function):
     """out = x where condition else y;  dx = g where condition,  dy = g elsewhere"""
 
     broadcasts = True
@@ -78,17 +81,12 @@ class Where(Function):
         return np.where(condition, g, zero), np.where(condition, zero, g)
 
 
-class MaskedFill(Function):
-    """out = value where mask else x (in x's dtype);  dx = g where not mask,
-    dvalue = sum of g where mask"""
+class MaskedFillBackward0(Function):
+    """out = value where mask else x (value a number, in x's dtype);  dx = g where not mask"""
 
     numbers_are_scalars = True
     promotes = False
     saved_names = ("mask",)
-
-    @classmethod
-    def overload_for(cls, inputs, static):
-        return 0 if _is_scalar(inputs[1]) else 1  # masked_fill.Scalar vs masked_fill.Tensor
 
     @staticmethod
     def forward(ctx, x, value, *, mask):
@@ -101,3 +99,7 @@ class MaskedFill(Function):
         zero = np.zeros_like(g)  # exact zeros, as PyTorch's masked_fill(mask, 0)
         gvalue = np.sum(np.where(mask, g, zero)) if ctx.needs_input_grad[1] else None
         return np.where(mask, zero, g), gvalue
+
+
+class MaskedFillBackward1(MaskedFillBackward0):
+    """out = value where mask else x (value a 0-dim tensor);  dvalue = sum of g where mask"""

@@ -8,11 +8,13 @@ import numpy as np
 
 from .._shape import normalize_dims
 from ..autograd.function import Function
-from .reduce import _as_dims, _expand_back, _mean, _reduced_size, _type_name
-from .unary import Sgn
+from .arithmetic import _as_dims, _expand_back, _mean, _reduced_size, _type_name
+from .unary import SgnBackward0
+
+__all__ = ["VarBackward0", "StdBackward0", "LinalgVectorNormBackward0"]
 
 
-class Var(Function):
+class VarBackward0(Function):
     """out = sum((x - mean)**2) / (n - correction);  dx = g * 2 (x - mean) / (n - correction)"""
 
     quiet_floating_errors = True  # no degrees of freedom left: nan, as in PyTorch
@@ -35,7 +37,7 @@ class Var(Function):
         return _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim) * centered * scale
 
 
-class Std(Function):
+class StdBackward0(Function):
     """out = sqrt(var(x));  dx = g * (x - mean) / ((n - correction) * out)  (0 where out = 0)"""
 
     quiet_floating_errors = True  # g / 0 where all values are equal: replaced by 0 below
@@ -59,7 +61,7 @@ class Std(Function):
         return scale * centered
 
 
-class LinalgVectorNorm(Function):
+class LinalgVectorNormBackward0(Function):
     """out = (sum |x|^p)^(1/p) over dim (p = inf: max |x|; p = 0: how many x != 0);
     dx = g x / out for p = 2, g sign(x) |x|^(p-1) / out^(p-1) for other p (0 where out = 0)"""
 
@@ -97,15 +99,21 @@ class LinalgVectorNorm(Function):
         if p == 0:
             return None  # a count is flat: no gradient at all (x.grad stays None, as in PyTorch)
         if p == 1:
-            return Sgn.call(x) * g
+            return SgnBackward0.call(x) * g
         if p == 2:
             return g * np.where(out == 0, 0, x / out)
         if np.isinf(p):  # like max: the largest |x| (and any nan) share the gradient
             peak = (np.abs(x) == out) | np.isnan(x)
-            return Sgn.call(x) * (g / np.sum(peak, axis=ctx.axes, keepdims=True) * peak)
+            return SgnBackward0.call(x) * (g / np.sum(peak, axis=ctx.axes, keepdims=True) * peak)
         if p < 1:
-            return np.where(x == 0, 0, Sgn.call(x) * np.abs(x) ** (p - 1)) * g * out ** (1 - p)
-        return Sgn.call(x) * np.abs(x) ** (p - 1) * np.where(out == 0, 0, g / out ** (p - 1))
+            return (
+                np.where(x == 0, 0, SgnBackward0.call(x) * np.abs(x) ** (p - 1))
+                * g
+                * out ** (1 - p)
+            )
+        return (
+            SgnBackward0.call(x) * np.abs(x) ** (p - 1) * np.where(out == 0, 0, g / out ** (p - 1))
+        )
 
 
 def _centered(ctx, x, dim, correction, keepdim: bool, name: str):

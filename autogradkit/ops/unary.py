@@ -5,10 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
-from .elementwise import _floating
+from .arithmetic import _floating
+
+__all__ = (
+    "ExpBackward0 LogBackward0 SinBackward0 CosBackward0 TanBackward0 TanhBackward0 "
+    "SigmoidBackward0 ReluBackward0 SqrtBackward0 SignBackward0 SgnBackward0 AbsBackward0 "
+    "ClampBackward1"
+).split()
 
 
-class Exp(Function):
+class ExpBackward0(Function):
     """out = e**x;  dx = g * out"""
 
     quiet_floating_errors = True
@@ -26,7 +32,7 @@ class Exp(Function):
         return g * out
 
 
-class Log(Function):
+class LogBackward0(Function):
     """out = ln x;  dx = g / x"""
 
     quiet_floating_errors = True
@@ -44,7 +50,7 @@ class Log(Function):
         return g / x
 
 
-class Sin(Function):
+class SinBackward0(Function):
     """out = sin x;  dx = g * cos x"""
 
     saved_names = ("self",)
@@ -61,7 +67,7 @@ class Sin(Function):
         return g * np.cos(x)
 
 
-class Cos(Function):
+class CosBackward0(Function):
     """out = cos x;  dx = -g * sin x"""
 
     saved_names = ("self",)
@@ -78,7 +84,7 @@ class Cos(Function):
         return -g * np.sin(x)
 
 
-class Tan(Function):
+class TanBackward0(Function):
     """out = tan x;  dx = g * (1 + out**2)"""
 
     saved_names = ("result",)
@@ -95,7 +101,7 @@ class Tan(Function):
         return g * (1 + out * out)
 
 
-class Tanh(Function):
+class TanhBackward0(Function):
     """out = tanh x;  dx = g * (1 - out**2)"""
 
     saved_names = ("result",)
@@ -112,7 +118,7 @@ class Tanh(Function):
         return g * (1 - out * out)
 
 
-class Sigmoid(Function):
+class SigmoidBackward0(Function):
     """out = 1 / (1 + e**-x);  dx = g * out * (1 - out)"""
 
     saved_names = ("result",)
@@ -132,7 +138,7 @@ class Sigmoid(Function):
         return g * out * (1 - out)
 
 
-class Relu(Function):
+class ReluBackward0(Function):
     """out = max(x, 0);  dx = g where x > 0 (relu'(0) = 0, as in PyTorch)"""
 
     saved_names = ("result",)
@@ -151,7 +157,7 @@ class Relu(Function):
         return grad
 
 
-class Sqrt(Function):
+class SqrtBackward0(Function):
     """out = sqrt x;  dx = g / (2 * out)"""
 
     quiet_floating_errors = True
@@ -169,7 +175,7 @@ class Sqrt(Function):
         return g / (2 * out)
 
 
-class Sign(Function):
+class SignBackward0(Function):
     """out = sign x (-1, 0 or 1);  dx = 0 (a step: flat wherever it has a slope)"""
 
     @staticmethod
@@ -181,7 +187,7 @@ class Sign(Function):
         return np.zeros_like(g)  # exact zeros (0 * g would give -0. or nan), as PyTorch
 
 
-class Sgn(Sign):
+class SgnBackward0(SignBackward0):
     """out = sgn x (for real x the same as sign);  dx = 0. PyTorch's abs backward records it"""
 
     saved_names = ("self", "result")  # what PyTorch keeps for complex inputs
@@ -193,7 +199,7 @@ class Sgn(Sign):
         return out
 
 
-class Abs(Function):
+class AbsBackward0(Function):
     """out = |x|;  dx = g * sign(x)  (abs'(0) = 0)"""
 
     saved_names = ("self",)
@@ -206,10 +212,10 @@ class Abs(Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * Sgn.call(x)  # on Tensors (create_graph) this records SgnBackward0
+        return g * SgnBackward0.call(x)  # on Tensors (create_graph) this records SgnBackward0
 
 
-class Clamp(Function):
+class ClampBackward1(Function):
     """out = min(max(x, lo), hi);  dx = g where lo <= x <= hi (1 at the bounds)"""
 
     overload = 1  # clamp with number bounds

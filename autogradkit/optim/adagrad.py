@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.graph import increment_version
+from ..creation import full_like, tensor
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_non_negative
+
+__all__ = ["adagrad_update", "Adagrad"]
 
 
 def adagrad_update(
@@ -83,18 +87,16 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:  # PyTorch creates Adagrad's state up front
             for p in group["params"]:
-                self.state[p]["step"] = Tensor._wrap(np.zeros((), np.float32))
-                self.state[p]["sum"] = Tensor._wrap(
-                    np.full_like(p._data, group["initial_accumulator_value"])
-                )
+                self.state[p]["step"] = tensor(0.0)
+                self.state[p]["sum"] = full_like(p, group["initial_accumulator_value"])
 
     def _update(self, p: Tensor, group: dict) -> None:
         state = self.state[p]
-        state["step"]._data += 1
+        state["step"] += 1
         adagrad_update(
-            p._data,
-            p.grad._data,
-            state["sum"]._data,
+            p.numpy(force=True),
+            p.grad.numpy(force=True),
+            state["sum"].numpy(force=True),
             state["step"].item(),
             lr=group["lr"],
             lr_decay=group["lr_decay"],
@@ -102,4 +104,4 @@ class Adagrad(Optimizer):
             eps=group["eps"],
             maximize=group["maximize"],
         )
-        p._version_counter.value += 1
+        increment_version(p)  # p changed in place

@@ -6,8 +6,12 @@ import math
 
 import numpy as np
 
+from ..autograd.graph import increment_version
+from ..creation import tensor, zeros_like
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_non_negative
+
+__all__ = ["adam_update", "Adam", "AdamW"]
 
 
 def adam_update(
@@ -117,18 +121,18 @@ class Adam(Optimizer):
     def _update(self, p: Tensor, group: dict) -> None:
         state = self.state[p]
         if not state:
-            state["step"] = Tensor._wrap(np.zeros((), np.float32))
-            state["exp_avg"] = Tensor._wrap(np.zeros_like(p._data))
-            state["exp_avg_sq"] = Tensor._wrap(np.zeros_like(p._data))
+            state["step"] = tensor(0.0)
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = Tensor._wrap(np.zeros_like(p._data))
-        state["step"]._data += 1
+                state["max_exp_avg_sq"] = zeros_like(p)
+        state["step"] += 1
         decoupled = group["decoupled_weight_decay"]
         adam_update(
-            p._data,
-            p.grad._data,
-            state["exp_avg"]._data,
-            state["exp_avg_sq"]._data,
+            p.numpy(force=True),
+            p.grad.numpy(force=True),
+            state["exp_avg"].numpy(force=True),
+            state["exp_avg_sq"].numpy(force=True),
             state["step"].item(),
             lr=group["lr"],
             beta1=group["betas"][0],
@@ -137,11 +141,12 @@ class Adam(Optimizer):
             weight_decay=group["weight_decay"],
             amsgrad=group["amsgrad"],
             maximize=group["maximize"],
-            v_max=state["max_exp_avg_sq"]._data if group["amsgrad"] else None,
+            v_max=state["max_exp_avg_sq"].numpy(force=True) if group["amsgrad"] else None,
             decoupled_weight_decay=decoupled,
         )
-        # AdamW writes p twice (decay, then the step), as PyTorch does
-        p._version_counter.value += 2 if decoupled and group["weight_decay"] != 0 else 1
+        if decoupled and group["weight_decay"] != 0:  # AdamW writes p twice, as PyTorch does
+            increment_version(p)  # the decay...
+        increment_version(p)  # ...and the step
 
 
 class AdamW(Adam):

@@ -9,6 +9,8 @@ import warnings
 
 from .optimizer import Optimizer
 
+__all__ = ["LRScheduler", "StepLR", "ExponentialLR", "LambdaLR"]
+
 _ORDER_WARNING = (
     "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
     "later, you should call them in the opposite order: `optimizer.step()` before "

@@ -14,6 +14,8 @@ from collections import defaultdict
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 
+__all__ = ["Optimizer"]
+
 _NOT_SUPPORTED = {
     "foreach": (None, False),
     "differentiable": (False,),
@@ -24,7 +26,7 @@ _NOT_SUPPORTED = {
 
 def _typename(obj) -> str:
     if isinstance(obj, Tensor):
-        return f"autogradkit.{obj.dtype._tensor_type}"
+        return obj.type()
     return type(obj).__qualname__
 
 

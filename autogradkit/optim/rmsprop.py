@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.graph import increment_version
+from ..creation import tensor, zeros_like
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_non_negative
+
+__all__ = ["rmsprop_update", "RMSprop"]
 
 
 def rmsprop_update(
@@ -98,17 +102,17 @@ class RMSprop(Optimizer):
     def _update(self, p: Tensor, group: dict) -> None:
         state = self.state[p]
         if not state:
-            state["step"] = Tensor._wrap(np.zeros((), np.float32))
-            state["square_avg"] = Tensor._wrap(np.zeros_like(p._data))
+            state["step"] = tensor(0.0)
+            state["square_avg"] = zeros_like(p)
             if group["momentum"] > 0:
-                state["momentum_buffer"] = Tensor._wrap(np.zeros_like(p._data))
+                state["momentum_buffer"] = zeros_like(p)
             if group["centered"]:
-                state["grad_avg"] = Tensor._wrap(np.zeros_like(p._data))
-        state["step"]._data += 1
+                state["grad_avg"] = zeros_like(p)
+        state["step"] += 1
         rmsprop_update(
-            p._data,
-            p.grad._data,
-            state["square_avg"]._data,
+            p.numpy(force=True),
+            p.grad.numpy(force=True),
+            state["square_avg"].numpy(force=True),
             lr=group["lr"],
             alpha=group["alpha"],
             eps=group["eps"],
@@ -116,7 +120,7 @@ class RMSprop(Optimizer):
             momentum=group["momentum"],
             centered=group["centered"],
             maximize=group["maximize"],
-            buf=state["momentum_buffer"]._data if "momentum_buffer" in state else None,
-            grad_avg=state["grad_avg"]._data if "grad_avg" in state else None,
+            buf=state["momentum_buffer"].numpy(force=True) if "momentum_buffer" in state else None,
+            grad_avg=state["grad_avg"].numpy(force=True) if "grad_avg" in state else None,
         )
-        p._version_counter.value += 1
+        increment_version(p)  # p changed in place

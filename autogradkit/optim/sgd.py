@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.graph import increment_version
+from ..creation import from_numpy
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_non_negative
+
+__all__ = ["SGD", "sgd_update"]
 
 
 def sgd_update(
@@ -122,9 +126,9 @@ class SGD(Optimizer):
         state = self.state[p] if group["momentum"] != 0 else {}
         buf = state.get("momentum_buffer")
         new = sgd_update(
-            p._data,
-            p.grad._data,
-            None if buf is None else buf._data,
+            p.numpy(force=True),
+            p.grad.numpy(force=True),
+            None if buf is None else buf.numpy(force=True),
             lr=group["lr"],
             momentum=group["momentum"],
             dampening=group["dampening"],
@@ -132,6 +136,6 @@ class SGD(Optimizer):
             nesterov=group["nesterov"],
             maximize=group["maximize"],
         )
-        p._version_counter.value += 1
+        increment_version(p)  # p changed in place
         if group["momentum"] != 0 and buf is None:
-            state["momentum_buffer"] = Tensor._wrap(new)
+            state["momentum_buffer"] = from_numpy(new)

@@ -1,1 +1,5 @@
 """Small helpers shared by the tensor, autograd and nn layers."""
+
+from . import hooks
+
+__all__ = ["hooks"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import weakref
 
+__all__ = ["HookDict", "RemovableHandle", "add_hook"]
+
 # The one global counter: unique, increasing ids for hook handles and for graph nodes
 # (a node's sequence number is its creation order, which sets the engine's run order).
 next_id = itertools.count().__next__

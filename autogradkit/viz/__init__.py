@@ -9,7 +9,7 @@ from __future__ import annotations
 from .draw import GraphDrawing, draw_graph
 from .graph import Graph, GraphEdge, GraphNode, build_graph
 from .layout import layout_graph
-from .progress import ProgressBar, progress
+from .progress import progress
 from .trace import Step, Trace, trace_backward
 from .training import dataset, train_by_hand, train_with_autograd
 from .widgets import (
@@ -29,7 +29,6 @@ __all__ = [
     "GraphDrawing",
     "GraphEdge",
     "GraphNode",
-    "ProgressBar",
     "Step",
     "TangentExplorer",
     "Trace",

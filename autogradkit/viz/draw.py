@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import inspect
 import io
-from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
 from .graph import (
@@ -25,10 +24,46 @@ from .graph import (
     VARIABLE,
     Graph,
     GraphEdge,
+    Highlight,
     build_graph,
     caller_names,
 )
 from .layout import LINE_H, Box, Layout, layout_graph
+from .trace import trace_backward
+
+__all__ = [
+    "FONT",
+    "LEGEND_ROW",
+    "RUNNING",
+    "COLORS",
+    "LEGEND",
+    "DASHES",
+    "MPL_STYLES",
+    "ARROWS",
+    "HOT_TEXT",
+    "STATES",
+    "GraphDrawing",
+    "draw_graph",
+    "edge_path",
+    "point_along",
+    "label_width",
+    "LABEL_SPOTS",
+    "place_labels",
+    "box_style",
+    "SWATCH_W",
+    "legend_entries",
+    "legend_items",
+    "legend_height",
+    "canvas_size",
+    "line_style",
+    "state_style",
+    "render_svg",
+    "DPI",
+    "PT_PER_PX",
+    "render_figure",
+    "new_figure",
+    "figure_png",
+]
 
 FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 FONT_PX, LABEL_PX = 12, 11
@@ -61,25 +96,6 @@ ARROWS = {
 }
 HOT_TEXT = "carried this gradient"
 STATES = {"running": "ran just now", "ready": "ready (in the queue)"}
-
-
-@dataclass
-class Highlight:
-    """What a step of the backprop stepper changes in a drawing.
-
-    ``running``: the node running now; ``done``: nodes already run (drawn faded);
-    ``edge_labels``: text per ``(src, dst, index)`` arrow, e.g. the gradient it carried;
-    ``lines``: new text for some boxes (a leaf whose ``.grad`` was just written);
-    ``ready``: nodes in the engine's ready queue (drawn with a green border);
-    ``stepping``: a stepper's picture, whose legend lists every state at every step.
-    """
-
-    running: str | None = None
-    done: frozenset = frozenset()
-    ready: frozenset = frozenset()
-    stepping: bool = False
-    edge_labels: dict = field(default_factory=dict)
-    lines: dict = field(default_factory=dict)
 
 
 class GraphDrawing:
@@ -191,8 +207,6 @@ def _final_gradients(tensor, graph: Graph, trace) -> Highlight | None:
     """Every arrow labelled with the gradient it carried (``trace=True``: record it now)."""
     if trace is None or trace is False:
         return None
-    from .trace import trace_backward
-
     recorded = trace_backward(tensor) if trace is True else trace
     return recorded.highlight(graph, len(recorded.steps), fade=False)
 

@@ -12,6 +12,33 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..autograd import saved
+from ..tensor import Tensor
+
+__all__ = [
+    "TENSOR_KINDS",
+    "NEXT",
+    "VARIABLE",
+    "GRAD_FN",
+    "SAVED",
+    "GraphNode",
+    "GraphEdge",
+    "Graph",
+    "node_label",
+    "format_value",
+    "Highlight",
+    "pick_tensors",
+    "caller_names",
+    "grad_of",
+    "as_array",
+    "tensor_kind",
+    "tensor_lines",
+    "saved_inputs",
+    "saved_line",
+    "breadth_first",
+    "build_graph",
+]
+
 # Kinds of boxes: backward nodes, and tensors coloured by what autograd does with them.
 FUNCTION, ACCUMULATE, SUMMARY = "function", "accumulate", "summary"
 LEAF, NONLEAF, NOGRAD = "leaf", "nonleaf", "nograd"
@@ -118,14 +145,31 @@ def _format_number(v, digits: int = 4) -> str:
     return np.format_float_positional(v, precision=digits, fractional=False, trim=".")
 
 
+@dataclass
+class Highlight:
+    """What a step of the backprop stepper changes in a drawing.
+
+    ``running``: the node running now; ``done``: nodes already run (drawn faded);
+    ``edge_labels``: text per ``(src, dst, index)`` arrow, e.g. the gradient it carried;
+    ``lines``: new text for some boxes (a leaf whose ``.grad`` was just written);
+    ``ready``: nodes in the engine's ready queue (drawn with a green border);
+    ``stepping``: a stepper's picture, whose legend lists every state at every step.
+    """
+
+    running: str | None = None
+    done: frozenset = frozenset()
+    ready: frozenset = frozenset()
+    stepping: bool = False
+    edge_labels: dict = field(default_factory=dict)
+    lines: dict = field(default_factory=dict)
+
+
 def pick_tensors(names) -> dict[int, tuple[str, object]]:
     """``{id(tensor): (name, tensor)}`` from a dict such as ``locals()``.
 
     Names starting with ``_`` (IPython's ``_``, ``_1``, ...) are skipped; a tensor with
     two names keeps the first.
     """
-    from ..tensor import Tensor
-
     picked: dict[int, tuple[str, object]] = {}
     for name, value in (names or {}).items():
         if isinstance(value, Tensor) and not name.startswith("_"):
@@ -181,26 +225,21 @@ def tensor_lines(tensor, name, show_data=True, show_grad=True, grad=...) -> tupl
 
 def saved_inputs(node) -> list:
     """The input tensors a node saved for backward (how ``MulBackward0`` knows ``b``)."""
-    from ..tensor import Tensor
-
-    meta = getattr(node, "_saved_meta", None) or ()
-    return [m[0] for m in meta if m is not None and isinstance(m[0], Tensor) and not m[3]]
+    return saved.saved_inputs(node)
 
 
 def saved_line(node, names: dict) -> str | None:
     """``saved: a, 3.``: what a node keeps for its backward (names where we know them)."""
-    meta = getattr(node, "_saved_meta", None)
-    values = getattr(node, "_saved", None)
-    if not meta:
-        return None
-    if not isinstance(values, tuple) or len(values) != len(meta):
+    described = saved.describe(node)
+    if described is None:
         return "saved: (freed by backward)"
+    if not described:
+        return None
     parts = []
-    for value, m in zip(values, meta, strict=True):
-        tensor = m[0] if m is not None else None
+    for value, tensor, is_output in described:
         if tensor is not None and id(tensor) in names:
             parts.append(names[id(tensor)][0])
-        elif m is not None and m[3]:
+        elif is_output:
             parts.append("result")
         else:
             parts.append(format_value(getattr(value, "_data", value), max_items=2))
@@ -259,8 +298,8 @@ class _Builder:
         if hasattr(node, "variable"):
             return self.add(ACCUMULATE, [node_label(node)], node)
         lines = [node_label(node)]
-        saved = saved_line(node, self.names) if self.show_saved else None
-        return self.add(FUNCTION, lines + ([saved] if saved else []), node)
+        kept = saved_line(node, self.names) if self.show_saved else None
+        return self.add(FUNCTION, lines + ([kept] if kept else []), node)
 
     def edge(self, src: str, dst: str, kind: str, index: int = 0) -> None:
         self.edges.append(GraphEdge(src, dst, kind, index))

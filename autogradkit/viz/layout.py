@@ -15,6 +15,22 @@ from dataclasses import dataclass, field
 
 from .graph import GRAD_FN, SAVED, Graph, GraphEdge
 
+__all__ = [
+    "CHAR_W",
+    "LINE_H",
+    "BEND_W",
+    "MARGIN",
+    "MAX_BENDS",
+    "SWEEPS",
+    "BIG",
+    "Box",
+    "Layout",
+    "box_size",
+    "layout_graph",
+    "assign_layers",
+    "isotonic",
+]
+
 CHAR_W = 7.3  # pixels per character of 12 px DejaVu Sans Mono (0.6 em, rounded up)
 LINE_H = 16
 PAD_X, PAD_Y = 9, 6

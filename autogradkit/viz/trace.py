@@ -17,7 +17,9 @@ import numpy as np
 from .._shape import unbroadcast
 from ..autograd import engine
 from ..autograd.graph import walk
-from .graph import ACCUMULATE, FUNCTION, GRAD_FN, NEXT, Graph, format_value, node_label
+from .graph import ACCUMULATE, FUNCTION, GRAD_FN, NEXT, Graph, Highlight, format_value, node_label
+
+__all__ = ["Step", "Trace", "engine_text", "read_engine_state", "trace_backward"]
 
 
 @dataclass(eq=False)
@@ -74,8 +76,6 @@ class Trace:
         The step that ran last is the "running" one; with ``fade`` the ones before it are
         drawn faded. Arrows that carried a gradient are labelled with it.
         """
-        from .draw import Highlight
-
         ran = self.steps[:position]
         h = Highlight()
         if fade and ran:

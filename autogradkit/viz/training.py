@@ -10,6 +10,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import autogradkit as agk
+from autogradkit.nn import MSELoss
+from autogradkit.optim import SGD
+
+from .draw import new_figure
+
+__all__ = [
+    "Epoch",
+    "dataset",
+    "train_by_hand",
+    "train_with_autograd",
+    "max_difference",
+    "training_figure",
+]
+
 
 @dataclass(frozen=True)
 class Epoch:
@@ -72,8 +87,6 @@ def train_with_autograd(x, y, w: float = 0.0, lr: float = 0.01, epochs: int = 10
         >>> print(rows[0])
         epoch: 1, loss: 16.00000000, w: 0.160, dw: -16.000
     """
-    import autogradkit as agk
-
     xt, yt = agk.tensor(x, dtype=agk.float32), agk.tensor(y, dtype=agk.float32)
     wt = agk.tensor(float(w), requires_grad=True)
     loss_fn, step, how = _tools(wt, lr)
@@ -89,19 +102,6 @@ def train_with_autograd(x, y, w: float = 0.0, lr: float = 0.01, epochs: int = 10
 
 def _tools(w, lr: float):
     """(loss function, update-and-zero step, description) for ``train_with_autograd``."""
-    import autogradkit as agk
-
-    try:
-        from autogradkit.nn import MSELoss
-        from autogradkit.optim import SGD
-    except ImportError:  # nn/optim are optional layers; the loop below is what they do
-
-        def manual_step():
-            with agk.no_grad():
-                w.sub_(lr * w.grad)
-            w.grad = None
-
-        return (lambda y_hat, y: ((y_hat - y) ** 2).mean()), manual_step, "autograd, manual update"
     optimizer = SGD([w], lr=lr)
 
     def sgd_step():
@@ -122,8 +122,6 @@ def max_difference(a: list[Epoch], b: list[Epoch]) -> float:
 def training_figure(rows: list[Epoch], w0: float = 0.0, title: str = ""):
     """Loss per epoch (log scale when it spans decades) and the path of ``w`` from ``w0``
     towards the answer 2."""
-    from .draw import new_figure
-
     fig = new_figure(figsize=(8, 3), dpi=80)
     loss_ax, w_ax = fig.subplots(1, 2)
     epochs = [r.epoch for r in rows]

@@ -11,11 +11,31 @@ from __future__ import annotations
 import inspect
 from html import escape
 
+import numpy as np
+
+import autogradkit as agk
+
 from .draw import GraphDrawing, figure_png, new_figure
 from .graph import build_graph, caller_names
 from .layout import layout_graph
 from .trace import engine_text, trace_backward
 from .training import dataset, max_difference, train_by_hand, train_with_autograd, training_figure
+
+__all__ = [
+    "here",
+    "FIT_WIDTH",
+    "LEARNING_RATES",
+    "fig_to_image",
+    "BackpropStepper",
+    "TrainingExplorer",
+    "FUNCTIONS",
+    "function_and_derivative",
+    "plot_function_and_derivative",
+    "FunctionPlotter",
+    "tangent_at",
+    "tangent_figure",
+    "TangentExplorer",
+]
 
 
 def here():
@@ -223,8 +243,6 @@ def function_and_derivative(name: str, x=None):
         >>> x.shape, bool(np.allclose(dy, np.cos(x), atol=1e-6))
         ((100,), True)
     """
-    import autogradkit as agk
-
     xt = agk.linspace(-5, 5, 100) if x is None else agk.tensor(x, dtype=agk.float32)
     xt.requires_grad_()
     y = FUNCTIONS[name](xt)
@@ -281,8 +299,6 @@ def tangent_at(f, x: float) -> tuple[float, float]:
         >>> tangent_at(lambda t: t**2 + 3 * t, 2.0)
         (10.0, 7.0)
     """
-    import autogradkit as agk
-
     xt = agk.tensor(float(x), requires_grad=True)
     y = f(xt)
     y.backward()
@@ -292,9 +308,6 @@ def tangent_at(f, x: float) -> tuple[float, float]:
 def tangent_figure(f, x: float, xlim: tuple[float, float], formula: str):
     """``f`` on ``xlim``, the point ``(x, f(x))`` and the tangent there, whose slope is
     ``x.grad``; the title says where the slope is negative, zero or positive."""
-    import numpy as np
-
-    import autogradkit as agk
 
     xs = np.linspace(*xlim, 200)
     with agk.no_grad():

@@ -118,3 +118,19 @@ def test_in_place_on_a_view_of_a_view_gives_the_right_gradient():
     expected = 2 * np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     expected[0, 1:] *= 9  # d/dx (3x)^2 = 18x there
     np.testing.assert_allclose(x.grad.numpy(), expected)
+
+
+def test_describe_lists_what_a_node_saved_and_nothing_once_freed():
+    from autogradkit.autograd.saved import describe
+
+    a = agk.tensor([1.0, 2.0], requires_grad=True)
+    e = a.exp()  # saves its result
+    y = a * 3.0  # saves the number's tensor, not a (no gradient flows to the constant)
+    assert [(t, out) for _, t, out in describe(e.grad_fn)] == [(None, True)]
+    values = describe(y.grad_fn)
+    assert len(values) == 2 and values[0][0] is None and values[1][1] is None
+    z = (a * a).sum()
+    assert all(t is a and not out for _, t, out in describe(z.grad_fn.next_functions[0][0]))
+    z.backward()
+    assert describe(z.grad_fn.next_functions[0][0]) is None
+    assert describe(z.grad_fn) == []

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from autogradkit.grading.course import copy_files, find_submissions, load_assignment
+from autogradkit.grading.course import find_submissions, load_assignment
+from autogradkit.grading.files import copy_files
 
 from . import builders
 

@@ -72,7 +72,8 @@ def comparable(path: Path) -> dict:
     bytes differ with the CPU's BLAS kernel); widget views (random model ids) and tracebacks
     (their frames carry the library's line numbers) are dropped, and so are the outputs of
     cells nbval ignores (tag ``nbval-ignore-output``, or comment ``# NBVAL_IGNORE_OUTPUT``).
-    Widget state in the notebook's metadata is compared, its figures too by type and size.
+    Widget state in the notebook's metadata is compared, sanitized too, its figures by type
+    and size.
     """
     rules = sanitize_rules()
 
@@ -98,7 +99,18 @@ def comparable(path: Path) -> dict:
             for mime, data in output.get("data", {}).items():
                 if isinstance(data, (str, list)) and mime not in IMAGE_TYPES:
                     output["data"][mime] = clean(data)
+    nb["metadata"]["widgets"] = _clean_strings(nb["metadata"].get("widgets", {}), clean)
     return _summarise_images(nb)
+
+
+def _clean_strings(value, clean):
+    """``value`` with the sanitize rules applied to every string in it (a widget's state holds
+    what it last showed: tqdm's bar its elapsed time and rate)."""
+    if isinstance(value, dict):
+        return {k: _clean_strings(v, clean) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean_strings(v, clean) for v in value]
+    return clean(value) if isinstance(value, str) else value
 
 
 def _summarise_images(value):

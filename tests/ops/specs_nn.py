@@ -68,86 +68,98 @@ _CONV_OPTIONS = {"padding": ((1, 1), (1, 1)), "stride": (2, 2), "dilation": (1, 
 
 
 def _input_grad(lib, g, w):
-    from autogradkit.ops.conv import ConvolutionInputGrad
+    from autogradkit.ops.conv import ConvolutionInputGradBackward0
 
-    return ConvolutionInputGrad.apply(g, w, input_shape=(2, 2, 5, 5), **_CONV_OPTIONS)
+    return ConvolutionInputGradBackward0.apply(g, w, input_shape=(2, 2, 5, 5), **_CONV_OPTIONS)
 
 
 def _weight_grad(lib, x, g):
-    from autogradkit.ops.conv import ConvolutionWeightGrad
+    from autogradkit.ops.conv import ConvolutionWeightGradBackward0
 
-    return ConvolutionWeightGrad.apply(x, g, weight_shape=(3, 2, 3, 3), **_CONV_OPTIONS)
+    return ConvolutionWeightGradBackward0.apply(x, g, weight_shape=(3, 2, 3, 3), **_CONV_OPTIONS)
 
 
 NN_SPECS: list = [
     OpSpec(
-        "Convolution",
+        "ConvolutionBackward0",
         lambda t, x, w, b: _F(t).conv2d(x, w, b, stride=2, padding=1),
         lambda x, w, b: _conv_ref(x, w, b, stride=2, padding=1),
         ((2, 2, 5, 5), (3, 2, 3, 3), (3,)),
     ),
     OpSpec(
-        "Convolution",
+        "ConvolutionBackward0",
         lambda t, x, w: _F(t).conv2d(x, w, padding=2, dilation=2, groups=2),
         lambda x, w: _conv_ref(x, w, padding=2, dilation=2, groups=2),
         ((1, 4, 5, 6), (4, 2, 3, 2)),
         id="Convolution_grouped_dilated",
     ),
-    OpSpec("ConvolutionInputGrad", _input_grad, None, ((2, 3, 3, 3), (3, 2, 3, 3)), torch=False),
-    OpSpec("ConvolutionWeightGrad", _weight_grad, None, ((2, 2, 5, 5), (2, 3, 3, 3)), torch=False),
     OpSpec(
-        "MaxPool2DWithIndices",
+        "ConvolutionInputGradBackward0",
+        _input_grad,
+        None,
+        ((2, 3, 3, 3), (3, 2, 3, 3)),
+        torch=False,
+    ),
+    OpSpec(
+        "ConvolutionWeightGradBackward0",
+        _weight_grad,
+        None,
+        ((2, 2, 5, 5), (2, 3, 3, 3)),
+        torch=False,
+    ),
+    OpSpec(
+        "MaxPool2DWithIndicesBackward0",
         lambda t, x: _F(t).max_pool2d(x, 2),
         lambda x: _pool_ref(x, 2, 2),
         ((2, 3, 4, 5),),
     ),
     OpSpec(
-        "MaxPool2DWithIndices",
+        "MaxPool2DWithIndicesBackward0",
         lambda t, x: _F(t).max_pool2d(x, 3, stride=2, padding=1),
         lambda x: _pool_ref(x, 3, 2, 1),
         ((1, 2, 5, 5),),
         id="MaxPool2DWithIndices_padded",
     ),
     OpSpec(
-        "LeakyRelu",
+        "LeakyReluBackward0",
         lambda t, x: _F(t).leaky_relu(x, 0.2),
         lambda x: np.where(x > 0, x, 0.2 * x),
         ((7,),),
     ),
     OpSpec(
-        "MseLoss",
+        "MseLossBackward0",
         lambda t, x, y: _F(t).mse_loss(x, y),
         lambda x, y: np.mean((x - y) ** 2),
         ((3, 4), (3, 4)),
     ),
     OpSpec(
-        "MseLoss",
+        "MseLossBackward0",
         lambda t, x, y: _F(t).mse_loss(x, y, reduction="none"),
         lambda x, y: (x - y) ** 2,
         ((3, 2), (3, 2)),
         id="MseLoss_none",
     ),
     OpSpec(
-        "NllLoss",
+        "NllLossBackward0",
         lambda t, x: _F(t).nll_loss(x, t.tensor(_TARGET)),
         lambda x: _nll_ref(x, _TARGET),
         ((3, 4),),
     ),
     OpSpec(
-        "NllLoss",
+        "NllLossBackward0",
         lambda t, x: _F(t).nll_loss(x, t.tensor(_TARGET), reduction="sum"),
         lambda x: 3 * _nll_ref(x, _TARGET),
         ((3, 4),),
         id="NllLoss_sum",
     ),
     OpSpec(
-        "NllLoss2D",
+        "NllLoss2DBackward0",
         lambda t, x: _F(t).nll_loss(x, t.tensor(_TARGET_2D)),
         lambda x: _nll_ref(x, _TARGET_2D),
         ((2, 3, 2),),
     ),
     OpSpec(
-        "BinaryCrossEntropy",
+        "BinaryCrossEntropyBackward0",
         lambda t, x, y: _F(t).binary_cross_entropy(x, y),
         _bce_ref,
         ((2, 3), (2, 3)),
@@ -155,7 +167,7 @@ NN_SPECS: list = [
         0.9,
     ),
     OpSpec(
-        "BinaryCrossEntropyWithLogits",
+        "BinaryCrossEntropyWithLogitsBackward0",
         lambda t, x, y: _F(t).binary_cross_entropy_with_logits(x, y),
         _bce_logits_ref,
         ((2, 3), (2, 3)),

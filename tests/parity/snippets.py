@@ -58,6 +58,8 @@ SNIPPETS = {
     "float_of_float32_is_same": "x = torch.ones(2, requires_grad=True); print(x.float() is x, x.double().grad_fn, x.double().is_leaf)",
     "double_grad_none_warning": "x = torch.ones(2, requires_grad=True); y = x.double(); y.sum().backward(); print(y.grad, x.grad)",
     # ----- requires_grad, leaves, grad_fn names -----------------------------------------------
+    "node_classes_print_as_pytorch": "a = torch.ones(2, requires_grad=True); c = (a * 2).sum(); print(type(c.grad_fn), type(c.grad_fn.next_functions[0][0]), type(c.grad_fn.next_functions[0][0].next_functions[0][0]), c.grad_fn)",
+    "grad_under_create_graph_is_a_copy": "import warnings; warnings.simplefilter('ignore'); x = torch.ones(2, requires_grad=True); (x * x).sum().backward(create_graph=True); print(x.grad, x.grad._version, [f is None for f, _ in x.grad.grad_fn.next_functions])",
     "requires_grad_default": "x = torch.tensor(1.); print(x.requires_grad, x.is_leaf, x.grad, x.grad_fn)",
     "requires_grad_propagates": """
         x = torch.tensor(1.); y = torch.tensor(2.); z = torch.tensor(3., requires_grad=True)

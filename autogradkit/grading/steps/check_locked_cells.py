@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from .. import cells
 
+__all__ = ["CheckLockedCells"]
+
 
 class CheckLockedCells:
     """Compare each locked or test cell with the checksum stored at release.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__all__ = ["ClearOutputs"]
+
 
 class ClearOutputs:
     """Empty every code cell's outputs and execution count.

@@ -7,6 +7,8 @@ import textwrap
 
 from .. import cells
 
+__all__ = ["BEGIN", "END", "CODE_STUB", "VALUE_STUB", "TEXT_STUB", "code_stub", "ClearSolutions"]
+
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 VALUE_STUB = "# YOUR ANSWER HERE"
 TEXT_STUB = "YOUR ANSWER HERE"

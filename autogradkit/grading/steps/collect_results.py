@@ -8,6 +8,8 @@ from ..i18n import ENGLISH
 from ..observations import BUILTIN_ERRORS, failed_line, judge_record, passed_line, records_in
 from .strip_hidden_tests import BEGIN
 
+__all__ = ["MAX_ERROR_CHARS", "CollectResults"]
+
 MAX_ERROR_CHARS = 300
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from ..session import Session
+
+__all__ = ["Execute"]
+
 
 class Execute:
     """Run every code cell in a fresh kernel from ``ctx.kernels``, within the limits of
@@ -19,8 +23,6 @@ class Execute:
         self.requires = tuple(requires)
 
     def __call__(self, nb: dict, ctx) -> dict:
-        from ..session import Session
-
         session = Session(ctx)
         try:
             session.run(nb)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from .. import cells
 from .strip_hidden_tests import BEGIN, END
 
+__all__ = ["InjectHiddenTests"]
+
 
 class InjectHiddenTests:
     """Give every test cell its instructor source, hidden test regions included.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from .. import cells
 
+__all__ = ["LockCells"]
+
 
 class LockCells:
     """Store ``checksum`` and ``cell_type`` in each nbgrader cell and lock the read-only ones.

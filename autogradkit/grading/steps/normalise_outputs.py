@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from .. import stable
 
+__all__ = ["WIDGET_STATE", "NormaliseOutputs"]
+
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
 

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import nbformat
+from nbclient import NotebookClient
+
 from ..kernels import kernel_env, local_kernel_manager
+
+__all__ = ["RecomputeOutputs"]
 
 
 class RecomputeOutputs:
@@ -19,8 +24,6 @@ class RecomputeOutputs:
     requires: tuple[str, ...] = ("clear_solutions", "strip_hidden_tests")
 
     def __call__(self, nb, ctx):
-        import nbformat
-        from nbclient import NotebookClient
 
         nb = nbformat.from_dict(nb)
         km = local_kernel_manager()

@@ -6,6 +6,8 @@ import copy
 
 from .. import cells
 
+__all__ = ["RestoreLockedCells"]
+
 
 class RestoreLockedCells:
     """Rebuild the submission around the released cells, found by ``grade_id``.

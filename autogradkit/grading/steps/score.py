@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from .. import cells
 
+__all__ = ["Score"]
+
 
 class Score:
     """Give each test cell its points.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from .. import cells
 
+__all__ = ["BEGIN", "END", "StripHiddenTests"]
+
 BEGIN, END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 
 

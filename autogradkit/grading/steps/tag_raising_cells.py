@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__all__ = ["TAG", "IGNORE_OUTPUT", "TagRaisingCells"]
+
 TAG = "raises-exception"
 IGNORE_OUTPUT = "nbval-ignore-output"
 

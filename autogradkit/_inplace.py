@@ -1,0 +1,223 @@
+"""In-place operations and views: ``x.add_(1)``, ``x[0] = v``, ``x.detach_()``, as PyTorch
+records them.
+
+An in-place op writes into the tensor's own memory and moves its version counter (shared
+with its views and ``detach()``), so that backward can refuse a value it saved before the
+change. Outside a graph that is all. Inside one, the op is recorded on a private copy of the
+old value and the tensor takes the new node as its ``grad_fn``. On a view of a tensor that
+requires grad, the base gets a ``CopySlices`` node and the view is made again from it.
+(A view is made by ``Function.apply`` for the ops marked ``is_view``: it shares its base's
+memory and version counter, and remembers the base in ``_base``.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._indexing import getitem, is_advanced, normalize_index, selects_everything
+from .autograd import grad_mode, saved
+from .autograd.function import FunctionCtx, _link
+from .autograd.graph import increment_version, tensor_class
+from .ops.indexing import AsStridedBackward0, IndexPutBackward0
+from .ops.movement import CopyBackwards
+
+__all__ = ["CopySlices", "check_inplace", "inplace", "copy_into", "fill_from", "setitem", "detach_"]
+
+_INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+_LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+_NO_GRAD_VIEW_INPLACE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+    "to be tracked)."
+)
+_DETACH_VIEW = (
+    "Can't detach views in-place. Use detach() instead. If you are using "
+    "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+    "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+    "called on these gradients. To fix this error, please refer to the Optimizer."
+    "zero_grad() function in torch/optim/optimizer.py as the solution."
+)
+
+
+def check_inplace(t, what: str = "a leaf Variable") -> None:
+    """PyTorch's refusals: an inference tensor outside inference mode, a leaf that requires
+    grad (with grad mode on), a view made under no_grad."""
+    if not grad_mode._inference and t.is_inference():
+        raise RuntimeError(_INFERENCE_INPLACE)
+    if t._requires_grad and t._grad_fn is None and grad_mode._enabled:
+        if t._base is not None:  # only a view made under no_grad has no grad_fn
+            raise RuntimeError(_NO_GRAD_VIEW_INPLACE)
+        raise RuntimeError(_LEAF_INPLACE.replace("a leaf Variable", what))
+
+
+def inplace(t, compute, *args, **kwargs):
+    """Run ``compute(t, ...)`` (an out-of-place op) and store the result in ``t``'s memory.
+
+    Outside a graph this is plain NumPy assignment. Inside one, the op is recorded on a
+    private copy of the old value, and ``t`` takes the new node as its grad_fn.
+    """
+    Tensor = tensor_class()
+    check_inplace(t)
+    _check_no_overlap(t._data)
+    others = [a for a in args if isinstance(a, Tensor)]
+    records = grad_mode._enabled and (t._requires_grad or any(o._requires_grad for o in others))
+    if records and t._base is not None:
+        return _inplace_on_view(t, compute, args, kwargs)
+    old = t
+    if records:
+        old = Tensor._wrap(t._data.copy(), t._grad_fn, t._output_nr)
+        old._requires_grad = t._requires_grad
+    with grad_mode.set_grad_enabled(records):
+        result = compute(old, *args, **kwargs)
+    new = result._data
+    if new.dtype != t._data.dtype and not np.can_cast(new.dtype, t._data.dtype, "same_kind"):
+        raise RuntimeError(
+            f"result type {_type_word(new.dtype)} can't be cast to the desired output type "
+            f"{_type_word(t._data.dtype)}"
+        )
+    t._data[...] = new
+    increment_version(t)
+    if records:
+        t._grad_fn, t._output_nr, t._requires_grad = result._grad_fn, 0, True
+    return t
+
+
+def _inplace_on_view(view, compute, args, kwargs):
+    """``y[0].mul_(3)``, as PyTorch records it: the op runs on a stand-in for the view's
+    old value, one CopySlices node on the base holds the op's node, and the view is made
+    again from the new base (AsStridedBackward0). Any view works (``y[0][1:]``, ``y.T``):
+    its place in the base is found from the memory both share."""
+    base = view._base
+    check_inplace(base, "a view of a leaf Variable")
+    index, geometry = _place_in_base(view._data, base._data)
+    stand_in = tensor_class()._wrap(view._data.copy())
+    stand_in._requires_grad = True  # the op's first input: CopySlices routes its gradient
+    result = compute(stand_in, *args, **kwargs)
+    node = CopySlices(base, index, result._grad_fn)
+    view._data[...] = result._data  # through the view, into the base's memory
+    increment_version(base)  # the counter is shared with the view: it moves once for both
+    base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
+    remade = AsStridedBackward0.apply(base, index=index, **geometry)
+    view._grad_fn, view._output_nr, view._requires_grad = remade._grad_fn, 0, True
+    return view
+
+
+class CopySlices(FunctionCtx):
+    """The node of an in-place op on a view (``y[0].mul_(3)``, ``y[0] = v``), set on the base.
+
+    It holds the op's own node and, as in PyTorch, stands in for it: its first edge
+    leads to the base's old value, the others to the op's other inputs. Hooks on it, and on
+    the base, run as on any node.
+    """
+
+    __module__ = "builtins"
+
+    def __init__(self, base, index, fn):
+        super().__init__()
+        self._fn, self._index = fn, index
+        self._saved = fn._saved  # what backward needs is what the op saved
+        _link(self, (base,))  # the first edge: the base's old value
+        self.next_functions += fn.next_functions[1:]
+        self._input_meta += fn._input_meta[1:]
+
+    def name(self) -> str:
+        return "autogradkit::autograd::CopySlices"
+
+    @staticmethod
+    def backward(node, g):
+        """The op's gradients for the view's region; the rest of the base passes through."""
+        if node._saved is saved.FREED:
+            raise RuntimeError(saved.FREED_MESSAGE)
+        grads = node._fn._backward([g[node._index]])
+        into_view = 0 if grads[0] is None else grads[0]
+        return (IndexPutBackward0.call(g, into_view, index=node._index),) + tuple(grads[1:])
+
+
+def fill_from(t, values: np.ndarray):
+    """``uniform_``, ``normal_``: new values drawn into ``t``'s memory (no graph)."""
+    check_inplace(t)
+    t._data[...] = values
+    increment_version(t)
+    return t
+
+
+def copy_into(t, src):
+    """``t.copy_(src)``: ``src`` broadcast into ``t``'s shape and dtype (CopyBackwards)."""
+    return inplace(t, CopyBackwards.apply, as_tensor(src, t))
+
+
+def setitem(t, index, value) -> None:
+    """``t[index] = value``: into ``t`` itself for ``t[:]`` and advanced indexes, else into
+    the view ``t[index]`` (a CopySlices node on ``t``), as PyTorch does."""
+    index = normalize_index(t, index)
+    value = as_tensor(value, t)
+    if any(is_advanced(i) for i in index):  # index_put_ on the tensor itself
+        inplace(t, lambda x, v: IndexPutBackward0.apply(x, v, index=index), value)
+        return
+    if selects_everything(t, index):  # x[:] = v writes into x itself, as in PyTorch
+        if value.ndim == 0:
+            t.fill_(value)
+        else:
+            copy_into(t, value)
+        return
+    copy_into(getitem(t, index), value)  # x[i] = v copies into the view x[i]
+
+
+def detach_(t):
+    """Cut ``t`` from the graph in place: it becomes a leaf that needs no grad."""
+    if t._base is not None and t._base._requires_grad:
+        raise RuntimeError(_DETACH_VIEW)
+    t._grad_fn, t._requires_grad, t._output_nr = None, False, 0
+    return t
+
+
+def _check_no_overlap(data: np.ndarray) -> None:
+    """PyTorch refuses to write into an expanded view (several elements, one memory cell)."""
+    if any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
+
+
+def _addresses(a: np.ndarray) -> np.ndarray:
+    """The memory address of every element of ``a``, in ``a``'s shape."""
+    addresses = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.intp)
+    for d, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        addresses = addresses + np.arange(n).reshape((n,) + (1,) * (a.ndim - d - 1)) * stride
+    return addresses
+
+
+def _place_in_base(view: np.ndarray, base: np.ndarray):
+    """Where a view's elements sit in its base: an index into the base (one array per dim),
+    and the view's size, strides and offset as PyTorch's AsStridedBackward0 keeps them."""
+    cells = _addresses(base).reshape(-1)
+    order = np.argsort(cells, kind="stable")
+    found = order[np.searchsorted(cells[order], _addresses(view))]
+    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    geometry = {
+        "size": view.shape,
+        "stride": tuple(st // view.itemsize for st in view.strides),
+        "storage_offset": start // view.itemsize,
+    }
+    return np.unravel_index(found, base.shape), geometry
+
+
+def _type_word(np_dtype) -> str:
+    return {"f": "Float", "i": "Long", "b": "Bool", "u": "Byte"}[np.dtype(np_dtype).kind]
+
+
+def as_tensor(value, like):
+    """``value`` as a Tensor (a number or array takes ``like``'s dtype)."""
+    Tensor = tensor_class()
+    if isinstance(value, Tensor):
+        return value
+    return Tensor._wrap(
+        np.asarray(value, dtype=like._data.dtype if not isinstance(value, np.ndarray) else None)
+    )

@@ -1,0 +1,99 @@
+"""Copying a folder's files for a kernel, safely: regular files only, never a link, a FIFO
+or a device, never the notebook's solutions, never a file that would hide a module.
+
+The grader copies a submission's files (and the instructor's) into each kernel's folder with
+``copy_files``; the release copies an assignment's files into the student version with it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["SKIP", "copy_files", "module_name"]
+
+SKIP = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
+
+
+def copy_files(
+    folder: Path | None,
+    target: Path,
+    max_bytes: int = 2**30,
+    *,
+    skip: tuple[str, ...] = (),
+    shadowed: frozenset[str] = frozenset(),
+) -> list[str]:
+    """Copy the regular non-notebook files under ``folder`` into ``target``; say what was not.
+
+    A notebook's text source (``hw1.py`` beside ``hw1.ipynb``) is not copied: it holds the
+    solutions; nor are the names in ``skip``. Symlinks are never followed (a link to
+    ``/etc/passwd`` would copy the grader's file), and FIFOs, sockets and devices are never
+    opened (a FIFO blocks its reader forever): each is refused with a sentence in the returned
+    list, as is a file that would take the copy past ``max_bytes``, and a top-level file or
+    folder that Python would import in place of a module called one of ``shadowed``.
+    """
+    refused: list[str] = []
+    if folder is not None and Path(folder).is_dir():
+        rules = _Rules(set(SKIP) | set(skip), shadowed)
+        _copy_tree(Path(folder), Path(target), Path(), refused, [max_bytes], rules)
+    return refused
+
+
+@dataclass(frozen=True)
+class _Rules:
+    skip: set
+    shadowed: frozenset
+
+
+def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: list, rules):
+    with os.scandir(root / relative) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            name = relative / entry.name
+            if entry.name in rules.skip or entry.name.endswith(".ipynb") or _text_twin(root / name):
+                continue
+            mode = entry.stat(follow_symlinks=False).st_mode
+            if not relative.parts and module_name(entry.name) in rules.shadowed:
+                refused.append(
+                    f"{name} was not copied: it would hide the module the notebook imports"
+                )
+            elif stat.S_ISDIR(mode):
+                _copy_tree(root, target, name, refused, budget, rules)
+            elif not stat.S_ISREG(mode):
+                refused.append(f"{name} was not copied: it is a {_kind(mode)}, not a file")
+            elif entry.stat(follow_symlinks=False).st_size > budget[0]:
+                refused.append(f"{name} was not copied: the files are too large")
+            else:
+                budget[0] -= entry.stat(follow_symlinks=False).st_size
+                try:
+                    _copy_regular(root / name, target / name)
+                except OSError as error:
+                    refused.append(f"{name} was not copied: {error.strerror}")
+
+
+def module_name(file_name: str) -> str:
+    """The module ``import`` finds in a file or folder: ``checks.py``, ``checks/`` -> checks."""
+    for suffix in (".py", ".pyc", ".pyw", ".so"):
+        if file_name.endswith(suffix):
+            return file_name[: -len(suffix)].split(".")[0]
+    return file_name
+
+
+def _text_twin(path: Path) -> bool:
+    """``hw1.py`` beside ``hw1.ipynb``: the notebook's Jupytext source, solutions included."""
+    return path.suffix == ".py" and path.with_suffix(".ipynb").is_file()
+
+
+def _copy_regular(source: Path, destination: Path) -> None:
+    """Copy one file, refusing (ELOOP) if it was swapped for a symlink meanwhile."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    handle = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(handle, "rb") as src, destination.open("wb") as dst:
+        shutil.copyfileobj(src, dst)
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISLNK, "symlink"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"))
+    return next((name for test, name in kinds if test(mode)), "device")
