@@ -14,8 +14,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .._i18n import LANGUAGES
 from .config import GradingConfig, default_jobs
-from .i18n import LANGUAGES
 
 
 def build_parser() -> argparse.ArgumentParser:

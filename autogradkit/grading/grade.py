@@ -23,7 +23,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import cells, course, i18n, pipeline, reference, report, sandbox
+from .. import _i18n as i18n
+from . import cells, course, pipeline, reference, report, sandbox
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool

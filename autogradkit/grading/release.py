@@ -12,11 +12,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .._i18n import FONTS, LANGUAGE_FILE, LANGUAGES
 from . import cells, course, pipeline, translate
 from .checks import EXPECTED_FILE, public_expected
 from .config import GradingConfig
 from .context import Context
-from .i18n import FONTS, LANGUAGE_FILE, LANGUAGES
 from .steps.strip_hidden_tests import BEGIN, END
 
 

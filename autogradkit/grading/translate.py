@@ -25,8 +25,8 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._i18n import KIT_CATALOGS, LANGUAGES, TEMPLATE_FLAG
 from . import cells
-from .i18n import KIT_CATALOGS, LANGUAGES, TEMPLATE_FLAG
 
 SECTION = re.compile(r"<!-- (?P<id>[A-Za-z0-9_-]{1,64}) en:(?P<hash>[0-9a-f]{8}) -->")
 UNTRANSLATED = "UNTRANSLATED"  # first line of a section still holding the English

@@ -11,19 +11,12 @@ from __future__ import annotations
 import inspect
 from html import escape
 
+from .._i18n import here
 from .draw import GraphDrawing, figure_png, new_figure
 from .graph import build_graph, caller_names
 from .layout import layout_graph
 from .trace import engine_text, trace_backward
 from .training import dataset, max_difference, train_by_hand, train_with_autograd, training_figure
-
-
-def here():
-    """The kit's words in the notebook's language (``grading.i18n``, loaded when first used)."""
-    from ..grading.i18n import here as catalog_here
-
-    return catalog_here()
-
 
 FIT_WIDTH = "max-width: 100%; height: auto"  # the stepper's graph shrinks to fit the page
 LEARNING_RATES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3)
@@ -326,7 +319,7 @@ def tangent_figure(f, x: float, xlim: tuple[float, float], formula: str):
 class TangentExplorer(_Displayable):
     """Slide a point along ``y = f(x)``: autograd gives the slope there (``x.grad``) and the
     plot draws the tangent with that slope. Where is the slope zero? Its words are in the
-    language of the notebook's folder (``grading.i18n.here``).
+    language of the notebook's folder (``autogradkit._i18n.here``).
 
     Example:
         >>> explorer = TangentExplorer(lambda t: t**2 + 3 * t, "x² + 3x", x=2.0, xlim=(-4, 3))
