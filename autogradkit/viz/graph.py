@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._i18n import here
+
 # Kinds of boxes: backward nodes, and tensors coloured by what autograd does with them.
 FUNCTION, ACCUMULATE, SUMMARY = "function", "accumulate", "summary"
 LEAF, NONLEAF, NOGRAD = "leaf", "nonleaf", "nograd"
@@ -188,23 +190,25 @@ def saved_inputs(node) -> list:
 
 
 def saved_line(node, names: dict) -> str | None:
-    """``saved: a, 3.``: what a node keeps for its backward (names where we know them)."""
+    """``saved: a, 3.``: what a node keeps for its backward (names where we know them), in
+    the notebook's language."""
     meta = getattr(node, "_saved_meta", None)
     values = getattr(node, "_saved", None)
     if not meta:
         return None
+    tr = here()
     if not isinstance(values, tuple) or len(values) != len(meta):
-        return "saved: (freed by backward)"
+        return tr("saved: (freed by backward)")
     parts = []
     for value, m in zip(values, meta, strict=True):
         tensor = m[0] if m is not None else None
         if tensor is not None and id(tensor) in names:
             parts.append(names[id(tensor)][0])
         elif m is not None and m[3]:
-            parts.append("result")
+            parts.append(tr("result"))
         else:
             parts.append(format_value(getattr(value, "_data", value), max_items=2))
-    return "saved: " + ", ".join(parts)
+    return tr("saved: {values}", values=", ".join(parts))
 
 
 def breadth_first(root, max_nodes: int | None = None, max_depth: int | None = None):
@@ -308,7 +312,9 @@ def build_graph(
     for node in kept:
         b.add_backward_node(node)
     b.edge(root_id, b.ids[id(fn)], GRAD_FN, tensor.output_nr)
-    summary = b.add(SUMMARY, [f"… {hidden:,} more nodes"], None) if hidden else None
+    tr = here()
+    more = [tr("… {hidden:,} more nodes", hidden=hidden)]
+    summary = b.add(SUMMARY, more, None) if hidden else None
     for node in kept:
         _link_node(b, node, summary)
     _add_named(b, tensor)

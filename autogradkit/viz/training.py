@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._i18n import N_, here
+
 
 @dataclass(frozen=True)
 class Epoch:
@@ -101,7 +103,8 @@ def _tools(w, lr: float):
                 w.sub_(lr * w.grad)
             w.grad = None
 
-        return (lambda y_hat, y: ((y_hat - y) ** 2).mean()), manual_step, "autograd, manual update"
+        how = N_("autograd, manual update")
+        return (lambda y_hat, y: ((y_hat - y) ** 2).mean()), manual_step, how
     optimizer = SGD([w], lr=lr)
 
     def sgd_step():
@@ -124,6 +127,7 @@ def training_figure(rows: list[Epoch], w0: float = 0.0, title: str = ""):
     towards the answer 2."""
     from .draw import new_figure
 
+    tr = here()
     fig = new_figure(figsize=(8, 3), dpi=80)
     loss_ax, w_ax = fig.subplots(1, 2)
     epochs = [r.epoch for r in rows]
@@ -132,10 +136,10 @@ def training_figure(rows: list[Epoch], w0: float = 0.0, title: str = ""):
     finite = np.isfinite(losses).all()
     if losses and finite and min(losses) > 0 and max(losses) >= 100 * min(losses):
         loss_ax.set_yscale("log")  # a loss that falls (or grows) by decades
-    loss_ax.set(xlabel="epoch", ylabel="loss", title="loss")
+    loss_ax.set(xlabel=tr("epoch"), ylabel=tr("loss"), title=tr("loss"))
     w_ax.plot([0, *epochs], [w0, *[r.w for r in rows]], "o-", color="#e65100", markersize=3)
-    w_ax.axhline(2.0, color="#4e8a4a", linestyle="--", label="w = 2 (the answer)")
-    w_ax.set(xlabel="epoch", ylabel="w", title="w after each update")
+    w_ax.axhline(2.0, color="#4e8a4a", linestyle="--", label=tr("w = 2 (the answer)"))
+    w_ax.set(xlabel=tr("epoch"), ylabel="w", title=tr("w after each update"))
     w_ax.legend(loc="best", fontsize=8)
     if title:
         fig.suptitle(title, fontsize=10)
