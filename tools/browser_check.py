@@ -349,6 +349,8 @@ def check(args: argparse.Namespace, root: Path, name: str, home: Path, report: d
             summarise(state, page.evaluate(WIDGETS_JS), report)
             report["counts"] = {css: page.locator(css).count() for css in args.count}
             report["widget_texts"] = page.locator(".widget-html-content").all_inner_texts()
+            labels = ".jupyter-widgets .widget-label, .jupyter-widgets button"
+            report["widget_labels"] = page.locator(labels).all_inner_texts()
             screenshot(page, args.screenshot)
             if args.glyphs:
                 check_glyphs(context, page, report)
