@@ -25,6 +25,8 @@ from autogradkit.grading.build import execute
 
 from .conftest import TRANSLATED, release_path
 
+pytestmark = [pytest.mark.notebook]
+
 HAN = re.compile(r"[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")  # ideographs, CJK punctuation
 RECORD = """\
 import json as _agk_json
