@@ -97,9 +97,16 @@ def test_the_screenshot_is_kept(report):
 
 def test_the_glyph_check_fails_on_a_character_no_font_has(tmp_path):
     nb = nbformat.v4.new_notebook()
+    # a kernel named, so JupyterLab asks nothing (a late "Select Kernel" dialog on a busy
+    # machine would outlast the wait for the kernel)
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nb.cells = [nbformat.v4.new_markdown_cell(f"# 张量与 Linear A {NO_FONT_HAS_IT}")]
     nbformat.write(nb, tmp_path / "boxes.ipynb")
     found = browser_check(tmp_path / "boxes.ipynb", tmp_path / "boxes.png")
     assert not found["ok"] and found["exit_code"] == 1
-    assert found["missing_glyphs"] == NO_FONT_HAS_IT
+    assert found.get("missing_glyphs") == NO_FONT_HAS_IT, found
     assert "张" in found["text_characters"] and "张" not in found["missing_glyphs"]
