@@ -246,14 +246,16 @@ def accept_kernel_dialog(page, report: dict) -> None:
 
 def wait_idle(page, timeout: float) -> dict:
     """Poll until the kernel is idle, no cell shows [*] and every code cell ran (or one
-    errored, since Run All stops there); the same three times in a row."""
+    errored, since Run All stops there; not at a cell tagged ``raises-exception``, so such a
+    cell's error does not end the wait); the same three times in a row."""
     deadline, calm, state = time.monotonic() + timeout, 0, None
     while time.monotonic() < deadline:
         page.wait_for_timeout(400)
         state = page.evaluate(STATE_JS)
         code = [c for c in (state or {}).get("cells", []) if c["cell_type"] == "code"]
         ran = all(c.get("execution_count") for c in code if "".join(c["source"]).strip())
-        errored = any(o.get("output_type") == "error" for c in code for o in c.get("outputs", []))
+        stops = [c for c in code if "raises-exception" not in c.get("metadata", {}).get("tags", [])]
+        errored = any(o.get("output_type") == "error" for c in stops for o in c.get("outputs", []))
         busy = any("*" in p for p in state["prompts"]) if state else True
         done = state and state["status"] == "idle" and not busy and (ran or errored)
         calm = calm + 1 if done else 0
