@@ -1,4 +1,5 @@
-# make lab    - create .venv if needed, install the kit, start JupyterLab on notebooks/
+# make lab    - create .venv if needed, install the kit, start JupyterLab on notebooks/ at the
+#               edition in the system's language (zh* locale: release/zh-CN/, else release/)
 # make test   - create .venv if needed, install test and dev extras, run every stage:
 #               lint, unit tests, nbval (each runs even when another failed)
 # make bench  - run the benchmarks and print the tables
@@ -30,8 +31,18 @@ $(STAMP_TEST): pyproject.toml | $(PY)
 # JupyterLab refuses to run as root unless told to (containers and CI machines run as root)
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-lab: $(STAMP_LAB)
-	$(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS)
+# JupyterLab's menus in Chinese where the system's locale is Chinese (it follows the server's
+# locale by default); a packaged language pack, installed once
+STAMP_LAB_ZH := $(VENV)/.installed-lab-zh-CN
+$(STAMP_LAB_ZH): $(STAMP_LAB)
+	$(PIP) install --quiet 'jupyterlab-language-pack-zh-CN>=4.5'
+	touch $@
+
+# opens the edition in the system's language (LC_ALL, LC_MESSAGES or LANG starting with zh:
+# release/zh-CN/, else release/), the other one beside it in the file browser
+lab: $(STAMP_LAB_ZH)
+	$(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS) \
+		--LabApp.default_url=/lab/tree/$$($(PY) tools/lab_edition.py --course notebooks)
 
 test: $(STAMP_TEST)
 	$(STAGES)

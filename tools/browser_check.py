@@ -2,15 +2,27 @@
 
     python tools/browser_check.py path/to/nb.ipynb out.png [--json] [--in-place]
         [--fail-on-console-error] [--disable-lab-extension NAME] [--keep-log]
-        [--click TEXT]... [--count CSS]...
+        [--click TEXT]... [--count CSS]... [--glyphs] [--locale LANG]
 
 Exit 0 only when every non-empty code cell ran, no cell errored and every widget output
-rendered as a live widget. JS console and page errors are listed (fatal only with
---fail-on-console-error). ``--click TEXT`` presses the first widget button showing TEXT after
-the run (in order, waiting for the kernel each time); ``--count CSS`` reports how many
-elements match. Needs ``pip install playwright`` and a system Chromium at /usr/bin/chromium
-(never ``playwright install``). The notebook file itself is never written: its folder is
-copied to a temporary directory unless --in-place. See /work/shared/jupyter.md, section 3.
+rendered as a live widget. An error in a cell tagged ``raises-exception`` (the lesson's own,
+or an unanswered exercise's check) is expected, and listed apart. JS console and page errors
+are listed (fatal only with --fail-on-console-error). ``--click TEXT`` presses the first
+widget button showing TEXT after the run (in order, waiting for the kernel each time);
+``--count CSS`` reports how many elements match.
+
+``--glyphs`` asks Chromium which fonts drew the text of every element of the notebook holding
+non-ASCII characters, SVG text included (DevTools' ``CSS.getPlatformFontsForNode``), and reads
+those fonts' character maps (the file fontconfig's ``fc-match`` names, read with fontTools): a
+character none of them has was drawn as a box, and is a problem; so is matplotlib's warning
+of a glyph missing from its fonts in any cell's output. ``--locale zh-CN`` runs the browser
+as on a desktop in that language (its language and ``LANG``, from which fontconfig chooses
+among fonts that all have a character: Noto Sans CJK SC rather than JP for Han characters).
+
+Needs ``pip install playwright`` and a system Chromium at /usr/bin/chromium (never
+``playwright install``); ``--glyphs`` also needs fontconfig (Chromium's dependency). The
+notebook file itself is never written: its folder is copied to a temporary directory unless
+--in-place. See /work/shared/jupyter.md, section 3.
 """
 
 from __future__ import annotations
@@ -57,6 +69,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--click", action="append", default=[], metavar="TEXT")
     p.add_argument("--count", action="append", default=[], metavar="CSS")
     p.add_argument("--timeout", type=float, default=RUN_TIMEOUT)
+    p.add_argument("--glyphs", action="store_true", help="fail when a character has no font")
+    p.add_argument("--locale", help="the desktop's language, e.g. zh-CN (default: the host's)")
     return p.parse_args(argv)
 
 
@@ -193,13 +207,21 @@ WIDGETS_JS = """() => {
 }"""
 
 
-def open_lab(p, port: int, name: str, profile: str, report: dict):
+def locale_options(locale: str) -> dict:
+    """A browser set up as on a desktop in ``locale``: its language (Accept-Language,
+    ``navigator.language``) and the process's ``LANG``, from which fontconfig picks the face
+    for text that many fonts cover (Han characters: Noto Sans CJK SC, not JP, for zh-CN)."""
+    return {"locale": locale, "env": {**os.environ, "LANG": locale.replace("-", "_") + ".UTF-8"}}
+
+
+def open_lab(p, port: int, name: str, profile: str, report: dict, locale: str | None = None):
     context = p.chromium.launch_persistent_context(
         profile,
         executable_path=CHROMIUM,
         headless=True,
         args=CHROMIUM_ARGS,
         viewport={"width": 1400, "height": 1000},
+        **(locale_options(locale) if locale else {}),
     )
     page = context.pages[0] if context.pages else context.new_page()
     page.on("console", lambda m: m.type == "error" and report["console_errors"].append(m.text))
@@ -224,14 +246,16 @@ def accept_kernel_dialog(page, report: dict) -> None:
 
 def wait_idle(page, timeout: float) -> dict:
     """Poll until the kernel is idle, no cell shows [*] and every code cell ran (or one
-    errored, since Run All stops there); the same three times in a row."""
+    errored, since Run All stops there; not at a cell tagged ``raises-exception``, so such a
+    cell's error does not end the wait); the same three times in a row."""
     deadline, calm, state = time.monotonic() + timeout, 0, None
     while time.monotonic() < deadline:
         page.wait_for_timeout(400)
         state = page.evaluate(STATE_JS)
         code = [c for c in (state or {}).get("cells", []) if c["cell_type"] == "code"]
         ran = all(c.get("execution_count") for c in code if "".join(c["source"]).strip())
-        errored = any(o.get("output_type") == "error" for c in code for o in c.get("outputs", []))
+        stops = [c for c in code if "raises-exception" not in c.get("metadata", {}).get("tags", [])]
+        errored = any(o.get("output_type") == "error" for c in stops for o in c.get("outputs", []))
         busy = any("*" in p for p in state["prompts"]) if state else True
         done = state and state["status"] == "idle" and not busy and (ran or errored)
         calm = calm + 1 if done else 0
@@ -265,6 +289,8 @@ def screenshot(page, path: Path) -> None:
     full-page screenshot would not help), capped at 8000 px."""
     height = page.evaluate(
         "() => { const cells = document.querySelectorAll('.jp-Cell');"
+        " const panel = document.querySelector('.jp-WindowedPanel-outer');"
+        " if (panel) panel.scrollTop = 0;"  # Run All left it scrolled to the last cell
         " const last = cells[cells.length - 1];"
         " return last ? last.getBoundingClientRect().bottom : 1000; }"
     )
@@ -280,8 +306,16 @@ def summarise(state: dict, rendered: int, report: dict) -> None:
     outputs = [o for c in code for o in c.get("outputs", [])]
     report["cells"] = len(code)
     report["cells_ran"] = sum(bool(c.get("execution_count")) for c in code)
-    errors = [o for o in outputs if o["output_type"] == "error"]
+    expected = [c for c in code if "raises-exception" in c.get("metadata", {}).get("tags", [])]
+    errors = [o for c in code if c not in expected for o in c.get("outputs", [])]
+    errors = [o for o in errors if o["output_type"] == "error"]
     report["errors"] = [f"{o['ename']}: {o['evalue']}" for o in errors]
+    report["expected_errors"] = [
+        f"{o['ename']}: {o['evalue']}"
+        for c in expected
+        for o in c.get("outputs", [])
+        if o["output_type"] == "error"
+    ]
     report["widgets_expected"] = sum(WIDGET_MIME in o.get("data", {}) for o in outputs)
     report["widgets_rendered"] = rendered
     problems = []
@@ -307,7 +341,8 @@ def check(args: argparse.Namespace, root: Path, name: str, home: Path, report: d
     try:
         wait_for_server(port, server)
         with sync_playwright() as p:
-            context, page = open_lab(p, port, name, str(home / "profile"), report)
+            profile = str(home / "profile")
+            context, page = open_lab(p, port, name, profile, report, args.locale)
             page.wait_for_timeout(1500)
             accept_kernel_dialog(page, report)
             state = run_all(page, args.timeout)
@@ -316,11 +351,94 @@ def check(args: argparse.Namespace, root: Path, name: str, home: Path, report: d
             summarise(state, page.evaluate(WIDGETS_JS), report)
             report["counts"] = {css: page.locator(css).count() for css in args.count}
             report["widget_texts"] = page.locator(".widget-html-content").all_inner_texts()
+            labels = ".jupyter-widgets .widget-label, .jupyter-widgets button"
+            report["widget_labels"] = page.locator(labels).all_inner_texts()
             screenshot(page, args.screenshot)
+            if args.glyphs:
+                check_glyphs(context, page, report)
             context.close()
     finally:
         stop_server(server, known)
         log.close()
+
+
+# every visible element of the notebook whose own text holds a non-ASCII character (SVG text
+# in widgets included) gets a mark; returns the characters of each
+MARK_TEXT_JS = """() => {
+  const found = [];
+  const notebook = document.querySelector('.jp-Notebook');
+  const walker = document.createTreeWalker(notebook, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!el || !/[^\\x00-\\x7f]/.test(node.textContent)) continue;
+    if (el.closest('script, style') || !el.getClientRects().length) continue;
+    if (!el.hasAttribute('data-glyph-check')) {
+      el.setAttribute('data-glyph-check', String(found.length));
+      found.push('');
+    }
+    found[Number(el.getAttribute('data-glyph-check'))] += node.textContent;
+  }
+  return found;
+}"""
+
+
+def check_glyphs(context, page, report: dict) -> None:
+    """Which fonts drew the page's non-ASCII text, and the characters none of them has; and
+    matplotlib's warnings of glyphs missing from its fonts, in any cell's output."""
+    texts = page.evaluate(MARK_TEXT_JS)
+    cdp = context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    nodes = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": "[data-glyph-check]"})
+    used: dict[str, int] = {}
+    missing: set[str] = set()
+    for node_id in nodes["nodeIds"]:
+        attributes = cdp.send("DOM.getAttributes", {"nodeId": node_id})["attributes"]
+        index = int(dict(zip(attributes[::2], attributes[1::2]))["data-glyph-check"])
+        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node_id})["fonts"]
+        if any(font["isCustomFont"] for font in fonts):
+            continue  # a web font: its file is not one fontconfig knows, so it is not read
+        covered = set()
+        for font in fonts:
+            used[font["familyName"]] = used.get(font["familyName"], 0) + font["glyphCount"]
+            covered |= font_characters(font["familyName"])
+        missing |= {c for c in texts[index] if ord(c) > 127 and not c.isspace()} - covered
+    report["fonts"] = used
+    report["text_characters"] = "".join(sorted({c for t in texts for c in t if ord(c) > 127}))
+    report["missing_glyphs"] = "".join(sorted(missing))
+    state = page.evaluate(STATE_JS)
+    streams = [o for c in state["cells"] for o in c.get("outputs", []) if o.get("name")]
+    text = ["".join(o.get("text", "")) for o in streams if o["name"] == "stderr"]
+    report["font_warnings"] = [t for t in text if "missing from font" in t]
+    if missing:
+        report["problems"].append(
+            f"no font has {len(missing)} characters: {''.join(sorted(missing))[:40]}"
+        )
+    if report["font_warnings"]:
+        report["problems"].append("matplotlib drew glyphs its fonts do not have")
+    report["ok"] = not report["problems"]
+
+
+_FONT_CHARACTERS: dict[str, set] = {}
+
+
+def font_characters(family: str) -> set[str]:
+    """The characters of the font fontconfig gives for ``family`` (the face Chromium used),
+    read from its character map with fontTools; one face of a ``.ttc`` collection."""
+    if family not in _FONT_CHARACTERS:
+        from fontTools.ttLib import TTFont
+
+        found = subprocess.run(
+            ["fc-match", "-f", "%{file}\n%{index}", family],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split("\n")
+        path, index = found[0], int(found[1] or 0)
+        with TTFont(path, fontNumber=index, lazy=True) as font:
+            _FONT_CHARACTERS[family] = {chr(code) for code in font.getBestCmap()}
+    return _FONT_CHARACTERS[family]
 
 
 def prepare(args: argparse.Namespace, home: Path) -> tuple[Path, str]:

@@ -29,6 +29,7 @@ NBVAL = [
     "--nbval-cell-timeout",
     "120",
 ]
+# release/ holds the English edition and, in release/LANG/, each translated one (zh-CN)
 NOTEBOOK_FOLDERS = ("notebooks/source", "notebooks/release", "notebooks/demos")
 COUNT = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)\b")
 
@@ -46,7 +47,11 @@ def commands(stage: str, allowed_skips: list[str]) -> list[list[str]]:
     if stage == "unit":
         return [[*pytest, "tests", "autogradkit", "--doctest-modules"]]
     if stage == "notebooks":
-        return [[*pytest, *NBVAL, *notebooks()]]
+        found = notebooks()
+        if not found:  # pytest would then collect its testpaths: a silent pass, never nbval
+            reason = f"nbval: no notebooks under {', '.join(NOTEBOOK_FOLDERS)}"
+            return [[PY, "-c", f"import sys; sys.exit({reason!r})"]]
+        return [[*pytest, *NBVAL, *found]]
     raise SystemExit(f"unknown stage {stage!r}: choose from lint, unit, notebooks")
 
 

@@ -44,8 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._i18n import Catalog, catalog, folder_language
 from ..random import fork_rng
-from .i18n import Catalog, catalog, folder_language
 from .observations import (
     MIME,
     Observation,

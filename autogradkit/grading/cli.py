@@ -14,11 +14,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .._i18n import LANGUAGES
 from .build import build_assignments, give_ids
 from .config import GradingConfig, default_jobs
 from .export import export_gradebook
 from .grade import grade_assignment
-from .i18n import LANGUAGES
 from .release import release_assignments
 from .translate import translate_assignments
 from .validate import validate_notebook

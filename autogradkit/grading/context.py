@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._i18n import ENGLISH, Catalog
 from .config import GradingConfig
-from .i18n import ENGLISH, Catalog
 
 __all__ = ["STATUSES", "CellResult", "Context"]
 

@@ -23,7 +23,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import cells, course, files, i18n, pipeline, reference, report
+from .. import _i18n as i18n
+from . import cells, course, files, pipeline, reference, report
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool, sandbox_backend

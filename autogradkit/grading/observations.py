@@ -7,8 +7,8 @@ solution. Nothing here imports IPython or the kit's Tensor: this is the part the
 
 A judgement never quotes the student's value, only the expected one (when the observation may
 reveal it) and facts the grader computed, so feedback cannot carry text a submission chose.
-Its words come from a ``Catalog`` (``i18n.py``): the student's language, English by default;
-the names and hints it shows are always the solution's (``expected``), translated.
+Its words come from a ``Catalog`` (``autogradkit/_i18n.py``): the student's language, English
+by default; the names and hints it shows are always the solution's (``expected``), translated.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .i18n import ENGLISH, Catalog
+from .._i18n import ENGLISH, Catalog
 
 __all__ = [
     "MIME",

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import nbformat
 
+from .._i18n import FONTS, LANGUAGE_FILE, LANGUAGES
 from . import cells, course, files, pipeline, translate
 from .checks import EXPECTED_FILE, public_expected
 from .config import GradingConfig
 from .context import Context
-from .i18n import FONTS, LANGUAGE_FILE, LANGUAGES
 from .steps.strip_hidden_tests import BEGIN, END
 
 __all__ = ["release_root", "release_assignments", "release_notebook"]

@@ -18,8 +18,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from .._i18n import ENGLISH, N_
 from .context import Context
-from .i18n import ENGLISH, N_
 
 __all__ = [
     "STATUS_TEXT",

@@ -33,9 +33,9 @@ from babel.messages.pofile import read_po, write_po
 from IPython.core.inputtransformer2 import TransformerManager
 from markdown_it import MarkdownIt
 
+from .._i18n import KIT_CATALOGS, LANGUAGES, TEMPLATE_FLAG
 from . import cells
 from .build import read_text_source, text_sources
-from .i18n import KIT_CATALOGS, LANGUAGES, TEMPLATE_FLAG
 
 __all__ = [
     "SECTION",

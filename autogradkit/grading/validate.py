@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import cells, i18n, pipeline, sandbox
+from .. import _i18n as i18n
+from . import cells, pipeline, sandbox
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool, sandbox_backend

@@ -11,6 +11,7 @@ import inspect
 import io
 from xml.sax.saxutils import escape, quoteattr
 
+from .._i18n import N_, here
 from .graph import (
     ACCUMULATE,
     FUNCTION,
@@ -28,7 +29,7 @@ from .graph import (
     build_graph,
     caller_names,
 )
-from .layout import LINE_H, Box, Layout, layout_graph
+from .layout import LINE_H, Box, Layout, columns, layout_graph
 from .trace import trace_backward
 
 __all__ = [
@@ -78,24 +79,24 @@ COLORS = {  # (fill, stroke) per kind of box
     ACCUMULATE: ("#eadff5", "#7a52a8"),
     SUMMARY: ("#ffffff", "#8a8a8a"),
 }
-LEGEND = {
-    LEAF: "leaf, requires_grad",
-    NONLEAF: "non-leaf (has grad_fn)",
-    NOGRAD: "requires_grad=False",
-    FUNCTION: "backward node",
-    ACCUMULATE: "AccumulateGrad",
+LEGEND = {  # translated where drawn (tr), in the notebook's language
+    LEAF: N_("leaf, requires_grad"),
+    NONLEAF: N_("non-leaf (has grad_fn)"),
+    NOGRAD: N_("requires_grad=False"),
+    FUNCTION: N_("backward node"),
+    ACCUMULATE: N_("AccumulateGrad"),
 }
 DASHES = {SAVED: "2,3", GRAD_FN: "5,3"}
 MPL_STYLES = {SAVED: ":", GRAD_FN: "--"}  # the same dashes, as matplotlib names them
 # What each style of arrow means, for the legend. Solid arrows (next_functions, and
 # AccumulateGrad to its leaf) are the path the gradient takes.
 ARROWS = {
-    NEXT: "where the gradient goes next",
-    GRAD_FN: "a tensor and its grad_fn",
-    SAVED: "kept by the node for backward",
+    NEXT: N_("where the gradient goes next"),
+    GRAD_FN: N_("a tensor and its grad_fn"),
+    SAVED: N_("kept by the node for backward"),
 }
-HOT_TEXT = "carried this gradient"
-STATES = {"running": "ran just now", "ready": "ready (in the queue)"}
+HOT_TEXT = N_("carried this gradient")
+STATES = {"running": N_("ran just now"), "ready": N_("ready (in the queue)")}
 
 
 class GraphDrawing:
@@ -316,16 +317,19 @@ SWATCH_W = 26  # a legend's sample box or line, then its text
 
 def legend_entries(graph: Graph, h: Highlight) -> list[tuple[str, str, str]]:
     """``(swatch, key, text)`` for what this drawing shows: each kind of box (swatch
-    ``box``), each kind of arrow (``line``), and the stepper's states (``state``)."""
-    entries = [("box", kind, text) for kind, text in LEGEND.items() if _has_box(graph, kind)]
+    ``box``), each kind of arrow (``line``), and the stepper's states (``state``), in the
+    notebook's language."""
+    tr = here()
+    entries = [("box", kind, tr(text)) for kind, text in LEGEND.items() if _has_box(graph, kind)]
     kinds = {NEXT if e.kind == VARIABLE else e.kind for e in graph.edges}
-    entries += [("line", kind, text) for kind, text in ARROWS.items() if kind in kinds]
+    entries += [("line", kind, tr(text)) for kind, text in ARROWS.items() if kind in kinds]
     if h.edge_labels or h.stepping:
-        entries.append(("line", "hot", HOT_TEXT))
+        entries.append(("line", "hot", tr(HOT_TEXT)))
+    states = {key: tr(text) for key, text in STATES.items()}
     if h.running is not None or h.stepping:
-        entries.append(("state", "running", STATES["running"]))
+        entries.append(("state", "running", states["running"]))
     if h.ready or h.stepping:
-        entries.append(("state", "ready", STATES["ready"]))
+        entries.append(("state", "ready", states["ready"]))
     return entries
 
 
@@ -337,7 +341,7 @@ def legend_items(graph: Graph, width: float, h: Highlight | None = None) -> list
     """``(swatch, key, text, x, y)`` for each legend entry, wrapped into rows that fit."""
     x, y, items = 16.0, 8.0, []
     for swatch, key, text in legend_entries(graph, h or Highlight()):
-        item_w = SWATCH_W + 5 + len(text) * LABEL_PX * 0.61
+        item_w = SWATCH_W + 5 + columns(text) * LABEL_PX * 0.61
         if x > 16.0 and x + item_w > width - 8:
             x, y = 16.0, y + LEGEND_ROW
         items.append((swatch, key, text, x, y))
@@ -354,7 +358,7 @@ def canvas_size(graph: Graph, layout: Layout, h: Highlight) -> tuple[float, floa
     """Width and height of the picture: the layout, widened so that every legend entry fits
     on a line of its own, and the legend below it."""
     widest = max(
-        (SWATCH_W + 5 + len(text) * LABEL_PX * 0.61 for *_, text in legend_entries(graph, h)),
+        (SWATCH_W + 5 + columns(text) * LABEL_PX * 0.61 for *_, text in legend_entries(graph, h)),
         default=0.0,
     )
     width = max(layout.width, widest + 32)
@@ -486,6 +490,15 @@ DPI = 100
 PT_PER_PX = 72 / DPI
 
 
+def text_families() -> list[str]:
+    """The drawing's monospace font, then the families of the ``matplotlibrc`` in use: a
+    character the first lacks (Chinese) comes from the next that has it (the zh-CN release's
+    ``matplotlibrc`` names Noto Sans CJK SC)."""
+    from matplotlib import rcParams
+
+    return ["monospace", *rcParams["font.family"]]
+
+
 def render_figure(graph: Graph, layout: Layout, highlight: Highlight | None = None):
     """A matplotlib ``Figure`` of the same layout: one pixel of the layout is one pixel."""
     h = highlight or Highlight()
@@ -538,7 +551,7 @@ def _mpl_edges(ax, graph: Graph, layout: Layout, h: Highlight) -> None:
                 color=HOT,
                 fontsize=LABEL_PX * PT_PER_PX,
                 fontweight="bold",
-                family="monospace",
+                family=text_families(),
                 bbox=dict(boxstyle="round,pad=0.2", fc="white", ec=HOT, lw=0.6, alpha=0.9),
             )
     for (color, lw, linestyle), (lines, heads) in groups.items():
@@ -578,7 +591,7 @@ def _mpl_nodes(ax, graph: Graph, layout: Layout, h: Highlight) -> None:
                 line,
                 ha="center",
                 va="center",
-                family="monospace",
+                family=text_families(),
                 fontsize=FONT_PX * PT_PER_PX,
                 fontweight="bold" if k == 0 else "normal",
                 alpha=opacity,
@@ -614,7 +627,7 @@ def _mpl_legend(ax, graph: Graph, top: float, width: float, h: Highlight) -> Non
             text,
             va="center",
             fontsize=LABEL_PX * PT_PER_PX,
-            family="monospace",
+            family=text_families(),
         )
 
 

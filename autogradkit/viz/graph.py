@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._i18n import here
 from ..autograd import saved
 from ..tensor import Tensor
 
@@ -229,10 +230,12 @@ def saved_inputs(node) -> list:
 
 
 def saved_line(node, names: dict) -> str | None:
-    """``saved: a, 3.``: what a node keeps for its backward (names where we know them)."""
+    """``saved: a, 3.``: what a node keeps for its backward (names where we know them), in
+    the notebook's language."""
     described = saved.describe(node)
+    tr = here()
     if described is None:
-        return "saved: (freed by backward)"
+        return tr("saved: (freed by backward)")
     if not described:
         return None
     parts = []
@@ -240,10 +243,10 @@ def saved_line(node, names: dict) -> str | None:
         if tensor is not None and id(tensor) in names:
             parts.append(names[id(tensor)][0])
         elif is_output:
-            parts.append("result")
+            parts.append(tr("result"))
         else:
             parts.append(format_value(getattr(value, "_data", value), max_items=2))
-    return "saved: " + ", ".join(parts)
+    return tr("saved: {values}", values=", ".join(parts))
 
 
 def breadth_first(root, max_nodes: int | None = None, max_depth: int | None = None):
@@ -347,7 +350,9 @@ def build_graph(
     for node in kept:
         b.add_backward_node(node)
     b.edge(root_id, b.ids[id(fn)], GRAD_FN, tensor.output_nr)
-    summary = b.add(SUMMARY, [f"… {hidden:,} more nodes"], None) if hidden else None
+    tr = here()
+    more = [tr("… {hidden:,} more nodes", hidden=hidden)]
+    summary = b.add(SUMMARY, more, None) if hidden else None
     for node in kept:
         _link_node(b, node, summary)
     _add_named(b, tensor)

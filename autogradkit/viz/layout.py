@@ -10,6 +10,7 @@ Both the SVG and the matplotlib figure draw from the same ``Layout`` (pixels, y 
 
 from __future__ import annotations
 
+import unicodedata
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -78,9 +79,20 @@ class Layout:
         return self.bends.get((e.dst, e.src), [])[::-1]
 
 
+def columns(text: str) -> int:
+    """How many monospace columns ``text`` takes: a wide character (Chinese) takes two.
+
+    Example:
+        >>> columns("grad: 6."), columns("梯度 6.")
+        (8, 7)
+    """
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def box_size(lines) -> tuple[float, float]:
     """Width and height of a box that fits these lines of text."""
-    return max(len(line) for line in lines) * CHAR_W + 2 * PAD_X, len(lines) * LINE_H + 2 * PAD_Y
+    width = max(columns(line) for line in lines) * CHAR_W
+    return width + 2 * PAD_X, len(lines) * LINE_H + 2 * PAD_Y
 
 
 def layout_graph(graph: Graph, alt_lines: dict | None = None) -> Layout:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._i18n import here
 from .._shape import unbroadcast
 from ..autograd import engine
 from ..autograd.graph import walk
@@ -92,26 +93,46 @@ class Trace:
         return h
 
     def describe(self, position: int, graph: Graph | None = None) -> str:
-        """One sentence on what happened at ``position``, for the stepper's status line."""
-        n = len(self.steps)
+        """One sentence on what happened at ``position``, for the stepper's status line (in
+        the notebook's language)."""
+        tr, n = here(), len(self.steps)
         if n == 0:
-            return "Nothing to run: this tensor has no backward graph."
+            return tr("Nothing to run: this tensor has no backward graph.")
         if position <= 0:
             seed = format_value(self.steps[0].grad_outputs[self.root.output_nr])
-            return f"Before backward: the engine seeds the output's gradient with {seed}"
+            return tr(
+                "Before backward: the engine seeds the output's gradient with {seed}", seed=seed
+            )
         step = self.steps[min(position, n) - 1]
-        got = ", ".join(format_value(g) for g in step.grad_outputs)
-        text = f"Step {min(position, n)} of {n}: {step.name} received {got}"
+        said = dict(k=min(position, n), n=n, node=step.name)
+        said["got"] = ", ".join(format_value(g) for g in step.grad_outputs)
         if hasattr(step.node, "variable"):
-            verb = "added it into" if step.had_grad else "wrote"
-            leaf = _box_title(graph, step.node.variable, "the leaf")
-            return f"{text} and {verb} {leaf}.grad, which is now {format_value(step.leaf_grad)}"
+            said["leaf"] = _box_title(graph, step.node.variable, tr("the leaf"))
+            said["value"] = format_value(step.leaf_grad)
+            if step.had_grad:
+                return tr(
+                    "Step {k} of {n}: {node} received {got} and added it into {leaf}.grad, "
+                    "which is now {value}",
+                    **said,
+                )
+            return tr(
+                "Step {k} of {n}: {node} received {got} and wrote {leaf}.grad, "
+                "which is now {value}",
+                **said,
+            )
         sent = [
-            f"{format_value(g)} to {_box_title(graph, child, node_label(child))}"
+            tr(
+                "{value} to {node}",
+                value=format_value(g),
+                node=_box_title(graph, child, node_label(child)),
+            )
             for (child, _), g in zip(step.node.next_functions, step.grad_inputs, strict=True)
             if child is not None and g is not None
         ]
-        return text + ("; it sent " + ", ".join(sent) if sent else "; it sent nothing on")
+        if not sent:
+            return tr("Step {k} of {n}: {node} received {got}; it sent nothing on", **said)
+        sent = tr(", ").join(sent)
+        return tr("Step {k} of {n}: {node} received {got}; it sent {sent}", sent=sent, **said)
 
 
 def _box_title(graph: Graph | None, obj, default: str) -> str:
@@ -130,16 +151,17 @@ def _label_engine_state(h, graph: Graph, trace: Trace, position: int) -> None:
     ready = trace.ready(position)
     place = {id(n): k for k, n in enumerate(ready, start=1)}
     pending = {id(n): count for n, count in trace.pending(position).items()}
+    tr = here()
     for box in graph.nodes:
         key = id(box.ref)
         if box.kind not in (FUNCTION, ACCUMULATE):
             continue
         if key in ran:
-            state = f"ran at step {ran[key]}"
+            state = tr("ran at step {k}", k=ran[key])
         elif key in place:
-            state = f"ready #{place[key]}"
+            state = tr("ready #{k}", k=place[key])
         elif pending.get(key):
-            state = f"waits for {pending[key]}"
+            state = tr("waits for {count}", count=pending[key])
         else:
             continue
         h.lines[box.id] = (*box.lines, state)
@@ -147,19 +169,28 @@ def _label_engine_state(h, graph: Graph, trace: Trace, position: int) -> None:
 
 
 def engine_text(trace: Trace, position: int, graph: Graph | None = None) -> str:
-    """The ready queue and the waiting nodes in words, for the stepper's second line."""
+    """The ready queue and the waiting nodes in words, for the stepper's second line (in the
+    notebook's language)."""
     if not trace.steps or trace.steps[0].pending is None:
         return ""
+    tr = here()
     if position >= len(trace.steps):
-        return "Ready queue: empty. Every node has run, so backward is done."
+        return tr("Ready queue: empty. Every node has run, so backward is done.")
     queue = " → ".join(_node_title(graph, n) for n in trace.ready(position))
     waiting = [
-        f"{_node_title(graph, n)} for {count} gradient{'s' if count > 1 else ''}"
+        tr("{node} for 1 gradient", node=_node_title(graph, n))
+        if count == 1
+        else tr("{node} for {count} gradients", node=_node_title(graph, n), count=count)
         for n, count in trace.pending(position).items()
         if count > 0
     ]
-    text = f"Ready queue (runs left to right): {queue}."
-    return text + (f" Still waiting: {', '.join(waiting)}." if waiting else "")
+    if not waiting:
+        return tr("Ready queue (runs left to right): {queue}.", queue=queue)
+    return tr(
+        "Ready queue (runs left to right): {queue}. Still waiting: {waiting}.",
+        queue=queue,
+        waiting=tr(", ").join(waiting),
+    )
 
 
 def _node_title(graph: Graph | None, node) -> str:

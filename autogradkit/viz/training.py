@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import autogradkit as agk
+from autogradkit._i18n import here
 from autogradkit.nn import MSELoss
 from autogradkit.optim import SGD
 
@@ -122,6 +123,7 @@ def max_difference(a: list[Epoch], b: list[Epoch]) -> float:
 def training_figure(rows: list[Epoch], w0: float = 0.0, title: str = ""):
     """Loss per epoch (log scale when it spans decades) and the path of ``w`` from ``w0``
     towards the answer 2."""
+    tr = here()
     fig = new_figure(figsize=(8, 3), dpi=80)
     loss_ax, w_ax = fig.subplots(1, 2)
     epochs = [r.epoch for r in rows]
@@ -130,10 +132,10 @@ def training_figure(rows: list[Epoch], w0: float = 0.0, title: str = ""):
     finite = np.isfinite(losses).all()
     if losses and finite and min(losses) > 0 and max(losses) >= 100 * min(losses):
         loss_ax.set_yscale("log")  # a loss that falls (or grows) by decades
-    loss_ax.set(xlabel="epoch", ylabel="loss", title="loss")
+    loss_ax.set(xlabel=tr("epoch"), ylabel=tr("loss"), title=tr("loss"))
     w_ax.plot([0, *epochs], [w0, *[r.w for r in rows]], "o-", color="#e65100", markersize=3)
-    w_ax.axhline(2.0, color="#4e8a4a", linestyle="--", label="w = 2 (the answer)")
-    w_ax.set(xlabel="epoch", ylabel="w", title="w after each update")
+    w_ax.axhline(2.0, color="#4e8a4a", linestyle="--", label=tr("w = 2 (the answer)"))
+    w_ax.set(xlabel=tr("epoch"), ylabel="w", title=tr("w after each update"))
     w_ax.legend(loc="best", fontsize=8)
     if title:
         fig.suptitle(title, fontsize=10)

@@ -15,14 +15,14 @@ import numpy as np
 
 import autogradkit as agk
 
+from .._i18n import here
 from .draw import GraphDrawing, figure_png, new_figure
 from .graph import build_graph, caller_names
-from .layout import layout_graph
+from .layout import columns, layout_graph
 from .trace import engine_text, trace_backward
 from .training import dataset, max_difference, train_by_hand, train_with_autograd, training_figure
 
 __all__ = [
-    "here",
     "FIT_WIDTH",
     "LEARNING_RATES",
     "fig_to_image",
@@ -36,13 +36,6 @@ __all__ = [
     "tangent_figure",
     "TangentExplorer",
 ]
-
-
-def here():
-    """The kit's words in the notebook's language (``grading.i18n``, loaded when first used)."""
-    from ..grading.i18n import here as catalog_here
-
-    return catalog_here()
 
 
 FIT_WIDTH = "max-width: 100%; height: auto"  # the stepper's graph shrinks to fit the page
@@ -110,16 +103,16 @@ class BackpropStepper(_Displayable):
             names = caller_names(inspect.currentframe().f_back)
         self.trace = trace_backward(tensor, gradient, engine_state=True)
         self.graph = build_graph(tensor, names, show_data=show_data, show_saved=show_saved)
-        n = len(self.trace.steps)
+        n, tr = len(self.trace.steps), here()
         self.layout = layout_graph(self.graph, alt_lines=self._longest_lines(n))
-        self.slider = widgets.IntSlider(value=0, min=0, max=n, description="step")
-        self.play = widgets.Play(value=0, min=0, max=n, interval=interval, description="Play")
+        self.slider = widgets.IntSlider(value=0, min=0, max=n, description=tr("step"))
+        self.play = widgets.Play(value=0, min=0, max=n, interval=interval, description=tr("Play"))
         widgets.link((self.play, "value"), (self.slider, "value"))
-        self.back_button = widgets.Button(description="◀ Back", tooltip="one step back")
+        self.back_button = widgets.Button(description=tr("◀ Back"), tooltip=tr("one step back"))
         self.step_button = widgets.Button(
-            description="Step ▶", button_style="primary", tooltip="run the next node"
+            description=tr("Step ▶"), button_style="primary", tooltip=tr("run the next node")
         )
-        self.reset_button = widgets.Button(description="Reset", tooltip="before backward")
+        self.reset_button = widgets.Button(description=tr("Reset"), tooltip=tr("before backward"))
         self.back_button.on_click(lambda _: self.go(self.position - 1))
         self.step_button.on_click(lambda _: self.go(self.position + 1))
         self.reset_button.on_click(lambda _: self.go(0))
@@ -136,7 +129,7 @@ class BackpropStepper(_Displayable):
         longest: dict = {}
         for position in range(n + 1):
             for node_id, lines in self.trace.highlight(self.graph, position).lines.items():
-                if max(map(len, lines)) > max(map(len, longest.get(node_id, ("",)))):
+                if max(map(columns, lines)) > max(map(columns, longest.get(node_id, ("",)))):
                     longest[node_id] = lines
         return longest
 
@@ -181,13 +174,13 @@ class TrainingExplorer(_Displayable):
     def __init__(self, lr: float = 0.01, epochs: int = 10, size: int = 1, w0: float = 0.0):
         import ipywidgets as widgets
 
-        rates = tuple(sorted({*LEARNING_RATES, lr}))
+        rates, tr = tuple(sorted({*LEARNING_RATES, lr})), here()
         self.w0 = w0
         self.lr = widgets.SelectionSlider(options=rates, value=lr, description="lr")
-        self.epochs = widgets.IntSlider(value=epochs, min=1, max=100, description="epochs")
-        self.size = widgets.IntSlider(value=size, min=1, max=8, description="data points")
+        self.epochs = widgets.IntSlider(value=epochs, min=1, max=100, description=tr("epochs"))
+        self.size = widgets.IntSlider(value=size, min=1, max=8, description=tr("data points"))
         self.mode = widgets.ToggleButtons(
-            options=[("by hand (NumPy)", "hand"), ("autograd", "autograd")], value="hand"
+            options=[(tr("by hand (NumPy)"), "hand"), (tr("autograd"), "autograd")], value="hand"
         )
         self.status = widgets.HTML()
         self.plot = widgets.Output()
@@ -212,10 +205,16 @@ class TrainingExplorer(_Displayable):
         self.plot.append_display_data(fig_to_image(training_figure(self.history, self.w0, title)))
         self.table.outputs = ()
         self.table.append_stdout("\n".join(str(row) for row in self.history) + "\n")
-        gap = max_difference(by_hand, by_autograd)
+        tr = here()
         self.status.value = escape(
-            f"x = {data}, y = 2x. Autograd ({how}) and the hand-written gradient agree: "
-            f"largest difference {gap:.1e}. Final w = {self.history[-1].w:.3f}"
+            tr(
+                "x = {data}, y = 2x. Autograd ({how}) and the hand-written gradient agree: "
+                "largest difference {gap:.1e}. Final w = {w:.3f}",
+                data=data,
+                how=tr(how),
+                gap=max_difference(by_hand, by_autograd),
+                w=self.history[-1].w,
+            )
         )
 
     def __repr__(self) -> str:
@@ -253,13 +252,14 @@ def function_and_derivative(name: str, x=None):
 def plot_function_and_derivative(name: str):
     """A matplotlib figure of ``f`` and its autograd derivative on [-5, 5]."""
     x, y, dy = function_and_derivative(name)
+    tr = here()
     fig = new_figure(figsize=(6, 3.2), dpi=80)
     ax = fig.subplots()
     formula = name if name == "x**3" else f"{name}(x)"
     ax.plot(x, y, color="#3e6db3", label=f"f(x) = {formula}")
-    ax.plot(x, dy, color="#e65100", linestyle="--", label="f'(x) from autograd")
+    ax.plot(x, dy, color="#e65100", linestyle="--", label=tr("f'(x) from autograd"))
     ax.axhline(0, color="#999999", linewidth=0.8)
-    ax.set(xlabel="x", title=f"{name} and its derivative")
+    ax.set(xlabel="x", title=tr("{name} and its derivative", name=name))
     ax.legend(loc="best", fontsize=8)
     fig.subplots_adjust(left=0.1, right=0.97, bottom=0.15, top=0.9)
     return fig
@@ -339,7 +339,7 @@ def tangent_figure(f, x: float, xlim: tuple[float, float], formula: str):
 class TangentExplorer(_Displayable):
     """Slide a point along ``y = f(x)``: autograd gives the slope there (``x.grad``) and the
     plot draws the tangent with that slope. Where is the slope zero? Its words are in the
-    language of the notebook's folder (``grading.i18n.here``).
+    language of the notebook's folder (``autogradkit._i18n.here``).
 
     Example:
         >>> explorer = TangentExplorer(lambda t: t**2 + 3 * t, "x² + 3x", x=2.0, xlim=(-4, 3))

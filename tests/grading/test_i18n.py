@@ -8,7 +8,8 @@ from types import SimpleNamespace
 import pytest
 from babel.messages.pofile import read_po
 
-from autogradkit.grading import checks, i18n, report
+from autogradkit import _i18n as i18n
+from autogradkit.grading import checks, report
 from autogradkit.grading.checks import CheckFailed, Checks
 from autogradkit.grading.context import CellResult
 from autogradkit.grading.observations import Observation, Record, judge, judge_record

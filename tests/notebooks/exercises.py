@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 import autogradkit as agk
-from autogradkit.grading import cells, i18n, translate
+from autogradkit import _i18n as i18n
+from autogradkit.grading import cells, translate
 from autogradkit.grading.build import read_text_source
 from autogradkit.grading.observations import judge_record
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from autogradkit._i18n import ENGLISH
 from autogradkit.grading import checks
 from autogradkit.grading.checks import Check, CheckFailed
-from autogradkit.grading.i18n import ENGLISH
 
 from .conftest import ASSIGNMENTS
 from .exercises import checks_of

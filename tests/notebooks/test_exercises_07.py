@@ -11,7 +11,7 @@ import pytest
 
 import autogradkit as agk
 from autogradkit import nn
-from autogradkit.grading.i18n import ENGLISH
+from autogradkit._i18n import ENGLISH
 
 from . import exercises
 from .exercises import assert_passes, assert_refused, checks_of, editions, solution

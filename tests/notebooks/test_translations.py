@@ -9,7 +9,8 @@ import shutil
 
 import pytest
 
-from autogradkit.grading import i18n, translate
+from autogradkit import _i18n as i18n
+from autogradkit.grading import translate
 from autogradkit.grading.build import read_text_source
 from autogradkit.grading.checks import read_expected
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ..._i18n import ENGLISH
 from .. import cells
 from ..context import CellResult
-from ..i18n import ENGLISH
 from ..observations import BUILTIN_ERRORS, failed_line, judge_record, passed_line, records_in
 from .strip_hidden_tests import BEGIN
 

@@ -1,10 +1,12 @@
 """The student's language: which one a notebook speaks, and the catalogs that translate into it.
 
-Two kinds of words reach a student:
+Used by ``grading`` (checks, grader, feedback page) and ``viz`` (widgets and figures) alike,
+and importing neither. Two kinds of words reach a student:
 
-* **the kit's own** (the reasons a check gives, the feedback page, widget labels), written in
-  the code as ``tr("it is {real}, not your prediction", real=...)`` and translated by the kit's
-  catalog ``locale/<language>.po`` beside this file;
+* **the kit's own** (the reasons a check gives, the feedback page, widget labels, figure
+  titles and legends), written in the code as ``tr("it is {real}, not your prediction",
+  real=...)`` and translated by the kit's catalog ``grading/locale/<language>.po`` (written
+  and checked by ``autogradkit translate``);
 * **a course's** (a check's title, observation names and hints, written in English in its
   ``checks.py``), translated by the catalog beside it, ``checks.<language>.po``, keyed by the
   English text. An entry whose ``msgid`` has ``{placeholders}`` (flag ``python-brace-format``)
@@ -29,7 +31,7 @@ LANGUAGE_FILE = ".autogradkit-language"
 # fonts with each language's glyphs, tried after matplotlib's own (Debian: fonts-noto-cjk;
 # conda-forge: font-ttf-noto-cjk)
 FONTS = {"zh-CN": ("Noto Sans CJK SC",)}
-KIT_CATALOGS = Path(__file__).resolve().parent / "locale"
+KIT_CATALOGS = Path(__file__).resolve().parent / "grading" / "locale"
 TEMPLATE_FLAG = "python-brace-format"
 _FIELD = re.compile(r"\{\{|\}\}|\{([A-Za-z_]\w*)(?:![rsa])?(?::[^{}]*)?\}")
 

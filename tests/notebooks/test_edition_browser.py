@@ -1,0 +1,134 @@
+"""The zh-CN edition in a real JupyterLab, in headless Chromium on a desktop set to zh-CN:
+every zh-CN release notebook runs, its widgets render and speak Chinese, and no character of
+the notebook (prose, outputs, widgets, SVG drawings) fell back to a box.
+
+``tools/browser_check.py --glyphs --locale zh-CN`` asks Chromium which font drew each text
+and reads those fonts' character maps. Figures are PNGs, whose labels the browser cannot
+read: tests/notebooks/test_edition_fonts.py checks them on matplotlib's side. The screenshot
+of each run is kept in the test's temporary folder (its path is in the failure message).
+
+Needs /usr/bin/chromium and playwright (tools/install_browser.sh; skipped, with the reason,
+without them) and Noto Sans CJK (tools/install_fonts.sh; without it these tests fail).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autogradkit._i18n import catalog
+from autogradkit.grading.translate import kit_messages
+
+from .conftest import ROOT, TRANSLATED, release_path
+
+CHECK = ROOT / "tools" / "browser_check.py"
+CHROMIUM = Path("/usr/bin/chromium")
+HAN = re.compile(r"[\u4e00-\u9fff]")
+NO_FONT_HAS_IT = "\U00010600"  # LINEAR A SIGN AB001: no font the kit installs has it
+# the viz messages whose Chinese replaces the English words (not those that keep an
+# identifier, "AccumulateGrad（梯度累加器）", nor punctuation), as the English reads
+VIZ_ENGLISH = sorted(
+    {
+        msgid
+        for msgid, path, _ in kit_messages()
+        if path.startswith("viz/")
+        and "{" not in msgid
+        and re.search("[A-Za-z]", msgid)
+        and msgid not in catalog("zh-CN")(msgid)
+    }
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="no /usr/bin/chromium: run tools/install_browser.sh"
+    ),
+    pytest.mark.skipif(
+        importlib.util.find_spec("playwright") is None,
+        reason="playwright is not installed: run tools/install_browser.sh",
+    ),
+]
+
+
+def browser_check(notebook: Path, shot: Path) -> dict:
+    """browser_check.py's JSON report on ``notebook`` in a zh-CN desktop, with the glyphs
+    checked; its exit code and screenshot path added."""
+    args = [sys.executable, str(CHECK), str(notebook), str(shot), "--json", "--glyphs"]
+    args += ["--locale", "zh-CN", "--fail-on-console-error"]
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    done = subprocess.run(args, capture_output=True, text=True, timeout=400, env=env, cwd=ROOT)
+    try:
+        report = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(
+            f"browser_check printed no JSON (exit {done.returncode}):\n"
+            f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        )
+    report["exit_code"], report["screenshot"] = done.returncode, shot
+    return report
+
+
+@pytest.fixture(scope="module", params=TRANSLATED["zh-CN"])
+def report(request, tmp_path_factory):
+    shot = tmp_path_factory.mktemp("edition") / f"{request.param}.zh-CN.png"
+    return browser_check(release_path(request.param, "zh-CN"), shot)
+
+
+def test_every_cell_runs_and_every_widget_renders(report):
+    assert report["problems"] == [] and report["ok"] and report["exit_code"] == 0, report
+    assert report["cells_ran"] == report["cells"] and report["errors"] == []
+    assert report["widgets_rendered"] == report["widgets_expected"]
+    assert report["console_errors"] == [] and report["page_errors"] == []
+
+
+def untranslated(text: str) -> list[str]:
+    """The kit's viz messages (those Chinese words replace) left in English in ``text``."""
+    return [m for m in VIZ_ENGLISH if re.search(rf"(?<![\w.]){re.escape(m)}(?![\w(])", text)]
+
+
+def test_the_widgets_speak_chinese(report):
+    texts = report["widget_texts"] + report["widget_labels"]
+    worded = [t for t in texts if HAN.search(t) or re.search(r"[A-Za-z]{3,}", t)]
+    if worded:  # a widget that says something (not only "x" or "f") says it in Chinese
+        assert any(HAN.search(text) for text in worded), worded
+    assert [u for t in texts for u in untranslated(t)] == []
+    assert HAN.search(report["text_characters"])  # the prose, at least
+
+
+def test_no_character_fell_back_to_a_box(report):
+    assert report["missing_glyphs"] == "", f"screenshot: {report['screenshot']}"
+    assert report["font_warnings"] == []
+
+
+def test_chinese_is_drawn_with_noto_sans_cjk_sc(report):
+    cjk = {font for font in report["fonts"] if "CJK" in font}
+    assert cjk and all(font.endswith(" SC") for font in cjk), report["fonts"]
+
+
+def test_the_screenshot_is_kept(report):
+    assert report["screenshot"].stat().st_size > 10_000
+
+
+def test_the_glyph_check_fails_on_a_character_no_font_has(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    # a kernel named, so JupyterLab asks nothing (a late "Select Kernel" dialog on a busy
+    # machine would outlast the wait for the kernel)
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [nbformat.v4.new_markdown_cell(f"# 张量与 Linear A {NO_FONT_HAS_IT}")]
+    nbformat.write(nb, tmp_path / "boxes.ipynb")
+    found = browser_check(tmp_path / "boxes.ipynb", tmp_path / "boxes.png")
+    assert not found["ok"] and found["exit_code"] == 1
+    assert found.get("missing_glyphs") == NO_FONT_HAS_IT, found
+    assert "张" in found["text_characters"] and "张" not in found["missing_glyphs"]
