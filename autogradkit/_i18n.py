@@ -67,8 +67,9 @@ class Catalog:
             return self.texts[english]
         for pattern, translated in self.templates:
             found = pattern.fullmatch(english)
-            if found:
-                return _fill(translated, found.groupdict())
+            if found:  # a value that is a text of its own is translated too ("training")
+                values = {k: self.text(v) for k, v in found.groupdict().items()}
+                return _fill(translated, values)
         return english
 
     def knows(self, english: str) -> bool:
@@ -96,7 +97,7 @@ def template(msgid: str, msgstr: str) -> tuple[re.Pattern, str]:
         elif f"(?P<{name}>" in "".join(parts):
             parts.append(f"(?P={name})")
         else:
-            parts.append(f"(?P<{name}>.+?)")
+            parts.append(f"(?P<{name}>.*?)")  # may be empty: epoch{s} for one epoch
         last = found.end()
     parts.append(re.escape(msgid[last:]))
     return re.compile("".join(parts), re.S), msgstr
@@ -137,10 +138,13 @@ def catalog(language: str, folder: Path | None = None, name: str = "checks") -> 
     if course is not None and course.is_file():
         for message in read_po(course):
             if TEMPLATE_FLAG in message.flags:
-                templates.append(template(message.id, message.string))
+                templates.append(
+                    (len(_FIELD.sub("", message.id)), template(message.id, message.string))
+                )
             else:
                 texts[message.id] = message.string
-    return Catalog(language, kit, texts, tuple(templates))
+    templates.sort(key=lambda entry: -entry[0])  # the most fixed text first: the most specific
+    return Catalog(language, kit, texts, tuple(entry for _, entry in templates))
 
 
 def folder_language(folder: Path) -> str:

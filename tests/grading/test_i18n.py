@@ -169,3 +169,28 @@ def test_translate_keeps_the_entries_written_by_hand_and_drops_empty_vanished_on
     kept = catalog.get("w of shape (2,)")
     assert kept.string == "形状为 (2,) 的 w" and HAND_WRITTEN in kept.auto_comments
     assert catalog.get("gone and never translated") is None
+
+
+def test_the_most_specific_template_wins_values_are_translated_and_may_be_empty(tmp_path):
+    from autogradkit._i18n import catalog
+
+    (tmp_path / "checks.zh-CN.po").write_text(
+        "#, python-brace-format\n"
+        'msgid "{name} {at}"\nmsgstr "{name} {at}"\n\n'
+        "#, python-brace-format\n"
+        'msgid "Jacobian of {name}"\nmsgstr "{name} 的雅可比矩阵"\n\n'
+        "#, python-brace-format\n"
+        'msgid "Jacobian of {name} at a parameter x"\nmsgstr "{name} 在参数 x 处的雅可比矩阵"\n\n'
+        "#, python-brace-format\n"
+        'msgid "w after {epochs} epoch{plural}"\nmsgstr "训练 {epochs} 轮后的 w"\n\n'
+        "#, python-brace-format\n"
+        'msgid "the model in {mode} mode"\nmsgstr "模型处于{mode}模式"\n\n'
+        'msgid "training"\nmsgstr "训练"\n',
+        encoding="utf-8",
+    )
+    zh = catalog("zh-CN", tmp_path, "checks")
+    assert zh.text("Jacobian of f at a parameter x") == "f 在参数 x 处的雅可比矩阵"
+    assert zh.text("Jacobian of f") == "f 的雅可比矩阵"
+    assert zh.text("w after 1 epoch") == "训练 1 轮后的 w"
+    assert zh.text("w after 3 epochs") == "训练 3 轮后的 w"
+    assert zh.text("the model in training mode") == "模型处于训练模式"
