@@ -31,16 +31,9 @@ $(STAMP_TEST): pyproject.toml | $(PY)
 # JupyterLab refuses to run as root unless told to (containers and CI machines run as root)
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-# JupyterLab's menus in Chinese where the system's locale is Chinese (it follows the server's
-# locale by default); a packaged language pack, installed once
-STAMP_LAB_ZH := $(VENV)/.installed-lab-zh-CN
-$(STAMP_LAB_ZH): $(STAMP_LAB)
-	$(PIP) install --quiet 'jupyterlab-language-pack-zh-CN>=4.5'
-	touch $@
-
 # opens the edition in the system's language (LC_ALL, LC_MESSAGES or LANG starting with zh:
 # release/zh-CN/, else release/), the other one beside it in the file browser
-lab: $(STAMP_LAB_ZH)
+lab: $(STAMP_LAB)
 	$(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS) \
 		--LabApp.default_url=/lab/tree/$$($(PY) tools/lab_edition.py --course notebooks)
 
