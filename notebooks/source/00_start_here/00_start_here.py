@@ -225,6 +225,10 @@ checks.printout_prediction()
 #
 # **Next:** notebook 01 trains a one-weight model by hand.
 #
+# **Along the way:** [GLOSSARY.md](../../GLOSSARY.md) explains the course's words (with their
+# Simplified Chinese terms), and [ERRORS.md](../../ERRORS.md) lists every error message the
+# notebooks show, with the section that explains it.
+#
 # **Further reading** in PyTorch's documentation:
 #
 # - [`torch.tensor`](https://docs.pytorch.org/docs/stable/generated/torch.tensor.html):
