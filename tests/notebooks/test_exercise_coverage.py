@@ -19,11 +19,27 @@ from .exercises import checks_of
 HERE = Path(__file__).parent
 
 
+def _calls(tree, names: set[str]):
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) in names and n.args
+    ]
+
+
 def _checks_called(path: Path, helper: str) -> set[str]:
-    """Names ``N`` in every ``helper(checks.N, ...)`` call of the test file."""
+    """Names ``N`` in every ``helper(checks.N, ...)`` call of the test file, or of a wrapper
+    the file defines around ``helper`` (``refused(check, ...)``, which also reads the lines
+    in Chinese)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    wrappers = {
+        f.name
+        for f in tree.body
+        if isinstance(f, ast.FunctionDef) and not f.name.startswith("test_") and _calls(f, {helper})
+    }
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == helper and node.args:
+    for node in _calls(tree, {helper} | wrappers):
+        if node.args:
             first = node.args[0]
             if isinstance(first, ast.Attribute) and getattr(first.value, "id", None) == "checks":
                 found.add(first.attr)
