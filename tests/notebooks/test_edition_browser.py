@@ -1,6 +1,7 @@
 """The zh-CN edition in a real JupyterLab, in headless Chromium on a desktop set to zh-CN:
-every zh-CN release notebook runs, its widgets render and speak Chinese, and no character of
-the notebook (prose, outputs, widgets, SVG drawings) fell back to a box.
+the zh-CN release notebooks that hold the kit's widgets and drawings run, their widgets render
+and speak Chinese, and no character of the notebook (prose, outputs, widgets, SVG drawings)
+fell back to a box.
 
 ``tools/browser_check.py --glyphs --locale zh-CN`` asks Chromium which font drew each text
 and reads those fonts' character maps. Figures are PNGs, whose labels the browser cannot
@@ -76,7 +77,26 @@ def browser_check(notebook: Path, shot: Path) -> dict:
     return report
 
 
-@pytest.fixture(scope="module", params=TRANSLATED["zh-CN"])
+# every kit widget and drawing once (a browser run costs about 20 s): the tangent explorer,
+# the training explorer, the function plotter, the stepper with its drawing, tqdm's bar and
+# graph figures. The other notebooks' figures are checked by test_edition_fonts.py, and their
+# prose uses the same fonts.
+BROWSED = ["00_start_here", "01_backprop_by_hand", "03_nonscalar_leaves_jacobians"]
+BROWSED += ["05_inside_grad_fn", "07_capstone"]
+
+
+def test_the_browsed_notebooks_hold_every_kit_widget():
+    imported = set()
+    for name in TRANSLATED["zh-CN"]:
+        text = (ROOT / "notebooks/source" / name / f"{name}.py").read_text(encoding="utf-8")
+        found = set(re.findall(r"from autogradkit\.viz import ([\w, ]+)", text))
+        names = {n.strip() for group in found for n in group.split(",")}
+        imported |= {(n, name in BROWSED) for n in names}
+    assert {n for n, browsed in imported} == {n for n, browsed in imported if browsed}
+    assert set(BROWSED) <= set(TRANSLATED["zh-CN"])
+
+
+@pytest.fixture(scope="module", params=BROWSED)
 def report(request, tmp_path_factory):
     shot = tmp_path_factory.mktemp("edition") / f"{request.param}.zh-CN.png"
     return browser_check(release_path(request.param, "zh-CN"), shot)
