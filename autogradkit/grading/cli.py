@@ -19,6 +19,7 @@ from .build import build_assignments, give_ids
 from .config import GradingConfig, default_jobs
 from .export import export_gradebook
 from .grade import grade_assignment
+from .house_style import check_course
 from .release import release_assignments
 from .translate import translate_assignments
 from .validate import validate_notebook
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     for sub, timeout in ((bld, 120.0), (rel, 120.0), (val, 30.0), (grd, 30.0)):
         _add_common_options(sub, timeout, grades=sub in (val, grd))
     _add_export_command(commands)
+    _add_check_course_command(commands)
     return parser
 
 
@@ -88,6 +90,21 @@ def _add_export_command(commands) -> None:
     exp.add_argument("--output", type=Path, help="file to write (default: beside the gradebook)")
     exp.add_argument("--roster", type=Path, help="CSV of student,name,id,email for the LMS")
     exp.add_argument("--report", type=Path, help="also write the JSON report here")
+
+
+def _add_check_course_command(commands) -> None:
+    """``check-course``: the kit's house style, as named rules (docs/instructor_guide.md)."""
+    chk = commands.add_parser(
+        "check-course", help="check assignments against the kit's house style (opt-in lint)"
+    )
+    chk.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
+    chk.add_argument(
+        "--assignment", help="check this one (default: those in DIR/house_style.txt, else all)"
+    )
+    chk.add_argument(
+        "--tests", type=Path, help="folder of test_exercises_NN.py (default: tests/notebooks)"
+    )
+    chk.add_argument("--report", type=Path, help="also write the JSON report here")
 
 
 def _add_common_options(sub: argparse.ArgumentParser, timeout: float, grades: bool) -> None:
@@ -161,6 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "grade": grade_assignment,
         "export": export_gradebook,
         "translate": translate_assignments,
+        "check-course": check_course,
     }[cfg.command]
     try:
         report = run(cfg)

@@ -52,6 +52,7 @@ class GradingConfig:
         language: the edition ``release`` writes and ``translate`` works on (``en``: the
             source's own; ``zh-CN``: into ``release/zh-CN``, see ``translate.py``).
         check: ``translate`` only says what is left to translate (exit code 1 if anything).
+        tests: where ``check-course`` finds the shortcut tests (``test_exercises_NN.py``).
 
     Example:
         >>> GradingConfig(command="grade", timeout=5).total_timeout
@@ -82,6 +83,7 @@ class GradingConfig:
     roster: Path | None = None
     language: str = "en"
     check: bool = False
+    tests: Path | None = None
 
     def limits(self):
         """What one sandbox may use, from ``memory_limit_mb``, ``max_processes`` and
