@@ -1,9 +1,12 @@
 # make lab    - create .venv if needed, install the kit, start JupyterLab on notebooks/ at the
 #               edition in the system's language (zh* locale: release/zh-CN/, else release/)
+# make course - create .venv if needed, install the kit with JupyterLab and the grading tools
+#               (the [lab] and [grade] extras), start nothing: an instructor's set-up
 # make test   - create .venv if needed, install test and dev extras, run every stage:
 #               lint, unit tests, nbval (each runs even when another failed)
 # make bench  - run the benchmarks and print the tables
-# Instructors: make notebooks | release | grade ASSIGNMENT=NAME [SCHEDULER=tcp://HOST:PORT] | validate NB=PATH
+# Instructors: make course, then make notebooks | release | grade ASSIGNMENT=NAME
+#              [SCHEDULER=tcp://HOST:PORT] | validate NB=PATH (docs/instructor_guide.md)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -14,18 +17,19 @@ STAMP_TEST := $(VENV)/.installed-test
 STAGES := $(PY) tools/run_stages.py $(if $(STRICT_SKIPS),--allowed-skips tests/allowed_skips.txt)
 COURSE ?= notebooks
 
-.PHONY: lab test test-unit test-notebooks lint bench notebooks release grade validate clean
+.PHONY: lab course test test-unit test-notebooks lint bench notebooks release grade validate clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
+# the grade extra adds nothing the lab one lacks today; it is named so that it stays so
 $(STAMP_LAB): pyproject.toml | $(PY)
-	$(PIP) install --quiet -e '.[lab]'
+	$(PIP) install --quiet -e '.[lab,grade]'
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(PY)
-	$(PIP) install --quiet -e '.[test,lab,dev]'
+	$(PIP) install --quiet -e '.[test,lab,grade,dev]'
 	touch $@ $(STAMP_LAB)  # the test extras include the lab ones
 
 # JupyterLab refuses to run as root unless told to (containers and CI machines run as root)
@@ -36,6 +40,9 @@ LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(STAMP_LAB)
 	$(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS) \
 		--LabApp.default_url=/lab/tree/$$($(PY) tools/lab_edition.py --course notebooks)
+
+course: $(STAMP_LAB)
+	@echo "ready: $(VENV)/bin/autogradkit --help lists the commands; docs/instructor_guide.md"
 
 test: $(STAMP_TEST)
 	$(STAGES)
