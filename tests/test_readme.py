@@ -51,9 +51,10 @@ def scratch_project(tmp_path) -> Path:
     return project
 
 
-def test_the_instructor_section_names_the_three_commands():
+def test_the_instructor_section_sets_up_then_names_the_three_commands():
     commands = instructor_commands((ROOT / "README.md").read_text(encoding="utf-8"))
     assert [c.split()[:2] for c in commands] == [
+        ["make", "course"],
         ["make", "release"],
         ["make", "grade"],
         ["make", "validate"],
