@@ -1,7 +1,8 @@
 # make lab    - create .venv if needed, install the kit, start JupyterLab on notebooks/ at the
 #               edition in the system's language (zh* locale: release/zh-CN/, else release/)
 # make course - create .venv if needed, install the kit with JupyterLab and the grading tools
-#               (the [lab] and [grade] extras), start nothing: an instructor's set-up
+#               (the [lab] and [grade] extras) and pytest for the shortcut tests, start
+#               nothing: an instructor's set-up
 # make test   - create .venv if needed, install test and dev extras, run every stage:
 #               lint, unit tests, nbval (each runs even when another failed)
 # make bench  - run the benchmarks and print the tables
@@ -13,6 +14,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP_LAB  := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
+STAMP_COURSE := $(VENV)/.installed-course
 # .ci/run sets STRICT_SKIPS=1: a test skipped for a reason not in tests/allowed_skips.txt fails
 STAGES := $(PY) tools/run_stages.py $(if $(STRICT_SKIPS),--allowed-skips tests/allowed_skips.txt)
 COURSE ?= notebooks
@@ -30,7 +32,13 @@ $(STAMP_LAB): pyproject.toml | $(PY)
 
 $(STAMP_TEST): pyproject.toml | $(PY)
 	$(PIP) install --quiet -e '.[test,lab,grade,dev]'
-	touch $@ $(STAMP_LAB)  # the test extras include the lab ones
+	touch $@ $(STAMP_LAB) $(STAMP_COURSE)  # the test extras include the lab and course ones
+
+# an instructor runs their shortcut tests (tests/notebooks/test_exercises_NN.py) with pytest;
+# tests/conftest.py sets hypothesis's profile
+$(STAMP_COURSE): $(STAMP_LAB)
+	$(PIP) install --quiet 'pytest>=8' 'hypothesis>=6'
+	touch $@
 
 # JupyterLab refuses to run as root unless told to (containers and CI machines run as root)
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
@@ -41,7 +49,7 @@ lab: $(STAMP_LAB)
 	$(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS) \
 		--LabApp.default_url=/lab/tree/$$($(PY) tools/lab_edition.py --course notebooks)
 
-course: $(STAMP_LAB)
+course: $(STAMP_COURSE)
 	@echo "ready: $(VENV)/bin/autogradkit --help lists the commands; docs/instructor_guide.md"
 
 test: $(STAMP_TEST)
