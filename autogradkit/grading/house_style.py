@@ -372,22 +372,22 @@ def _minutes(duration: str) -> int:
 
 @rule(
     "time-estimate",
-    "put the line the rule gives (in the problem) into the first cell: "
-    "`autogradkit check-course --assignment NAME` prints it",
+    "write the line the formula gives into the first cell, and build",
 )
 def _time_estimate(lesson: Lesson) -> list[str]:
     """The first cell states the time the notebook takes, as the formula measures it (within
     5 minutes or a fifth)."""
     nb = lesson.notebook
     found = TIME.search(nb.cells[0].source)
+    gives = f"the formula gives: {time_line(nb)}"
     if not found:
-        return [f"no '**Time:** about ...' line in the first cell; it is {time_line(nb)}"]
+        return [f"no '**Time:** about ...' line in the first cell; {gives}"]
     reading, exercises = int(found["reading"]), int(found["exercises"])
     if _minutes(found["total"]) != reading + exercises:
         return ["the total is not the sum of its parts"]
     for stated, want in zip((reading, exercises), estimate(nb)):
         if abs(stated - want) > max(5, 0.2 * want):
-            return [f"the notebook changed since its time was measured; it is {time_line(nb)}"]
+            return [f"the notebook changed since its time was measured; {gives}"]
     return []
 
 
@@ -554,6 +554,10 @@ def _shortcut_tests(lesson: Lesson) -> list[str]:
 
 
 # ----- the command ---------------------------------------------------------------------------
+def _count(items: list, noun: str) -> str:
+    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
+
+
 def check_course(cfg) -> dict:
     """``autogradkit check-course``: print every violation; exit code 1 when there is one."""
     names = [cfg.assignment] if cfg.assignment else house_style_assignments(cfg.course)
@@ -562,7 +566,7 @@ def check_course(cfg) -> dict:
         violations += check(load_lesson(cfg.course, name, cfg.tests))
     for violation in violations:
         print(violation)
-    print(f"check-course: {len(names)} assignments, {len(violations)} problems")
+    print(f"check-course: {_count(names, 'assignment')}, {_count(violations, 'problem')}")
     return {
         "command": "check-course",
         "assignments": names,

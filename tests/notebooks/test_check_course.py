@@ -177,7 +177,7 @@ def _check_course(course, capsys, *args) -> tuple[int, str]:
 
 def test_the_command_lists_each_violation_and_exits_with_1(course, capsys):
     code, out = _check_course(course, capsys, "--assignment", NB)
-    assert code == 0 and out.strip() == "check-course: 1 assignments, 0 problems"
+    assert code == 0 and out.strip() == "check-course: 1 assignment, 0 problems"
     code, out = _check_course(course, capsys, "--assignment", "09_quiz")
     assert code == 1
     assert "09_quiz: [three-exercises] 2 answer cells, 2 test cells. Fix: give the" in out
@@ -189,7 +189,7 @@ def test_the_house_style_file_says_which_assignments_are_checked(course, capsys)
     assert code == 1 and "check-course: 2 assignments" in out  # no file: every assignment
     (course / "house_style.txt").write_text(f"# the kit's style\n{NB}\n", encoding="utf-8")
     code, out = _check_course(course, capsys)
-    assert code == 0 and "check-course: 1 assignments, 0 problems" in out
+    assert code == 0 and "check-course: 1 assignment, 0 problems" in out
 
 
 def test_an_unbuilt_assignment_is_a_clear_error(course, capsys):
