@@ -334,7 +334,7 @@ print("inside no_grad(): requires_grad =", out.requires_grad, "| grad_fn =", out
 # Now time both. Each is measured five times and the fastest run counts, which filters out
 # hiccups of a busy computer. The milliseconds depend on your machine and differ on every run,
 # so the cell prints only which one is slower. `recorded` and `plain` hold your numbers: print
-# `recorded / plain` to see how many times as long recording takes (about five on ours).
+# `recorded / plain` to see how many times as long recording takes on your machine.
 
 # %% id="03-def-fastest-ms-function-repeats" tags=["topic:T29"]
 def fastest_ms(function, repeats=5):
