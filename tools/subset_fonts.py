@@ -12,14 +12,14 @@ code twins ``source/*/*.<language>.md``, the checks' catalogs ``checks.<language
 kit's catalog ``autogradkit/grading/locale/<language>.po``. Then a margin, so that a few new
 words need no new subset: ``COMMON[language]``, for zh-CN the 3,755 characters of GB2312
 level 1 (the common hanzi, computed from Python's ``gb2312`` codec) with GB2312's
-punctuation and full-width forms, and printable ASCII. The zh-CN subset is about 0.9 MB: the
-course alone needs 0.2 MB, the margin adds 0.7 MB. tests/notebooks/test_edition_fonts.py
-fails when an edition uses a character its subset lacks: run this tool again then.
+punctuation and full-width forms, and printable ASCII. The zh-CN subset is 963 KB, 4,134
+characters: the course's 901 alone would take 200 KB. tests/test_fonts.py fails when an
+edition uses a character its subset lacks: run this tool again then.
 
 The full font is read from ``--source FILE`` or, by default, from the file fontconfig knows
-the family by (``fc-match``: Debian's fonts-noto-cjk, which tools/install_fonts.sh installs,
-puts Noto Sans CJK in ``/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc``). Within a
-collection (``.ttc``) the face of that family is taken. The output is the same bytes for the
+the family by (``fc-match``; Debian's fonts-noto-cjk, which tools/install_fonts.sh installs,
+puts Noto Sans CJK in one collection, ``NotoSansCJK-Regular.ttc``), and the tool says which
+file it read. Within a collection (``.ttc``) the face of that family is taken. The output is the same bytes for the
 same input (no timestamp is written).
 
 Usage: ``.venv/bin/python tools/subset_fonts.py [--lang zh-CN] [--source FILE] [--course DIR]``
@@ -57,7 +57,8 @@ def encoded(codec: str, leads: range, trails: range = range(0xA1, 0xFF)) -> set[
     return found
 
 
-# rows 0xA1 (punctuation) and 0xA3 (full-width ASCII), then level 1's hanzi (0xB0 to 0xD7)
+# rows 0xA1 to 0xA3 (punctuation, numerals, full-width ASCII), then level 1's hanzi (0xB0 to
+# 0xD7)
 COMMON = {"zh-CN": encoded("gb2312", range(0xA1, 0xA4)) | encoded("gb2312", range(0xB0, 0xD8))}
 
 
