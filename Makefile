@@ -6,8 +6,9 @@
 # make test   - create .venv if needed, install test and dev extras, run every stage:
 #               lint, unit tests, nbval (each runs even when another failed)
 # make bench  - run the benchmarks and print the tables
-# Instructors: make course, then make notebooks | release | grade ASSIGNMENT=NAME
-#              [SCHEDULER=tcp://HOST:PORT] | validate NB=PATH (docs/instructor_guide.md)
+# Instructors: make course, then make notebooks | release [ASSIGNMENT=NAME] (all when none is
+#              named), make grade ASSIGNMENT=NAME [SCHEDULER=tcp://HOST:PORT] | validate NB=PATH
+#              (docs/instructor_guide.md)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -69,15 +70,18 @@ bench: $(STAMP_TEST)
 	$(PY) benchmarks/run.py
 
 # source/NN/NN.py (Jupytext) -> executed source/NN/NN.ipynb, then the student versions of
-# every edition: English in release/, each translation in release/LANG/ (docs/translating.md)
-TRANSLATIONS := zh-CN
+# every edition: English in release/, each translation in release/LANG/ (docs/translating.md).
+# ASSIGNMENT=NAME builds and releases that one alone; without it, every assignment. Releasing
+# a notebook whose source did not change changes no byte of its release copies.
 notebooks: $(STAMP_LAB)
-	$(PY) -m autogradkit build --course $(COURSE)
+	$(PY) -m autogradkit build --course $(COURSE) $(ASSIGNMENT)
 	$(MAKE) release
 
+# the languages ASSIGNMENT (any assignment, when none is named) is translated into: LANG of
+# each source/NN/NN.LANG.md
+TRANSLATIONS = $(sort $(subst .,,$(suffix $(basename $(wildcard $(COURSE)/source/$(or $(ASSIGNMENT),*)/*.*.md)))))
 release: $(STAMP_LAB)
-	$(PY) -m autogradkit release --course $(COURSE)
-	$(foreach lang,$(TRANSLATIONS),$(PY) -m autogradkit release --course $(COURSE) --lang $(lang) &&) true
+	$(foreach lang,en $(TRANSLATIONS),$(PY) -m autogradkit release --course $(COURSE) --lang $(lang) $(ASSIGNMENT) &&) true
 
 grade: $(STAMP_LAB)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=NAME [SUBMITTED=$(COURSE)/submitted] [SCHEDULER=tcp://HOST:PORT]" >&2; exit 2; }
