@@ -258,31 +258,35 @@ def _reference_checks(folder: Path) -> dict[str, dict[str, list[Record]]]:
 
 
 def _check_misses(page, gid: str, checks: list[Record], folder: Path) -> set[tuple[str, str]]:
-    """The misses of one exercise on one feedback page: each line that is not a ``✓``."""
+    """The misses of one exercise on one feedback page: each line that is not a ``✓``, in the
+    page's language, matched with the words the grader wrote it in (its catalog)."""
     language, lines = page
-    to_english, _ = _catalogs(language or "en", folder)
+    tr = i18n.catalog(language or "en", folder)
+    back, _ = _catalogs(tr.language, folder)
     return {
-        _miss(to_english.text(line), checks)
+        _miss(line, checks, tr, back)
         for line in lines.get(gid, [])
         if line and not line.startswith("✓")
     }
 
 
-def _miss(line: str, checks: list[Record]) -> tuple[str, str]:
-    """What an English feedback line is about: (a check's title, the hint of the observation
-    that failed), (an observation's name, ""), (a check's title, why it stopped) or, for a
-    line about no single check, (the line, "")."""
+def _miss(line: str, checks: list[Record], tr, back) -> tuple[str, str]:
+    """What a feedback line in ``tr``'s language is about, in English: (a check's title, the
+    hint of the observation that failed), (an observation's name, ""), (a check's title, why
+    it stopped) or, for a line about no single check, (the line, ""). ``back`` translates the
+    words of the kit and the course back into English."""
     for check in (c for c in checks if not c.hidden):
         for seen in check.observations:
-            head, tail = failed_line(i18n.ENGLISH, seen.name, "\0", seen.hint).split("\0")
+            name, hint = tr.text(seen.name), tr.text(seen.hint)
+            head, tail = failed_line(tr, name, "\0", hint).split("\0")
             if seen.hint and line.endswith(tail):
                 return check.title, seen.hint
             if not seen.hint and line.startswith(head):
                 return seen.name, ""
-        head, _ = failed_line(i18n.ENGLISH, check.title, "\0").split("\0")
+        head, _ = failed_line(tr, tr.text(check.title), "\0").split("\0")
         if line.startswith(head):
-            return check.title, line[len(head) :]
-    return line, ""
+            return check.title, back.text(line[len(head) :])
+    return back.text(line), ""
 
 
 def _exception(root: Path, row: dict, gid: str, name_only: bool) -> tuple[str, str]:
