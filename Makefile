@@ -3,7 +3,8 @@
 # make test   - create .venv if needed, install test and dev extras, run every stage:
 #               lint, unit tests, nbval (each runs even when another failed)
 # make bench  - run the benchmarks and print the tables
-# Instructors: make notebooks | release | grade ASSIGNMENT=NAME [SCHEDULER=tcp://HOST:PORT] | validate NB=PATH
+# Instructors: make notebooks | release | grade ASSIGNMENT=NAME [SCHEDULER=tcp://HOST:PORT] |
+#              report ASSIGNMENT=NAME [ANONYMOUS=1] | validate NB=PATH
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -14,7 +15,7 @@ STAMP_TEST := $(VENV)/.installed-test
 STAGES := $(PY) tools/run_stages.py $(if $(STRICT_SKIPS),--allowed-skips tests/allowed_skips.txt)
 COURSE ?= notebooks
 
-.PHONY: lab test test-unit test-notebooks lint bench notebooks release grade validate clean
+.PHONY: lab test test-unit test-notebooks lint bench notebooks release grade report validate clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -67,6 +68,10 @@ release: $(STAMP_LAB)
 grade: $(STAMP_LAB)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=NAME [SUBMITTED=$(COURSE)/submitted] [SCHEDULER=tcp://HOST:PORT]" >&2; exit 2; }
 	$(PY) -m autogradkit grade $(or $(SUBMITTED),$(COURSE)/submitted) --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
+
+report: $(STAMP_LAB)
+	@test -n "$(ASSIGNMENT)" || { echo "usage: make report ASSIGNMENT=NAME [ANONYMOUS=1]" >&2; exit 2; }
+	$(PY) -m autogradkit report --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(ANONYMOUS),--anonymous)
 
 validate: $(STAMP_LAB)
 	@test -n "$(NB)" || { echo "usage: make validate NB=path/to/notebook.ipynb" >&2; exit 2; }
