@@ -31,6 +31,7 @@ import os
 import re
 import statistics
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
@@ -40,16 +41,27 @@ from .. import _i18n as i18n
 from .._i18n import N_
 from . import cells, course, report
 from .config import GradingConfig
+from .context import STATUSES
 from .notebooks import UnreadableNotebook, read_notebook
 from .observations import BUILTIN_ERRORS, Record, failed_line, records_in
 from .steps.strip_hidden_tests import BEGIN
 
-__all__ = ["MAX_TEXT", "SLOWEST", "class_report", "summarise", "render", "feedback_lines"]
+__all__ = [
+    "MAX_TEXT",
+    "SLOWEST",
+    "NO_EXCEPTION",
+    "class_report",
+    "Graded",
+    "summarise",
+    "render",
+    "feedback_lines",
+]
 
 MAX_TEXT = 160  # characters kept of a text a kernel made (an exception's message)
 SLOWEST = 5  # submissions listed as the slowest of the run
 REVIEW = "review"  # rows whose review notes ask for a person: listed with the statuses
 NO_EXCEPTION = N_("no exception: the cell's value gave its points")
+_ORDER = (*STATUSES, REVIEW)  # the statuses' order on the page
 _PAGE_LANGUAGE = re.compile(r'<html lang="([^"]*)"')
 _TEST_ROW = re.compile(r'<tr class="[^"]*"><td>(.*?)</td><td>.*?</td><td>(.*?)</td></tr>')
 
@@ -72,35 +84,40 @@ def class_report(cfg: GradingConfig) -> dict:
     report.write_atomic(
         page, render(data, words, page.parent.resolve(), Path(cfg.course).resolve())
     )
-    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-    report.write_atomic(page.with_suffix(".json"), text)
+    data_path = page.with_suffix(".json")
+    report.write_atomic(data_path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     print(f"report of {data['submissions']} submissions: {page}")
-    return {"command": "report", "page": str(page), "json": str(page.with_suffix(".json")),
-            "exit_code": 0}  # fmt: skip
+    return {"command": "report", "page": str(page), "json": str(data_path), "exit_code": 0}
 
 
 # ----- the data ---------------------------------------------------------------------------------
+@dataclass
+class Graded:
+    """What ``grade`` wrote for one assignment, as the report reads it."""
+
+    root: Path  # the course folder
+    assignment: course.Assignment
+    rows: list[dict]  # the gradebook's
+    pages: dict  # (student, notebook) -> the feedback page's language and lines by grade_id
+    checks: dict  # notebook -> grade_id -> the reference run's records of that test cell
+
+
 def summarise(book: dict, root: Path, assignment, language=None, anonymous=False) -> dict:
     """Everything the page shows, as JSON-ready data (English keys; names unless
     ``anonymous``). ``language``: the page's (None: the one most feedback pages speak)."""
-    rows = book["rows"]
+    rows, folder = book["rows"], root / "grades" / assignment.name
     pages = {_key(row): _read_page(root, row) for row in rows}
+    graded = Graded(root, assignment, rows, pages, _reference_checks(folder))
     spoken = Counter(lang for lang, _ in pages.values() if lang)
-    language = language or max(i18n.LANGUAGES, key=lambda lang: spoken[lang])
-    checks = _reference_checks(root / "grades" / assignment.name)
-    exercises = [
-        _exercise(nb, gid, rows, pages, checks.get(nb, {}), root, assignment, anonymous)
-        for nb, gid in _exercise_ids(rows)
-    ]
     return {
         "assignment": assignment.name,
-        "language": language,
+        "language": language or max(i18n.LANGUAGES, key=lambda lang: spoken[lang]),
         "students": len({row["student"] for row in rows}),
         "submissions": len(rows),
         "scores": _scores(rows),
-        "exercises": exercises,
+        "exercises": [_exercise(graded, *ids, anonymous) for ids in _exercise_ids(rows)],
         "statuses": _statuses(rows, anonymous),
-        "run": _run(book, rows, root / "grades" / assignment.name),
+        "run": _run(book, rows, folder),
     }
 
 
@@ -128,40 +145,44 @@ def _scores(rows: list[dict]) -> dict:
     points = sorted(totals.values())
     q1, median, q3 = np.percentile(points, [25, 50, 75]) if points else (0.0, 0.0, 0.0)
     return {
-        "totals": [round(p, 4) for p in points],
+        "totals": [round(float(p), 4) for p in points],
         "max": round(max(maxima.values(), default=0.0), 4),
         "median": round(float(median), 4),
         "quartiles": [round(float(q1), 4), round(float(q3), 4)],
     }
 
 
-def _exercise(nb, gid, rows, pages, checks, root, assignment, anonymous) -> dict:
+def _exercise(graded: Graded, nb: str, gid: str, anonymous: bool) -> dict:
     """One exercise: how many passed, and its misses ranked by how many students hit each."""
-    mine = [row for row in rows if row["notebook"] == nb]
+    mine = [row for row in graded.rows if row["notebook"] == nb]
     tests = [row["tests"].get(gid, {}) for row in mine]
     misses: Counter = Counter()
-    hidden = BEGIN in _test_source(assignment, nb, gid)
     for row, test in zip(mine, tests, strict=True):
         if test.get("status") in ("failed", "partial", "not_run"):
-            found = (
-                _check_misses(pages[_key(row)], gid, checks[gid], assignment.folder)
-                if gid in checks
-                else {_exception(root, row, gid, anonymous or hidden)}
-            )
-            misses.update(found)
-    total = len(mine)
+            misses.update(_misses(graded, row, gid, anonymous))
     return {
         "notebook": nb,
         "id": gid,
         "max_points": max((t.get("max_points", 0.0) for t in tests), default=0.0),
-        "submissions": total,
+        "submissions": len(mine),
         "passed": sum(t.get("status") == "passed" for t in tests),
         "partial": sum(t.get("status") == "partial" for t in tests),
         "misses": [
-            {"what": what, "why": why, "students": n, "share": round(n / total, 4)}
+            {"what": what, "why": why, "students": n, "share": round(n / len(mine), 4)}
             for (what, why), n in sorted(misses.items(), key=lambda item: (-item[1], item[0]))
         ],
     }
+
+
+def _misses(graded: Graded, row: dict, gid: str, anonymous: bool) -> set[tuple[str, str]]:
+    """What one row's failed exercise hit: from its feedback page for a cell judged from check
+    records, from its graded notebook for an ``assert`` cell (only a built-in exception's
+    name if the page is ``anonymous`` or the cell has hidden tests)."""
+    checks = graded.checks.get(row["notebook"], {})
+    if gid in checks:
+        return _check_misses(graded.pages[_key(row)], gid, checks[gid], graded.assignment.folder)
+    hidden = BEGIN in _test_source(graded.assignment, row["notebook"], gid)
+    return {_exception(graded.root, row, gid, name_only=anonymous or hidden)}
 
 
 def _test_source(assignment, notebook: str, gid: str) -> str:
@@ -180,7 +201,7 @@ def _statuses(rows: list[dict], anonymous: bool) -> dict:
         found.setdefault(row["status"], []).append(who)
         if row.get("review"):
             found.setdefault(REVIEW, []).append(who)
-    order = [*(s for s in report.STATUS_TEXT if s in found), *([REVIEW] if REVIEW in found else [])]
+    order = sorted(found, key=lambda s: _ORDER.index(s) if s in _ORDER else len(_ORDER))
     return {
         status: {"count": len(found[status]), **({} if anonymous else {"who": found[status]})}
         for status in order
