@@ -455,11 +455,11 @@ def _statuses_html(statuses: dict, tr, where: Path, root: Path) -> list[str]:
     found.append("</table>")
     for status, entry in statuses.items():
         links = [
-            f'<li><a href="{_e(_link(root / who["page"], where))}">{_e(who["name"])}</a></li>'
+            f'<a href="{_e(_link(root / who["page"], where))}">{_e(who["name"])}</a>'
             for who in entry.get("who", [])
         ]
         if links:
-            found.append(f'<h3 id="status-{_e(status)}">{_e(status)}</h3><ul>{"".join(links)}</ul>')
+            found.append(f'<h3 id="status-{_e(status)}">{_e(status)}</h3><p>{", ".join(links)}</p>')
     return found
 
 

@@ -190,7 +190,7 @@ def test_the_counts_are_the_classs_and_both_editions_count_together(graded_cours
 def test_the_page_links_each_status_to_its_students(graded_course):
     page, _ = _report(graded_course)
     assert '<a href="#status-timeout">timeout</a>' in page
-    timeout = page.split('id="status-timeout"')[1].split("</ul>")[0]
+    timeout = page.split('id="status-timeout"')[1].split("</p>")[0]
     assert '<a href="../../feedback/eve/hw1/squares.html">eve</a>' in timeout
     assert (graded_course / "grades" / "hw1" / "../../feedback/eve/hw1/squares.html").is_file()
     assert page.count("data:image/png;base64,") == 2
