@@ -6,13 +6,14 @@ one page with its figures inline, and ``report.json``, the same data for other t
 
 * the score distribution (median, quartiles) and each exercise's pass rate, as figures;
 * for each exercise, what its failing students hit, most frequent first. A cell judged from
-  check records: each line of the student's feedback that is not a ``✓``, read back into
-  English and matched to the reference run's checks: the check and its hint, an observation
-  without hint, or why the check stopped. So every edition counts together, keyed by the
-  English text (the catalogs' id). An ``assert`` cell: the exception's name and the first
-  line of its message, as the grader reads them from the graded notebook;
+  check records: each line of the student's feedback that is not a ``✓``, matched to the
+  reference run's checks as the grader words them in the page's language (its catalog): the
+  check and its hint, an observation without hint, or why the check stopped. The match is
+  kept in English (the catalogs' id), so every edition counts together. An ``assert`` cell:
+  the exception's name and the first line of its message, from the graded notebook;
 * the statuses (and ``review``: rows a person must look at), each with its students;
-* the grading run: how fast, the slowest submissions, the sandbox.
+* the grading run: how fast, the slowest submissions, the sandbox (and the scheduler, when
+  the gradebook says which).
 
 The feedback pages, not the graded notebooks, say which check failed: a row kept from an
 earlier run was judged against that run's fresh inputs, which today's reference run does not
