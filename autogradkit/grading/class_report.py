@@ -164,6 +164,7 @@ def _exercise(graded: Graded, nb: str, gid: str, anonymous: bool) -> dict:
     return {
         "notebook": nb,
         "id": gid,
+        "judged": "checks" if gid in graded.checks.get(nb, {}) else "asserts",
         "max_points": max((t.get("max_points", 0.0) for t in tests), default=0.0),
         "submissions": len(mine),
         "passed": sum(t.get("status") == "passed" for t in tests),
@@ -423,6 +424,9 @@ def _figure(uri: str, caption: str, name: str) -> str:
 
 
 def _exercise_html(exercise: dict, tr, words: i18n.Catalog) -> str:
+    """An exercise's pass rate and misses; a kernel's text (an assert cell's exception) is
+    translated only where it is one of the kit's own messages, whole."""
+    show = words.text if exercise["judged"] == "checks" else lambda t: words.texts.get(t, t)
     name = f"{exercise['notebook']} / {exercise['id']}"
     passed = tr(
         "{passed} of {total} passed ({share:.0%}), {partial} in part; {points:g} points.",
@@ -435,7 +439,7 @@ def _exercise_html(exercise: dict, tr, words: i18n.Catalog) -> str:
     head = (tr("Students"), tr("Share"), tr("Check or observation"), tr("Hint or reason"))
     rows = [
         f"<tr><td>{miss['students']}</td><td>{miss['share']:.0%}</td>"
-        f"<td>{_e(words.text(miss['what']))}</td><td>{_e(words.text(miss['why']))}</td></tr>"
+        f"<td>{_e(show(miss['what']))}</td><td>{_e(show(miss['why']))}</td></tr>"
         for miss in exercise["misses"]
     ]
     table = (

@@ -221,6 +221,7 @@ def test_a_chinese_course_gets_a_chinese_page(graded_course, tmp_path):
     assert '<html lang="zh-CN">' in page and "全班错在哪里" in page
     assert "把每一项平方后相加" in page and "还没有作答" in page  # the course's and kit's words
     assert "square each entry, then add" not in page
+    assert "没有抛出异常" in page and "AssertionError: off by one" in page  # a kernel's, verbatim
 
 
 def test_without_a_gradebook_the_command_says_to_grade_first(tmp_path, capsys):
