@@ -51,6 +51,7 @@ __all__ = [
     "MAX_TEXT",
     "SLOWEST",
     "NO_EXCEPTION",
+    "NOT_RUN",
     "class_report",
     "Graded",
     "summarise",
@@ -62,6 +63,7 @@ MAX_TEXT = 160  # characters kept of a text a kernel made (an exception's messag
 SLOWEST = 5  # submissions listed as the slowest of the run
 REVIEW = "review"  # rows whose review notes ask for a person: listed with the statuses
 NO_EXCEPTION = N_("no exception: the cell's value gave its points")
+NOT_RUN = N_("the test cell did not run (a timeout or a crash before it)")
 _ORDER = (*STATUSES, REVIEW)  # the statuses' order on the page
 _PAGE_LANGUAGE = re.compile(r'<html lang="([^"]*)"')
 _TEST_ROW = re.compile(r'<tr class="[^"]*"><td>(.*?)</td><td>.*?</td><td>(.*?)</td></tr>')
@@ -180,11 +182,13 @@ def _misses(graded: Graded, row: dict, gid: str, anonymous: bool) -> set[tuple[s
     """What one row's failed exercise hit: from its feedback page for a cell judged from check
     records, from its graded notebook for an ``assert`` cell (only a built-in exception's
     name if the page is ``anonymous`` or the cell has hidden tests)."""
+    if row["tests"][gid]["status"] == "not_run":
+        return {(NOT_RUN, "")}
     checks = graded.checks.get(row["notebook"], {})
     if gid in checks:
         return _check_misses(graded.pages[_key(row)], gid, checks[gid], graded.assignment.folder)
     hidden = BEGIN in _test_source(graded.assignment, row["notebook"], gid)
-    return {_exception(graded.root, row, gid, name_only=anonymous or hidden)}
+    return _exception(graded.root, row, gid, name_only=anonymous or hidden)
 
 
 def _test_source(assignment, notebook: str, gid: str) -> str:
@@ -312,23 +316,24 @@ def _miss(line: str, checks: list[Record], tr, back) -> tuple[str, str]:
     return back.text(line), ""
 
 
-def _exception(root: Path, row: dict, gid: str, name_only: bool) -> tuple[str, str]:
+def _exception(root: Path, row: dict, gid: str, name_only: bool) -> set[tuple[str, str]]:
     """An ``assert`` cell's miss: ``Name: first line of the message`` of its first error in
-    the graded notebook (``name_only``: a built-in exception's name, nothing a kernel wrote)."""
+    the graded notebook (``name_only``: a built-in exception's name, nothing a kernel wrote);
+    none when there is no graded notebook."""
     path = root / "autograded" / row["student"] / row["assignment"] / f"{row['notebook']}.ipynb"
     try:
         nb = read_notebook(path)
     except UnreadableNotebook:
-        return "", ""
+        return set()
     cell = next((c for c in nb["cells"] if cells.grade_id(c) == gid), {})
     error = next((o for o in cell.get("outputs", []) if o.get("output_type") == "error"), None)
     if error is None:
-        return NO_EXCEPTION, ""
+        return {(NO_EXCEPTION, "")}
     name = _bounded(error.get("ename"))
     if name_only:
-        return (name if name in BUILTIN_ERRORS else "an exception"), ""
+        return {(name if name in BUILTIN_ERRORS else "an exception", "")}
     message = _bounded(str(error.get("evalue", "")).strip().split("\n")[0])
-    return (f"{name}: {message}" if message else name), ""
+    return {(f"{name}: {message}" if message else name, "")}
 
 
 def _bounded(text) -> str:

@@ -45,14 +45,15 @@ SUM = Record(
 GRADIENT = Record("grads", "the gradient", observations=[Observation("x.grad", [2.0, 4.0])])
 SECRET = "<script>alert('kernel')</script>"
 LINES = "off by one\nand more"
+EVE = {"hidden": "not_run"}  # eve's kernel was gone before her hidden test cell
 # student -> (language, status, what each exercise got): a value for a check, an error for an
-# assert cell ((ename, evalue), None for no error), "pass" for full points
+# assert cell ((ename, evalue), None for no error, "not_run"), "pass" for full points
 CLASS = {
     "ann": ("en", "ok", {"sum": "pass", "grad": "pass", "asserts": "pass"}),
     "bob": ("en", "ok", {"sum": 9.0, "grad": "pass", "asserts": ("AssertionError", "off by one")}),
     "cy": ("zh-CN", "ok", {"sum": 9.0, "grad": [1.0, 2.0], "asserts": ("AssertionError", LINES)}),
     "dee": ("zh-CN", "ok", {"sum": 10.0, "grad": [1.0, 2.0], "asserts": (SECRET, SECRET)}),
-    "eve": ("zh-CN", "timeout", {"sum": "unanswered", "grad": "pass", "asserts": None}),
+    "eve": ("zh-CN", "timeout", {"sum": "unanswered", "grad": "pass", "asserts": None, **EVE}),
     "fay": ("zh-CN", "ok", {"sum": "pass", "grad": [0.0, 0.0], "asserts": "pass"}),
 }  # fmt: skip
 HIDDEN_POINTS = "hidden_check(mse)"
@@ -101,7 +102,7 @@ def _assert_cell(gid: str, answer, nb: dict) -> CellResult:
     """An assert cell's result, and its error written into the graded notebook ``nb``."""
     result = CellResult(gid, 1.0, status="passed", points=1.0)
     if answer != "pass":
-        result.status, result.points = "failed", 0.0
+        result.status, result.points = "not_run" if answer == "not_run" else "failed", 0.0
     if isinstance(answer, tuple):
         cell = next(c for c in nb["cells"] if c["metadata"]["nbgrader"]["grade_id"] == gid)
         cell["outputs"] = [{"output_type": "error", "ename": answer[0], "evalue": answer[1]}]
@@ -115,7 +116,8 @@ def _write_student(root: Path, student: str, language: str, status: str, answers
     ctx.results["test_sum"] = _judged("test_sum", SUM, answers["sum"], tr)
     ctx.results["test_grad"] = _judged("test_grad", GRADIENT, answers["grad"], tr)
     ctx.results["test_asserts"] = _assert_cell("test_asserts", answers["asserts"], graded)
-    ctx.results["test_hidden"] = _assert_cell("test_hidden", answers["asserts"], graded)
+    hidden = answers.get("hidden", answers["asserts"])
+    ctx.results["test_hidden"] = _assert_cell("test_hidden", hidden, graded)
     if status != "ok":
         ctx.fail(status, "test_sum: this cell ran longer than 3 s and was interrupted")
     if student == "fay":
@@ -174,7 +176,7 @@ def test_the_counts_are_the_classs_and_both_editions_count_together(graded_cours
     assert _misses(data, "test_hidden") == {
         ("AssertionError", ""): 2,
         ("an exception", ""): 1,
-        (class_report.NO_EXCEPTION, ""): 1,
+        (class_report.NOT_RUN, ""): 1,  # eve's kernel was gone: no error, and no exception
     }
     sums = next(e for e in data["exercises"] if e["id"] == "test_sum")
     assert (sums["passed"], sums["submissions"], sums["misses"][0]["share"]) == (2, 6, 0.5)
