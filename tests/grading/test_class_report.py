@@ -13,6 +13,7 @@ import importlib.util
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -285,3 +286,24 @@ def test_a_rerun_keeps_the_counts_of_the_rows_it_did_not_grade_again(tmp_path, s
         second, "test_square_sum"
     )
     assert (second["run"]["graded"], second["run"]["sandbox"]) == (1, {"bwrap": 4})
+
+
+def test_an_assignment_of_two_notebooks_sums_each_students_notebooks(tmp_path):
+    def row(student, notebook, points, status="ok"):
+        tests = {"t": {"points": points, "max_points": 2.0, "status": "failed"}}
+        if points == 2.0:
+            tests["t"]["status"] = "passed"
+        return {"student": student, "assignment": "hw", "notebook": notebook, "status": status,
+                "score": points, "max_score": 2.0, "tests": {} if status == "missing" else tests,
+                "seconds": 1.0, "submission": f"{notebook}.ipynb", "review": []}  # fmt: skip
+
+    rows = [row("a", "one", 2.0), row("a", "two", 1.0), row("b", "one", 0.0)]
+    rows.append(row("b", "two", 0.0, "missing"))
+    assignment = SimpleNamespace(name="hw", folder=tmp_path, sources={})
+    data = class_report.summarise({"rows": rows}, tmp_path, assignment, "en")
+    assert data["scores"]["totals"] == [0.0, 3.0] and data["scores"]["max"] == 4.0
+    assert [(e["notebook"], e["id"], e["passed"], e["submissions"]) for e in data["exercises"]] == [
+        ("one", "t", 1, 2),
+        ("two", "t", 0, 2),
+    ]
+    assert [who["name"] for who in data["statuses"]["missing"]["who"]] == ["b (two)"]
