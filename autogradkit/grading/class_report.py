@@ -530,7 +530,12 @@ def _pass_rates(exercises: list[dict]) -> str:
 
 
 def _axes(height: float = 2.6):
-    from matplotlib.figure import Figure  # optional (the [lab] and [grade] extras): drawn here
+    try:
+        from matplotlib.figure import Figure  # optional (the [lab] and [grade] extras)
+    except ImportError as error:
+        raise RuntimeError(
+            f"the report draws with matplotlib: pip install matplotlib ({error})"
+        ) from None
 
     figure = Figure(figsize=(6.4, height), dpi=100, layout="constrained")
     return figure, figure.add_subplot()

@@ -12,6 +12,7 @@ import html
 import importlib.util
 import json
 import re
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -230,6 +231,14 @@ def test_a_chinese_course_gets_a_chinese_page(graded_course, tmp_path):
 def test_without_a_gradebook_the_command_says_to_grade_first(tmp_path, capsys):
     assert main(["report", "--assignment", "hw1", "--course", str(tmp_path)]) == 1
     assert "run `autogradkit grade` first" in capsys.readouterr().err
+
+
+def test_without_matplotlib_the_command_says_what_to_install(graded_course, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)  # its import now fails
+    output = graded_course / "elsewhere.html"
+    assert main(["report", "--assignment", "hw1", "--course", str(graded_course), "--output",
+                 str(output)]) == 1  # fmt: skip
+    assert "pip install matplotlib" in capsys.readouterr().err and not output.exists()
 
 
 # ----- in a browser -----------------------------------------------------------------------------
