@@ -7,8 +7,8 @@
 #               lint, unit tests, nbval (each runs even when another failed)
 # make bench  - run the benchmarks and print the tables
 # Instructors: make course, then make notebooks | release [ASSIGNMENT=NAME] (all when none is
-#              named), make grade ASSIGNMENT=NAME [SCHEDULER=tcp://HOST:PORT] | validate NB=PATH
-#              (docs/instructor_guide.md)
+#              named), make grade ASSIGNMENT=NAME [SCHEDULER=tcp://HOST:PORT] | report
+#              ASSIGNMENT=NAME [ANONYMOUS=1] | validate NB=PATH (docs/instructor_guide.md)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -20,7 +20,7 @@ STAMP_COURSE := $(VENV)/.installed-course
 STAGES := $(PY) tools/run_stages.py $(if $(STRICT_SKIPS),--allowed-skips tests/allowed_skips.txt)
 COURSE ?= notebooks
 
-.PHONY: lab course test test-unit test-notebooks lint bench notebooks release grade validate clean
+.PHONY: lab course test test-unit test-notebooks lint bench notebooks release grade report validate clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -86,6 +86,10 @@ release: $(STAMP_LAB)
 grade: $(STAMP_LAB)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=NAME [SUBMITTED=$(COURSE)/submitted] [SCHEDULER=tcp://HOST:PORT]" >&2; exit 2; }
 	$(PY) -m autogradkit grade $(or $(SUBMITTED),$(COURSE)/submitted) --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
+
+report: $(STAMP_LAB)
+	@test -n "$(ASSIGNMENT)" || { echo "usage: make report ASSIGNMENT=NAME [ANONYMOUS=1]" >&2; exit 2; }
+	$(PY) -m autogradkit report --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(ANONYMOUS),--anonymous)
 
 validate: $(STAMP_LAB)
 	@test -n "$(NB)" || { echo "usage: make validate NB=path/to/notebook.ipynb" >&2; exit 2; }

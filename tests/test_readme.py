@@ -57,6 +57,7 @@ def test_the_instructor_section_sets_up_then_names_the_three_commands():
         ["make", "course"],
         ["make", "release"],
         ["make", "grade"],
+        ["make", "report"],
         ["make", "validate"],
     ]
 
@@ -74,3 +75,4 @@ def test_each_instructor_command_runs_as_written(scratch_project):
     gradebook = (course / "grades" / ASSIGNMENT / "gradebook.csv").read_text(encoding="utf-8")
     assert "alice" in gradebook
     assert list((course / "feedback" / "alice" / ASSIGNMENT).glob("*.html"))
+    assert "data:image/png;base64," in (course / "grades" / ASSIGNMENT / "report.html").read_text()

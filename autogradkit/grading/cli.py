@@ -1,5 +1,5 @@
-"""The ``autogradkit`` command: ``build``, ``release``, ``validate``, ``grade``, ``export``, and
-``ids`` and ``translate`` for the notebooks' text sources and their translations.
+"""The ``autogradkit`` command: ``build``, ``release``, ``validate``, ``grade``, ``export``,
+``report``, and ``ids`` and ``translate`` for the notebooks' text sources and their translations.
 
 This file only turns arguments into a frozen ``GradingConfig``, calls the command and writes
 its JSON report. Exit codes: 0 done, 1 the work failed (or, for validate, a test failed),
@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .._i18n import LANGUAGES
 from .build import build_assignments, give_ids
+from .class_report import class_report
 from .config import GradingConfig, default_jobs
 from .export import export_gradebook
 from .grade import grade_assignment
@@ -67,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_common_options(sub, timeout, grades=sub in (val, grd))
     _add_export_command(commands)
     _add_check_course_command(commands)
+    _add_report_command(commands)
     return parser
 
 
@@ -105,6 +107,21 @@ def _add_check_course_command(commands) -> None:
         "--tests", type=Path, help="folder of test_exercises_NN.py (default: tests/notebooks)"
     )
     chk.add_argument("--report", type=Path, help="also write the JSON report here")
+
+
+def _add_report_command(commands) -> None:
+    """``report``: one page on what the class got wrong, from the gradebook."""
+    rep = commands.add_parser("report", help="write grades/NAME/report.html (and .json)")
+    rep.add_argument("--assignment", required=True)
+    rep.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
+    rep.add_argument("--output", type=Path, help="the page to write (the .json goes beside it)")
+    rep.add_argument("--anonymous", action="store_true", help="no names: a page for the class")
+    rep.add_argument(
+        "--lang",
+        dest="language",
+        choices=LANGUAGES,
+        help="the page's language (default: the one most submissions are written in)",
+    )
 
 
 def _add_common_options(sub: argparse.ArgumentParser, timeout: float, grades: bool) -> None:
@@ -177,6 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "validate": validate_notebook,
         "grade": grade_assignment,
         "export": export_gradebook,
+        "report": class_report,
         "translate": translate_assignments,
         "check-course": check_course,
     }[cfg.command]
