@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import untrusted
 from .files import SKIP, module_name
 from .notebooks import read_notebook
 from .pipeline import student_version
@@ -89,7 +90,11 @@ def find_submissions(root: Path, assignment: Assignment) -> list[Submission]:
         raise FileNotFoundError(f"submissions folder {root} does not exist")
     folders = sorted(p for p in root.glob(f"*/{assignment.name}") if p.is_dir())
     if folders:
-        return [_in_folder(f.parent.name, f, name) for f in folders for name in assignment.sources]
+        return [
+            _in_folder(untrusted.name(f.parent.name), f, name)
+            for f in folders
+            for name in assignment.sources
+        ]
     return [_flat(path, assignment) for path in sorted(root.glob("*.ipynb"))]
 
 
@@ -103,9 +108,9 @@ def _flat(path: Path, assignment: Assignment) -> Submission:
     """``alice.ipynb`` (one-notebook assignments) or ``alice_<notebook>.ipynb``."""
     for notebook in sorted(assignment.sources, key=len, reverse=True):
         if path.stem.endswith(f"_{notebook}") and len(path.stem) > len(notebook) + 1:
-            return Submission(path.stem[: -len(notebook) - 1], notebook, path, None)
+            return Submission(untrusted.name(path.stem[: -len(notebook) - 1]), notebook, path, None)
     only = next(iter(assignment.sources)) if len(assignment.sources) == 1 else ""
-    return Submission(path.stem, only, path, None)
+    return Submission(untrusted.name(path.stem), only, path, None)
 
 
 @functools.cache

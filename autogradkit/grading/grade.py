@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import _i18n as i18n
-from . import cells, course, files, pipeline, reference, report
+from . import cells, course, files, pipeline, reference, report, untrusted
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool, sandbox_backend
@@ -360,19 +360,32 @@ def _run(task: Task, found: Judged | None, ctx: Context) -> dict | None:
 
 def record(task: Task, outcome: Outcome, cfg: GradingConfig, folder: Path, keep: bool = True):
     """Write what ``outcome`` holds: the graded copy, the feedback page, the kept result (not
-    with ``keep=False``); returns the row."""
+    with ``keep=False``); returns the row. Never raises: a file that cannot be written is the
+    row's status, and the other submissions are graded and kept as usual."""
     row = outcome.row
-    if outcome.graded is not None:
-        write_notebook(outcome.graded, task.workdir / f"{task.notebook}.ipynb")
     page = Path(cfg.course) / "feedback" / task.student / task.assignment / task.page
-    try:
-        report.write_atomic(page, outcome.feedback)
-    except OSError as error:  # e.g. a folder in the page's place: this row only
-        row["issues"].append(f"the feedback page {page} could not be written: {error}")
-        row["status"] = "error" if row["status"] == "ok" else row["status"]
+    writes = [
+        ("graded notebook", task.workdir / f"{task.notebook}.ipynb", outcome.graded),
+        ("feedback page", page, outcome.feedback),
+    ]
+    for what, path, content in writes:
+        if content is None:
+            continue
+        try:
+            _write(path, content)
+        except Exception as error:  # e.g. a folder in the page's place: this row only
+            row["issues"].append(untrusted.text(f"the {what} could not be written: {error}"))
+            row["status"] = "error" if row["status"] == "ok" else row["status"]
     if keep:
         report.write_result(folder, row)  # a re-run after a kill resumes here
     return row
+
+
+def _write(path: Path, content: dict | str) -> None:
+    if isinstance(content, str):
+        report.write_atomic(path, content)
+    else:
+        write_notebook(content, path)
 
 
 def lost(task: Task, cfg: GradingConfig, reason: str) -> Outcome:

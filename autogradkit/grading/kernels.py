@@ -55,6 +55,7 @@ __all__ = [
     "KERNEL_ARGV",
     "sandbox_backend",
     "get_reply",
+    "replies_to",
     "run_silent",
     "local_kernel_manager",
     "ForkLauncher",
@@ -215,10 +216,14 @@ class Kernel:
                 return "timeout"
 
     def drain(self) -> list[dict]:
-        """Every IOPub message that has already arrived."""
+        """Every IOPub message that has already arrived; one that cannot be read (not JSON,
+        a wrong signature: the kernel is the submission's) is dropped."""
         messages = []
         while self.client.iopub_channel.msg_ready():
-            messages.append(self.client.get_iopub_msg(timeout=0))
+            try:
+                messages.append(self.client.get_iopub_msg(timeout=0))
+            except Exception:  # noqa: BLE001 (whatever the kernel sent: it is not a message)
+                continue
         return messages
 
     def lower_priority(self) -> None:
@@ -292,12 +297,25 @@ def get_reply(kernel: Kernel, msg_id: str, timeout: float = 10.0) -> dict | None
     socket = kernel.client.shell_channel.socket
     while time.monotonic() < deadline:
         while kernel.client.shell_channel.msg_ready():
-            msg = kernel.client.get_shell_msg(timeout=0)
-            if msg["parent_header"].get("msg_id") == msg_id:
+            try:
+                msg = kernel.client.get_shell_msg(timeout=0)
+            except Exception:  # noqa: BLE001 (not a message: dropped, as in drain)
+                continue
+            if replies_to(msg, msg_id):
                 return msg["content"]
         if kernel.wait(deadline - time.monotonic(), socket) == "died":
             return None
     return None
+
+
+def replies_to(msg: dict, msg_id: str) -> bool:
+    """Whether ``msg`` has Jupyter's shape (a dict content) and answers request ``msg_id``."""
+    parent = msg.get("parent_header")
+    return (
+        isinstance(parent, dict)
+        and parent.get("msg_id") == msg_id
+        and isinstance(msg.get("content"), dict)
+    )
 
 
 def run_silent(kernel: Kernel, code: str, timeout: float = 30.0, expression: str = "") -> str:
@@ -315,8 +333,8 @@ def run_silent(kernel: Kernel, code: str, timeout: float = 30.0, expression: str
         if event == "died":
             raise KernelDied(f"kernel {kernel.pid} died during set-up")
         for msg in kernel.drain():
-            idle = msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle"
-            if idle and msg["parent_header"].get("msg_id") == msg_id:
+            idle = msg.get("msg_type") == "status" and replies_to(msg, msg_id)
+            if idle and msg["content"].get("execution_state") == "idle":
                 return _value(get_reply(kernel, msg_id)) if expression else ""
     raise TimeoutError(f"kernel {kernel.pid} did not finish its set-up in {timeout:g} s")
 

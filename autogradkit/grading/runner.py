@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .kernels import Kernel, get_reply
+from . import untrusted
+from .kernels import Kernel, get_reply, replies_to
 from .observations import MAX_RECORD_CHARS, MIME
 
 __all__ = [
@@ -131,19 +132,35 @@ def _shrunk(out: dict, keep: int = ESSENTIAL_CHARS) -> dict:
 
 
 def _output(kind: str, content: dict, count: int | None) -> dict:
+    """The nbformat output for one IOPub message, its fields checked for type (the kernel is
+    the submission's: a ``text`` that is a number, a ``data`` that is a list, a string no file
+    can hold are all possible)."""
+    content = untrusted.clean(content)
     if kind == "stream":
-        return {"output_type": "stream", "name": content["name"], "text": content["text"]}
+        name = content.get("name") if content.get("name") in ("stdout", "stderr") else "stdout"
+        return {"output_type": "stream", "name": name, "text": _str(content.get("text"))}
     if kind == "error":
-        keep = ("ename", "evalue", "traceback")
-        return {"output_type": "error", **{k: content.get(k) for k in keep}}
+        traceback = content.get("traceback")
+        return {
+            "output_type": "error",
+            "ename": _str(content.get("ename")),
+            "evalue": _str(content.get("evalue")),
+            "traceback": [_str(line) for line in traceback] if isinstance(traceback, list) else [],
+        }
+    data, metadata = content.get("data"), content.get("metadata")
     out = {
         "output_type": kind,
-        "data": content.get("data", {}),
-        "metadata": content.get("metadata", {}),
+        "data": data if isinstance(data, dict) else {},
+        "metadata": metadata if isinstance(metadata, dict) else {},
     }
     if kind == "execute_result":
-        out["execution_count"] = content.get("execution_count", count)
+        number = content.get("execution_count", count)
+        out["execution_count"] = number if type(number) is int else count
     return out
+
+
+def _str(value) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def run_cell(
@@ -192,7 +209,9 @@ def _finish(kernel: Kernel, msg_id: str, outputs: Outputs, interrupted: bool) ->
     kernel once the reply is sent: this cell, not the next, is the one that stopped it.
     """
     reply = get_reply(kernel, msg_id)
-    if reply is None or any(p.get("source") == "ask_exit" for p in reply.get("payload", [])):
+    payload = reply.get("payload") if reply is not None else None
+    asked = isinstance(payload, list) and any(_asks_exit(p) for p in payload)
+    if reply is None or asked:
         return CellRun("died", outputs.items, outputs.count)
     if interrupted:
         return CellRun("interrupted", outputs.items, outputs.count)
@@ -202,13 +221,21 @@ def _finish(kernel: Kernel, msg_id: str, outputs: Outputs, interrupted: bool) ->
     return CellRun(status, outputs.items, outputs.count)
 
 
+def _asks_exit(payload) -> bool:
+    return isinstance(payload, dict) and payload.get("source") == "ask_exit"
+
+
 def _collect(kernel: Kernel, msg_id: str, outputs: Outputs) -> bool:
-    """Add the arrived messages of request ``msg_id`` to ``outputs``; True once it is done."""
+    """Add the arrived messages of request ``msg_id`` to ``outputs``; True once it is done.
+    A message of another shape than Jupyter's is not the cell's: it is left out."""
     for msg in kernel.drain():
-        if msg["parent_header"].get("msg_id") != msg_id:
+        if not replies_to(msg, msg_id):
             continue
-        kind, content = msg["msg_type"], msg["content"]
-        if kind == "status" and content["execution_state"] == "idle":
+        kind, content = msg.get("msg_type"), msg["content"]
+        if kind == "status" and content.get("execution_state") == "idle":
             return True
+        if kind == "execute_input":
+            number = content.get("execution_count")
+            content = {"execution_count": number if type(number) is int else None}
         outputs.add(kind, content)
     return False
