@@ -26,6 +26,8 @@ from .pipeline import student_version
 __all__ = [
     "PRACTICE_ONLY",
     "Assignment",
+    "release_root",
+    "release_folder",
     "source_folder",
     "load_assignment",
     "Submission",
@@ -51,6 +53,29 @@ class Assignment:
     sources: dict[str, dict]  # notebook name (no suffix) -> instructor version
     students: dict[str, dict]  # notebook name -> student version (not executed)
     digests: dict[str, str]  # notebook name -> sha256 of the instructor file
+
+
+def release_root(course_folder: Path, language: str) -> Path:
+    """``DIR/release`` for English, ``DIR/release/<language>`` for another edition."""
+    root = Path(course_folder) / "release"
+    return root if language == "en" else root / language
+
+
+def release_folder(course_folder: Path, assignment: str, language: str = "en") -> Path:
+    """The released files of ``assignment`` in ``language`` (the English ones when that
+    edition was not released): what students got, and all a grading sandbox gets of the
+    course.
+
+    Raises:
+        FileNotFoundError: the assignment was never released.
+    """
+    for root in (release_root(course_folder, language), release_root(course_folder, "en")):
+        if (root / assignment).is_dir():
+            return root / assignment
+    raise FileNotFoundError(
+        f"assignment '{assignment}' was not released: grading gives each submission the "
+        f"released files only; run `autogradkit release --course {course_folder} {assignment}`"
+    )
 
 
 def source_folder(course: Path, assignment: str) -> Path:
