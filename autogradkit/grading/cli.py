@@ -84,6 +84,11 @@ def _add_export_command(commands) -> None:
     exp = commands.add_parser("export", help="write the gradebook for Canvas, Moodle or as CSV")
     exp.add_argument("--assignment", required=True)
     exp.add_argument("--format", choices=("canvas", "moodle", "csv"), default="csv")
+    exp.add_argument(
+        "--per-exercise",
+        action="store_true",
+        help="write one column per exercise (test cell), not one per notebook with its total",
+    )
     exp.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
     exp.add_argument("--output", type=Path, help="file to write (default: beside the gradebook)")
     exp.add_argument("--roster", type=Path, help="CSV of student,name,id,email for the LMS")
