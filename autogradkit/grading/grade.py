@@ -156,8 +156,7 @@ def _check_released(cfg: GradingConfig, assignment) -> None:
         for folder in folders
         for path in sorted(folder.glob("*.py"))
         if (assignment.folder / path.name).is_file()
-        and release.released_text(assignment.folder / path.name)
-        != path.read_text(encoding="utf-8")
+        and release.released_text(assignment.folder / path.name) != path.read_text(encoding="utf-8")
     ]
     if stale:
         raise ValueError(

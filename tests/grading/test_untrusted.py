@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from autogradkit.grading.cli import main
+from autogradkit.grading.runner import REFUSED
 from autogradkit.grading.untrusted import MAX_NOTE_CHARS, MAX_NOTES
 
 from . import builders
@@ -39,6 +40,10 @@ FORGERS = {  # the guard's report, answered by the submission itself
         "import sys\nsys.modules['autogradkit.grading.guard'].reset = lambda *a, **k: 5"
     ),
     "prints_a_lone_surrogate": "print('\\ud800 alone')",
+    "floods_output": (  # each message larger than the grader's sockets take
+        "from IPython.display import display\nfor _ in range(3):\n"
+        "    display({'text/plain': 'x' * 40_000_000}, raw=True)"
+    ),
 }
 FAKE_NUMPY = (  # every comparison passes, in the name the test cell uses and in sys.modules
     "import sys, types\n"
@@ -161,3 +166,10 @@ def test_a_fake_numpy_never_passes_an_assert_style_test_silently(graded):
     assert row["tests"]["test_mse"]["points"] == 0.0 or row["review"], row
     assert row["review"], row  # the replacement is flagged for a person
     assert row["tests"]["test_mse"]["points"] == 0.0, row  # and undone before the test
+
+
+def test_output_larger_than_the_sockets_take_is_dropped_as_it_arrives(graded):
+    course, _ = graded
+    row = _rows(course)["floods_output"]
+    assert (row["status"], row["score"]) == ("ok", 10.0), row  # the later cells still report
+    assert REFUSED.format(limit=16).strip() in _said(course, "floods_output")
