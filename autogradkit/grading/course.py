@@ -13,12 +13,13 @@ import functools
 import hashlib
 import importlib.metadata
 import os
+import shutil
 import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import untrusted
+from . import files, untrusted
 from .files import SKIP, module_name
 from .notebooks import read_notebook
 from .pipeline import student_version
@@ -28,6 +29,7 @@ __all__ = [
     "Assignment",
     "release_root",
     "release_folder",
+    "working_folder",
     "source_folder",
     "load_assignment",
     "Submission",
@@ -76,6 +78,27 @@ def release_folder(course_folder: Path, assignment: str, language: str = "en") -
         f"assignment '{assignment}' was not released: grading gives each submission the "
         f"released files only; run `autogradkit release --course {course_folder} {assignment}`"
     )
+
+
+def working_folder(
+    released: Path, own: Path | None, target: Path, max_bytes: int, practice: bool = False
+) -> list[str]:
+    """A fresh kernel's working folder ``target``, made of an allow-list: the student's own
+    files from ``own`` (what may not be copied is refused, and said in the returned list),
+    then the released files of ``released`` over them (their practice answers only with
+    ``practice``). Nothing of ``source/`` enters it: no solution, translation or hidden check.
+    """
+    shutil.rmtree(target, ignore_errors=True)  # nothing of an earlier run is reused
+    target.mkdir(parents=True)
+    refused = files.copy_files(  # the released files replace the student's copies of them
+        own,
+        target,
+        max_bytes,
+        skip=instructor_files(released),
+        shadowed=shadowed_names(released),
+    )
+    files.copy_files(released, target, skip=() if practice else PRACTICE_ONLY)
+    return refused
 
 
 def source_folder(course: Path, assignment: str) -> Path:

@@ -14,7 +14,6 @@ kept result written from the outcome). ``--scheduler`` sends ``evaluate`` to a d
 
 from __future__ import annotations
 
-import shutil
 import sys
 import threading
 import time
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import _i18n as i18n
-from . import cells, course, files, hidden, pipeline, reference, release, report, untrusted
+from . import cells, course, hidden, pipeline, reference, release, report, untrusted
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool, sandbox_backend
@@ -321,21 +320,12 @@ def _read(sub, assignment, task: Task) -> tuple[str, str] | None:
 
 
 def _copy(sub, assignment, cfg: GradingConfig, task: Task) -> None:
-    """A fresh working folder, made of an allow-list: the student's own files (what may not be
-    copied is refused), then the released files of the notebook's edition over them. Nothing
-    of ``source/`` (solutions, translations, catalogs, hidden checks) enters it."""
-    shutil.rmtree(task.workdir, ignore_errors=True)  # nothing of an earlier run is reused
-    task.workdir.mkdir(parents=True)
+    """A fresh working folder, made of an allow-list: the student's own files, then the
+    released files of the notebook's edition over them (``course.working_folder``)."""
     language = i18n.notebook_language(task.nb)
     released = course.release_folder(cfg.course, assignment.name, language)
-    task.refused = files.copy_files(  # the released files replace the student's copies
-        sub.folder,
-        task.workdir,
-        cfg.disk_limit_mb * 2**20,
-        skip=course.instructor_files(released),
-        shadowed=course.shadowed_names(released),
-    )
-    files.copy_files(released, task.workdir, skip=course.PRACTICE_ONLY)
+    limit = cfg.disk_limit_mb * 2**20
+    task.refused = course.working_folder(released, sub.folder, task.workdir, limit)
 
 
 def _pack(folder: Path) -> dict[str, bytes]:
