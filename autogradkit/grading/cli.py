@@ -60,6 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_translate_command(commands)
     val = _command(commands, "validate", "Run a notebook and report its tests.")
     val.add_argument("notebook", type=Path, help="The notebook to run.")
+    grd = _add_grade_command(commands)
+    _add_sandbox_options(val, default="auto")
+    for sub, timeout in ((bld, 120.0), (rel, 120.0), (val, 30.0), (grd, 30.0)):
+        _add_common_options(sub, timeout, grades=sub in (val, grd))
+    _add_export_command(commands)
+    return parser
+
+
+def _add_grade_command(commands) -> argparse.ArgumentParser:
+    """``grade``: every submission of an assignment, in sandboxes, into a gradebook."""
     grd = _command(commands, "grade", "Grade every submission of an assignment.")
     grd.add_argument(
         "submissions", type=Path, help="The submitted/ folder, or a folder of .ipynb files."
@@ -78,7 +88,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="Output characters kept per cell.",
     )
     _add_sandbox_options(grd, default=GradingConfig.sandbox)
-    _add_sandbox_options(val, default="auto")
     grd.add_argument("--force", action="store_true", help="Regrade unchanged submissions too.")
     grd.add_argument(
         "--progress",
@@ -87,10 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="Show a progress bar (default: on a terminal only).",
     )
     grd.add_argument("--scheduler", help="Grade on this dask cluster (tcp://HOST:PORT).")
-    for sub, timeout in ((bld, 120.0), (rel, 120.0), (val, 30.0), (grd, 30.0)):
-        _add_common_options(sub, timeout, grades=sub in (val, grd))
-    _add_export_command(commands)
-    return parser
+    return grd
 
 
 def _add_translate_command(commands) -> None:

@@ -24,7 +24,6 @@ import textwrap
 from pathlib import Path
 
 from . import cells
-from .steps.strip_hidden_tests import BEGIN, END
 
 __all__ = ["SHIP", "hidden_code", "needed", "ship_code"]
 
@@ -40,7 +39,7 @@ def hidden_code(folder: Path) -> dict[str, str]:
     found = {}
     for path in sorted(Path(folder).glob("*.py")):
         text = path.read_text(encoding="utf-8")
-        regions = cells.regions(text, BEGIN, END)
+        regions = cells.regions(text, *cells.HIDDEN_TESTS)
         if regions and not path.with_suffix(".ipynb").exists():  # not a notebook's text source
             found[path.stem] = "\n".join(textwrap.dedent(region) for region in regions)
     return found
