@@ -403,7 +403,10 @@ def record(task: Task, outcome: Outcome, cfg: GradingConfig, folder: Path, keep:
             row["issues"].append(untrusted.text(f"the {what} could not be written: {error}"))
             row["status"] = "error" if row["status"] == "ok" else row["status"]
     if keep:
-        report.write_result(folder, row)  # a re-run after a kill resumes here
+        try:
+            report.write_result(folder, row)  # a re-run after a kill resumes here
+        except Exception as error:  # not kept: the next run grades it again
+            print(f"autogradkit grade: error: {task.label}: not kept: {error}", file=sys.stderr)
     return row
 
 
