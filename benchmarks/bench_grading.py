@@ -11,7 +11,8 @@ the same kernel (this Python). nbgrader 0.9.6 runs from its own virtualenv (foun
 ``--nbgrader``, ``$NBGRADER``, ``PATH``, ``.venv/nbgrader`` (``tools/install_nbgrader.sh``)
 or ``/tmp/nbg-venv/bin/nbgrader``) and is skipped with
 a clear line when absent. Nothing here passes or fails: the figures are printed next to their
-targets, then one summary line.
+targets, then one summary line. The grader's own peak RSS is printed for the 40, and for a
+course where one submission floods 3 x 150 MB of output.
 """
 
 from __future__ import annotations
@@ -67,15 +68,28 @@ def kernel_env() -> dict[str, str]:
     return env
 
 
+PEAK_RSS = (  # the grader's own peak resident memory, kernels excluded (they are other processes)
+    "import resource, sys\n"
+    "from autogradkit.grading.cli import main\n"
+    "code = main(sys.argv[2:])\n"
+    "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+    "open(sys.argv[1], 'w').write(str(peak))\n"
+    "sys.exit(code)\n"
+)
+
+
 def run_ours(
     course: Path, jobs: int, timeout: float, scheduler: str | None = None
 ) -> tuple[float, list[dict]]:
     """Wall time of the whole ``autogradkit grade`` command, and its gradebook rows
-    (``scheduler``: graded on that dask cluster instead of ``jobs`` local kernels)."""
+    (``scheduler``: graded on that dask cluster instead of ``jobs`` local kernels). The
+    grader's peak RSS (MiB) is left in ``course/peak_rss_mib``."""
+    peak = course / "peak_rss_kib"
     cmd = [
         sys.executable,
-        "-m",
-        "autogradkit",
+        "-c",
+        PEAK_RSS,
+        str(peak),
         "grade",
         str(course / "submitted"),
         "--assignment",
@@ -93,7 +107,34 @@ def run_ours(
     subprocess.run(cmd, check=True, env=kernel_env(), cwd=ROOT, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - started
     book = course / "grades" / builders.ASSIGNMENT / "gradebook.json"
+    (course / "peak_rss_mib").write_text(f"{int(peak.read_text()) / 1024:.0f}")
     return wall, json.loads(book.read_text())["rows"]
+
+
+def peak_rss(course: Path) -> str:
+    return (course / "peak_rss_mib").read_text()
+
+
+FLOOD = (  # one cell that displays three 150 MB outputs
+    "from IPython.display import display\nfor _ in range(3):\n"
+    "    display({'text/plain': 'x' * 150_000_000}, raw=True)\n"
+)
+
+
+def bench_flood(work: Path, args) -> None:
+    """The grader's peak RSS when one submission floods its output (and one does not)."""
+    course = make_course(work / "flood", {"honest": "correct"})
+    nb = builders.correct(json.loads(json.dumps(builders.student_version())))
+    nb["cells"][2]["source"] += "\n" + FLOOD
+    path = course / "submitted" / "flood" / builders.ASSIGNMENT / f"{builders.NOTEBOOK}.ipynb"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(nb))
+    wall, rows = run_ours(course, args.jobs, args.timeout)
+    scores = {r["student"]: (r["status"], r["score"]) for r in rows}
+    print(
+        f"autogradkit, one submission flooding 3 x 150 MB of output: grader peak RSS "
+        f"{peak_rss(course)} MiB, wall {wall:.1f} s, rows {scores}"
+    )
 
 
 def find_nbgrader(given: str | None) -> str | None:
@@ -178,7 +219,8 @@ def bench_ours(work: Path, students: dict, ordinary: dict, args) -> dict:
     right = len(students) - len(problems)
     print(
         f"autogradkit, all {len(students)}: wall {wall:.1f} s, {len(rows)} rows, "
-        f"{right}/{len(students)} with the right status and points"
+        f"{right}/{len(students)} with the right status and points, grader peak RSS "
+        f"{peak_rss(work / 'ours')} MiB"
     )
     for problem in problems:
         print(f"  wrong: {problem}")
@@ -273,6 +315,7 @@ def main(argv: list[str] | None = None) -> None:
         bench_throughput(work, ordinary, args)
         return
     ours = bench_ours(work, students, ordinary, args)
+    bench_flood(work, args)
     theirs = bench_nbgrader(work, students, ordinary, args)
     summarise(ours, theirs, len(students))
     if args.keep is None:

@@ -14,6 +14,7 @@ __all__ = [
     "ALLOWED_KEYS",
     "REQUIRED_KEYS",
     "GRADE_ID",
+    "HIDDEN_TESTS",
     "text",
     "meta",
     "grade_id",
@@ -46,6 +47,7 @@ ALLOWED_KEYS = frozenset(
 )
 REQUIRED_KEYS = ("schema_version", "grade", "locked", "solution")
 GRADE_ID = re.compile(r"^[a-zA-Z0-9_\-]*$")
+HIDDEN_TESTS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")  # the markers of a hidden region
 
 
 def text(value) -> str:

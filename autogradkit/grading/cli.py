@@ -1,5 +1,6 @@
-"""The ``autogradkit`` command: ``build``, ``release``, ``validate``, ``grade``, ``export``,
-``report``, and ``ids`` and ``translate`` for the notebooks' text sources and their translations.
+"""The ``autogradkit`` command: ``build``, ``release``, ``validate``, ``grade`` and ``export``
+a course's notebooks; ``report`` on what a class got wrong; ``check-course`` against the
+kit's house style; ``ids`` and ``translate`` for their text sources and translations.
 
 This file only turns arguments into a frozen ``GradingConfig``, calls the command and writes
 its JSON report. Exit codes: 0 done, 1 the work failed (or, for validate, a test failed),
@@ -25,45 +26,46 @@ from .release import release_assignments
 from .translate import translate_assignments
 from .validate import validate_notebook
 
-__all__ = ["build_parser", "parse_config", "main"]
+__all__ = ["DESCRIPTION", "build_parser", "parse_config", "main"]
+
+DESCRIPTION = (
+    "The instructor's toolchain of autogradkit: build, release, validate, grade and export "
+    "a course's notebooks, report on what a class got wrong, check a course against the kit's "
+    "house style, and give ids to and translate their text sources."
+)
+ASSIGNMENTS = "Assignment folders (default: all)."
+COURSE = "The course folder (default: notebooks)."
+REPORT = "Also write the command's JSON report to this file."
+
+
+def _command(commands, name: str, text: str) -> argparse.ArgumentParser:
+    """A subcommand whose one-line help and description are the sentence ``text``."""
+    return commands.add_parser(name, help=text, description=text)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="autogradkit", description=__doc__.split("\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    bld = commands.add_parser("build", help="source/NN/NN.py -> executed source/NN/NN.ipynb")
-    bld.add_argument("assignments", nargs="*", help="assignment folders (default: all)")
-    ids = commands.add_parser("ids", help="give new cells of source/NN/NN.py a stable id")
-    ids.add_argument("assignments", nargs="*", help="assignment folders (default: all)")
-    ids.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
-    rel = commands.add_parser("release", help="write student versions into DIR/release")
-    rel.add_argument("assignments", nargs="*", help="assignment folders (default: all)")
+    parser = argparse.ArgumentParser(prog="autogradkit", description=DESCRIPTION)
+    commands = parser.add_subparsers(dest="command", required=True, help="The command to run.")
+    bld = _command(commands, "build", "Execute each source/NN/NN.py into source/NN/NN.ipynb.")
+    bld.add_argument("assignments", nargs="*", help=ASSIGNMENTS)
+    ids = _command(commands, "ids", "Give the new cells of source/NN/NN.py a stable id.")
+    ids.add_argument("assignments", nargs="*", help=ASSIGNMENTS)
+    ids.add_argument("--course", type=Path, default=Path("notebooks"), help=COURSE)
+    rel = _command(commands, "release", "Write the student versions into DIR/release.")
+    rel.add_argument("assignments", nargs="*", help=ASSIGNMENTS)
     rel.add_argument(
         "--lang",
         dest="language",
         choices=LANGUAGES,
         default="en",
-        help="the edition: en (DIR/release) or another (DIR/release/LANG; translated ones)",
+        help="The edition: en (DIR/release), or another (DIR/release/LANG) for the "
+        "assignments translated into it.",
     )
     _add_translate_command(commands)
-    val = commands.add_parser("validate", help="run a notebook and report its tests")
-    val.add_argument("notebook", type=Path)
-    grd = commands.add_parser("grade", help="grade every submission of an assignment")
-    grd.add_argument("submissions", type=Path, help="submitted/ folder or a folder of .ipynb")
-    grd.add_argument("--assignment", required=True)
-    grd.add_argument("-j", "--jobs", type=int, default=default_jobs(), help="parallel kernels")
-    grd.add_argument("--total-timeout", type=float, help="seconds per submission (10x --timeout)")
-    grd.add_argument(
-        "--max-output",
-        type=int,
-        default=GradingConfig.max_output_chars,
-        help="output characters kept per cell",
-    )
-    _add_sandbox_options(grd, default=GradingConfig.sandbox)
+    val = _command(commands, "validate", "Run a notebook and report its tests.")
+    val.add_argument("notebook", type=Path, help="The notebook to run.")
+    grd = _add_grade_command(commands)
     _add_sandbox_options(val, default="auto")
-    grd.add_argument("--force", action="store_true", help="regrade unchanged submissions too")
-    grd.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
-    grd.add_argument("--scheduler", help="grade on this dask cluster (tcp://HOST:PORT)")
     for sub, timeout in ((bld, 120.0), (rel, 120.0), (val, 30.0), (grd, 30.0)):
         _add_common_options(sub, timeout, grades=sub in (val, grd))
     _add_export_command(commands)
@@ -72,75 +74,139 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_grade_command(commands) -> argparse.ArgumentParser:
+    """``grade``: every submission of an assignment, in sandboxes, into a gradebook."""
+    grd = _command(commands, "grade", "Grade every submission of an assignment.")
+    grd.add_argument(
+        "submissions", type=Path, help="The submitted/ folder, or a folder of .ipynb files."
+    )
+    grd.add_argument("--assignment", required=True, help="The assignment to grade.")
+    grd.add_argument(
+        "-j", "--jobs", type=int, default=default_jobs(), help="How many kernels run at once."
+    )
+    grd.add_argument(
+        "--total-timeout", type=float, help="Seconds per submission (default: 10x --timeout)."
+    )
+    grd.add_argument(
+        "--max-output",
+        type=int,
+        default=GradingConfig.max_output_chars,
+        help="Output characters kept per cell.",
+    )
+    _add_sandbox_options(grd, default=GradingConfig.sandbox)
+    grd.add_argument("--force", action="store_true", help="Regrade unchanged submissions too.")
+    grd.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="Show a progress bar (default: on a terminal only).",
+    )
+    grd.add_argument("--scheduler", help="Grade on this dask cluster (tcp://HOST:PORT).")
+    return grd
+
+
 def _add_translate_command(commands) -> None:
     """``translate``: write or check a notebook's translation files (docs/translating.md)."""
-    trn = commands.add_parser(
-        "translate", help="write or update the translation files of source/NN (docs/translating.md)"
+    trn = _command(
+        commands,
+        "translate",
+        "Write or update the translation files of source/NN (see docs/translating.md).",
     )
-    trn.add_argument("assignments", nargs="*", help="assignment folders (default: translated)")
-    trn.add_argument("--lang", dest="language", choices=LANGUAGES[1:], required=True)
-    trn.add_argument("--check", action="store_true", help="only say what is left to translate")
-    trn.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
+    trn.add_argument(
+        "assignments", nargs="*", help="Assignment folders (default: the translated ones)."
+    )
+    trn.add_argument(
+        "--lang",
+        dest="language",
+        choices=LANGUAGES[1:],
+        required=True,
+        help="The language to translate into.",
+    )
+    trn.add_argument("--check", action="store_true", help="Only say what is left to translate.")
+    trn.add_argument("--course", type=Path, default=Path("notebooks"), help=COURSE)
 
 
 def _add_export_command(commands) -> None:
     """``export``: the gradebook in the import format of an LMS, one column per exercise."""
-    exp = commands.add_parser("export", help="write the gradebook for Canvas, Moodle or as CSV")
-    exp.add_argument("--assignment", required=True)
-    exp.add_argument("--format", choices=("canvas", "moodle", "csv"), default="csv")
-    exp.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
-    exp.add_argument("--output", type=Path, help="file to write (default: beside the gradebook)")
-    exp.add_argument("--roster", type=Path, help="CSV of student,name,id,email for the LMS")
-    exp.add_argument("--report", type=Path, help="also write the JSON report here")
+    exp = _command(commands, "export", "Write the gradebook for Canvas, for Moodle or as CSV.")
+    exp.add_argument("--assignment", required=True, help="The assignment to export.")
+    exp.add_argument(
+        "--format",
+        choices=("canvas", "moodle", "csv"),
+        default="csv",
+        help="The import format of the LMS, or a plain CSV (the default).",
+    )
+    exp.add_argument(
+        "--per-exercise",
+        action="store_true",
+        help="Write one column per exercise (test cell), not one per notebook with its total.",
+    )
+    exp.add_argument("--course", type=Path, default=Path("notebooks"), help=COURSE)
+    exp.add_argument(
+        "--output", type=Path, help="The file to write (default: beside the gradebook)."
+    )
+    exp.add_argument(
+        "--roster", type=Path, help="A CSV of student,name,id,email for the LMS's columns."
+    )
+    exp.add_argument("--report", type=Path, help=REPORT)
 
 
 def _add_check_course_command(commands) -> None:
     """``check-course``: the kit's house style, as named rules (docs/instructor_guide.md)."""
-    chk = commands.add_parser(
-        "check-course", help="check assignments against the kit's house style (opt-in lint)"
+    chk = _command(
+        commands,
+        "check-course",
+        "Check assignments against the kit's house style (an opt-in lint).",
     )
-    chk.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
+    chk.add_argument("--course", type=Path, default=Path("notebooks"), help=COURSE)
     chk.add_argument(
-        "--assignment", help="check this one (default: those in DIR/house_style.txt, else all)"
+        "--assignment",
+        help="Check this assignment (default: those in DIR/house_style.txt, else all of them).",
     )
     chk.add_argument(
-        "--tests", type=Path, help="folder of test_exercises_NN.py (default: tests/notebooks)"
+        "--tests",
+        type=Path,
+        help="The folder of the test_exercises_NN.py files (default: tests/notebooks).",
     )
-    chk.add_argument("--report", type=Path, help="also write the JSON report here")
+    chk.add_argument("--report", type=Path, help=REPORT)
 
 
 def _add_report_command(commands) -> None:
     """``report``: one page on what the class got wrong, from the gradebook."""
-    rep = commands.add_parser("report", help="write grades/NAME/report.html (and .json)")
-    rep.add_argument("--assignment", required=True)
-    rep.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
-    rep.add_argument("--output", type=Path, help="the page to write (the .json goes beside it)")
-    rep.add_argument("--anonymous", action="store_true", help="no names: a page for the class")
+    rep = _command(
+        commands, "report", "Write grades/NAME/report.html and its .json: what the class got wrong."
+    )
+    rep.add_argument("--assignment", required=True, help="The graded assignment.")
+    rep.add_argument("--course", type=Path, default=Path("notebooks"), help=COURSE)
+    rep.add_argument("--output", type=Path, help="The page to write (its .json goes beside it).")
+    rep.add_argument(
+        "--anonymous", action="store_true", help="Name no student: a page to show the class."
+    )
     rep.add_argument(
         "--lang",
         dest="language",
         choices=LANGUAGES,
-        help="the page's language (default: the one most submissions are written in)",
+        help="The page's language (default: the one most submissions are written in).",
     )
 
 
 def _add_common_options(sub: argparse.ArgumentParser, timeout: float, grades: bool) -> None:
     """The options every command takes; a command that runs students' code takes limits."""
-    sub.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
-    sub.add_argument("--timeout", type=float, default=timeout, help="seconds per cell")
-    sub.add_argument("--report", type=Path, help="also write the JSON report here")
+    sub.add_argument("--course", type=Path, default=Path("notebooks"), help=COURSE)
+    sub.add_argument("--timeout", type=float, default=timeout, help="Seconds per cell.")
+    sub.add_argument("--report", type=Path, help=REPORT)
     if grades:
         sub.add_argument(
             "--memory-limit",
             type=int,
             default=GradingConfig.memory_limit_mb,
-            help="MiB of address space per kernel (0: no limit)",
+            help="MiB of memory per kernel (0: no limit).",
         )
         sub.add_argument(
             "--interrupt-grace",
             type=float,
             default=GradingConfig.interrupt_grace,
-            help="seconds between the interrupt and the kill of a slow cell",
+            help="Seconds between the interrupt and the kill of a slow cell.",
         )
 
 
@@ -150,13 +216,13 @@ def _add_sandbox_options(grd: argparse.ArgumentParser, default: str) -> None:
         "--sandbox",
         choices=choices,
         default=default,
-        help=f"where student code runs (default {default}); none runs it as you, unconfined",
+        help=f"Where student code runs (default: {default}); none runs it as you, unconfined.",
     )
     grd.add_argument(
         "--disk-limit",
         type=int,
         default=GradingConfig.disk_limit_mb,
-        help="MiB of working directory per sandbox",
+        help="MiB of working directory per sandbox.",
     )
 
 

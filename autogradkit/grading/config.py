@@ -47,6 +47,7 @@ class GradingConfig:
         scheduler: a dask scheduler's address (``tcp://HOST:PORT``): grade each submission as
             one task on that cluster (``cluster.py``); None grades on this machine.
         format: what ``export`` writes: ``canvas``, ``moodle`` or ``csv`` (``export.py``).
+        per_exercise: ``export`` writes one column per test cell, not one per notebook.
         output: where ``export`` and ``report`` write (default: beside the gradebook).
         roster: a CSV of ``student,name,id,email`` that ``export`` takes names and ids from.
         language: the edition ``release`` writes and ``translate`` works on (``en``: the
@@ -81,6 +82,7 @@ class GradingConfig:
     progress: bool | None = None
     scheduler: str | None = None
     format: str = "csv"
+    per_exercise: bool = False
     output: Path | None = None
     roster: Path | None = None
     language: str | None = "en"

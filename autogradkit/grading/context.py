@@ -66,6 +66,8 @@ class Context:
             outside ``grade``, where checks use their fixed practice seeds.
         references: what each test cell's checks saw on the instructor's solution with the
             same seeds (by grade_id); a test cell listed here is judged from its records.
+        hidden_checks: the code of the hidden checks by module (``{"checks": "..."}``), sent
+            to the kernel just before the test cell that calls them (``hidden.py``).
         tr: the catalog of the notebook's language (its metadata says which), with the
             instructor's translations of the checks' texts: the words of the feedback.
     """
@@ -85,6 +87,7 @@ class Context:
     cpu: Any = None
     seeds: dict[str, int] = field(default_factory=dict)
     references: dict[str, list] = field(default_factory=dict)
+    hidden_checks: dict[str, str] = field(default_factory=dict)
     tr: Catalog = ENGLISH
 
     def fail(self, status: str, issue: str) -> None:

@@ -13,11 +13,13 @@ import functools
 import hashlib
 import importlib.metadata
 import os
+import shutil
 import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import files, untrusted
 from .files import SKIP, module_name
 from .notebooks import read_notebook
 from .pipeline import student_version
@@ -25,6 +27,9 @@ from .pipeline import student_version
 __all__ = [
     "PRACTICE_ONLY",
     "Assignment",
+    "release_root",
+    "release_folder",
+    "working_folder",
     "source_folder",
     "load_assignment",
     "Submission",
@@ -50,6 +55,50 @@ class Assignment:
     sources: dict[str, dict]  # notebook name (no suffix) -> instructor version
     students: dict[str, dict]  # notebook name -> student version (not executed)
     digests: dict[str, str]  # notebook name -> sha256 of the instructor file
+
+
+def release_root(course_folder: Path, language: str) -> Path:
+    """``DIR/release`` for English, ``DIR/release/<language>`` for another edition."""
+    root = Path(course_folder) / "release"
+    return root if language == "en" else root / language
+
+
+def release_folder(course_folder: Path, assignment: str, language: str = "en") -> Path:
+    """The released files of ``assignment`` in ``language`` (the English ones when that
+    edition was not released): what students got, and all a grading sandbox gets of the
+    course.
+
+    Raises:
+        FileNotFoundError: the assignment was never released.
+    """
+    for root in (release_root(course_folder, language), release_root(course_folder, "en")):
+        if (root / assignment).is_dir():
+            return root / assignment
+    raise FileNotFoundError(
+        f"assignment '{assignment}' was not released: grading gives each submission the "
+        f"released files only; run `autogradkit release --course {course_folder} {assignment}`"
+    )
+
+
+def working_folder(
+    released: Path, own: Path | None, target: Path, max_bytes: int, practice: bool = False
+) -> list[str]:
+    """A fresh kernel's working folder ``target``, made of an allow-list: the student's own
+    files from ``own`` (what may not be copied is refused, and said in the returned list),
+    then the released files of ``released`` over them (their practice answers only with
+    ``practice``). Nothing of ``source/`` enters it: no solution, translation or hidden check.
+    """
+    shutil.rmtree(target, ignore_errors=True)  # nothing of an earlier run is reused
+    target.mkdir(parents=True)
+    refused = files.copy_files(  # the released files replace the student's copies of them
+        own,
+        target,
+        max_bytes,
+        skip=instructor_files(released),
+        shadowed=shadowed_names(released),
+    )
+    files.copy_files(released, target, skip=() if practice else PRACTICE_ONLY)
+    return refused
 
 
 def source_folder(course: Path, assignment: str) -> Path:
@@ -89,7 +138,11 @@ def find_submissions(root: Path, assignment: Assignment) -> list[Submission]:
         raise FileNotFoundError(f"submissions folder {root} does not exist")
     folders = sorted(p for p in root.glob(f"*/{assignment.name}") if p.is_dir())
     if folders:
-        return [_in_folder(f.parent.name, f, name) for f in folders for name in assignment.sources]
+        return [
+            _in_folder(untrusted.name(f.parent.name), f, name)
+            for f in folders
+            for name in assignment.sources
+        ]
     return [_flat(path, assignment) for path in sorted(root.glob("*.ipynb"))]
 
 
@@ -103,9 +156,9 @@ def _flat(path: Path, assignment: Assignment) -> Submission:
     """``alice.ipynb`` (one-notebook assignments) or ``alice_<notebook>.ipynb``."""
     for notebook in sorted(assignment.sources, key=len, reverse=True):
         if path.stem.endswith(f"_{notebook}") and len(path.stem) > len(notebook) + 1:
-            return Submission(path.stem[: -len(notebook) - 1], notebook, path, None)
+            return Submission(untrusted.name(path.stem[: -len(notebook) - 1]), notebook, path, None)
     only = next(iter(assignment.sources)) if len(assignment.sources) == 1 else ""
-    return Submission(path.stem, only, path, None)
+    return Submission(untrusted.name(path.stem), only, path, None)
 
 
 @functools.cache

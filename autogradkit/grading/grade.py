@@ -14,7 +14,6 @@ kept result written from the outcome). ``--scheduler`` sends ``evaluate`` to a d
 
 from __future__ import annotations
 
-import shutil
 import sys
 import threading
 import time
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import _i18n as i18n
-from . import cells, course, files, pipeline, reference, report
+from . import cells, course, hidden, pipeline, reference, release, report, untrusted
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool, sandbox_backend
@@ -51,14 +50,16 @@ GRADE = pipeline.grade()
 @dataclass(frozen=True)
 class Judged:
     """One notebook of the assignment as every submission of it is judged: the instructor's
-    version, the student version, this run's seeds and the references they gave, and the
-    catalogs of the languages it is translated into (the feedback's words, by language)."""
+    version, the student version, this run's seeds and the references they gave, the
+    catalogs of the languages it is translated into (the feedback's words, by language), and
+    the hidden checks' code, sent to a kernel only as their test cell runs (``hidden.py``)."""
 
     source: dict
     student: dict
     seeds: dict
     references: dict
     catalogs: dict = field(default_factory=dict)
+    hidden: dict = field(default_factory=dict)  # module -> its hidden checks' code
 
 
 @dataclass
@@ -102,6 +103,7 @@ def grade_assignment(cfg: GradingConfig) -> dict:
     """
     started = time.monotonic()
     assignment = course.load_assignment(cfg.course, cfg.assignment)
+    _check_released(cfg, assignment)
     submissions = _find(cfg, assignment)
     backend = _sandbox(cfg)
     folder = Path(cfg.course) / "grades" / assignment.name
@@ -132,6 +134,34 @@ def grade_assignment(cfg: GradingConfig) -> dict:
         "rows": rows,
         "exit_code": 1 if changed or lost else 0,
     }
+
+
+def _check_released(cfg: GradingConfig, assignment) -> None:
+    """The assignment was released, and its released helper files are those of its source
+    (a submission gets the released files, its hidden checks come from the source).
+
+    Raises:
+        FileNotFoundError: it was never released.
+        ValueError: a released file is older than its source: release it again.
+    """
+    folders = [course.release_folder(cfg.course, assignment.name)]
+    folders += [
+        course.release_root(cfg.course, lang) / assignment.name
+        for lang in i18n.LANGUAGES[1:]
+        if (course.release_root(cfg.course, lang) / assignment.name).is_dir()
+    ]
+    stale = [
+        str(path)
+        for folder in folders
+        for path in sorted(folder.glob("*.py"))
+        if (assignment.folder / path.name).is_file()
+        and release.released_text(assignment.folder / path.name) != path.read_text(encoding="utf-8")
+    ]
+    if stale:
+        raise ValueError(
+            f"{', '.join(stale)} differ from the source's: run `autogradkit release "
+            f"--course {cfg.course} {assignment.name}` (and with --lang for each edition)"
+        )
 
 
 def _summarise(rows: list[dict], graded: int, seconds: float, csv_path: Path) -> None:
@@ -231,7 +261,9 @@ def _references(assignment, notebooks: set, cfg: GradingConfig, pool, folder: Pa
         found = reference.run_reference(assignment, name, cfg, pool, seeds, folder)
         source, student = assignment.sources[name], assignment.students[name]
         catalogs = {lang: i18n.catalog(lang, assignment.folder) for lang in _languages(assignment)}
-        judged[name] = Judged(source, student, seeds, found, catalogs)
+        judged[name] = Judged(
+            source, student, seeds, found, catalogs, hidden.hidden_code(assignment.folder)
+        )
     return judged
 
 
@@ -288,19 +320,12 @@ def _read(sub, assignment, task: Task) -> tuple[str, str] | None:
 
 
 def _copy(sub, assignment, cfg: GradingConfig, task: Task) -> None:
-    """A fresh working folder: the student's own files (what may not be copied is refused),
-    then the instructor's helper files over them."""
-    shutil.rmtree(task.workdir, ignore_errors=True)  # nothing of an earlier run is reused
-    task.workdir.mkdir(parents=True)
-    instructor = assignment.folder  # its files replace the student's copies of them
-    task.refused = files.copy_files(
-        sub.folder,
-        task.workdir,
-        cfg.disk_limit_mb * 2**20,
-        skip=course.instructor_files(instructor),
-        shadowed=course.shadowed_names(instructor),
-    )
-    files.copy_files(instructor, task.workdir, skip=course.PRACTICE_ONLY)
+    """A fresh working folder, made of an allow-list: the student's own files, then the
+    released files of the notebook's edition over them (``course.working_folder``)."""
+    language = i18n.notebook_language(task.nb)
+    released = course.release_folder(cfg.course, assignment.name, language)
+    limit = cfg.disk_limit_mb * 2**20
+    task.refused = course.working_folder(released, sub.folder, task.workdir, limit)
 
 
 def _pack(folder: Path) -> dict[str, bytes]:
@@ -323,6 +348,7 @@ def evaluate(task: Task, judged: dict, cfg: GradingConfig, pool, cpu, workdir: P
     found = judged.get(task.notebook)
     if found is not None:
         ctx.seeds, ctx.references = found.seeds, found.references
+        ctx.hidden_checks = found.hidden
     graded = None
     if cpu is not None:
         cpu.acquire()
@@ -360,19 +386,35 @@ def _run(task: Task, found: Judged | None, ctx: Context) -> dict | None:
 
 def record(task: Task, outcome: Outcome, cfg: GradingConfig, folder: Path, keep: bool = True):
     """Write what ``outcome`` holds: the graded copy, the feedback page, the kept result (not
-    with ``keep=False``); returns the row."""
+    with ``keep=False``); returns the row. Never raises: a file that cannot be written is the
+    row's status, and the other submissions are graded and kept as usual."""
     row = outcome.row
-    if outcome.graded is not None:
-        write_notebook(outcome.graded, task.workdir / f"{task.notebook}.ipynb")
     page = Path(cfg.course) / "feedback" / task.student / task.assignment / task.page
-    try:
-        report.write_atomic(page, outcome.feedback)
-    except OSError as error:  # e.g. a folder in the page's place: this row only
-        row["issues"].append(f"the feedback page {page} could not be written: {error}")
-        row["status"] = "error" if row["status"] == "ok" else row["status"]
+    writes = [
+        ("graded notebook", task.workdir / f"{task.notebook}.ipynb", outcome.graded),
+        ("feedback page", page, outcome.feedback),
+    ]
+    for what, path, content in writes:
+        if content is None:
+            continue
+        try:
+            _write(path, content)
+        except Exception as error:  # e.g. a folder in the page's place: this row only
+            row["issues"].append(untrusted.text(f"the {what} could not be written: {error}"))
+            row["status"] = "error" if row["status"] == "ok" else row["status"]
     if keep:
-        report.write_result(folder, row)  # a re-run after a kill resumes here
+        try:
+            report.write_result(folder, row)  # a re-run after a kill resumes here
+        except Exception as error:  # not kept: the next run grades it again
+            print(f"autogradkit grade: error: {task.label}: not kept: {error}", file=sys.stderr)
     return row
+
+
+def _write(path: Path, content: dict | str) -> None:
+    if isinstance(content, str):
+        report.write_atomic(path, content)
+    else:
+        write_notebook(content, path)
 
 
 def lost(task: Task, cfg: GradingConfig, reason: str) -> Outcome:

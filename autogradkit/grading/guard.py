@@ -1,8 +1,8 @@
 """Inside a grading kernel: undo and report what student code did to the test machinery.
 
 The grader installs this before any student cell runs (``install``), then calls ``reset``
-before every test cell. ``reset`` puts back what it saw at install time and returns one
-sentence per thing it found changed:
+before every test cell. ``reset`` puts back what it saw at install time and reports each thing
+it found changed:
 
 * IPython hooks that hide errors: an instance ``showtraceback`` (or other shell method), a
   custom exception handler, callbacks on ``pre_run_cell``/``post_run_cell``/... events;
@@ -11,9 +11,17 @@ sentence per thing it found changed:
   ``checks`` module (a patched ``numpy.allclose`` passes everything), those modules swapped in
   ``sys.modules``, and names of check functions rebound in the notebook (``check_close = ...``).
 
-This is detection in the student's own interpreter, so it is best effort: code that runs
-before the guard looks, or that patches the guard itself, is not caught. What it finds marks
-the row "needs review" in the gradebook. See "Security model" in docs/instructor_guide.md.
+Before a test cell ``reset`` also puts back the modules the notebook's own cells import, and
+the global names they were imported as (``np = fake`` or ``sys.modules["numpy"] = fake`` in an
+nbgrader course whose ``assert`` cells compare with ``np.isclose``): ``install`` is told them.
+
+``reset`` reports in a fixed vocabulary, ``[kind, name]`` pairs (``CHANGES`` holds the
+sentence of each kind), never free text: the grader reads the report as untrusted data (a
+submission can replace ``reset`` itself), keeps only well-formed pairs, and writes the
+sentences itself. This is detection in the student's own interpreter, so it is best effort:
+code that runs before the guard looks, or that patches the guard itself, is not caught. What
+it finds marks the row "needs review" in the gradebook. See "Security model" in
+docs/instructor_guide.md.
 """
 
 from __future__ import annotations
@@ -22,78 +30,138 @@ import builtins
 import importlib
 import sys
 
-__all__ = ["WATCHED_MODULES", "TRANSFORMER_LISTS", "TRUSTED", "MANAGED", "install", "reset"]
+__all__ = [
+    "WATCHED_MODULES",
+    "TRANSFORMER_LISTS",
+    "TRUSTED",
+    "MANAGED",
+    "CHANGES",
+    "install",
+    "reset",
+]
 
 WATCHED_MODULES = ("builtins", "math", "numpy", "numpy.testing", "autogradkit.grading.checks")
 TRANSFORMER_LISTS = ("input_transformers_cleanup", "input_transformers_post", "ast_transformers")
 TRUSTED = ("IPython.", "ipykernel.", "matplotlib_inline.", "matplotlib.")  # inline figures...
 MANAGED = {"input", "get_ipython", "exit", "quit", "display"}  # IPython swaps these per cell
+CHANGES = {  # what reset reports: a kind, and a name that fills the sentence
+    "shell_method": "the IPython shell's {} was replaced",
+    "custom_exception": "a custom exception handler was set",
+    "event": "a callback was registered on the {} event",
+    "transformers": "the shell's {} were changed",
+    "member": "{} was replaced",
+    "module": "sys.modules[{!r}] was replaced",
+    "check_name": "the name {} was rebound in the notebook",
+    "global": "the name {} no longer held what the notebook imported as it",
+}
 _saved: dict = {}
 
 
-def install(shell) -> None:
-    """Remember the clean state of ``shell`` and of the watched modules."""
+def install(shell, imports: dict[str, str] | None = None) -> None:
+    """Remember the clean state of ``shell`` and of the watched modules; ``imports`` maps the
+    global names the notebook's own cells import to what they import (``{"np": "numpy",
+    "isclose": "numpy.isclose"}``): those modules are watched too, and those names kept."""
+    imports = dict(imports or {})
+    watched = dict.fromkeys([*WATCHED_MODULES, *(_module_of(t) for t in imports.values())])
     _saved["shell"] = shell
     _saved["events"] = {name: list(found) for name, found in shell.events.callbacks.items()}
     _saved["lists"] = {name: list(getattr(shell, name)) for name in TRANSFORMER_LISTS}
     _saved["custom"] = (shell.custom_exceptions, shell.CustomTB)
-    _saved["modules"] = {name: _members(name) for name in WATCHED_MODULES}
-    _saved["module_objects"] = {name: sys.modules.get(name) for name in WATCHED_MODULES}
+    _saved["modules"] = {name: _members(name) for name in watched if name}
+    _saved["module_objects"] = {name: sys.modules.get(name) for name in watched if name}
     _saved["shell_dict"] = set(vars(shell))
+    _saved["globals"] = {}
+    for name, target in imports.items():
+        found = _resolve(target)
+        if found is not None:
+            _saved["globals"][name] = found
 
 
-def reset() -> list[str]:
-    """Restore everything ``install`` saw; return what had been changed, in words."""
+def reset() -> list[list[str]]:
+    """Restore everything ``install`` saw; return what had been changed, as [kind, name]."""
     found = _reset_shell(_saved["shell"]) + _reset_modules()
     for module_name, members in _saved["modules"].items():
         module = sys.modules.get(module_name)
         for name, original in members.items():
             if module is not None and getattr(module, name, None) is not original:
                 setattr(module, name, original)
-                found.append(f"{module_name}.{name} was replaced")
-    return found + _reset_check_names(_saved["shell"].user_ns)
+                found.append(["member", f"{module_name}.{name}"])
+    namespace = _saved["shell"].user_ns
+    return found + _reset_check_names(namespace) + _reset_globals(namespace)
 
 
-def _reset_modules() -> list[str]:
+def _reset_modules() -> list[list[str]]:
     """Put back watched modules that were swapped in ``sys.modules`` (a fake checks module)."""
     found = []
     for name, original in _saved["module_objects"].items():
         if original is not None and sys.modules.get(name) is not original:
             sys.modules[name] = original
-            found.append(f"sys.modules[{name!r}] was replaced")
+            found.append(["module", name])
     return found
 
 
-def _reset_check_names(namespace: dict) -> list[str]:
+def _reset_check_names(namespace: dict) -> list[list[str]]:
     """Rebind the check functions' names in the notebook to the real ones, if changed."""
     found, members = [], _saved["modules"]["autogradkit.grading.checks"]
     exported = getattr(_saved["module_objects"]["autogradkit.grading.checks"], "__all__", members)
     for name, original in members.items():
         if name in exported and name in namespace and namespace[name] is not original:
             namespace[name] = original
-            found.append(f"the name {name} was rebound in the notebook")
+            found.append(["check_name", name])
     return found
 
 
-def _reset_shell(shell) -> list[str]:
+def _reset_globals(namespace: dict) -> list[list[str]]:
+    """Rebind the names the notebook's cells imported (``np``) to what they imported."""
+    found = []
+    for name, original in _saved["globals"].items():
+        if name in namespace and namespace[name] is not original:
+            namespace[name] = original
+            found.append(["global", name])
+    return found
+
+
+def _module_of(target: str) -> str:
+    """The module part of an import target: ``numpy.isclose`` -> ``numpy`` (if it is not a
+    module itself)."""
+    try:
+        importlib.import_module(target)
+        return target
+    except Exception:  # noqa: BLE001 (not a module, or one that fails: its parent, if any)
+        return target.rpartition(".")[0]
+
+
+def _resolve(target: str):
+    """The object an import of ``target`` binds (a module, or a module's member), or None."""
+    try:
+        return importlib.import_module(target)
+    except Exception:  # noqa: BLE001 (a member, or a module that fails to import)
+        module, _, member = target.rpartition(".")
+        try:
+            return getattr(importlib.import_module(module), member)
+        except Exception:  # noqa: BLE001
+            return None
+
+
+def _reset_shell(shell) -> list[list[str]]:
     found = []
     for name in set(vars(shell)) - _saved["shell_dict"]:
         if callable(vars(shell)[name]) and hasattr(type(shell), name):  # shadows a method
             delattr(shell, name)
-            found.append(f"the IPython shell's {name} was replaced")
+            found.append(["shell_method", name])
     if (shell.custom_exceptions, shell.CustomTB) != _saved["custom"]:
         shell.custom_exceptions, shell.CustomTB = _saved["custom"]
-        found.append("a custom exception handler was set")
+        found.append(["custom_exception", ""])
     for event, callbacks in shell.events.callbacks.items():
         added = [c for c in callbacks if c not in _saved["events"].get(event, [])]
         if any(not _trusted(c) for c in added):
             callbacks[:] = [c for c in callbacks if c not in added or _trusted(c)]
-            found.append(f"a callback was registered on the {event} event")
+            found.append(["event", event])
     for name, original in _saved["lists"].items():
         current = getattr(shell, name)
         if any(item not in original and not _trusted(item) for item in current):
             current[:] = [item for item in current if item in original or _trusted(item)]
-            found.append(f"the shell's {name} were changed")
+            found.append(["transformers", name])
     return found
 
 
@@ -108,7 +176,7 @@ def _members(module_name: str) -> dict:
     """The module's public functions and classes (what a patch would replace)."""
     try:
         module = importlib.import_module(module_name)
-    except ImportError:
+    except Exception:  # noqa: BLE001 (a module that fails to import has nothing to patch)
         return {}
     members = {n: v for n, v in vars(module).items() if callable(v) and not n.startswith("_")}
     if module is builtins:

@@ -55,6 +55,8 @@ __all__ = [
     "KERNEL_ARGV",
     "sandbox_backend",
     "get_reply",
+    "ready_reply",
+    "replies_to",
     "run_silent",
     "local_kernel_manager",
     "ForkLauncher",
@@ -147,16 +149,18 @@ class Kernel:
         self.pid, self.client, self.connection_file = pid, client, connection_file
         self.box, self.process = box, process
         self._exit_fd = _pidfd(pid)
+        self._drops = None  # ZeroMQ's events of IOPub's connection: a drop refused a message
 
     @classmethod
     def connect(cls, pid: int, info: dict, connection_file: str, timeout: float, **extra) -> Kernel:
         """A client for the kernel ``pid`` that listens at ``info``, once it answers."""
-        client = BlockingKernelClient()
+        client = BlockingKernelClient(context=_client_context())
         client.load_connection_info(info)
         kernel = cls(pid, client, connection_file, **extra)
         try:
             client.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=False)
             kernel._handshake(timeout)
+            kernel._watch_iopub()
         except BaseException:
             kernel.close()
             raise
@@ -186,6 +190,37 @@ class Kernel:
             return ""
         return f": {text[-400:]}" if text else ""
 
+    def refused_messages(self) -> bool:
+        """Whether IOPub's connection dropped since the last call; if so it is opened again.
+
+        ZeroMQ refuses a message over ``MAX_MESSAGE_BYTES`` by dropping the connection, which
+        does not come back by itself: a new socket is connected, and waited for.
+        """
+        dropped = False
+        while self._drops is not None and self._drops.poll(0):
+            self._drops.recv_multipart()
+            dropped = True
+        if dropped and self.alive():
+            self._unwatch_iopub()
+            self.client.iopub_channel.close()
+            self.client._iopub_channel = None  # jupyter_client connects a new one on use
+            self.client.iopub_channel.start()
+            self._watch_iopub()
+            try:
+                self._handshake(10.0)
+            except (KernelDied, TimeoutError):
+                pass  # the next cell meets the dead or deaf kernel and reports it
+        return dropped
+
+    def _watch_iopub(self) -> None:
+        self._drops = self.client.iopub_channel.socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+
+    def _unwatch_iopub(self) -> None:
+        if self._drops is not None:
+            self.client.iopub_channel.socket.disable_monitor()
+            self._drops.close(linger=0)
+            self._drops = None
+
     def alive(self) -> bool:
         try:
             os.kill(self.pid, 0)
@@ -193,12 +228,14 @@ class Kernel:
             return False
         return self._exit_fd is None or not _readable(self._exit_fd)
 
-    def wait(self, timeout: float, socket=None) -> str:
-        """Block until a message arrives (``"message"``), the kernel dies (``"died"``) or
-        ``timeout`` seconds pass (``"timeout"``)."""
+    def wait(self, timeout: float, socket=None, also=None) -> str:
+        """Block until a message arrives (``"message"``, on IOPub or ``socket``, or on
+        ``also``), the kernel dies (``"died"``) or ``timeout`` seconds pass (``"timeout"``)."""
         socket = socket if socket is not None else self.client.iopub_channel.socket
         poller = zmq.Poller()
         poller.register(socket, zmq.POLLIN)
+        if also is not None:
+            poller.register(also, zmq.POLLIN)
         if self._exit_fd is not None:
             poller.register(self._exit_fd, zmq.POLLIN)
         deadline = time.monotonic() + max(0.0, timeout)
@@ -207,7 +244,7 @@ class Kernel:
             # without a pidfd, look at the process ten times a second
             wait_ms = max(0, int(1000 * (step if self._exit_fd is not None else min(step, 0.1))))
             events = dict(poller.poll(wait_ms))
-            if socket in events:
+            if socket in events or (also is not None and also in events):
                 return "message"
             if self._exit_fd in events or not self.alive():
                 return "died"
@@ -215,10 +252,14 @@ class Kernel:
                 return "timeout"
 
     def drain(self) -> list[dict]:
-        """Every IOPub message that has already arrived."""
+        """Every IOPub message that has already arrived; one that cannot be read (not JSON,
+        a wrong signature: the kernel is the submission's) is dropped."""
         messages = []
         while self.client.iopub_channel.msg_ready():
-            messages.append(self.client.get_iopub_msg(timeout=0))
+            try:
+                messages.append(self.client.get_iopub_msg(timeout=0))
+            except Exception:  # noqa: BLE001 (whatever the kernel sent: it is not a message)
+                continue
         return messages
 
     def lower_priority(self) -> None:
@@ -244,6 +285,7 @@ class Kernel:
         send_signal(self.pid, signal.SIGKILL, group=True)
         if self.process is not None:
             self.process.wait()
+        self._unwatch_iopub()
         self.client.stop_channels()
         if self._exit_fd is not None:
             os.close(self._exit_fd)
@@ -252,6 +294,24 @@ class Kernel:
         if self.box is not None:
             self.box.backend.stop(self.box)
             self.box.remove()
+
+
+MAX_MESSAGE_BYTES = 16 * 2**20  # one part of a message from a kernel (a figure is ~0.1 MiB)
+QUEUED_MESSAGES = 16  # messages ZeroMQ keeps waiting per socket before it drops more
+_context: list[zmq.Context] = []
+
+
+def _client_context() -> zmq.Context:
+    """The ZeroMQ context of every client socket the grader opens to a kernel: the memory a
+    kernel can make the grader hold is bounded by what the socket takes, before any Python
+    code sees a byte. A larger message is refused as it arrives (ZeroMQ drops the
+    connection, which reconnects at once); at most ``QUEUED_MESSAGES`` wait to be read."""
+    if not _context:
+        context = zmq.Context()
+        context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        context.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
+        _context.append(context)
+    return _context[0]
 
 
 def _pidfd(pid: int) -> int | None:
@@ -291,13 +351,34 @@ def get_reply(kernel: Kernel, msg_id: str, timeout: float = 10.0) -> dict | None
     deadline = time.monotonic() + timeout
     socket = kernel.client.shell_channel.socket
     while time.monotonic() < deadline:
-        while kernel.client.shell_channel.msg_ready():
-            msg = kernel.client.get_shell_msg(timeout=0)
-            if msg["parent_header"].get("msg_id") == msg_id:
-                return msg["content"]
+        reply = ready_reply(kernel, msg_id)
+        if reply is not None:
+            return reply
         if kernel.wait(deadline - time.monotonic(), socket) == "died":
             return None
     return None
+
+
+def ready_reply(kernel: Kernel, msg_id: str) -> dict | None:
+    """The content of the shell reply to ``msg_id`` if it has arrived, else None."""
+    while kernel.client.shell_channel.msg_ready():
+        try:
+            msg = kernel.client.get_shell_msg(timeout=0)
+        except Exception:  # noqa: BLE001 (not a message: dropped, as in drain)
+            continue
+        if replies_to(msg, msg_id):
+            return msg["content"]
+    return None
+
+
+def replies_to(msg: dict, msg_id: str) -> bool:
+    """Whether ``msg`` has Jupyter's shape (a dict content) and answers request ``msg_id``."""
+    parent = msg.get("parent_header")
+    return (
+        isinstance(parent, dict)
+        and parent.get("msg_id") == msg_id
+        and isinstance(msg.get("content"), dict)
+    )
 
 
 def run_silent(kernel: Kernel, code: str, timeout: float = 30.0, expression: str = "") -> str:
@@ -315,8 +396,8 @@ def run_silent(kernel: Kernel, code: str, timeout: float = 30.0, expression: str
         if event == "died":
             raise KernelDied(f"kernel {kernel.pid} died during set-up")
         for msg in kernel.drain():
-            idle = msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle"
-            if idle and msg["parent_header"].get("msg_id") == msg_id:
+            idle = msg.get("msg_type") == "status" and replies_to(msg, msg_id)
+            if idle and msg["content"].get("execution_state") == "idle":
                 return _value(get_reply(kernel, msg_id)) if expression else ""
     raise TimeoutError(f"kernel {kernel.pid} did not finish its set-up in {timeout:g} s")
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nbformat
 
+from . import untrusted
 from .cells import text
 
 __all__ = ["MAX_BYTES", "UnreadableNotebook", "read_notebook", "normalise", "write_notebook"]
@@ -51,7 +52,7 @@ def read_notebook(path: str | Path) -> dict:
         ) from None
     except OSError as error:
         raise UnreadableNotebook(f"cannot be read ({error.strerror})") from None
-    return normalise(nb)
+    return normalise(untrusted.clean(nb))  # a lone surrogate in a \u escape: no file holds it
 
 
 def _read_regular_file(path: Path) -> bytes:

@@ -22,13 +22,12 @@ from .config import GradingConfig
 from .context import Context
 from .steps.strip_hidden_tests import BEGIN, END
 
-__all__ = ["release_root", "release_assignments", "release_notebook"]
-
-
-def release_root(course_folder: Path, language: str) -> Path:
-    """``DIR/release`` for English, ``DIR/release/<language>`` for another edition."""
-    root = Path(course_folder) / "release"
-    return root if language == "en" else root / language
+__all__ = [
+    "release_assignments",
+    "release_files",
+    "released_text",
+    "release_notebook",
+]
 
 
 def release_assignments(cfg: GradingConfig) -> dict:
@@ -44,16 +43,28 @@ def release_assignments(cfg: GradingConfig) -> dict:
         folder = course.source_folder(cfg.course, name)
         if not _translated(folder, language):
             raise FileNotFoundError(f"{name} has no {language} translation ({name}.{language}.md)")
-        target = release_root(cfg.course, language) / name
-        target.mkdir(parents=True, exist_ok=True)
-        files.copy_files(folder, target, skip=_not_released(folder, language))
-        _hide_what_students_may_not_see(target)
-        _write_language(target, language)
+        target = course.release_root(cfg.course, language) / name
+        release_files(folder, target, language)
         for path in sorted(folder.glob("*.ipynb")):
             release_notebook(path, target / path.name, cfg)
             written.append(str(target / path.name))
             print(f"released {target / path.name}", file=sys.stderr)
     return {"command": "release", "notebooks": written, "exit_code": 0}
+
+
+def release_files(folder: Path, target: Path, language: str = "en") -> None:
+    """The student's copy of the assignment's files (not its notebooks): what ``folder``
+    holds but the translator's files, with no hidden check, and the language's settings."""
+    target.mkdir(parents=True, exist_ok=True)
+    files.copy_files(folder, target, skip=_not_released(folder, language))
+    _hide_what_students_may_not_see(target)
+    _write_language(target, language)
+
+
+def released_text(source_file: Path) -> str:
+    """What ``release`` makes of a helper ``.py`` file: its text without the hidden regions."""
+    text = source_file.read_text(encoding="utf-8")
+    return cells.replace_regions(text, BEGIN, END, None)[0]
 
 
 def _translated(folder: Path, language: str) -> bool:
@@ -100,9 +111,8 @@ def _hide_what_students_may_not_see(target: Path) -> None:
     """In the released helper files: no hidden-test region of any ``.py`` (the hidden checks
     of ``checks.py``), and no recorded answer of a hidden check."""
     for path in sorted(target.rglob("*.py")):
-        text = path.read_text(encoding="utf-8")
-        public, found = cells.replace_regions(text, BEGIN, END, None)
-        if found:
+        public = released_text(path)
+        if public != path.read_text(encoding="utf-8"):
             path.write_text(public, encoding="utf-8")
     expected = target / EXPECTED_FILE
     if expected.is_file():

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from .._i18n import ENGLISH, N_
+from . import untrusted
 from .context import Context
 
 __all__ = [
@@ -74,12 +75,12 @@ def make_row(
             gid: {"points": r.points, "max_points": r.max_points, "status": r.status}
             for gid, r in ctx.results.items()
         },
-        "issues": list(ctx.issues),
+        "issues": untrusted.bounded(ctx.issues),
         "seconds": round(seconds, 3),
         "digest": digest,
-        "submission": str(ctx.path),
+        "submission": untrusted.name(str(ctx.path)),
         "sandbox": ctx.cfg.sandbox,
-        "review": list(getattr(ctx, "review", [])),
+        "review": untrusted.bounded(ctx.review),
     }
 
 

@@ -8,11 +8,13 @@ name and first characters, because scoring needs it.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .kernels import Kernel, get_reply
+from . import untrusted
+from .kernels import MAX_MESSAGE_BYTES, Kernel, get_reply, ready_reply, replies_to
 from .observations import MAX_RECORD_CHARS, MIME
 
 __all__ = [
@@ -28,6 +30,8 @@ __all__ = [
 
 SLOW_AFTER = 2.0  # seconds; a cell running longer yields the CPU to the other submissions
 TRUNCATED = "\n[output truncated by the grader: more than {limit} characters]\n"
+REFUSED = "\n[output dropped by the grader: a message larger than {limit} MiB]\n"
+IDLE_GRACE = 1.0  # seconds the end of a cell's output may come after its reply
 HIDDEN_ERROR = {
     "output_type": "error",
     "ename": "HiddenError",
@@ -109,6 +113,11 @@ class Outputs:
         else:
             self.items.append(out)
 
+    def note(self, text: str) -> None:
+        """A line of the grader's own at the end of the outputs (once)."""
+        if not any(out.get("text") == text for out in self.items):
+            self.items.append({"output_type": "stream", "name": "stderr", "text": text})
+
     @property
     def has_error(self) -> bool:
         return any(out["output_type"] == "error" for out in self.items)
@@ -131,19 +140,35 @@ def _shrunk(out: dict, keep: int = ESSENTIAL_CHARS) -> dict:
 
 
 def _output(kind: str, content: dict, count: int | None) -> dict:
+    """The nbformat output for one IOPub message, its fields checked for type (the kernel is
+    the submission's: a ``text`` that is a number, a ``data`` that is a list, a string no file
+    can hold are all possible)."""
+    content = untrusted.clean(content)
     if kind == "stream":
-        return {"output_type": "stream", "name": content["name"], "text": content["text"]}
+        name = content.get("name") if content.get("name") in ("stdout", "stderr") else "stdout"
+        return {"output_type": "stream", "name": name, "text": _str(content.get("text"))}
     if kind == "error":
-        keep = ("ename", "evalue", "traceback")
-        return {"output_type": "error", **{k: content.get(k) for k in keep}}
+        traceback = content.get("traceback")
+        return {
+            "output_type": "error",
+            "ename": _str(content.get("ename")),
+            "evalue": _str(content.get("evalue")),
+            "traceback": [_str(line) for line in traceback] if isinstance(traceback, list) else [],
+        }
+    data, metadata = content.get("data"), content.get("metadata")
     out = {
         "output_type": kind,
-        "data": content.get("data", {}),
-        "metadata": content.get("metadata", {}),
+        "data": data if isinstance(data, dict) else {},
+        "metadata": metadata if isinstance(metadata, dict) else {},
     }
     if kind == "execute_result":
-        out["execution_count"] = content.get("execution_count", count)
+        number = content.get("execution_count", count)
+        out["execution_count"] = number if type(number) is int else count
     return out
+
+
+def _str(value) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def run_cell(
@@ -160,13 +185,17 @@ def run_cell(
     After ``SLOW_AFTER`` s the kernel's priority is lowered and ``on_slow()`` is called.
     """
     msg_id = kernel.client.execute(code, store_history=True, allow_stdin=False, stop_on_error=False)
-    outputs, interrupted = Outputs(max_chars), False
+    outputs, interrupted, reply, idle_by = Outputs(max_chars), False, None, math.inf
     deadline = time.monotonic() + timeout
     slow_at = time.monotonic() + SLOW_AFTER if timeout > SLOW_AFTER else deadline
+    shell = kernel.client.shell_channel.socket
     while True:
-        event = kernel.wait(min(deadline, slow_at) - time.monotonic())
+        until = min(deadline, slow_at, idle_by)
+        event = kernel.wait(until - time.monotonic(), also=shell if reply is None else None)
         if event == "died":
             return CellRun("died", outputs.items, outputs.count)
+        if event == "timeout" and time.monotonic() >= idle_by:  # the reply came, idle was lost
+            return _finish(kernel, msg_id, outputs, interrupted, reply)
         if event == "timeout" and time.monotonic() < deadline:
             kernel.lower_priority()  # a slow cell (maybe a loop) must not slow the others
             slow_at = deadline
@@ -181,18 +210,27 @@ def run_cell(
             interrupted, deadline = True, time.monotonic() + grace
             continue
         if _collect(kernel, msg_id, outputs):
-            return _finish(kernel, msg_id, outputs, interrupted)
+            return _finish(kernel, msg_id, outputs, interrupted, reply)
+        if reply is None:
+            reply = ready_reply(kernel, msg_id)
+            idle_by = time.monotonic() + IDLE_GRACE if reply is not None else math.inf
 
 
-def _finish(kernel: Kernel, msg_id: str, outputs: Outputs, interrupted: bool) -> CellRun:
+def _finish(
+    kernel: Kernel, msg_id: str, outputs: Outputs, interrupted: bool, reply: dict | None = None
+) -> CellRun:
     """The cell's status from its ``execute_reply``, which outputs cannot hide.
 
     An error that the student kept out of the outputs (a patched ``showtraceback``, a custom
     exception handler, ``clear_output`` in an event) is still an error. ``exit()`` ends the
     kernel once the reply is sent: this cell, not the next, is the one that stopped it.
     """
-    reply = get_reply(kernel, msg_id)
-    if reply is None or any(p.get("source") == "ask_exit" for p in reply.get("payload", [])):
+    if kernel.refused_messages():
+        outputs.note(REFUSED.format(limit=MAX_MESSAGE_BYTES // 2**20))
+    reply = reply if reply is not None else get_reply(kernel, msg_id)
+    payload = reply.get("payload") if reply is not None else None
+    asked = isinstance(payload, list) and any(_asks_exit(p) for p in payload)
+    if reply is None or asked:
         return CellRun("died", outputs.items, outputs.count)
     if interrupted:
         return CellRun("interrupted", outputs.items, outputs.count)
@@ -202,13 +240,21 @@ def _finish(kernel: Kernel, msg_id: str, outputs: Outputs, interrupted: bool) ->
     return CellRun(status, outputs.items, outputs.count)
 
 
+def _asks_exit(payload) -> bool:
+    return isinstance(payload, dict) and payload.get("source") == "ask_exit"
+
+
 def _collect(kernel: Kernel, msg_id: str, outputs: Outputs) -> bool:
-    """Add the arrived messages of request ``msg_id`` to ``outputs``; True once it is done."""
+    """Add the arrived messages of request ``msg_id`` to ``outputs``; True once it is done.
+    A message of another shape than Jupyter's is not the cell's: it is left out."""
     for msg in kernel.drain():
-        if msg["parent_header"].get("msg_id") != msg_id:
+        if not replies_to(msg, msg_id):
             continue
-        kind, content = msg["msg_type"], msg["content"]
-        if kind == "status" and content["execution_state"] == "idle":
+        kind, content = msg.get("msg_type"), msg["content"]
+        if kind == "status" and content.get("execution_state") == "idle":
             return True
+        if kind == "execute_input":
+            number = content.get("execution_count")
+            content = {"execution_count": number if type(number) is int else None}
         outputs.add(kind, content)
     return False

@@ -9,18 +9,32 @@ goes on. Every cell that could not run is left without outputs, so it scores zer
 from __future__ import annotations
 
 import ast
+import re
 import time
 
-from . import cells
+from . import cells, guard, hidden, untrusted
 from .kernels import Kernel, KernelDied, run_silent
 from .runner import CellRun, run_cell
 
-__all__ = ["MAX_RESTARTS", "ARM", "GUARD_INSTALL", "GUARD_RESET", "MESSAGES", "Session"]
+__all__ = [
+    "MAX_RESTARTS",
+    "tamper_notes",
+    "ARM",
+    "GUARD_INSTALL",
+    "GUARD_RESET",
+    "MESSAGES",
+    "Session",
+]
 
 MAX_RESTARTS = 1
+MAX_REPORT_CHARS = 20_000  # the guard's report, as the kernel answers it
+MALFORMED_REPORT = "the tamper check sent a report of another shape than its own"
+IDENTIFIER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)?")
 # grading mode first (checks then only report), then the guard looks at IPython as it is
 ARM = "import autogradkit.grading.checks as _c; _c.arm({seed}); del _c"
-GUARD_INSTALL = "import autogradkit.grading.guard as _g; _g.install(get_ipython()); del _g"
+GUARD_INSTALL = (
+    "import autogradkit.grading.guard as _g; _g.install(get_ipython(), {imports!r}); del _g"
+)
 GUARD_RESET = "__import__('sys').modules['autogradkit.grading.guard'].reset()"
 MESSAGES = {
     "interrupted": ("timeout", "CellTimeoutError", "ran longer than {t:g} s and was interrupted"),
@@ -35,6 +49,69 @@ MESSAGES = {
         "stopped its kernel (exit(), a crash, os._exit() or running out of memory)",
     ),
 }
+
+
+def tamper_notes(report: str) -> list[str]:
+    """The guard's report, an untrusted answer from the kernel (the ``text/plain`` of a list of
+    ``[kind, name]`` pairs), as sentences of the grader's own: a pair it does not know, a name
+    that is not a dotted identifier, or a report of another shape is one note saying so.
+
+    Example:
+        >>> tamper_notes("[['member', 'numpy.isclose'], ['module', 'numpy']]")
+        ['numpy.isclose was replaced', "sys.modules['numpy'] was replaced"]
+        >>> tamper_notes("5")
+        ['the tamper check sent a report of another shape than its own']
+    """
+    found = _literal(report) if report else None
+    if not isinstance(found, list):
+        return [MALFORMED_REPORT]
+    notes, strange = [], 0
+    for item in found[: untrusted.MAX_NOTES]:
+        if isinstance(item, list) and len(item) == 2 and _known(*item):
+            notes.append(guard.CHANGES[item[0]].format(item[1]))
+        else:
+            strange += 1
+    if strange or len(found) > untrusted.MAX_NOTES:
+        notes.append(f"the tamper check reported {len(found) - len(notes)} changes it cannot name")
+    return notes
+
+
+def _literal(report: str):
+    """``report`` as a Python literal, if it is a short one."""
+    if len(report) > MAX_REPORT_CHARS:
+        return None
+    try:
+        return ast.literal_eval(report)
+    except Exception:  # noqa: BLE001 (SyntaxError, ValueError, RecursionError, MemoryError...)
+        return None
+
+
+def _known(kind, name) -> bool:
+    named = isinstance(name, str) and len(name) <= 100 and IDENTIFIER.fullmatch(name)
+    return kind in guard.CHANGES and bool(named)
+
+
+def imported_names(nb: dict) -> dict[str, str]:
+    """The global names the instructor's own cells (locked and test cells, not answers) bind
+    with ``import``, and what they import: ``{"np": "numpy", "isclose": "numpy.isclose"}``."""
+    found = {}
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code" or not (cells.is_locked(cell) or cells.is_test(cell)):
+            continue
+        try:
+            tree = ast.parse(cell["source"])
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:  # import a.b binds a; import a.b as c binds c = a.b
+                    target = alias.name if alias.asname else alias.name.split(".")[0]
+                    found[alias.asname or target] = target
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        found[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return found
 
 
 class Session:
@@ -67,6 +144,7 @@ class Session:
             if cells.is_test(cell):
                 self._check_tampering(label)
                 self._arm(cells.grade_id(cell))
+                self._ship_hidden_checks(cell["source"])
             result = self._run(cell["source"], limit)
             cell["outputs"], cell["execution_count"] = result.outputs, result.execution_count
             if result.status in ("ok", "error"):
@@ -97,13 +175,12 @@ class Session:
     def _check_tampering(self, label: str) -> None:
         """Undo hooks and patches before a test cell; note them for review (``guard.py``)."""
         try:
-            found = run_silent(self.kernel, "", expression=GUARD_RESET)
-            changes = ast.literal_eval(found) if found else ["the tamper check did not answer"]
-        except (KernelDied, TimeoutError, ValueError, SyntaxError):
-            changes = ["the tamper check could not run"]
-        for change in changes:
+            notes = tamper_notes(run_silent(self.kernel, "", expression=GUARD_RESET))
+        except (KernelDied, TimeoutError):
+            notes = ["the tamper check could not run"]
+        for change in notes:
             note = f"before {label}: {change}"
-            if note not in self.ctx.review:
+            if note not in self.ctx.review and len(self.ctx.review) <= untrusted.MAX_NOTES:
                 self.ctx.review.append(note)
 
     def _arm(self, grade_id: str | None) -> None:
@@ -113,6 +190,15 @@ class Session:
         if seed is not None:
             try:
                 run_silent(self.kernel, ARM.format(seed=seed))
+            except (KernelDied, TimeoutError):
+                pass  # the test cell then meets the dead kernel and reports it
+
+    def _ship_hidden_checks(self, source: str) -> None:
+        """Define the hidden checks this test cell calls, now and not before (``hidden.py``)."""
+        code = hidden.ship_code(self.ctx.hidden_checks, source)
+        if code is not None:
+            try:
+                run_silent(self.kernel, code)
             except (KernelDied, TimeoutError):
                 pass  # the test cell then meets the dead kernel and reports it
 
@@ -148,7 +234,8 @@ class Session:
             self.kernel = self.ctx.kernels.acquire(self.ctx.workdir)
             if self.ctx.seeds:  # before any student code runs in it
                 run_silent(self.kernel, ARM.format(seed=None))
-            run_silent(self.kernel, GUARD_INSTALL)
+            imports = imported_names(self.ctx.source or {"cells": []})
+            run_silent(self.kernel, GUARD_INSTALL.format(imports=imports))
         except (RuntimeError, TimeoutError, KernelDied) as error:
             self.ctx.fail("error", f"{label} and later cells were not run: {error}")
             return False

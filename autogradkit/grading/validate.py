@@ -2,16 +2,69 @@
 
 from __future__ import annotations
 
+import importlib.util
+import tempfile
 from pathlib import Path
 
 from .. import _i18n as i18n
-from . import cells, pipeline, sandbox
+from . import cells, course, files, pipeline, sandbox
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool, sandbox_backend
 from .notebooks import read_notebook
+from .session import imported_names
+from .steps import CheckLockedCells
 
 __all__ = ["validate_notebook"]
+
+
+def _working_folder(cfg: GradingConfig, path: Path, nb: dict, language: str, scratch: Path):
+    """Where the notebook runs, and why it cannot ("" when it can)."""
+    folder = path.parent.resolve()
+    missing = _missing_modules(nb, folder)
+    if not missing:
+        return folder, ""
+    released = _released_folder(cfg, path, language)
+    if released is None:
+        names = ", ".join(missing)
+        return folder, (
+            f"the notebook imports {names}, which is not beside it and not installed: pass "
+            f"--course DIR, the course it belongs to (its release/ folder has {names}), or "
+            f"run validate inside that course"
+        )
+    print(f"validate: with the released files of {released}")
+    refused = course.working_folder(released, folder, scratch, cfg.disk_limit_mb * 2**20, True)
+    for note in refused:
+        print(f"warning: {note}")
+    return scratch, ""
+
+
+def _missing_modules(nb: dict, folder: Path) -> list[str]:
+    """The modules the notebook's own (locked and test) cells import that are neither files
+    in ``folder`` nor installed."""
+    modules = sorted({target.split(".")[0] for target in imported_names(nb).values()})
+    beside = {files.module_name(p.name) for p in folder.iterdir()}
+    return [m for m in modules if m not in beside and not _installed(m)]
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _released_folder(cfg: GradingConfig, path: Path, language: str) -> Path | None:
+    """The released folder of the notebook's assignment in ``cfg.course`` or in a course
+    that holds the notebook (``DIR/submitted/<student>/<assignment>/NB.ipynb``), if any."""
+    for root in [Path(cfg.course), *path.resolve().parents]:
+        if not (root / "release").is_dir():
+            continue
+        names = [path.parent.name, *(p.parent.name for p in root.glob(f"release/*/{path.name}"))]
+        for name in names:
+            if (root / "release" / name / path.name).is_file():
+                return course.release_folder(root, name, language)
+    return None
 
 
 def _sandbox(cfg: GradingConfig):
@@ -34,17 +87,29 @@ def _sandbox(cfg: GradingConfig):
 def validate_notebook(cfg: GradingConfig) -> dict:
     """Run ``cfg.notebook`` in a fresh kernel; print one line per test and any warnings.
 
-    The exit code is 0 only when every test passed and no locked cell was changed.
+    A notebook runs in its own folder when the modules it imports are there (a student's
+    copy, ``checks.py`` beside it). Otherwise (a collected submission) it runs in a scratch
+    folder made as ``grade`` makes one: its own files, and the released files of its
+    assignment in the course (``--course``, or the course it sits in). A module found in
+    neither place is one clear error. The exit code is 0 only when every test passed and no
+    locked cell was changed.
     """
     path = Path(cfg.notebook)
     nb = read_notebook(path)
-    ctx = Context(cfg, path, path.parent.resolve())
-    ctx.tr = i18n.catalog(i18n.notebook_language(nb), path.parent.resolve())
-    ctx.issues += [f"metadata: {p}" for p in cells.metadata_problems(nb)]
-    backend, limits = _sandbox(cfg), cfg.limits()
-    with KernelPool(1, cfg.memory_limit_mb, sandbox=backend, limits=limits) as pool:
-        ctx.kernels = pool
-        pipeline.validate()(nb, ctx)
+    language = i18n.notebook_language(nb)
+    with tempfile.TemporaryDirectory(prefix="autogradkit-validate-") as scratch:
+        workdir, missing = _working_folder(cfg, path, nb, language, Path(scratch))
+        ctx = Context(cfg, path, workdir)
+        ctx.tr = i18n.catalog(language, workdir)
+        ctx.issues += [f"metadata: {p}" for p in cells.metadata_problems(nb)]
+        if missing:  # nothing can run; a changed locked cell is still worth saying
+            ctx.fail("error", missing)
+            CheckLockedCells()(nb, ctx)
+        else:
+            backend, limits = _sandbox(cfg), cfg.limits()
+            with KernelPool(1, cfg.memory_limit_mb, sandbox=backend, limits=limits) as pool:
+                ctx.kernels = pool
+                pipeline.validate()(nb, ctx)
     for gid, result in ctx.results.items():
         mark = "✓" if result.status in ("passed", "partial") else "✗"
         detail = f": {result.error.removeprefix('✗ ')}" if result.error else ""

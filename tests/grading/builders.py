@@ -143,7 +143,10 @@ def source_notebook() -> nbformat.NotebookNode:
 
 def write_course(root: Path) -> Path:
     """``root/source/hw1/squares.ipynb``, its ``checks.py`` with the practice answers that
-    ``build`` would record, and a helper file; returns the notebook path."""
+    ``build`` would record, and a helper file; and their release in ``root/release/hw1/``
+    (the student version, not executed); returns the notebook path."""
+    from autogradkit.grading.release import release_files
+
     folder = root / "source" / ASSIGNMENT
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "data.txt").write_text("helper file copied with the assignment\n")
@@ -151,6 +154,9 @@ def write_course(root: Path) -> Path:
     path = folder / f"{NOTEBOOK}.ipynb"
     nbformat.write(source_notebook(), path)
     write_expected(folder)
+    released = root / "release" / ASSIGNMENT
+    release_files(folder, released)
+    (released / path.name).write_text(json.dumps(student_version(), indent=1))
     return path
 
 

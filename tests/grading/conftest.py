@@ -20,7 +20,7 @@ def sandbox() -> Bubblewrap:
     try:
         backend.check()
     except SandboxUnavailable as error:
-        pytest.skip(f"bubblewrap not installed or not usable here: {error}")
+        pytest.skip(f"bubblewrap not usable here (run tools/install_bubblewrap.sh): {error}")
     return backend
 
 
@@ -33,7 +33,7 @@ def podman():
     try:
         backend.check()
     except SandboxUnavailable as error:
-        pytest.skip(f"podman not installed or not usable here: {error}")
+        pytest.skip(f"podman not usable here (run tools/install_podman.sh): {error}")
     return backend
 
 

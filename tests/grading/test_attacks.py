@@ -96,7 +96,8 @@ print('MIB WRITTEN', written)
     "leaker": """
 import base64, glob, sys
 def square_sum(x):  # puts the course's checks, hidden ones included, into all it can reach
-    text = ''.join(open(path).read() for path in glob.glob('*.py'))
+    text = ''.join(open(path).read() for path in glob.glob('*.py'))  # the released ones
+    text += ''.join(str(v.__doc__) for v in vars(sys.modules['checks']).values())  # all, now
     secret = base64.b64encode(text.encode()).decode()
     print(secret)
     raise ValueError(secret)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import shutil
@@ -9,7 +10,7 @@ import shutil
 import nbformat
 import pytest
 
-from autogradkit.grading.cli import main
+from autogradkit.grading.cli import build_parser, main
 
 from . import builders
 from .helpers import code, notebook
@@ -148,8 +149,7 @@ def test_validate_reports_tests_and_changed_locked_cells(course, tmp_path, capsy
     source = course / "source" / "hw1" / "squares.ipynb"
     assert main(["validate", str(source), "--timeout", "10"]) == 0
     assert "✓ test_mse (5/5)" in capsys.readouterr().out
-    tampered = tmp_path / "tampered.ipynb"
-    builders.write_submission(tmp_path, "x", "tampered_test", flat=True).rename(tampered)
+    tampered = builders.write_submission(course / "submitted", "x", "tampered_test")
     report = tmp_path / "report.json"
     assert main(["validate", str(tampered), "--report", str(report)]) == 1
     out = capsys.readouterr().out
@@ -177,3 +177,53 @@ def test_bad_command_lines_and_missing_assignments(tmp_path, capsys):
     assert exit_info.value.code == 2
     assert main(["grade", str(tmp_path), "--assignment", "nope", "--course", str(tmp_path)]) == 1
     assert "no assignment 'nope'" in capsys.readouterr().err
+
+
+def test_validate_finds_the_course_files_a_collected_submission_needs(course, capsys):
+    """A collected submission has no ``checks.py`` beside it: ``--course`` (or running inside
+    the course) gives it the assignment's released files, as ``grade`` does."""
+    path = builders.write_submission(course / "submitted", "alice", "correct")
+    assert not (path.parent / "checks.py").exists()
+    args = ["validate", str(path), "--timeout", "20", "--sandbox", "none"]
+    main([*args, "--course", str(course)])
+    out = capsys.readouterr().out  # the student's version: test_mse's hidden half is not in it
+    assert "✓ test_square_sum (2/2)" in out and "7.5 / 10 points; status ok" in out, out
+    assert not (path.parent / "checks.py").exists()  # the submission's folder is left alone
+
+
+def test_validate_runs_inside_the_course_without_being_told(course, capsys, monkeypatch):
+    path = builders.write_submission(course / "submitted", "alice", "correct")
+    monkeypatch.chdir(course)
+    main(["validate", str(path), "--timeout", "20", "--sandbox", "none"])
+    assert "7.5 / 10 points; status ok" in capsys.readouterr().out
+
+
+def test_validate_says_a_checks_module_is_missing(tmp_path, capsys):
+    path = tmp_path / "alone" / "squares.ipynb"
+    path.parent.mkdir()
+    builders.write_submission(tmp_path, "x", "correct", flat=True).rename(path)
+    report = tmp_path / "report.json"
+    args = ["validate", str(path), "--sandbox", "none", "--course", str(tmp_path / "nowhere")]
+    assert main([*args, "--report", str(report)]) == 1
+    out = capsys.readouterr().out
+    assert "the notebook imports checks, which is not beside it" in out, out
+    assert "--course" in out and "NameError" not in out
+    assert json.loads(report.read_text())["status"] == "error"
+
+
+def test_every_help_is_made_of_whole_sentences(capsys):
+    """``autogradkit --help`` and each command's: a description, and every help ends its
+    sentence (none stops mid-way, as ``... grade, export, and`` did)."""
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    parsers = {"autogradkit": parser, **commands.choices}
+    for name, sub in parsers.items():
+        assert sub.description and sub.description.rstrip().endswith("."), name
+        helps = [a.help for a in sub._actions if not isinstance(a, argparse._HelpAction)]
+        helps += [a.help for a in commands._choices_actions] if sub is parser else []
+        for text in [sub.description, *helps]:
+            assert text and text.rstrip().endswith("."), (name, text)
+            assert text.rstrip(". ").split()[-1] not in ("and", "or", "the", "a", "of"), text
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "translate" in capsys.readouterr().out

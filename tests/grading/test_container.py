@@ -16,9 +16,9 @@ from autogradkit.grading.container import Container, root_tar
 from autogradkit.grading.sandbox import Box, Limits, SandboxUnavailable, readable_paths
 
 
-def _fake_client(tmp_path, monkeypatch, script: str) -> None:
-    """A ``docker`` on PATH that runs ``script`` (sh) and logs its arguments."""
-    client = tmp_path / "bin" / "docker"
+def _fake_client(tmp_path, monkeypatch, script: str, name: str = "docker") -> None:
+    """A ``docker`` (or ``name``) on PATH that runs ``script`` (sh) and logs its arguments."""
+    client = tmp_path / "bin" / name
     client.parent.mkdir()
     client.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/calls\n{script}\n')
     client.chmod(0o755)
@@ -27,6 +27,7 @@ def _fake_client(tmp_path, monkeypatch, script: str) -> None:
 
 def test_the_command_confines_the_kernel_as_bubblewrap_does(tmp_path, monkeypatch):
     monkeypatch.setenv("AGK_GRADER_TOKEN", "secret")
+    _fake_client(tmp_path, monkeypatch, "exit 0", name="podman")  # the command line as data
     backend = Container("podman", Limits(memory_mb=512, processes=32, disk_mb=16))
     box = Box(str(tmp_path), backend)
     backend.spawn_options(box)

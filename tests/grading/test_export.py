@@ -62,19 +62,54 @@ ROWS = [
     _row("-2+3", "squares", "error", {}),
     _row("-2+3", "cubes", "ok", {"t_cube": {"points": 4.0, "max_points": 4.0, "status": "passed"}}),
 ]
-# what each student should get in the LMS, per exercise column (None: no grade, an error row)
+# what each student should get in the LMS, per exercise column: never an empty cell, an error
+# row exports as 0 (its status goes to the notes column)
 EXPECTED = {
-    "ann": {"cubes/t_cube": 1.5, "squares/t_sum": 2.0, "squares/t_grad": 3.0, "squares/t_mse": 2.5},
-    "bob": {"cubes/t_cube": 0.0, "squares/t_sum": 0.0, "squares/t_grad": 3.0, "squares/t_mse": 5.0},
-    EVIL: {"cubes/t_cube": 0.0, "squares/t_sum": 2.0, "squares/t_grad": 0.0, "squares/t_mse": 0.0},
+    "ann": {
+        "cubes: exercise 1": 1.5,
+        "squares: exercise 1": 2.0,
+        "squares: exercise 2": 3.0,
+        "squares: exercise 3": 2.5,
+    },
+    "bob": {
+        "cubes: exercise 1": 0.0,
+        "squares: exercise 1": 0.0,
+        "squares: exercise 2": 3.0,
+        "squares: exercise 3": 5.0,
+    },
+    EVIL: {
+        "cubes: exercise 1": 0.0,
+        "squares: exercise 1": 2.0,
+        "squares: exercise 2": 0.0,
+        "squares: exercise 3": 0.0,
+    },
     "-2+3": {
-        "cubes/t_cube": 4.0,
-        "squares/t_sum": None,
-        "squares/t_grad": None,
-        "squares/t_mse": None,
+        "cubes: exercise 1": 4.0,
+        "squares: exercise 1": 0.0,
+        "squares: exercise 2": 0.0,
+        "squares: exercise 3": 0.0,
     },
 }
-POSSIBLE = {"cubes/t_cube": 4.0, "squares/t_sum": 2.0, "squares/t_grad": 3.0, "squares/t_mse": 5.0}
+POSSIBLE = {
+    "cubes: exercise 1": 4.0,
+    "squares: exercise 1": 2.0,
+    "squares: exercise 2": 3.0,
+    "squares: exercise 3": 5.0,
+}
+TOTALS = {  # the default: one column per notebook, its total
+    student: {
+        notebook: sum(v for k, v in grades.items() if k.startswith(f"{notebook}:"))
+        for notebook in ("cubes", "squares")
+    }
+    for student, grades in EXPECTED.items()
+}
+TOTALS_POSSIBLE = {"cubes": 4.0, "squares": 10.0}
+NOTES = {  # what the notes column says: the statuses that are not ok, never the issues' text
+    "ann": "",
+    "bob": "cubes: missing; squares: timeout; squares: needs review",
+    EVIL: "cubes: unreadable",
+    "-2+3": "squares: error",
+}
 ROSTER = {
     "ann": ("Lovelace, Ada", "S001", "ada@example.org"),
     "bob": ('Bob "the builder"', "@SUM(A1:A9)", "bob@example.org"),
@@ -97,13 +132,14 @@ def course(tmp_path):
     return tmp_path
 
 
-def _export(course, fmt, roster=True):
+def _export(course, fmt, roster=True, per_exercise=True):
     cfg = GradingConfig(
         command="export",
         course=course,
         assignment="hw1",
         format=fmt,
         roster=course / "roster.csv" if roster else None,
+        per_exercise=per_exercise,
     )
     report = export_gradebook(cfg)
     return (course / "grades" / "hw1" / f"hw1_{fmt}.csv").read_bytes().decode("utf-8"), report
@@ -115,8 +151,9 @@ def _uninert(text: str) -> str:
 
 
 def _column(name: str) -> str:
-    assert name.startswith("hw1/"), name
-    return name[len("hw1/") :]
+    """A column title without its assignment: ``hw1 squares: exercise 1`` -> ``squares: ...``."""
+    assert name.startswith("hw1 "), name
+    return name[len("hw1 ") :]
 
 
 def read_canvas(text: str) -> tuple[dict, dict]:
@@ -128,20 +165,23 @@ def read_canvas(text: str) -> tuple[dict, dict]:
     assert header[2] == "SIS User ID" and header[3] == "SIS Login ID"
     student_columns = 5
     assert "Section" in header[student_columns - 1]
-    assignments = [_column(h) for h in header[student_columns:]]
+    assert header[-1] == "Notes"  # Canvas's custom column of notes, not an assignment
+    assignments = [_column(h) for h in header[student_columns:-1]]
     assert all(not h.rstrip().endswith(")") for h in assignments)  # no "(id)": new assignments
     possible, grades = {}, {}
     for row in rows[1:]:
         assert len(row) == len(header)
         if "Points Possible" in row[0]:
-            possible = {a: float(v) for a, v in zip(assignments, row[student_columns:])}
+            possible = {a: float(v) for a, v in zip(assignments, row[student_columns:-1])}
             continue
         login = _uninert(row[3])
         assert login not in grades
-        cells = row[student_columns:]
-        grades[login] = {a: (float(v) if v.strip() else None) for a, v in zip(assignments, cells)}
+        cells = row[student_columns:-1]
+        assert all(v.strip() for v in cells)  # in Canvas an empty cell changes nothing
+        grades[login] = {a: float(v) for a, v in zip(assignments, cells)}
         grades[login]["_sis_user_id"] = _uninert(row[2])
         grades[login]["_name"] = _uninert(row[0])
+        grades[login]["_notes"] = row[-1]
     return possible, grades
 
 
@@ -150,20 +190,19 @@ def read_moodle(text: str, map_from: str) -> dict:
     rows = list(csv.reader(io.StringIO(text)))
     header = [h.strip() for h in rows[0]]
     key = header.index(map_from)
-    items = {i: _column(h) for i, h in enumerate(header) if h.startswith("hw1/")}
+    items = {i: _column(h) for i, h in enumerate(header) if h.startswith("hw1 ")}
+    assert header[-1] == "Feedback"  # mapped at import to a grade item's feedback
     grades = {}
     for row in rows[1:]:
         assert len(row) == len(header)
         user = _uninert(row[key])
         assert user and user not in grades
-        grades[user] = {}
+        grades[user] = {"_notes": row[-1]}
         for i, item in items.items():
             value = row[i].strip()
-            if value in ("", "-"):
-                grades[user][item] = None
-            else:
-                grades[user][item] = float(value)  # a non-number is Moodle's "badgrade"
-                assert grades[user][item] <= 100  # Moodle's default gradepointmax
+            assert value not in ("", "-")  # "no grade" would drop it
+            grades[user][item] = float(value)  # a non-number is Moodle's "badgrade"
+            assert grades[user][item] <= 100  # Moodle's default gradepointmax
     return grades
 
 
@@ -176,6 +215,7 @@ def test_canvas_file_reads_back_as_canvas_imports_it(course):
     possible, grades = read_canvas(text)
     assert possible == POSSIBLE
     assert {login: _grades_only(g) for login, g in grades.items()} == EXPECTED
+    assert {login: grades[login]["_notes"] for login in grades} == NOTES
     assert {login: grades[login]["_sis_user_id"] for login in grades} == {
         s: number for s, (_name, number, _email) in ROSTER.items()
     }
@@ -188,11 +228,16 @@ def test_canvas_file_reads_back_as_canvas_imports_it(course):
 def test_moodle_file_reads_back_by_username_idnumber_and_email(course):
     text, _ = _export(course, "moodle")
     by_username = read_moodle(text, "Username")
+    assert {user: g.pop("_notes") for user, g in by_username.items()} == NOTES
     assert by_username == EXPECTED
-    by_number = read_moodle(text, "ID number")
+    by_number = _grades_all(read_moodle(text, "ID number"))
     assert by_number == {ROSTER[s][1]: g for s, g in EXPECTED.items()}
-    by_email = read_moodle(text, "Email address")
+    by_email = _grades_all(read_moodle(text, "Email address"))
     assert by_email == {ROSTER[s][2]: g for s, g in EXPECTED.items()}
+
+
+def _grades_all(found: dict) -> dict:
+    return {user: _grades_only(g) for user, g in found.items()}
 
 
 def test_plain_csv_has_totals_and_what_was_possible(course):
@@ -205,9 +250,45 @@ def test_plain_csv_has_totals_and_what_was_possible(course):
         assert float(row["total"]) == pytest.approx(sum(v or 0 for v in expected.values()))
         assert float(row["possible"]) == pytest.approx(sum(POSSIBLE.values()))
         assert _uninert(row["name"]) == student and row["id"] == "" and row["email"] == ""
+        assert row["notes"] == NOTES[student]
         for column, value in expected.items():
-            cell = row[f"hw1/{column}"]
-            assert (float(cell) if cell else None) == value
+            assert float(row[f"hw1 {column}"]) == value  # never empty
+
+
+@pytest.mark.parametrize("fmt", ["canvas", "moodle", "csv"])
+def test_by_default_one_column_per_notebook_holds_its_total(course, fmt):
+    text, report = _export(course, fmt, per_exercise=False)
+    rows = list(csv.reader(io.StringIO(text)))
+    header = rows[0]
+    titles = [h for h in header if h.startswith("hw1 ")]
+    assert titles == ["hw1 cubes", "hw1 squares"], header  # readable, not a path
+    at = {title: header.index(title) for title in titles}
+    key = {"canvas": "SIS Login ID", "moodle": "Username", "csv": "student"}[fmt]
+    for row in rows[1:]:
+        if row[0] == "Points Possible":
+            assert {t: float(row[i]) for t, i in at.items()} == {
+                f"hw1 {nb}": p for nb, p in TOTALS_POSSIBLE.items()
+            }
+            continue
+        student = _uninert(row[header.index(key)])
+        assert {t: float(row[i]) for t, i in at.items()} == {
+            f"hw1 {nb}": p for nb, p in TOTALS[student].items()
+        }
+    assert report["columns"] == 2
+
+
+def test_a_notebook_named_as_its_assignment_is_titled_once(tmp_path):
+    folder = tmp_path / "grades" / "08_my_quiz"
+    folder.mkdir(parents=True)
+    row = {**_row("ann", "08_my_quiz", "ok", _tests(2.0, 3.0, 2.5)), "assignment": "08_my_quiz"}
+    (folder / "gradebook.json").write_text(json.dumps({"rows": [row]}))
+    for per_exercise, titles in ((False, ["08_my_quiz"]), (True, ["08_my_quiz: exercise 1"])):
+        cfg = GradingConfig(
+            command="export", course=tmp_path, assignment="08_my_quiz", per_exercise=per_exercise
+        )
+        export_gradebook(cfg)
+        header = (folder / "08_my_quiz_csv.csv").read_text(encoding="utf-8").split("\r\n")[0]
+        assert header.split(",")[4 : 4 + len(titles)] == titles, header
 
 
 @pytest.mark.parametrize("fmt", ["canvas", "moodle", "csv"])
@@ -224,7 +305,7 @@ def test_no_text_cell_can_run_as_a_formula(course, fmt):
 def test_rows_that_need_a_person_are_named(course, capsys):
     _export(course, "canvas")
     err = capsys.readouterr().err
-    assert "-2+3/squares: error" in err
+    assert "-2+3/squares: error, exported as 0" in err
     assert "bob/squares asks for review: before t_sum: a hook" in err
 
 
@@ -235,6 +316,6 @@ def test_export_command_line(course, capsys):
         + ["--output", str(out)]
     )
     assert code == 0 and out.read_text(encoding="utf-8").startswith("Full name,Username,")
-    assert "exported 4 students, 4 exercises" in capsys.readouterr().out
+    assert "exported 4 students, 2 columns (one per notebook)" in capsys.readouterr().out
     assert main(["export", "--assignment", "nope", "--course", str(course)]) == 1
     assert "run `autogradkit grade` first" in capsys.readouterr().err

@@ -6,7 +6,7 @@ from .. import cells
 
 __all__ = ["BEGIN", "END", "StripHiddenTests"]
 
-BEGIN, END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
+BEGIN, END = cells.HIDDEN_TESTS
 
 
 class StripHiddenTests:

@@ -1,0 +1,80 @@
+"""What comes from a submission, made safe to keep: bounded, valid text, never verbatim.
+
+A submission's kernel only produces data, and so does its notebook file and its folder name.
+The grader checks the type and the size of each piece before using it; these helpers are the
+checks every part of the grader shares:
+
+* ``clean`` makes any JSON-like value safe to write as UTF-8 (a lone surrogate such as
+  ``"\\ud800"`` is valid in a Python ``str`` and in JSON's ``\\u`` escapes, but no file can
+  hold it);
+* ``text`` turns one untrusted value into one short line;
+* ``name`` shows a file name that is not valid UTF-8 (``b"ann\\xff"``) as ``ann\\xff``;
+* ``bounded`` keeps at most ``MAX_NOTES`` notes of at most ``MAX_NOTE_CHARS`` characters.
+
+Example:
+    >>> text("a\\ud800b\\n=1+1" * 40, limit=12)
+    'a\\ufffdb =1+1a\\ufffdb…'
+    >>> name("ann\\udcff")
+    'ann\\\\xff'
+    >>> len(bounded([f"note {i}" for i in range(100)]))
+    20
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+__all__ = ["MAX_NOTES", "MAX_NOTE_CHARS", "clean", "text", "name", "bounded"]
+
+MAX_NOTES = 20  # review notes or issues kept per row
+MAX_NOTE_CHARS = 300  # characters kept per note
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def clean(value):
+    """``value`` (JSON-like: dicts, lists, str, numbers) with every string made valid UTF-8;
+    keys that are not strings are dropped, anything that is not JSON becomes its type's name."""
+    if isinstance(value, str):
+        return _valid(value)
+    if isinstance(value, dict):
+        return {_valid(k): clean(v) for k, v in value.items() if isinstance(k, str)}
+    if isinstance(value, list | tuple):
+        return [clean(v) for v in value]
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return type(value).__name__
+
+
+def text(value, limit: int = MAX_NOTE_CHARS) -> str:
+    """One line of at most ``limit`` characters: control characters become a space, lone
+    surrogates ``\\ufffd``; a value that is not a string is named by its type only."""
+    if not isinstance(value, str):
+        value = f"<{type(value).__name__}>"
+    line = _CONTROL.sub(" ", _valid(value)).strip()
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def name(file_name: str) -> str:
+    """A file or folder name as printable text: bytes that are not UTF-8 (which Python keeps
+    as lone surrogates) are written ``\\xff``, so two different names stay different."""
+    try:
+        file_name = os.fsencode(file_name).decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that no file system byte gives
+        pass
+    return text(file_name, limit=255)
+
+
+def bounded(notes: list[str], limit: int = MAX_NOTES) -> list[str]:
+    """The first ``limit`` notes, each one line of text; one more note says how many were left
+    out."""
+    kept = [text(note) for note in notes[:limit]]
+    if len(notes) > limit:
+        kept[-1] = f"... and {len(notes) - limit + 1} more notes"
+    return kept
+
+
+def _valid(value: str) -> str:
+    """``value`` with each lone surrogate replaced by ``\\ufffd``."""
+    return _SURROGATE.sub("\ufffd", value)
