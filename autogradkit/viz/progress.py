@@ -6,8 +6,7 @@ JupyterLab it draws an ipywidgets bar, in a terminal a text bar on standard erro
 
 from __future__ import annotations
 
-from tqdm import std
-from tqdm.auto import tqdm
+from .extras import lab_import
 
 __all__ = ["progress"]
 
@@ -28,8 +27,8 @@ def progress(
         >>> out.getvalue().split("\\r")[-1].split(" [")[0]
         'sum: 100%|##########| 3/3'
     """
-    if notebook:
-        from tqdm.notebook import tqdm as bar  # loads ipywidgets: only when a widget is asked
-    else:
-        bar = tqdm if notebook is None else std.tqdm
+    if notebook is None:
+        bar = lab_import("tqdm.auto").tqdm
+    else:  # tqdm.notebook loads ipywidgets: only when a widget is asked
+        bar = lab_import("tqdm.notebook" if notebook else "tqdm.std").tqdm
     return bar(iterable, total=total, desc=description, **options)
