@@ -22,7 +22,7 @@ among fonts that all have a character: Noto Sans CJK SC rather than JP for Han c
 Needs ``pip install playwright`` and a system Chromium at /usr/bin/chromium (never
 ``playwright install``); ``--glyphs`` also needs fontconfig (Chromium's dependency). The
 notebook file itself is never written: its folder is copied to a temporary directory unless
---in-place. See /work/shared/jupyter.md, section 3.
+--in-place.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def write_settings(home: Path, disabled: list[str]) -> dict[str, str]:
 
 
 def start_server(root: Path, port: int, home: Path, disabled: list[str], log) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}  # see jupyter.md pitfall 2
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}  # Agg: no inline figures
     env.update(write_settings(home, disabled))
     cmd = [
         sys.executable,

@@ -7,8 +7,9 @@ import pytest
 from autogradkit.grading.config import GradingConfig
 from autogradkit.grading.context import Context
 from autogradkit.grading.kernels import KernelPool
-from autogradkit.grading.sandbox import Bubblewrap, Limits, SandboxUnavailable
+from autogradkit.grading.sandbox import Bubblewrap, Limits
 
+from ..optional import skip_unless
 from . import builders
 
 
@@ -16,12 +17,8 @@ from . import builders
 def sandbox() -> Bubblewrap:
     """The default sandbox backend, or a skip that says bubblewrap is missing (CI installs
     it: tools/install_bubblewrap.sh; the skip is for local runs only)."""
-    backend = Bubblewrap(Limits(memory_mb=1024))
-    try:
-        backend.check()
-    except SandboxUnavailable as error:
-        pytest.skip(f"bubblewrap not installed or not usable here: {error}")
-    return backend
+    skip_unless("bubblewrap")
+    return Bubblewrap(Limits(memory_mb=1024))
 
 
 @pytest.fixture(scope="session")
@@ -29,12 +26,8 @@ def podman():
     """The Podman backend, or a skip that says why (CI installs it: tools/install_podman.sh)."""
     from autogradkit.grading.container import Container
 
-    backend = Container("podman", Limits(memory_mb=1024))
-    try:
-        backend.check()
-    except SandboxUnavailable as error:
-        pytest.skip(f"podman not installed or not usable here: {error}")
-    return backend
+    skip_unless("podman")
+    return Container("podman", Limits(memory_mb=1024))
 
 
 @pytest.fixture(scope="session")
