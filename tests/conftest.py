@@ -1,5 +1,6 @@
-"""Shared test set-up: a fixed seed for every test, the hypothesis CI profile, and the
-``needs`` marker (a test that needs an optional package is skipped without it: optional.py)."""
+"""Shared test set-up: a fixed seed for every test, the hypothesis CI profile, the ``needs``
+marker (a test that needs an optional package is skipped without it: optional.py), and the
+slow tests first."""
 
 from __future__ import annotations
 
@@ -31,3 +32,9 @@ def pytest_runtest_setup(item):
     every optional package named can be used here."""
     for marker in item.iter_markers("needs"):
         skip_unless(*marker.args)
+
+
+def pytest_collection_modifyitems(items):
+    """The ``slow`` tests first: on several workers (pytest-xdist, a file at a time each), the
+    longest files start at once and the short ones fill in around them."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -59,7 +59,7 @@ def _podman() -> str | None:
 
 
 def _chromium() -> str | None:
-    if not CHROMIUM.exists():
+    if shutil.which(CHROMIUM) is None:  # a program there: a file that can be run
         return f"no {CHROMIUM}"
     if importlib.util.find_spec("playwright") is None:
         return "playwright is not installed"

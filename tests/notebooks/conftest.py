@@ -11,6 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from .exercises import RECORDS
+
 ROOT = Path(__file__).resolve().parents[2]
 SANITIZE_FILE = ROOT / "tests" / "nbval_sanitize.cfg"
 IMAGE_TYPES = ("image/png", "image/jpeg")
@@ -47,6 +49,12 @@ def read(path: Path):
 @pytest.fixture(params=ASSIGNMENTS)
 def assignment(request) -> str:
     return request.param
+
+
+@pytest.fixture(autouse=True)
+def _observations_of_this_test_only():
+    """Each test observes its answers afresh (exercises.observed keeps them for one test)."""
+    RECORDS.clear()
 
 
 def sanitize_rules(path: Path = SANITIZE_FILE) -> list[tuple[re.Pattern, str]]:

@@ -19,6 +19,7 @@ import pytest
 
 from autogradkit.grading import cli, translate
 
+from ..optional import skip_unless
 from .conftest import (
     ASSIGNMENTS,
     COURSE,
@@ -47,6 +48,7 @@ def fresh_course(tmp_path_factory):
 @pytest.fixture(scope="module")
 def gradebook(fresh_course):
     """{(assignment, student): row} for the students "solutions" and "blank"."""
+    skip_unless("bubblewrap")  # grade's default sandbox
     submitted = fresh_course / "submitted"
     rows = {}
     for name in ASSIGNMENTS:
