@@ -39,6 +39,7 @@ ALLOWED = {
     r"/etc/(alternatives|fonts|ld\.so\.cache|localtime|mime\.types)": "read by kernels",
     r"/etc/(passwd|shadow)": "the accounts files, which the sandbox hides",
     r"/etc/containers(/containers\.conf)?": "Podman's configuration (install_podman.sh)",
+    r"/var/cache/fontconfig": "fontconfig's system cache, which without_optional_packages hides",
     r"/proc/(self/cgroup)?": "the kernel's process files",
     r"/sys/fs/cgroup(/cgroup\.controllers)?": "the kernel's cgroup files",
     r"/home/student": "the student's home inside the sandbox and the container",
