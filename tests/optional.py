@@ -67,8 +67,8 @@ def _chromium() -> str | None:
 
 
 def _cjk_font() -> str | None:
-    """The system's CJK font, which Chromium draws Chinese with (matplotlib needs none: the
-    kit ships its own)."""
+    """The system's CJK font (fontconfig's), which Chromium draws Chinese with: only the
+    real-browser test needs it."""
     if shutil.which("fc-list") is None:
         return "fontconfig (fc-list) is not installed"
     family = FONTS["zh-CN"][0]

@@ -45,7 +45,7 @@ VIZ_ENGLISH = sorted(
     }
 )
 
-# Chromium draws Chinese with a system font (the kit's own font is for matplotlib only)
+# Chromium draws Chinese with a font of the system's (fontconfig's), which a fresh machine lacks
 pytestmark = [pytest.mark.browser, pytest.mark.needs("chromium", "cjk_font")]
 
 
