@@ -8,8 +8,8 @@ submissions: 22 correct, 8 wrong, 3 unanswered, and one each of an endless loop,
 answer, corrupt JSON, a tampered test, a deleted test cell, a loop that swallows
 KeyboardInterrupt and a kernel that dies. Both graders get the same per-cell limit (30 s) and
 the same kernel (this Python). nbgrader 0.9.6 runs from its own virtualenv (found with
-``--nbgrader``, ``$NBGRADER``, ``PATH``, ``.venv/nbgrader`` (``tools/install_nbgrader.sh``)
-or ``/tmp/nbg-venv/bin/nbgrader``) and is skipped with
+``--nbgrader``, ``$NBGRADER``, ``PATH`` or ``.venv/nbgrader``, which
+``tools/install_nbgrader.sh`` makes) and is skipped with
 a clear line when absent. Nothing here passes or fails: the figures are printed next to their
 targets, then one summary line. The grader's own peak RSS is printed for the 40, and for a
 course where one submission floods 3 x 150 MB of output.
@@ -143,7 +143,6 @@ def find_nbgrader(given: str | None) -> str | None:
         os.environ.get("NBGRADER"),
         shutil.which("nbgrader"),
         ROOT / ".venv" / "nbgrader" / "bin" / "nbgrader",  # tools/install_nbgrader.sh
-        "/tmp/nbg-venv/bin/nbgrader",
     ):
         if candidate and Path(candidate).is_file():
             return str(Path(candidate).resolve())  # nbgrader runs from the course folder

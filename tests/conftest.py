@@ -1,4 +1,6 @@
-"""Shared test set-up: a fixed seed for every test, the hypothesis CI profile, markers."""
+"""Shared test set-up: a fixed seed for every test, the hypothesis CI profile, the ``needs``
+marker (a test that needs an optional package is skipped without it: optional.py), and the
+slow tests first."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ import pytest
 from hypothesis import settings
 
 import autogradkit as agk
+
+from .optional import skip_unless
 
 settings.register_profile("ci", deadline=None, max_examples=40, derandomize=True)
 settings.register_profile("dev", deadline=None, max_examples=100)
@@ -21,3 +25,16 @@ def _seed():
     agk.manual_seed(0)
     np.random.seed(0)
     yield
+
+
+def pytest_runtest_setup(item):
+    """``@pytest.mark.needs("chromium", ...)``: skipped, with the installer's name, unless
+    every optional package named can be used here."""
+    for marker in item.iter_markers("needs"):
+        skip_unless(*marker.args)
+
+
+def pytest_collection_modifyitems(items):
+    """The ``slow`` tests first: on several workers (pytest-xdist, a file at a time each), the
+    longest files start at once and the short ones fill in around them."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -26,7 +26,7 @@ def test_needs_the_oracle():
 def _run_pytest(tmp_path, *args) -> subprocess.CompletedProcess:
     (tmp_path / "test_sample.py").write_text(SKIPPING_TEST)
     command = [sys.executable, str(ROOT / "tools" / "run_pytest.py"), *args]
-    command += ["-q", "-p", "no:cacheprovider", str(tmp_path / "test_sample.py")]
+    command += ["-q", "-p", "no:cacheprovider", str(tmp_path)]
     return subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
 
 
@@ -47,6 +47,16 @@ def test_a_skip_in_the_allow_list_passes(tmp_path):
     (tmp_path / "allowed.txt").write_text("no oracle  # the oracle is optional here\n")
     done = _run_pytest(tmp_path, "--allowed-skips", str(tmp_path / "allowed.txt"))
     assert done.returncode == 0
+
+
+def test_a_module_skipped_while_collected_is_listed_and_judged_too(tmp_path):
+    (tmp_path / "test_oracle.py").write_text(
+        'import pytest\npytest.skip("no torch here", allow_module_level=True)\n'
+    )
+    (tmp_path / "allowed.txt").write_text("no oracle\n")
+    done = _run_pytest(tmp_path, "--allowed-skips", str(tmp_path / "allowed.txt"))
+    assert done.returncode == 1
+    assert "1  no torch here  NOT ALLOWED" in done.stdout
 
 
 def test_an_empty_selection_fails(tmp_path):

@@ -22,7 +22,7 @@ among fonts that all have a character: Noto Sans CJK SC rather than JP for Han c
 Needs ``pip install playwright`` and a system Chromium at /usr/bin/chromium (never
 ``playwright install``); ``--glyphs`` also needs fontconfig (Chromium's dependency). The
 notebook file itself is never written: its folder is copied to a temporary directory unless
---in-place. See /work/shared/jupyter.md, section 3.
+--in-place.
 """
 
 from __future__ import annotations
@@ -51,7 +51,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
-PREFERRED_PORT = 8899
 MAX_COPY_BYTES = 200 * 2**20
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 RUN_TIMEOUT = 120.0
@@ -75,17 +74,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 # ----- server ------------------------------------------------------------------------------
-def free_port(preferred: int = PREFERRED_PORT) -> int:
-    """``preferred`` if it can be bound (SO_REUSEADDR, so TIME_WAIT does not count), else any."""
-    for port in (preferred, 0):
-        with socket.socket() as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return s.getsockname()[1]
-    raise RuntimeError("no free port on 127.0.0.1")
+def free_port() -> int:
+    """A port no one listens on now, chosen by the system: two checks running at once (test
+    workers, other users of the machine) get different ones."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def write_settings(home: Path, disabled: list[str]) -> dict[str, str]:
@@ -120,7 +114,7 @@ def write_settings(home: Path, disabled: list[str]) -> dict[str, str]:
 
 
 def start_server(root: Path, port: int, home: Path, disabled: list[str], log) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}  # see jupyter.md pitfall 2
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}  # Agg: no inline figures
     env.update(write_settings(home, disabled))
     cmd = [
         sys.executable,
@@ -128,6 +122,7 @@ def start_server(root: Path, port: int, home: Path, disabled: list[str], log) ->
         "jupyterlab",
         "--no-browser",
         f"--port={port}",
+        "--ServerApp.port_retries=0",  # never another port (another check's server may be there)
         "--ip=127.0.0.1",
         "--allow-root",
         "--ServerApp.token=",

@@ -41,8 +41,16 @@ class SkipReport:
 
     def pytest_runtest_logreport(self, report):
         if report.skipped and not hasattr(report, "wasxfail"):
-            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else "skipped"
-            self.reasons[reason.removeprefix("Skipped: ")] += 1
+            self.count(report)
+
+    def pytest_collectreport(self, report):
+        """A whole module skipped while it is collected (``import_or_skip("torch")``)."""
+        if report.skipped:
+            self.count(report)
+
+    def count(self, report):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else "skipped"
+        self.reasons[reason.removeprefix("Skipped: ")] += 1
 
     def unexpected(self) -> list[str]:
         if self.allowed is None:

@@ -29,6 +29,10 @@ NBVAL = [
     "--nbval-cell-timeout",
     "120",
 ]
+# the unit tests run on every core (pytest-xdist), one test file per worker at a time: a
+# file's module fixtures (a course released once, kernels) are made once; nbval runs serially
+# (a notebook's cells share one kernel, and more workers only cost their start-up on 2 cores)
+WORKERS = ["--numprocesses", "auto", "--dist", "loadfile"]
 # release/ holds the English edition and, in release/LANG/, each translated one (zh-CN)
 NOTEBOOK_FOLDERS = ("notebooks/source", "notebooks/release", "notebooks/demos")
 COUNT = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)\b")
@@ -45,7 +49,7 @@ def commands(stage: str, allowed_skips: list[str]) -> list[list[str]]:
         ruff = [PY, "-m", "ruff"]
         return [[*ruff, "check", *LINTED], [*ruff, "format", "--check", *LINTED]]
     if stage == "unit":
-        return [[*pytest, "tests", "autogradkit", "--doctest-modules"]]
+        return [[*pytest, *WORKERS, "tests", "autogradkit", "--doctest-modules"]]
     if stage == "notebooks":
         found = notebooks()
         if not found:  # pytest would then collect its testpaths: a silent pass, never nbval

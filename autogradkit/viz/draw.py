@@ -12,6 +12,7 @@ import io
 from xml.sax.saxutils import escape, quoteattr
 
 from .._i18n import N_, here
+from .extras import lab_import
 from .graph import (
     ACCUMULATE,
     FUNCTION,
@@ -633,9 +634,7 @@ def _mpl_legend(ax, graph: Graph, top: float, width: float, h: Highlight) -> Non
 
 @functools.cache
 def _figure_class() -> type:
-    from matplotlib.figure import Figure
-
-    class ShownFigure(Figure):
+    class ShownFigure(lab_import("matplotlib.figure").Figure):
         """A Figure that shows itself as a PNG in Jupyter, even if pyplot never loaded
         (the inline backend only teaches IPython to show figures once pyplot is used)."""
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from tqdm import std
-from tqdm.auto import tqdm
+from .extras import lab_import
 
 __all__ = ["progress"]
 
@@ -51,8 +50,8 @@ def progress(
         >>> out.getvalue().split("\\r")[-1].rstrip()  # the last frame: no time, no rate
         'sum: 100%|##########| 3/3'
     """
-    if notebook:
-        from tqdm.notebook import tqdm as bar  # loads ipywidgets: only when a widget is asked
-    else:
-        bar = tqdm if notebook is None else std.tqdm
+    if notebook is None:
+        bar = lab_import("tqdm.auto").tqdm
+    else:  # tqdm.notebook loads ipywidgets: only when a widget is asked
+        bar = lab_import("tqdm.notebook" if notebook else "tqdm.std").tqdm
     return _counting(bar)(iterable, total=total, desc=description, **options)

@@ -17,6 +17,7 @@ import autogradkit as agk
 
 from .._i18n import here
 from .draw import GraphDrawing, figure_png, new_figure
+from .extras import lab_import
 from .graph import build_graph, caller_names
 from .layout import columns, layout_graph
 from .trace import engine_text, trace_backward
@@ -45,9 +46,7 @@ LEARNING_RATES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3)
 def fig_to_image(fig):
     """A matplotlib figure as ``IPython.display.Image`` (PNG), which shows the same with or
     without a kernel (a bare figure would only give its text repr outside one)."""
-    from IPython.display import Image
-
-    return Image(data=figure_png(fig), format="png")
+    return lab_import("IPython.display").Image(data=figure_png(fig), format="png")
 
 
 class _Displayable:
@@ -97,7 +96,7 @@ class BackpropStepper(_Displayable):
         show_saved: bool = False,
         interval: int = 1200,
     ):
-        import ipywidgets as widgets
+        widgets = lab_import("ipywidgets")
 
         if names is None:
             names = caller_names(inspect.currentframe().f_back)
@@ -172,7 +171,7 @@ class TrainingExplorer(_Displayable):
     """
 
     def __init__(self, lr: float = 0.01, epochs: int = 10, size: int = 1, w0: float = 0.0):
-        import ipywidgets as widgets
+        widgets = lab_import("ipywidgets")
 
         rates, tr = tuple(sorted({*LEARNING_RATES, lr})), here()
         self.w0 = w0
@@ -276,7 +275,7 @@ class FunctionPlotter(_Displayable):
     """
 
     def __init__(self, name: str = "sin"):
-        import ipywidgets as widgets
+        widgets = lab_import("ipywidgets")
 
         self.choice = widgets.Dropdown(options=list(FUNCTIONS), value=name, description="f")
         self.out = widgets.Output()
@@ -351,7 +350,7 @@ class TangentExplorer(_Displayable):
     """
 
     def __init__(self, f, formula: str, x: float = 0.0, xlim: tuple[float, float] = (-4, 4)):
-        import ipywidgets as widgets
+        widgets = lab_import("ipywidgets")
 
         self.f, self.formula, self.xlim = f, formula, (float(xlim[0]), float(xlim[1]))
         self.x = widgets.FloatSlider(

@@ -9,6 +9,7 @@ from autogradkit.grading.context import Context
 from autogradkit.grading.kernels import KernelPool
 from autogradkit.grading.sandbox import Bubblewrap, Limits, SandboxUnavailable
 
+from ..optional import skip_unless
 from . import builders
 
 
@@ -16,6 +17,7 @@ from . import builders
 def sandbox() -> Bubblewrap:
     """The default sandbox backend, or a skip that says bubblewrap is missing (CI installs
     it: tools/install_bubblewrap.sh; the skip is for local runs only)."""
+    skip_unless("bubblewrap")
     backend = Bubblewrap(Limits(memory_mb=1024))
     try:
         backend.check()
@@ -29,6 +31,7 @@ def podman():
     """The Podman backend, or a skip that says why (CI installs it: tools/install_podman.sh)."""
     from autogradkit.grading.container import Container
 
+    skip_unless("podman")
     backend = Container("podman", Limits(memory_mb=1024))
     try:
         backend.check()

@@ -29,6 +29,7 @@ def test_the_command_confines_the_kernel_as_bubblewrap_does(tmp_path, monkeypatc
     monkeypatch.setenv("AGK_GRADER_TOKEN", "secret")
     _fake_client(tmp_path, monkeypatch, "exit 0", name="podman")  # the command line as data
     backend = Container("podman", Limits(memory_mb=512, processes=32, disk_mb=16))
+    backend.client = "podman"  # the command as data: no Podman needed (None where it is absent)
     box = Box(str(tmp_path), backend)
     backend.spawn_options(box)
     cmd = backend.command(box, ["python", "-m", "ipykernel_launcher"])

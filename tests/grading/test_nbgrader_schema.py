@@ -16,15 +16,13 @@ The rules, from nbgrader 0.9.6 (``nbgraderformat/v3.json`` and ``v3.py``, ``util
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from autogradkit.grading import cells
 
+from ..optional import nbgrader_python
 from . import builders
 from .helpers import code, markdown, notebook
 
@@ -68,28 +66,9 @@ def test_duplicate_grade_ids_are_refused():
     assert cells.metadata_problems(nb) == ["cell same: duplicate grade_id"]
 
 
-NBGRADER_VENV = Path(__file__).resolve().parents[2] / ".venv" / "nbgrader" / "bin" / "python"
-
-
-def _nbgrader_python() -> str | None:
-    """A Python with nbgrader: this one, $NBGRADER_PYTHON, tools/install_nbgrader.sh's venv or
-    the benchmark's."""
-    try:
-        import nbgrader  # noqa: F401
-
-        return sys.executable
-    except ImportError:
-        pass
-    for candidate in (os.environ.get("NBGRADER_PYTHON"), NBGRADER_VENV, "/tmp/nbg-venv/bin/python"):
-        if candidate and Path(candidate).is_file():
-            return candidate
-    return None
-
-
+@pytest.mark.needs("nbgrader")
 def test_nbgraders_own_validator_accepts_our_release():
-    python = _nbgrader_python()
-    if python is None:
-        pytest.skip("nbgrader is not installed: run tools/install_nbgrader.sh")
+    python = nbgrader_python()
     released = json.dumps(builders.student_version())
     done = subprocess.run(
         [python, "-c", NBGRADER_CHECK], input=released, text=True, capture_output=True, timeout=120

@@ -12,6 +12,8 @@ import autogradkit as agk
 from autogradkit import nn
 from autogradkit.nn import functional as F
 
+from ..optional import import_or_skip
+
 
 def _names(node, depth=2):
     """The names of a node and its inputs' nodes, depth levels down."""
@@ -302,7 +304,7 @@ def test_module_dict():
 def test_conv2d_default_init_follows_pytorchs_distribution(groups, kernel):
     """kaiming_uniform_(a=sqrt(5)) is U(-b, b), b = 1/sqrt(fan_in), fan_in = in/groups * kh * kw;
     the bias is drawn from the same range. Compared with torch's own draws (mean and spread)."""
-    torch = pytest.importorskip("torch")
+    torch = import_or_skip("torch")
     agk.manual_seed(0)
     ours = nn.Conv2d(8, 64, kernel, groups=groups)
     theirs = torch.nn.Conv2d(8, 64, kernel, groups=groups)

@@ -14,6 +14,8 @@ import pytest
 
 from autogradkit.grading import house_style
 
+from .exercises import RECORDS
+
 ROOT = Path(__file__).resolve().parents[2]
 SANITIZE_FILE = ROOT / "tests" / "nbval_sanitize.cfg"
 IMAGE_TYPES = ("image/png", "image/jpeg")
@@ -71,6 +73,12 @@ def assert_follows(name: str, *rules: str) -> None:
     rule's name and fix, is the failure message."""
     violations = house_style.check(lesson(name), rules)
     assert not violations, "\n".join(str(v) for v in violations)
+
+
+@pytest.fixture(autouse=True)
+def _observations_of_this_test_only():
+    """Each test observes its answers afresh (exercises.observed keeps them for one test)."""
+    RECORDS.clear()
 
 
 def sanitize_rules(path: Path = SANITIZE_FILE) -> list[tuple[re.Pattern, str]]:

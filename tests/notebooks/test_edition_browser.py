@@ -8,13 +8,12 @@ and reads those fonts' character maps. Figures are PNGs, whose labels the browse
 read: tests/notebooks/test_edition_fonts.py checks them on matplotlib's side. The screenshot
 of each run is kept in the test's temporary folder (its path is in the failure message).
 
-Needs /usr/bin/chromium and playwright (tools/install_browser.sh; skipped, with the reason,
-without them) and Noto Sans CJK (tools/install_fonts.sh; without it these tests fail).
+Needs /usr/bin/chromium and playwright (tools/install_browser.sh) and Noto Sans CJK as a
+system font (tools/install_fonts.sh); skipped, with the reason, without them.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -31,7 +30,6 @@ from autogradkit.grading.translate import kit_messages
 from .conftest import ROOT, TRANSLATED, release_path
 
 CHECK = ROOT / "tools" / "browser_check.py"
-CHROMIUM = Path("/usr/bin/chromium")
 HAN = re.compile(r"[\u4e00-\u9fff]")
 NO_FONT_HAS_IT = "\U00010600"  # LINEAR A SIGN AB001: no font the kit installs has it
 # the viz messages whose Chinese replaces the English words (not those that keep an
@@ -47,16 +45,8 @@ VIZ_ENGLISH = sorted(
     }
 )
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="no /usr/bin/chromium: run tools/install_browser.sh"
-    ),
-    pytest.mark.skipif(
-        importlib.util.find_spec("playwright") is None,
-        reason="playwright is not installed: run tools/install_browser.sh",
-    ),
-]
+# Chromium draws Chinese with a font of the system's (fontconfig's), which a fresh machine lacks
+pytestmark = [pytest.mark.browser, pytest.mark.needs("chromium", "cjk_font")]
 
 
 def browser_check(notebook: Path, shot: Path) -> dict:

@@ -9,6 +9,7 @@ import pytest
 import autogradkit as agk
 from autogradkit.ops import REGISTRY
 
+from ..optional import import_or_skip
 from .specs import SPECS as CORE_SPECS
 from .specs_nn import NN_SPECS
 
@@ -71,7 +72,7 @@ def test_backward_matches_central_differences(spec):
 
 @pytest.mark.parametrize("spec", [s for s in DIFFERENTIABLE if s.torch], ids=lambda s: s.name)
 def test_gradients_and_node_name_match_pytorch(spec):
-    torch = pytest.importorskip("torch")
+    torch = import_or_skip("torch")
     rng = np.random.default_rng(3)
     arrays = _inputs(spec, rng)
     ours = _leaves(arrays)
@@ -131,7 +132,7 @@ def test_second_order_gradients_match_differences_of_first_order(spec):
 def test_ops_without_a_derivative_record_pytorchs_node_and_error(spec):
     """``//`` and ``number % tensor``: PyTorch records a NotImplemented node (its edges as
     for any op) and raises at backward; autogradkit does the same, word for word."""
-    torch = pytest.importorskip("torch")
+    torch = import_or_skip("torch")
     arrays = _inputs(spec, np.random.default_rng(6))
     outs = [spec.fn(agk, *_leaves(arrays))]
     outs.append(spec.fn(torch, *[torch.tensor(a, requires_grad=True) for a in arrays]))
@@ -179,7 +180,7 @@ def _saved_fields(node, leaves) -> dict:
 def test_saved_tensors_match_pytorch_before_and_after_backward(spec):
     """grad_fn._saved_<name>: the same names, values, identities (an input is the input
     itself) and, once backward freed them, the same error for tensors (sizes stay)."""
-    torch = pytest.importorskip("torch")
+    torch = import_or_skip("torch")
     arrays = _inputs(spec, np.random.default_rng(5))
     ours = _leaves(arrays)
     theirs = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]

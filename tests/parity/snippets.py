@@ -1,7 +1,8 @@
 """Snippets of PyTorch code that autogradkit must run with the same printed result.
 
 Each is run with ``torch`` bound to PyTorch and to autogradkit (see harness.py). They follow
-the articles' examples (TOPICS.md A-F) and the behaviours DESIGN.md lists.
+the articles' examples (docs/TOPICS.md, A-F) and the PyTorch behaviours the kit promises
+(docs/fidelity.md lists the few places where its text differs on purpose).
 """
 
 SNIPPETS = {

@@ -19,9 +19,10 @@ import pytest
 
 import autogradkit as agk
 
+from ..optional import import_or_skip
 from .harness import normalise
 
-torch = pytest.importorskip("torch")
+torch = import_or_skip("torch")
 
 SHAPES = [(), (3,), (2, 3), (3, 1), (1, 3), (2, 1, 3), (4,), (3, 3)]
 

@@ -12,9 +12,10 @@ import pytest
 
 import autogradkit as agk
 
+from ..optional import import_or_skip
 from .harness import run
 
-torch = pytest.importorskip("torch")
+torch = import_or_skip("torch")
 
 # ----- the article's examples -------------------------------------------------------------------
 T48_LINEAR_HOOK = """

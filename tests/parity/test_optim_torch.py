@@ -9,9 +9,10 @@ import pytest
 
 import autogradkit as agk
 
+from ..optional import import_or_skip
 from .harness import run
 
-torch = pytest.importorskip("torch")
+torch = import_or_skip("torch")
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(16, 3)).astype(np.float32)

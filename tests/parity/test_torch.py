@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from ..optional import import_or_skip
 from .harness import run
 from .snippets import SNIPPETS
 
-torch = pytest.importorskip("torch")
+torch = import_or_skip("torch")
 
 import autogradkit  # noqa: E402
 

@@ -7,7 +7,6 @@ skipped, with the reason, when either is missing.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -19,18 +18,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "tools" / "browser_check.py"
 DEMO = ROOT / "notebooks" / "demos" / "viz_demo.ipynb"
-CHROMIUM = Path("/usr/bin/chromium")
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="no /usr/bin/chromium: run tools/install_browser.sh"
-    ),
-    pytest.mark.skipif(
-        importlib.util.find_spec("playwright") is None,
-        reason="playwright is not installed: run tools/install_browser.sh",
-    ),
-]
+pytestmark = [pytest.mark.browser, pytest.mark.needs("chromium")]
 
 COUNTS = {
     ".jp-RenderedSVG": "draw_graph(e) shown through _repr_svg_",
