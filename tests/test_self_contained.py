@@ -54,6 +54,7 @@ EXAMPLES = {
     "tests/test_self_contained.py": "this test's own examples of what it catches",
     "tests/grading/test_cluster.py": "submission files named to escape their folder (refused)",
     "tests/grading/test_i18n.py": "a notebook language that climbs folders (refused)",
+    "tests/grading/test_class_report.py": "a report's link to a feedback page of a graded course",
 }
 
 
