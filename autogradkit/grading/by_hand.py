@@ -15,7 +15,7 @@ file read outside their folders, new processes, sockets and ctypes. What crosses
   anything else (``agk``, a tensor, a kit function) becomes a name that refuses when used;
 * the arguments, plain data; the result comes back as plain data, read as untrusted input.
 
-One interpreter serves all the calls of one check (about 0.1 s to start, then a fraction of
+One interpreter serves all the calls of one check (0.2 to 0.6 s to start, then a fraction of
 a millisecond per call: ``benchmarks/bench_by_hand.py``). It is ended when the check ends.
 """
 

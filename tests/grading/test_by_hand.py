@@ -353,3 +353,42 @@ def test_private_helpers_and_introspection_are_named():
     assert kit_names(private) == ["_nodes_leading_to"]
     assert kit_names(introspecting) == ["getattr"]
     assert kit_names(public) == []
+
+
+# ----- where grading runs: the bubblewrap sandbox ---------------------------------------------
+IN_THE_SANDBOX = """
+import autogradkit as agk
+from autogradkit.grading.by_hand import ByHand, RefusedByHand
+
+kept = agk.autograd.engine.grad
+
+def slope(x):
+    return 3 * x ** 2
+
+def cheat(x):
+    t = agk.tensor(x, requires_grad=True)
+    return kept(t ** 3, t)[0].item()
+
+hand = ByHand(slope)
+print("slope", hand(2.0))
+hand.close()
+try:
+    ByHand(cheat)(2.0)
+except RefusedByHand as refused:
+    print("refused", refused)
+"""
+
+
+def test_by_hand_runs_inside_the_grading_sandbox(sandbox, tmp_path):
+    import subprocess
+
+    from autogradkit.grading.sandbox import Box
+
+    box = Box(str(tmp_path))
+    command = sandbox.command(box, [sys.executable, "-c", IN_THE_SANDBOX])
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=120, **sandbox.spawn_options(box)
+    )
+    assert done.returncode == 0, done.stderr
+    assert "slope 12.0" in done.stdout
+    assert "refused a by-hand answer cannot use" in done.stdout
