@@ -183,6 +183,22 @@ def test_ex3_autograd_is_switched_off(answers):
         assert_refused(checks.vjp_written_by_hand, answers, "do it yourself", **shortcut)
 
 
+def vjp_by_calling_nodes(x0, x1, v0, v1):
+    a, b = agk.tensor(x0, requires_grad=True), agk.tensor(x1, requires_grad=True)
+    product = a * b
+    with agk.no_grad():  # the library's local derivatives, without its engine
+        da, db = product.grad_fn(agk.tensor(v0))
+    return [da.item() + v1, db.item() + 3 * v1]
+
+
+def test_ex3_node_calls_are_refused(answers):
+    # Issue 29, family 2: calling a grad_fn node never reached the patched run_backward.
+    assert vjp_by_calling_nodes(1.0, 2.0, 1.0, 1.0) == [3.0, 4.0]
+    assert_refused(
+        checks.vjp_written_by_hand, answers, "do it yourself", vjp_by_hand=vjp_by_calling_nodes
+    )
+
+
 def test_ex3_a_transposed_jacobian_or_jv_is_refused(answers):
     transposed = lambda x0, x1: [[x1, 1.0], [x0, 3.0]]  # noqa: E731
     assert_refused(checks.vjp_written_by_hand, answers, "row i holds", jacobian_by_hand=transposed)

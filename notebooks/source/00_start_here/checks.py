@@ -5,8 +5,6 @@ with what the instructor's solution gives on the same inputs: here, with the ans
 for practice; when your notebook is graded, on inputs drawn fresh for the grading run.
 """
 
-import numpy as np
-
 import autogradkit as agk
 import autogradkit.autograd
 from autogradkit.grading.checks import Checks

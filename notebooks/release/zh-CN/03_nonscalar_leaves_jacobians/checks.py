@@ -81,12 +81,12 @@ def integer_quantities(obs, quantity_grad):
 @check.exercise("jacobian_by_hand", "vjp_by_hand")
 def vjp_written_by_hand(obs, jacobian_by_hand, vjp_by_hand):
     """Exercise 3: the Jacobian and vᵀJ of y = (x0·x1, x0 + 3·x1), by hand"""
-    for _ in range(3):
+    jacobian_hand, vjp_hand = obs.by_hand(jacobian_by_hand), obs.by_hand(vjp_by_hand)
+    for _ in range(3):  # both run where autograd does not exist: by hand, by design
         x0, x1 = (float(n) + 0.0 for n in obs.rng.uniform(-3.0, 3.0, size=2).round(2))
         v0, v1 = (float(n) + 0.0 for n in obs.rng.uniform(-2.0, 2.0, size=2).round(1))
-        with refuse_library(engine, "run_backward", exercise="J and vᵀJ"):
-            jac = obs.call(jacobian_by_hand, x0, x1)
-            product = obs.call(vjp_by_hand, x0, x1, v0, v1)
+        jac = obs.call(jacobian_hand, x0, x1)
+        product = obs.call(vjp_hand, x0, x1, v0, v1)
         obs.close(
             f"J at x = ({x0:g}, {x1:g})",
             jac,
