@@ -30,7 +30,7 @@
 # - predict what autograd prints, read the `✓` / `✗` lines of a check (exercise 3), and submit
 #   your notebook (section 7).
 #
-# **Graded exercises:** 3 exercises, **3 points** in total.
+# **Graded exercises:** 3 exercises, **2 points** in total (predictions teach: they count for no points).
 
 # %% [markdown] id="00-running-cells"
 # ## 1. Running cells
@@ -182,7 +182,7 @@ def slope(x):
 checks.slope_by_hand()
 
 # %% [markdown] id="00-exercise-3-predict-a-printout"
-# ### Exercise 3 — predict a printout (predict, 1 point)
+# ### Exercise 3 — predict a printout (predict, no points)
 #
 # What does `print(agk.tensor(2.0, requires_grad=True) * 3)` print? Write it as a string, exactly
 # as it would appear, without running it. (Hint: look at the printout of `y` in section 2.) If
@@ -194,7 +194,7 @@ checks.slope_by_hand()
 printed = "tensor(6., grad_fn=<MulBackward0>)"
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb00_ex3_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb00_ex3_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.printout_prediction()
 
 # %% [markdown] id="00-submitting"
