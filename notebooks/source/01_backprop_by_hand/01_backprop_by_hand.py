@@ -469,7 +469,8 @@ TrainingExplorer()
 # 2. `converges`: `True` if training with this learning rate would approach `w = 2`, `False` if it
 #    diverges.
 #
-# Predict first: a wrong prediction is marked wrong, and then the check shows the real value.
+# Predict first: a wrong prediction is marked wrong; then run section 8's
+# `fit(np.array([2.0]), np.array([4.0]), lr=0.3, epochs=3)` and see what happens.
 
 # %% nbgrader={"grade": false, "grade_id": "nb01_ex4_predict", "locked": false, "schema_version": 3, "solution": true, "task": false}
 # Set w_after_one_step (a number) and converges (True or False).
