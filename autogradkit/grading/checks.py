@@ -26,17 +26,51 @@ instructor's solution, on the same inputs:
 * **grading** (``autogradkit grade`` arms the kernel): the grader sends a fresh seed just before
   each test cell; a check only emits its record (display data, ``observations.MIME``) and the
   grader judges it in its own process. Typed-in constants and a patched kernel cannot pass.
+
+How a check refuses the shortcut its exercise invites (DESIGN's grading trust model):
+
+1. **By hand means no route.** An answer that must compute a derivative, a gradient or a
+   backward pass without autograd runs through ``obs.by_hand(answer)``: in a fresh interpreter
+   with NumPy and no kit (``by_hand.py``), where no name, kept reference, import, node call,
+   ``functional``, ``gradcheck`` or tracer exists. Its arguments and results are plain data.
+   (``refuse_library`` only patches names: it gives feedback, it refuses nothing for sure.)
+2. **No check decides in the kernel.** ``obs.close`` and ``obs.equal`` send values the answer
+   produced; ``obs.holds`` sends raw data (a visit order, a call graph, names used) whose
+   property the grader computes (``observations.RULES``). ``obs.require`` is a gate for early
+   feedback, not a pass: a check whose observations are all booleans, ``None`` or properties
+   never passes (``observations.is_evidence``). Observe a value on every check.
+3. **Counters count the graph under test**: ``backward_passes(w=w, b=b)`` lists, per
+   backward pass, which of the exercise's tensors its graph reaches; ``gradient_trail()``
+   the leaves' ``.grad`` after each pass (accumulation as a running sum);
+   ``hooks_fired(...)`` which of the exercise's tensors a hook ran on. Observe the list, not
+   a count: an empty ``backward()`` on another tensor, or a hook on a stray tensor, adds
+   nothing the solution has.
+4. **Finite differences miss**: where a derivative is asked for by hand, draw float64 inputs
+   where central differences' truncation error is large (steep, curved functions), judge with
+   a tight ``atol``/``rtol`` (1e-9), or observe what differences do not give (each node's
+   local derivative). The exercise test shows differences failing at every step size.
+5. **Structure is judged as structure**: "without recursion" is
+   ``obs.holds(name, call_graph(answer), "acyclic")`` on the answer's code (no function that
+   calls itself, directly or through another), and the call runs under
+   ``recursion_limit(depth)`` (``sys.setrecursionlimit`` refused inside, the limit observed
+   after). "The engine's order" is compared, as a value, with the order the engine really
+   runs, on graphs whose topological orders differ.
+6. **Private helpers refused**: ``obs.holds(name, kit_names(answer), "empty")`` lists the
+   private names (``_x``) and introspection built-ins (``getattr``, ``vars``, ``globals`` ...)
+   an answer that runs in the kernel uses; by-hand answers have no kit to reach at all.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import signal
 import sys
 import threading
 import traceback
+import types
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -45,11 +79,16 @@ from pathlib import Path
 import numpy as np
 
 from .._i18n import Catalog, catalog, folder_language, use_fonts
+from ..autograd import engine
 from ..random import fork_rng
+from ..tensor import Tensor
+from .by_hand import ByHand, HandRaised, RefusedByHand, code_names
 from .observations import (
     MIME,
+    RULES,
     Observation,
     Record,
+    decode_numbers,
     encode,
     failed_line,
     judge,
@@ -66,6 +105,12 @@ __all__ = [
     "refuse_library",
     "count_calls",
     "time_limit",
+    "backward_passes",
+    "gradient_trail",
+    "hooks_fired",
+    "call_graph",
+    "kit_names",
+    "recursion_limit",
 ]
 
 EXPECTED_FILE = ".expected.json"
@@ -131,6 +176,7 @@ class Observer:
     def __init__(self, seed: int):
         self.rng = np.random.default_rng(seed)
         self.observations: list[Observation] = []
+        self.interpreters: list[ByHand] = []  # by-hand interpreters, ended with the check
 
     def _add(self, name: str, value, **how) -> None:
         if any(o.name == name for o in self.observations):
@@ -152,30 +198,74 @@ class Observer:
         kind = "close" if numeric or hasattr(value, "numpy") else "equal"
         self._add(name, value, kind=kind, hint=hint, atol=atol, rtol=rtol, reveal=True)
 
-    def require(self, name: str, condition, *, hint: str = "") -> None:
-        """A property the solution has (``True`` there); the check ends here when it fails.
+    def holds(self, name: str, raw, rule: str, *, hint: str = "") -> None:
+        """Raw data (a list) of which the grader computes a property, ``rule`` of
+        ``observations.RULES``: ``acyclic`` (``[[caller, callee], ...]`` has no cycle),
+        ``distinct`` (no item twice), ``empty`` (nothing in it). Never a pass on its own."""
+        if rule not in RULES:
+            raise ValueError(f"rule is one of {RULES}, not {rule!r}")
+        self._add(name, list(raw), kind=rule, hint=hint)
 
-        Require on every run, not only when it fails: the solution's record must hold the
-        same observation for the grader to judge this one.
+    def require(self, name: str, condition, *, hint: str = "") -> None:
+        """A gate: the check ends here when ``condition`` is false, with this line and hint.
+
+        It sends a boolean, which a kernel could forge: it gives early feedback, it never earns
+        a pass (observe a value too). Require on every run, not only when it fails: the
+        solution's record must hold the same observation for the grader to judge this one.
         """
         self.equal(name, bool(condition), hint=hint)
         if not condition:
             raise _Stop({"reason": "unmet"})
 
-    def call(self, answer, *args, **kwargs):
-        """Call the student's function; a missing, unfinished or failing answer ends the check
-        with a reason (``NotImplementedError`` means "not answered yet")."""
+    def by_hand(self, answer, *, recursion_limit: int | None = None) -> ByHand:
+        """The answer, to be called with ``obs.call`` in an interpreter without the kit.
+
+        Use it for every exercise done by hand: no route to the kit's differentiation exists
+        there (see ``by_hand.py``). Pass plain data (numbers, NumPy arrays, lists, tuples,
+        dicts), never tensors; results come back as plain data. ``recursion_limit`` caps the
+        answer's own call depth (``sys.setrecursionlimit`` is refused there).
+
+        Example:
+            >>> obs = Observer(0)
+            >>> double = obs.by_hand(lambda x: 2 * x)
+            >>> obs.call(double, 21)
+            42
+            >>> obs.end()
+        """
+        self._answered(answer)
+        if not isinstance(answer, types.FunctionType):
+            raise _Stop({"reason": "unexpected", "error": type(answer).__name__})
+        hand = ByHand(answer, recursion_limit=recursion_limit)
+        self.interpreters.append(hand)
+        return hand
+
+    def end(self) -> None:
+        """End the by-hand interpreters of this check (``Check`` does, when the check ends)."""
+        for hand in self.interpreters:
+            hand.close()
+
+    @staticmethod
+    def _answered(answer) -> None:
         if answer is None or answer is Ellipsis:
             raise _Stop({"reason": "not_answered"})
         if not callable(answer):
             raise _Stop({"reason": "raised", "error": "TypeError"})
+
+    def call(self, answer, *args, **kwargs):
+        """Call the student's function; a missing, unfinished or failing answer ends the check
+        with a reason (``NotImplementedError`` means "not answered yet")."""
+        self._answered(answer)
         try:
             return answer(*args, **kwargs)
         except NotImplementedError:
             raise _Stop({"reason": "not_answered"}) from None
-        except BuildItYourself as error:
+        except HandRaised as error:
+            if error.kind == "NotImplementedError":
+                raise _Stop({"reason": "not_answered"}) from None
+            raise _Stop({"reason": "raised", "error": error.kind}, error) from None
+        except (BuildItYourself, RefusedByHand) as error:
             raise _Stop({"reason": "refused"}, error) from None
-        except CheckTimeout as error:
+        except (CheckTimeout, TimeoutError) as error:
             raise _Stop({"reason": "timeout"}, error) from None
         except Exception as error:  # the student's own bug: reported, never a crash
             raise _Stop({"reason": "raised", "error": type(error).__name__}, error) from None
@@ -212,6 +302,8 @@ class Check:
         except Exception as bug:  # the answer is of a kind the check did not foresee
             record.stopped = {"reason": "unexpected", "error": type(bug).__name__}
             error = bug
+        finally:
+            obs.end()
         record.observations = obs.observations
         return record, error
 
@@ -303,7 +395,10 @@ def _write_record(record: Record) -> None:
     """Record mode: keep the solution's values for practice mode (``build`` collects them)."""
     if record.stopped:
         return  # shown as a failure below: a solution that does not pass is an authoring bug
-    values = {o.name: o.value for o in record.observations}
+    values = {
+        o.name: salted(record.check, o.name, o.value) if o.reveal else o.value
+        for o in record.observations
+    }
     line = {"check": record.check, "hidden": record.hidden, "values": values}
     with open(os.environ[RECORD_ENV], "a", encoding="utf-8") as out:
         out.write(json.dumps(line) + "\n")
@@ -316,8 +411,12 @@ def _show(record: Record, expected: dict | None, error: BaseException | None, tr
         reason = tr("no recorded answers (run `autogradkit build`)")
         raise CheckFailed(failed_line(tr, title, reason))
     for seen in record.observations:
-        want = Observation(**{**seen.as_json(), "value": (expected or {}).get(seen.name)})
+        value = (expected or {}).get(seen.name)
+        want = Observation(**{**seen.as_json(), "value": value})
         reason = judge(want, seen, tr) if seen.name in (expected or {}) else tr("not recorded")
+        if isinstance(value, dict) and "salted" in value:  # a prediction: only its hash is kept
+            same = salted(record.check, seen.name, seen.value) == value
+            reason = "" if same else tr("that is not what happens: run the cells below to see why")
         if reason:
             raise CheckFailed(failed_line(tr, tr.text(seen.name), reason, tr.text(seen.hint)))
         print(passed_line(tr, tr.text(seen.name)))
@@ -330,6 +429,13 @@ def _show(record: Record, expected: dict | None, error: BaseException | None, tr
 def _student_frames(error: BaseException | None, tr: Catalog) -> str:
     """The frames of ``error``'s traceback that are the student's code (notebook cells and
     their own files), one short line each; nothing from Python, the kit or the checks."""
+    if isinstance(error, HandRaised):  # raised by hand: the lines came back as data
+        lines = [
+            tr("line {line} in {function}: {code}", line=n, function=f, code=c)
+            for n, f, c in error.frames
+        ]
+        message = str(error)
+        return (f": {message}" if message else "") + "".join("\n    " + line for line in lines)
     if error is None or error.__traceback__ is None:
         return ""
     kit = Path(__file__).resolve().parents[1]
@@ -365,8 +471,33 @@ def _from_notebook(name: str):
 # ----- the recorded answers of practice mode -------------------------------------------------
 ABOUT = (
     "Recorded by `autogradkit build` from the instructor's solutions, for the checks' instant "
-    "feedback. Encoded so that answers are not in plain sight; grading never reads this file."
+    "feedback. Encoded so that answers are not in plain sight, predictions as salted hashes; "
+    "grading never reads this file."
 )
+
+
+def salted(check: str, name: str, value) -> dict:
+    """A prediction as practice mode keeps it: a salted hash of its canonical form (numbers
+    rounded to 4 decimals), never the value, so reading ``.expected.json`` does not answer it.
+
+    A wrong prediction then says so without the real value (the cells below show it); the
+    grader, which keeps the values, reveals them in the graded feedback. A short answer (a
+    boolean, a small integer) can still be found by trying: practice mode lets a student try
+    anyway, and predictions score no points.
+
+    Example:
+        >>> salted("c", "x.grad", 7) == salted("c", "x.grad", 7.00000001)
+        True
+        >>> salted("c", "x.grad", 7) == salted("c", "x.grad", 7.5)
+        False
+    """
+    numbers = decode_numbers(value)
+    if numbers is not None:
+        canonical = json.dumps([list(numbers.shape), (np.round(numbers, 4) + 0.0).tolist()])
+    else:
+        canonical = json.dumps(value, sort_keys=True)
+    salt = hashlib.sha256(f"autogradkit prediction {check} {name}".encode()).hexdigest()
+    return {"salted": hashlib.sha256(f"{salt} {canonical}".encode()).hexdigest()}
 
 
 def expected_text(entries: dict[str, dict], hidden: set[str] = frozenset()) -> str:
@@ -403,7 +534,9 @@ def refuse_library(owner, *names: str, exercise: str) -> Iterator[None]:
     """While checking a "build it yourself" exercise, ``owner.<name>`` raises instead of working.
 
     Patch what the library function itself calls at run time (a module global), so that a
-    student's earlier ``from ... import jacobian`` is refused too. Always restored.
+    student's earlier ``from ... import jacobian`` is refused too. Always restored. This is
+    feedback, not a guarantee: a reference to the original kept elsewhere still works. An
+    answer that must not reach the kit at all runs through ``Observer.by_hand``.
     """
     originals = {name: getattr(owner, name) for name in names}
 
@@ -456,3 +589,225 @@ def time_limit(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+# ----- counters that count the graph under test (family 3) -----------------------------------
+def _graph(roots) -> list:
+    """Every node the graph from ``roots`` reaches, each once, in the order reached."""
+    order, seen, stack = [], set(), [node for node, _ in roots]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        order.append(node)
+        stack.extend(child for child, _ in reversed(node.next_functions))
+    return order
+
+
+def _reached(roots, watched: dict) -> list[str]:
+    """The names of the watched tensors the graph from ``roots`` reaches, sorted: a leaf by
+    its ``AccumulateGrad`` node's ``variable``, a non-leaf by its ``grad_fn``. A watched
+    name may hold a list of tensors (filled while the block runs): any of them counts."""
+    found = set()
+    for node in _graph(roots):
+        variable = getattr(node, "variable", None)
+        for name, tensors in watched.items():
+            for tensor in tensors if isinstance(tensors, list) else [tensors]:
+                if tensor is variable or (tensor.grad_fn is not None and tensor.grad_fn is node):
+                    found.add(name)
+    return sorted(found)
+
+
+@contextmanager
+def backward_passes(**watched) -> Iterator[list[list[str]]]:
+    """One entry per backward pass run in the block (``backward()``, ``autograd.backward``,
+    ``autograd.grad``): the sorted names of the watched tensors its graph reaches. Watch a
+    list to watch the tensors a function of the check makes while the answer runs (the
+    totals the answer differentiates).
+
+    Observe the list with ``obs.equal``: a pass on another graph shows as ``[]``, so an empty
+    ``agk.tensor(0., requires_grad=True).backward()`` adds nothing the solution has.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> w = agk.tensor(2.0, requires_grad=True)
+        >>> with backward_passes(w=w) as passes:
+        ...     (w * 3).backward()
+        ...     agk.tensor(0.0, requires_grad=True).backward()
+        >>> passes
+        [['w'], []]
+    """
+    passes, original = [], engine.run_backward
+
+    def counted(roots, *args, **kwargs):
+        passes.append(_reached(roots, watched))
+        return original(roots, *args, **kwargs)
+
+    engine.run_backward = counted
+    try:
+        yield passes
+    finally:
+        engine.run_backward = original
+
+
+@contextmanager
+def gradient_trail() -> Iterator[list]:
+    """One entry per backward pass run in the block: the ``.grad`` of each leaf its graph
+    reaches, read right after the pass (``None`` where the pass left it empty, as
+    ``autograd.grad`` does), leaves in the order the graph reaches them.
+
+    Observe it with ``obs.close``: accumulation shows as the running sum of the pieces, and
+    a pass that does nothing for the exercise's leaves (an empty ``backward()`` on a stray
+    tensor, ``(w * 0).backward()``) shows where the solution has none.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> w = agk.tensor(2.0, requires_grad=True)
+        >>> with gradient_trail() as trail:
+        ...     (w * 3).backward()
+        ...     (w * 4).backward()
+        >>> trail
+        [[3.0], [7.0]]
+    """
+    trail, original = [], engine.run_backward
+
+    def traced(roots, *args, **kwargs):
+        leaves = [n.variable for n in _graph(roots) if getattr(n, "variable", None) is not None]
+        result = original(roots, *args, **kwargs)
+        trail.append([None if t.grad is None else t.grad.detach().numpy().tolist() for t in leaves])
+        return result
+
+    engine.run_backward = traced
+    try:
+        yield trail
+    finally:
+        engine.run_backward = original
+
+
+@contextmanager
+def hooks_fired(**watched) -> Iterator[list[str]]:
+    """The names of the watched tensors, one per time a hook registered on one of them in the
+    block (``register_hook``) ran; a hook on any other tensor is not listed.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> w = agk.tensor(2.0, requires_grad=True)
+        >>> with hooks_fired(w=w) as fired:
+        ...     handle = w.register_hook(lambda g: None)
+        ...     (w * 3).backward()
+        >>> fired
+        ['w']
+    """
+    fired, original = [], Tensor.register_hook
+
+    def register(tensor, hook):
+        name = next((n for n, t in watched.items() if t is tensor), None)
+        if name is None or not callable(hook):
+            return original(tensor, hook)
+
+        def counted(grad):
+            fired.append(name)
+            return hook(grad)
+
+        return original(tensor, counted)
+
+    Tensor.register_hook = register
+    try:
+        yield fired
+    finally:
+        Tensor.register_hook = original
+
+
+# ----- structure judged as structure (families 5 and 6) --------------------------------------
+def _functions_of(answer) -> dict:
+    """``{name: code}``: the answer, the functions nested in it, and the notebook's functions
+    its code names (and theirs), as their code objects."""
+    found: dict = {}
+    todo = [(getattr(answer, "__name__", "answer"), answer)]
+    while todo:
+        name, fn = todo.pop()
+        code = getattr(fn, "__code__", None)
+        if code is None or name in found:
+            continue
+        stack = [code]
+        while stack:
+            current = stack.pop()
+            found.setdefault(current.co_qualname, current)
+            stack.extend(c for c in current.co_consts if hasattr(c, "co_code"))
+        scope = getattr(fn, "__globals__", {})
+        for used in code_names(code):
+            value = scope.get(used)
+            if hasattr(value, "__code__") and not str(value.__module__).startswith("autogradkit"):
+                todo.append((used, value))
+    return found
+
+
+def call_graph(answer) -> list[list[str]]:
+    """Who may call whom in the answer's code: ``[[caller, callee], ...]`` between the answer,
+    its nested functions and the notebook functions it names (by the names the code uses).
+    A function that calls itself, directly or through another, makes a cycle: judge it with
+    ``obs.holds(..., call_graph(answer), "acyclic")``.
+
+    Example:
+        >>> def walk(node):
+        ...     return [walk(child) for child in node]
+        >>> call_graph(walk)
+        [['walk', 'walk.<locals>.<listcomp>'], ['walk.<locals>.<listcomp>', 'walk']]
+    """
+    functions = _functions_of(answer)
+    edges = set()
+    for name, code in functions.items():
+        used = set(code.co_names) | set(code.co_freevars) | set(code.co_varnames)
+        used |= set(code.co_cellvars)
+        edges |= {(name, q) for q, other in functions.items() if other.co_name in used}
+        edges |= {(name, c.co_qualname) for c in code.co_consts if hasattr(c, "co_code")}
+    return [list(edge) for edge in sorted(edges)]
+
+
+INTROSPECTION = frozenset(
+    {"getattr", "setattr", "delattr", "vars", "globals", "locals", "eval", "exec", "compile"}
+    | {"__import__", "breakpoint", "importlib", "inspect", "gc", "sys", "ctypes"}
+    | {"__dict__", "__globals__", "__builtins__", "__closure__", "__code__", "__subclasses__"}
+    | {"__self__", "__func__", "__wrapped__", "__getattribute__"}
+)
+
+
+def kit_names(answer) -> list[str]:
+    """The private names (``_x``, not ``__x__``) and introspection built-ins (``getattr``,
+    ``vars``, ``globals``, ``sys``, ``gc`` ...) the answer's code and its helpers use, sorted:
+    judge with ``obs.holds(..., kit_names(answer), "empty")``.
+
+    Example:
+        >>> def leaves(t):
+        ...     return engine._nodes_leading_to([t.grad_fn], set())
+        >>> kit_names(leaves)
+        ['_nodes_leading_to']
+    """
+    names = set()
+    for code in _functions_of(answer).values():
+        names |= set(code.co_names)
+    private = {n for n in names if n.startswith("_") and not n.endswith("__")}
+    return sorted(private | (names & INTROSPECTION))
+
+
+@contextmanager
+def recursion_limit(depth: int) -> Iterator[list[int]]:
+    """Run the block with room for ``depth`` more nested calls than here, and
+    ``sys.setrecursionlimit`` refused; yields a list that gets the limit found at the end,
+    counted from here (observe it: a limit raised through a kept reference shows)."""
+    here = len(traceback.extract_stack())
+    previous, setter = sys.getrecursionlimit(), sys.setrecursionlimit
+    found: list[int] = []
+
+    def refused(limit):
+        raise BuildItYourself("this exercise asks you to do it without recursion")
+
+    setter(here + depth)
+    sys.setrecursionlimit = refused
+    try:
+        yield found
+    finally:
+        found.append(sys.getrecursionlimit() - here)
+        sys.setrecursionlimit = setter
+        setter(previous)

@@ -215,8 +215,9 @@ def _nbgrader_cells(lesson: Lesson) -> list[str]:
         meta = cell.metadata["nbgrader"]
         if (meta.get("locked"), meta.get("schema_version")) != (True, 3):
             problems.append(f"{meta['grade_id']}: a test cell is locked")
-        if not meta.get("points", 0) > 0:
-            problems.append(f"{meta['grade_id']}: a test cell has points")
+        points = meta.get("points")
+        if not isinstance(points, (int, float)) or points < 0:  # a prediction's are 0
+            problems.append(f"{meta['grade_id']}: a test cell has points, 0 or more")
         if not CHECK_CALL.search(cell.source):
             problems.append(f"{meta['grade_id']}: the test cell calls no checks.NAME()")
     return problems

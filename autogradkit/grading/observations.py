@@ -5,6 +5,16 @@ shapes, names, counts. Each observation travels as plain JSON (``encode``), so t
 judge it in its own process (``judge``) against the same observation made on the instructor's
 solution. Nothing here imports IPython or the kit's Tensor: this is the part the grader trusts.
 
+Two sorts of observation, told apart by the solution's record (never by the student's):
+
+* **values** (``close``, ``equal``): what the answer produced, compared with what the solution
+  produced on the same fresh inputs. Only these can earn a check its pass: a record whose
+  observations are all booleans, ``None`` or properties (below) never passes, since a kernel
+  can send ``True`` without an answer (``is_evidence``).
+* **properties** (``RULES``): raw data the kernel sends, a visit order, a call graph, a list of
+  names, of which the grader itself computes the property (``acyclic``: no function calls
+  itself, directly or through another; ``distinct``: no item twice; ``empty``: nothing used).
+
 A judgement never quotes the student's value, only the expected one (when the observation may
 reveal it) and facts the grader computed, so feedback cannot carry text a submission chose.
 Its words come from a ``Catalog`` (``autogradkit/_i18n.py``): the student's language, English
@@ -24,6 +34,8 @@ from .._i18n import ENGLISH, Catalog
 __all__ = [
     "MIME",
     "KINDS",
+    "RULES",
+    "is_evidence",
     "MAX_RECORD_CHARS",
     "Observation",
     "Record",
@@ -41,7 +53,8 @@ __all__ = [
 ]
 
 MIME = "application/vnd.autogradkit.observations+json"  # one check's record, as display data
-KINDS = ("close", "equal")
+RULES = ("acyclic", "distinct", "empty")  # properties the grader computes from raw data
+KINDS = ("close", "equal", *RULES)
 MAX_RECORD_CHARS = 200_000  # a record larger than this is not judged
 
 
@@ -234,6 +247,8 @@ def judge(expected: Observation, seen: Observation | None, tr: Catalog = ENGLISH
     """
     if seen is None:
         return tr("this was not observed")
+    if expected.kind in RULES:
+        return _property_reason(expected.kind, seen.value, tr)
     if expected.kind == "close":
         reason = _close_reason(expected, seen.value, tr)
     else:
@@ -245,6 +260,56 @@ def judge(expected: Observation, seen: Observation | None, tr: Catalog = ENGLISH
             return tr("it is {real}, not your prediction", real=real)
         return tr("{reason}; it is {real}", reason=reason, real=real)
     return generic.get(reason, reason)
+
+
+def is_evidence(expected: Observation) -> bool:
+    """Whether a passed observation shows the answer at work: a value the answer produced
+    (a number, an array, a list, a string, a count), or a prediction; not a boolean, ``None``
+    or a property, which a kernel could send without any answer."""
+    if expected.reveal:
+        return True
+    if expected.kind in RULES:
+        return False
+    return not (expected.value is None or isinstance(expected.value, bool))
+
+
+def _property_reason(rule: str, raw, tr: Catalog) -> str:
+    """Why the raw data ``raw`` lacks the property ``rule`` ("" when it has it)."""
+    if not isinstance(raw, list):
+        return tr("this is not right")
+    if rule == "empty":
+        return "" if not raw else tr("this exercise asks you to do without what your code uses")
+    if rule == "distinct":
+        keys = [repr(item) for item in raw]
+        return "" if len(set(keys)) == len(keys) else tr("an item appears more than once")
+    edges = [e for e in raw if isinstance(e, list) and len(e) == 2]
+    if len(edges) != len(raw) or not all(isinstance(n, str) for e in edges for n in e):
+        return tr("this is not right")
+    return tr("a function calls itself, directly or through another") if _cycle(edges) else ""
+
+
+def _cycle(edges: list) -> bool:
+    """Whether the directed graph of ``edges`` has a cycle (a self-loop counts)."""
+    after: dict[str, set[str]] = {}
+    for a, b in edges:
+        after.setdefault(a, set()).add(b)
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    for start in list(after):
+        if start in state:
+            continue
+        state[start], stack = 1, [(start, iter(after[start]))]
+        while stack:
+            node, rest = stack[-1]
+            nxt = next(rest, None)
+            if nxt is None:
+                state[node] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return True
+            elif nxt not in state:
+                state[nxt] = 1
+                stack.append((nxt, iter(after.get(nxt, ()))))
+    return False
 
 
 # the value differs, and nothing more specific can be said (of any value, of a number)
@@ -327,6 +392,9 @@ def judge_record(expected: Record, seen: Record | None, tr: Catalog = ENGLISH) -
         lines.append(passed_line(tr, tr.text(want.name)))
     if seen.stopped and not expected.stopped:
         lines.append(failed_line(tr, title, stopped_reason(seen.stopped, tr)))
+        return Verdict(expected.check, title, False, lines, expected.hidden)
+    if not any(map(is_evidence, expected.observations)):  # an authoring error: said plainly
+        lines.append(failed_line(tr, title, tr("this check compares no value of the answer")))
         return Verdict(expected.check, title, False, lines, expected.hidden)
     return Verdict(expected.check, title, True, lines, expected.hidden)
 

@@ -91,6 +91,25 @@ def through_autograd(w, x, y):
     return s.grad.item(), 1.0, x, weight.grad.item()
 
 
+KEPT_BACKWARD = agk.autograd.engine.backward  # kept before the check, as a notebook cell may
+
+
+def through_a_kept_backward(w, x, y):
+    weight = agk.tensor(w, requires_grad=True)
+    s = weight * x - y
+    s.retain_grad()
+    KEPT_BACKWARD([s**2])
+    return s.grad.item(), 1.0, x, weight.grad.item()
+
+
+def through_node_calls(w, x, y):
+    weight = agk.tensor(w, requires_grad=True)
+    loss = (weight * x - y) ** 2
+    with agk.no_grad():
+        (dloss_ds,) = loss.grad_fn(agk.tensor(1.0))  # the library's local derivative
+    return dloss_ds.item(), 1.0, x, dloss_ds.item() * x
+
+
 def square_forgotten(w, x, y):
     s = w * x - y
     return s, 1.0, x, s * x
@@ -109,6 +128,14 @@ def test_ex1_autograd_is_switched_off_while_checked(answers):
     lines = refused(checks.chain_rule, answers, "do it yourself", backward_by_hand=through_autograd)
     assert len(lines) == 1
     assert through_autograd(1.0, 2.0, 4.0)[3] == -8.0  # and on again afterwards
+
+
+def test_ex1_every_route_to_autograd_is_refused(answers):
+    # Issue 29, families 1 and 2: a kept engine.backward and calls of grad_fn nodes passed
+    # the patched names; by hand, the function runs where no kit exists.
+    for answer in (through_a_kept_backward, through_node_calls):
+        assert answer(1.0, 2.0, 4.0)[3] == -8.0  # each works where student code runs
+        refused(checks.chain_rule, answers, "do it yourself", backward_by_hand=answer)
 
 
 def test_ex1_a_wrong_local_gradient_is_named(answers):
@@ -164,6 +191,24 @@ def fit_line_notebook_data(x, y, lr, epochs):
 def least_squares(x, y, lr, epochs):
     w, b = np.polyfit(x, y, 1)  # where training heads, without training
     return float(w), float(b)
+
+
+def fit_line_by_autograd(x, y, lr, epochs):
+    w = agk.tensor(0.0, requires_grad=True)
+    b = agk.tensor(0.0, requires_grad=True)
+    for _ in range(epochs):
+        loss = ((w * agk.tensor(x) + b - agk.tensor(y)) ** 2).mean()
+        KEPT_BACKWARD([loss])  # a reference kept before the check
+        with agk.no_grad():
+            w -= lr * w.grad
+            b -= lr * b.grad
+        w.grad, b.grad = None, None
+    return w.item(), b.item()
+
+
+def test_ex2_autograd_is_refused(answers):
+    # Issue 29, family 1: the old check switched nothing off for exercise 2.
+    refused(checks.line_with_bias, answers, "do it yourself", fit_line=fit_line_by_autograd)
 
 
 def test_ex2_simultaneous_updates_pass_in_any_precision(answers):

@@ -1,0 +1,322 @@
+"""By hand, by design: run an answer where no route to the kit's differentiation exists.
+
+An exercise that asks for a derivative, a gradient or a backward pass *by hand* cannot be
+checked by switching names off in the student's kernel: a reference kept before the check, an
+import inside the function, a node called directly, ``Function.backward``, ``functional``,
+``gradcheck`` or the viz tracer would each still work. So the answer does not run there.
+``ByHand(answer)`` is a function that calls the answer in a fresh Python interpreter
+(``by_hand_child.py``) that has NumPy and the standard library and no kit: an audit hook,
+which nothing can remove, refuses every import outside the standard library and NumPy, every
+file read outside their folders, new processes, sockets and ctypes. What crosses over:
+
+* the answer's code (``marshal``), its defaults and closure, and what its code names in the
+  notebook: helper functions (their code too), classes (their source), modules of the standard
+  library or NumPy, and plain data (numbers, strings, arrays, lists, tuples, dicts of them);
+  anything else (``agk``, a tensor, a kit function) becomes a name that refuses when used;
+* the arguments, plain data; the result comes back as plain data, read as untrusted input.
+
+One interpreter serves all the calls of one check, and is ended when the check ends; the next
+one is started ahead, in the background (alone, one takes 0.2 to 0.6 s to start; a call then
+takes a fraction of a millisecond: ``benchmarks/bench_by_hand.py``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import inspect
+import json
+import linecache
+import marshal
+import os
+import select
+import subprocess
+import sys
+import sysconfig
+import types
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["ByHand", "HandRaised", "RefusedByHand", "bundle_of", "MAX_REPLY_BYTES"]
+
+CHILD = Path(__file__).with_name("by_hand_child.py")
+MAX_REPLY_BYTES = 16 << 20  # a reply larger than this is not read
+ALLOWED_MODULES = frozenset({"numpy", "math", "cmath", "itertools", "functools", "operator"})
+ALLOWED_MODULES |= {"collections", "heapq", "bisect", "fractions", "decimal", "statistics"}
+NUMERIC_KINDS = "biufc"
+
+
+class RefusedByHand(PermissionError):
+    """The answer used a route the by-hand interpreter refuses (the kit, a process, a file)."""
+
+
+class HandRaised(Exception):
+    """The answer raised in the by-hand interpreter: ``kind`` is its class name, ``frames``
+    the student's own lines ``(line, function, code)``."""
+
+    def __init__(self, kind: str, message: str, frames: list):
+        super().__init__(message)
+        self.kind, self.frames = kind, frames
+
+
+class ByHand:
+    """``ByHand(answer)(*args)``: the answer's result, computed in the by-hand interpreter.
+
+    Arguments and results are plain data (numbers, strings, NumPy arrays and scalars, and
+    lists, tuples and dicts of them). ``recursion_limit`` caps the answer's own call depth.
+    """
+
+    def __init__(self, answer, *, recursion_limit: int | None = None, timeout: float = 20.0):
+        self.answer, self.timeout = answer, timeout
+        self.bundle = bundle_of(answer, recursion_limit=recursion_limit)
+        self.process: subprocess.Popen | None = None
+
+    def __call__(self, *args, **kwargs):
+        if self.process is None:
+            self.process = _start(self.bundle)
+        request = json.dumps({"args": _encode(list(args)), "kwargs": _encode(kwargs)})
+        reply = self._exchange(request)
+        if reply.get("printed"):
+            print(str(reply["printed"]), end="")
+        if "value" in reply:
+            return _decode(reply["value"])
+        frames = [f for f in reply.get("frames", []) if isinstance(f, list) and len(f) == 3]
+        message = str(reply.get("message", ""))[:200]
+        if reply.get("refused"):
+            raise RefusedByHand(message)
+        if reply.get("recursion"):
+            raise RecursionError(message)
+        raise HandRaised(str(reply.get("raised", "Exception"))[:80], message, frames)
+
+    def _exchange(self, request: str) -> dict:
+        process = self.process
+        try:
+            process.stdin.write(request + "\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], self.timeout)
+            line = process.stdout.readline(MAX_REPLY_BYTES) if ready else ""
+        except (BrokenPipeError, OSError):
+            line = ""
+        if not line.endswith("\n"):
+            self.close()
+            if not ready:
+                raise TimeoutError(f"did not finish within {self.timeout:g} s")
+            raise HandRaised("SystemExit", "the by-hand interpreter stopped", [])
+        reply = json.loads(line)
+        if not isinstance(reply, dict):
+            raise ValueError("a reply of the by-hand interpreter is not an object")
+        return reply
+
+    def close(self) -> None:
+        """End the interpreter (the check does, when it ends)."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            for pipe in (self.process.stdin, self.process.stdout):
+                pipe.close()
+            self.process = None
+
+
+_spare: list[subprocess.Popen] = []  # one interpreter started ahead, waiting for its bundle
+
+
+def _start(bundle: dict) -> subprocess.Popen:
+    """An interpreter for ``bundle``: the one started ahead if there is one; then the next
+    one starts in the background, so a check rarely waits for Python and NumPy to load."""
+    process = _spare.pop() if _spare and _spare[0].poll() is None else _launch()
+    _spare[:] = [_launch()]
+    process.stdin.write(json.dumps(bundle) + "\n")
+    process.stdin.flush()
+    return process
+
+
+def _launch() -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    return subprocess.Popen(
+        [sys.executable, "-I", str(CHILD)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        env=env,
+        cwd=CHILD.parent,
+    )
+
+
+@atexit.register
+def _end_spare() -> None:
+    for process in _spare:
+        process.kill()
+        process.wait()
+
+
+# ----- what crosses over -----------------------------------------------------------------------
+def bundle_of(answer, *, recursion_limit: int | None = None) -> dict:
+    """The answer as data: its code, defaults and closure, and what its code names."""
+    if not isinstance(answer, types.FunctionType):
+        raise TypeError(f"a by-hand answer is a function, not {type(answer).__name__}")
+    bundle = _Bundle()
+    return {
+        "answer": bundle.function(answer),
+        "functions": bundle.functions,
+        "globals": bundle.globals,
+        "sources": bundle.sources,
+        "recursion_limit": recursion_limit,
+    }
+
+
+class _Bundle:
+    """What crosses over, gathered once: each function by a key (a helper may be named by
+    several, or call itself), the globals by name, the source lines of their cells."""
+
+    def __init__(self):
+        self.functions: dict[str, dict] = {}
+        self.globals: dict[str, dict] = {}
+        self.sources: dict[str, list[str]] = {}
+        self.keys: dict[int, str] = {}
+
+    def function(self, fn: types.FunctionType) -> dict:
+        """``{"function": key}``, the function's code and closure gathered under ``key``."""
+        if id(fn) in self.keys:
+            return {"function": self.keys[id(fn)]}
+        key = self.keys[id(fn)] = f"{fn.__qualname__}#{len(self.keys)}"
+        _keep_source(fn.__code__.co_filename, self.sources)
+        item = {
+            "code": base64.b64encode(marshal.dumps(fn.__code__)).decode(),
+            "defaults": _encode(fn.__defaults__),
+            "kwdefaults": _encode(fn.__kwdefaults__),
+        }
+        self.functions[key] = item
+        cells = zip(fn.__code__.co_freevars, fn.__closure__ or ())
+        item["closure"] = [self.crossing(name, cell.cell_contents) for name, cell in cells]
+        for name in sorted(code_names(fn.__code__)):
+            if name not in self.globals and name in fn.__globals__:
+                self.globals[name] = {"unavailable": name}  # until known: a cycle ends here
+                self.globals[name] = self.crossing(name, fn.__globals__[name])
+        return {"function": key}
+
+    def crossing(self, name: str, value) -> dict:
+        """How ``value`` crosses over: a module, a helper, plain data, or refused."""
+        if isinstance(value, types.ModuleType):
+            top = value.__name__.split(".")[0]
+            return {"module": value.__name__} if top in ALLOWED_MODULES else {"unavailable": name}
+        if isinstance(value, types.FunctionType) and not _installed(value):
+            return self.function(value)
+        if isinstance(value, type) and not _installed(value):
+            return _class(name, value)
+        if callable(value):
+            module = getattr(value, "__module__", None)
+            module = module or ("numpy" if isinstance(value, np.ufunc) else "")
+            if module.split(".")[0] in ALLOWED_MODULES and getattr(value, "__name__", None):
+                return {"attribute": [module, value.__name__]}
+            return {"unavailable": name}
+        try:
+            return {"data": _encode(value)}
+        except TypeError:
+            return {"unavailable": name}
+
+
+def _keep_source(filename: str, sources: dict) -> None:
+    lines = linecache.getlines(filename)
+    if lines:
+        sources[filename] = lines
+
+
+def code_names(code: types.CodeType) -> set[str]:
+    """Every global or attribute name a code object and the functions nested in it use."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= code_names(const)
+    return names
+
+
+def _class(name: str, cls: type) -> dict:
+    """A class of the notebook crosses over as its source."""
+    try:
+        return {"source": inspect.getsource(cls), "filename": f"<class {cls.__name__}>"}
+    except (OSError, TypeError):
+        return {"unavailable": name}
+
+
+def _installed(value) -> bool:
+    """A function or class of the kit or of an installed package, not the student's own."""
+    module = getattr(value, "__module__", None) or ""
+    if module.split(".")[0] == "autogradkit":
+        return True
+    file = getattr(sys.modules.get(module), "__file__", None)
+    if not file:
+        return False
+    paths = sysconfig.get_paths()
+    roots = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return any(os.path.realpath(file).startswith(os.path.realpath(r)) for r in roots)
+
+
+# ----- plain data, both ways -------------------------------------------------------------------
+def _encode(value, depth: int = 0):
+    """Plain data as JSON (the child's ``decode`` reads it); a tensor or any other object
+    raises ``TypeError``: a by-hand answer gets numbers, not the kit's objects."""
+    if depth > 20:
+        raise TypeError("nested too deeply")
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        return value if np.isfinite(value) else {"float": repr(value)}
+    if isinstance(value, np.generic) and value.dtype.kind in NUMERIC_KINDS:
+        return {"scalar": _encode(value.item()), "dtype": value.dtype.str}
+    if isinstance(value, np.ndarray) and value.dtype.kind in NUMERIC_KINDS:
+        array = np.ascontiguousarray(value)
+        data = base64.b64encode(array.tobytes()).decode()
+        return {"nd": data, "dtype": array.dtype.str, "shape": list(array.shape)}
+    if isinstance(value, (list, tuple)):
+        items = [_encode(v, depth + 1) for v in value]
+        return items if isinstance(value, list) else {"tuple": items}
+    if isinstance(value, dict):
+        return {"dict": [[_encode(k, depth + 1), _encode(v, depth + 1)] for k, v in value.items()]}
+    raise TypeError(f"{type(value).__name__} cannot cross into a by-hand check")
+
+
+def _decode(value, depth: int = 0):
+    """A reply's value as Python: read as untrusted input (only numeric arrays, bounded)."""
+    if depth > 20:
+        return None
+    if value is None or isinstance(value, (bool, str, int, float)):
+        return value
+    if isinstance(value, list):
+        return [_decode(v, depth + 1) for v in value]
+    if not isinstance(value, dict):
+        return None
+    if "nd" in value:
+        dtype = np.dtype(str(value.get("dtype")))
+        shape = [int(n) for n in value.get("shape", [])]
+        if dtype.kind not in NUMERIC_KINDS or dtype.itemsize > 16:
+            return None
+        return np.frombuffer(base64.b64decode(str(value["nd"])), dtype=dtype).reshape(shape).copy()
+    if "scalar" in value:
+        dtype = np.dtype(str(value.get("dtype")))
+        scalar = _decode(value["scalar"], depth + 1)
+        if dtype.kind not in NUMERIC_KINDS or dtype.itemsize > 16:
+            return None
+        return dtype.type(scalar if isinstance(scalar, (int, float, complex, bool)) else 0)
+    if "tuple" in value and isinstance(value["tuple"], list):
+        return tuple(_decode(v, depth + 1) for v in value["tuple"])
+    if "dict" in value and isinstance(value["dict"], list):
+        pairs = [p for p in value["dict"] if isinstance(p, list) and len(p) == 2]
+        decoded = [(_decode(k, depth + 1), _decode(v, depth + 1)) for k, v in pairs]
+        return {k: v for k, v in decoded if isinstance(k, (str, int, float, bool, tuple))}
+    if "float" in value and value["float"] in ("nan", "inf", "-inf"):
+        return float(value["float"])
+    return _Opaque(str(value.get("object", "object"))[:40])
+
+
+class _Opaque:
+    """A result that is no plain data (a class of the answer's own): judged as not a number."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"<{self.kind}>"

@@ -1,0 +1,215 @@
+"""The interpreter a by-hand answer runs in: NumPy and the standard library, and no kit at all.
+
+``by_hand.py`` starts this file as ``python -I by_hand_child.py`` (a fresh interpreter, no
+script folder on ``sys.path``) and writes it JSON lines on stdin: first the answer's bundle
+(code objects, defaults, plain data, the source lines of its cells), then one call per line.
+Each answer comes back as one JSON line on stdout: a value as plain data, or the exception it
+raised (its builtin class name, a short message, the student's frames).
+
+This file imports nothing of autogradkit, on purpose: before the student's code runs, an
+audit hook is installed (``sys.addaudithook``: a hook cannot be removed, not by this file and
+not by the student's code). It allows imports of the standard library and NumPy only, file
+opens for reading under their folders only, and refuses starting processes, sockets, ctypes
+and the garbage collector's object lists. So no route to the kit's differentiation exists
+here: not a name, not a reference kept before the check, not an import inside the function.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import linecache
+import marshal
+import os
+import sys
+import sysconfig
+import traceback
+import types
+
+import numpy as np
+
+__all__ = ["main"]
+
+REFUSED_EVENTS = ("os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.system")
+REFUSED_EVENTS += ("os.kill", "os.killpg", "subprocess.", "pty.", "socket.", "ctypes.", "mmap.")
+REFUSED_EVENTS += ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.addaudithook")
+REFUSED_IMPORTS = {"ctypes", "_ctypes", "subprocess", "_posixsubprocess", "multiprocessing"}
+REFUSED_IMPORTS |= {"socket", "_socket", "pty", "mmap"}
+NUMERIC_KINDS = "biufc"
+MAX_PRINTED = 4000
+
+
+class BuildItYourself(PermissionError):
+    """What the audit hook raises: the by-hand check refuses this route."""
+
+
+def _readable_roots() -> tuple[tuple[str, ...], str]:
+    """Where a by-hand answer may read: the standard library (not its site-packages), NumPy."""
+    paths = sysconfig.get_paths()
+    stdlib = {os.path.realpath(paths[key]) + os.sep for key in ("stdlib", "platstdlib")}
+    return tuple(stdlib), os.path.realpath(os.path.dirname(np.__file__)) + os.sep
+
+
+def _audit_hook(stdlib: tuple[str, ...], numpy_root: str):
+    def refuse(what: str):
+        raise BuildItYourself(f"a by-hand answer cannot use {what}")
+
+    def readable(path: str) -> bool:
+        if path.startswith(numpy_root):
+            return True
+        inside = [path[len(root) :] for root in stdlib if path.startswith(root)]
+        return any(not rest.startswith(("site-packages", "dist-packages")) for rest in inside)
+
+    def hook(event: str, args: tuple) -> None:
+        if event == "import":
+            top = str(args[0]).split(".")[0]
+            if top != "numpy" and (top not in sys.stdlib_module_names or top in REFUSED_IMPORTS):
+                refuse(f"import {args[0]}")
+        elif event == "open":
+            path, mode, flags = args[0], str(args[1] or "r"), args[2] if len(args) > 2 else 0
+            if not isinstance(path, str):
+                refuse("a file by descriptor")
+            writes = any(c in mode for c in "wax+") or (
+                isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT)
+            )
+            if writes or not readable(os.path.realpath(path)):
+                refuse(f"the file {path}")
+        elif event.startswith(REFUSED_EVENTS):
+            refuse(event)
+
+    return hook
+
+
+# ----- data in and out -----------------------------------------------------------------------
+def decode(value):
+    """Plain JSON to Python: ``{"nd": base64, "dtype", "shape"}`` is an array, ``{"tuple"}``
+    a tuple, ``{"dict": [[k, v], ...]}`` a dict."""
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if isinstance(value, dict):
+        if "nd" in value:
+            data = base64.b64decode(value["nd"])
+            return np.frombuffer(data, dtype=value["dtype"]).reshape(value["shape"]).copy()
+        if "scalar" in value:
+            return np.dtype(value["dtype"]).type(decode(value["scalar"]))
+        if "tuple" in value:
+            return tuple(decode(v) for v in value["tuple"])
+        if "dict" in value:
+            return {decode(k): decode(v) for k, v in value["dict"]}
+        if "float" in value:
+            return float(value["float"])
+    return value
+
+
+def encode(value, depth: int = 0):
+    """Python to plain JSON, the inverse of ``decode``; anything else is ``{"object": name}``."""
+    if depth > 20:
+        return {"object": "nested too deeply"}
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        return value if np.isfinite(value) else {"float": repr(value)}
+    if isinstance(value, np.generic) and value.dtype.kind in NUMERIC_KINDS:
+        return {"scalar": encode(value.item()), "dtype": value.dtype.str}
+    if isinstance(value, np.ndarray) and value.dtype.kind in NUMERIC_KINDS:
+        array = np.ascontiguousarray(value)
+        data = base64.b64encode(array.tobytes()).decode()
+        return {"nd": data, "dtype": array.dtype.str, "shape": list(array.shape)}
+    if isinstance(value, (list, tuple)):
+        items = [encode(v, depth + 1) for v in value]
+        return items if isinstance(value, list) else {"tuple": items}
+    if isinstance(value, dict):
+        return {"dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+    return {"object": type(value).__name__}
+
+
+# ----- the answer, rebuilt ---------------------------------------------------------------------
+class Unavailable:
+    """A name the answer uses that cannot cross into this interpreter (the kit, a tensor)."""
+
+    def __init__(self, name: str):
+        object.__setattr__(self, "_name", name)
+
+    def __getattr__(self, attribute):
+        raise BuildItYourself(f"a by-hand answer cannot use {self._name}")
+
+    def __call__(self, *args, **kwargs):
+        raise BuildItYourself(f"a by-hand answer cannot use {self._name}")
+
+
+def rebuild(bundle: dict) -> types.FunctionType:
+    """The answer as a function again, its helpers and plain data in one global namespace."""
+    for filename, lines in bundle["sources"].items():
+        linecache.cache[filename] = (len("".join(lines)), None, lines, filename)
+    scope = {"__name__": "__main__", "__builtins__": __builtins__}
+    functions, cells = {}, []
+    for key, item in bundle["functions"].items():
+        code = marshal.loads(base64.b64decode(item["code"]))
+        closure = tuple(types.CellType() for _ in code.co_freevars)
+        functions[key] = types.FunctionType(code, scope, code.co_name, None, closure or None)
+        functions[key].__defaults__ = decode(item["defaults"])
+        functions[key].__kwdefaults__ = decode(item["kwdefaults"])
+        cells += zip(closure, code.co_freevars, item["closure"])
+    for name, item in bundle["globals"].items():
+        scope[name] = value(name, item, scope, functions)
+    for cell, name, item in cells:
+        cell.cell_contents = value(name, item, scope, functions)
+    return functions[bundle["answer"]["function"]]
+
+
+def value(name: str, item: dict, scope: dict, functions: dict):
+    """One name the answer uses, as it crossed over (``by_hand._Bundle.crossing``)."""
+    if "function" in item:
+        return functions[item["function"]]
+    if "module" in item:
+        return __import__(item["module"], fromlist=["_"])
+    if "attribute" in item:
+        return getattr(__import__(item["attribute"][0], fromlist=["_"]), item["attribute"][1])
+    if "unavailable" in item:
+        return Unavailable(item["unavailable"])
+    if "source" in item:
+        exec(compile(item["source"], item["filename"], "exec"), scope)
+        return scope[name]
+    return decode(item["data"])
+
+
+def _raised(error: BaseException, files: set[str]) -> dict:
+    frames = [
+        [frame.lineno, frame.name, (frame.line or "").strip()]
+        for frame in traceback.extract_tb(error.__traceback__)
+        if frame.filename in files
+    ]
+    message = str(error).splitlines()[0][:200] if str(error) else ""
+    refused = isinstance(error, BuildItYourself)
+    name = type(error).__name__
+    return {"raised": name, "message": message, "frames": frames[-5:], "refused": refused}
+
+
+def main() -> None:
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8")  # the answers' channel; prints go apart
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    bundle = json.loads(sys.stdin.readline())
+    answer = rebuild(bundle)
+    files = set(bundle["sources"])
+    limit = bundle.get("recursion_limit")
+    if limit:  # counted from here, so that the check's limit means the answer's own depth
+        sys.setrecursionlimit(len(traceback.extract_stack()) + 8 + int(limit))
+    sys.setrecursionlimit = Unavailable("sys.setrecursionlimit")
+    sys.addaudithook(_audit_hook(*_readable_roots()))
+    for line in sys.stdin:
+        call = json.loads(line)
+        printed = sys.stdout = io.StringIO()
+        try:
+            reply = {"value": encode(answer(*decode(call["args"]), **decode(call["kwargs"])))}
+        except RecursionError as error:
+            reply = _raised(error, files) | {"recursion": True}
+        except BaseException as error:  # noqa: BLE001  (everything is the answer's to report)
+            reply = _raised(error, files)
+        reply["printed"] = printed.getvalue()[:MAX_PRINTED]
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

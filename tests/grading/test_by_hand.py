@@ -1,0 +1,394 @@
+"""By hand, by design: an answer run through ``obs.by_hand`` reaches no route to the kit's
+differentiation, whatever it tries; plain data crosses over both ways; the check API's other
+guards (counters of the graph under test, structure as structure, values as the only pass)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import autogradkit as agk
+from autogradkit.autograd import engine, functional
+from autogradkit.grading.by_hand import ByHand, HandRaised, RefusedByHand
+from autogradkit.grading.checks import (
+    Checks,
+    backward_passes,
+    call_graph,
+    hooks_fired,
+    kit_names,
+    recursion_limit,
+    refuse_library,
+)
+from autogradkit.grading.observations import Observation, Record, judge, judge_record
+
+KEPT_GRAD = engine.grad  # a reference kept before the check, as a student's notebook may
+KEPT_BACKWARD = engine.backward
+KIT_FILE = agk.__file__
+
+
+def cube_slope(x):
+    return 3 * x**2
+
+
+# ----- every route to the kit is refused -------------------------------------------------------
+def by_autograd(x):
+    t = agk.tensor(x, requires_grad=True)
+    (t**3).backward()
+    return t.grad.item()
+
+
+def by_a_kept_reference(x):
+    t = agk.tensor(x, requires_grad=True)
+    return KEPT_GRAD(t**3, t)[0].item()
+
+
+def by_a_kept_backward(x):
+    t = agk.tensor(x, requires_grad=True)
+    KEPT_BACKWARD([t**3])
+    return t.grad.item()
+
+
+def by_an_import_inside(x):
+    import autogradkit
+
+    t = autogradkit.tensor(x, requires_grad=True)
+    (t**3).backward()
+    return t.grad.item()
+
+
+def by_calling_a_node(x):
+    t = agk.tensor(x, requires_grad=True)
+    node = (t**3).grad_fn
+    with agk.no_grad():
+        return node(agk.tensor(1.0))[0].item()
+
+
+def by_function_backward(x):
+    t = agk.tensor(x, requires_grad=True)
+    node = (t**3).grad_fn
+    with agk.no_grad():
+        return type(node).backward(node, agk.tensor(1.0))
+
+
+def by_functional(x):
+    return functional.jacobian(lambda t: t**3, agk.tensor(x)).item()
+
+
+def by_gradcheck(x):
+    return agk.autograd.gradcheck(
+        lambda t: t**3, (agk.tensor(x, dtype=agk.float64, requires_grad=True),)
+    )
+
+
+def by_the_tracer(x):
+    from autogradkit.viz import trace
+
+    return trace
+
+
+def by_importlib(x):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("kit", KIT_FILE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.tensor(x)
+
+
+def by_reading_the_source(x):
+    with open(KIT_FILE) as source:
+        return source.read()
+
+
+def by_a_subprocess(x):
+    import subprocess
+
+    return subprocess.run([sys.executable, "-c", "import autogradkit"]).returncode
+
+
+def by_os_system(x):
+    import os
+
+    return os.system("true")
+
+
+def by_ctypes(x):
+    import ctypes  # NumPy loaded it: the import itself is no event
+
+    return ctypes.string_at(id(x), 8)  # reading (or writing) memory is
+
+
+def by_gc(x):
+    import gc
+
+    return len(gc.get_objects())
+
+
+def by_sys_modules(x):
+    import sys
+
+    return sys.modules["autogradkit"].tensor(x)
+
+
+ROUTES = [
+    by_autograd,
+    by_a_kept_reference,
+    by_a_kept_backward,
+    by_an_import_inside,
+    by_calling_a_node,
+    by_function_backward,
+    by_functional,
+    by_gradcheck,
+    by_the_tracer,
+    by_importlib,
+    by_reading_the_source,
+    by_a_subprocess,
+    by_os_system,
+    by_ctypes,
+    by_gc,
+]
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=lambda f: f.__name__)
+def test_every_route_to_the_kit_works_in_the_kernel_and_is_refused_by_hand(route):
+    if route not in (by_importlib, by_reading_the_source, by_a_subprocess, by_os_system, by_gc):
+        assert route(2.0) is not None  # the shortcut works where student code runs
+    with refuse_library(agk.autograd, "backward", "grad", exercise="it"):
+        if route in (by_a_kept_reference, by_a_kept_backward, by_calling_a_node):
+            assert route(2.0) is not None  # patching names is not enough
+    hand = ByHand(route)
+    try:
+        with pytest.raises(RefusedByHand):
+            hand(2.0)
+    finally:
+        hand.close()
+
+
+def test_sys_modules_holds_no_kit_by_hand():
+    hand = ByHand(by_sys_modules)
+    try:
+        with pytest.raises(HandRaised) as raised:
+            hand(2.0)
+        assert raised.value.kind == "KeyError"
+    finally:
+        hand.close()
+
+
+def test_helpers_modules_and_plain_data_cross_over():
+    scale = np.array([1.0, 2.0], dtype=np.float32)
+
+    def uses_them(x, *, extra=1):
+        print("seen", x)
+        return cube_slope(x) * scale + extra, {"shape": scale.shape}, np.float64(x)
+
+    hand = ByHand(uses_them)
+    try:
+        value, info, scalar = hand(2.0, extra=3)
+        assert value.dtype == np.float32 and value.tolist() == [15.0, 27.0]
+        assert info == {"shape": (2,)} and scalar == np.float64(2.0)
+    finally:
+        hand.close()
+
+
+def test_an_answer_that_never_returns_times_out_and_its_interpreter_ends():
+    def loops(x):
+        while True:
+            pass
+
+    hand = ByHand(loops, timeout=0.5)
+    with pytest.raises(TimeoutError):
+        hand(1.0)
+    assert hand.process is None
+
+
+def test_the_recursion_limit_holds_and_cannot_be_raised_by_hand():
+    def depth(n):
+        return 0 if n == 0 else 1 + depth(n - 1)
+
+    def raises_the_limit(n):
+        import sys
+
+        sys.setrecursionlimit(10_000)
+        return depth(n)
+
+    for answer, error in ((depth, RecursionError), (raises_the_limit, RefusedByHand)):
+        hand = ByHand(answer, recursion_limit=50)
+        try:
+            with pytest.raises(error):
+                hand(200)
+        finally:
+            hand.close()
+
+
+# ----- the check API around it -----------------------------------------------------------------
+check = Checks(__file__)
+
+
+@check.exercise("slope")
+def slope_by_hand(obs, slope):
+    """a slope by hand"""
+    hand = obs.by_hand(slope)
+    for x in obs.rng.uniform(-2, 2, size=3):
+        obs.close(f"slope({x:.2f})", obs.call(hand, float(x)), atol=1e-9, rtol=1e-9)
+
+
+def test_a_by_hand_check_passes_the_mechanism_and_refuses_autograd():
+    want = slope_by_hand.observe(seed=5, slope=cube_slope)
+    assert judge_record(want, slope_by_hand.observe(seed=5, slope=cube_slope)).passed
+    seen = slope_by_hand.observe(seed=5, slope=by_a_kept_reference)
+    assert seen.stopped == {"reason": "refused"}
+    assert not judge_record(want, seen).passed
+
+
+def test_a_by_hand_error_names_the_built_in_exception():
+    seen = slope_by_hand.observe(seed=5, slope=lambda x: 1 / 0)
+    assert seen.stopped == {"reason": "raised", "error": "ZeroDivisionError"}
+
+
+def test_a_record_of_booleans_alone_never_passes():
+    # Issue 28: a check of only obs.require and boolean obs.equal sent True, which a kernel
+    # that replaced IPython's display could send without any answer.
+    gates = [Observation("returns a leaf", True), Observation("ran", True)]
+    want = Record("leaf", "Exercise: a leaf", observations=gates)
+    forged = Record("leaf", "Exercise: a leaf", observations=list(gates))
+    verdict = judge_record(want, forged)
+    assert not verdict.passed
+    assert "compares no value" in verdict.lines[-1]
+    valued = [*gates, Observation("x.grad", [1.0, 2.0], kind="close")]
+    assert judge_record(
+        Record("leaf", "t", observations=valued), Record("leaf", "t", observations=valued)
+    ).passed
+
+
+def test_properties_are_computed_by_the_grader():
+    acyclic = Observation("no recursion", [], kind="acyclic")
+    assert judge(acyclic, Observation("x", [["walk", "visit"]])) == ""
+    assert "calls itself" in judge(
+        acyclic, Observation("x", [["walk", "visit"], ["visit", "walk"]])
+    )
+    assert judge(acyclic, Observation("x", True)) == "this is not right"
+    distinct = Observation("each node once", [], kind="distinct")
+    assert judge(distinct, Observation("x", ["a", "b"])) == ""
+    assert "more than once" in judge(distinct, Observation("x", ["a", "b", "a"]))
+    empty = Observation("public API only", [], kind="empty")
+    assert judge(empty, Observation("x", ["_nodes_leading_to"])) != ""
+
+
+# ----- counters count the graph under test -----------------------------------------------------
+def test_an_empty_backward_elsewhere_adds_nothing():
+    w = agk.tensor([1.0, 2.0], requires_grad=True)
+    with backward_passes(w=w) as passes:
+        (w * 3).sum().backward()
+        agk.tensor(0.0, requires_grad=True).backward()  # the shortcut of issue 29, family 3
+        y = (w**2).sum()
+        agk.autograd.grad(y, w)
+    assert passes == [["w"], [], ["w"]]
+
+
+def test_a_hook_on_another_tensor_is_not_counted():
+    w = agk.tensor([1.0, 2.0], requires_grad=True)
+    stray = agk.tensor(1.0, requires_grad=True)
+    with hooks_fired(w=w) as fired:
+        stray.register_hook(lambda g: None)
+        (stray * 2).backward()
+        w.register_hook(lambda g: g * 2)
+        (w * 3).sum().backward()
+    assert fired == ["w"] and w.grad.tolist() == [6.0, 6.0]
+
+
+# ----- structure judged as structure -----------------------------------------------------------
+def walk_recursively(node, seen):
+    for child in node:
+        walk_recursively(child, seen)
+
+
+def visit(node):
+    return revisit(node)
+
+
+def revisit(node):
+    return [visit(child) for child in node]
+
+
+def walk_with_a_stack(root):
+    order, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(node)
+    return order
+
+
+def test_recursion_direct_or_through_another_function_is_a_cycle_in_the_code():
+    acyclic = Observation("no recursion", [], kind="acyclic")
+    assert judge(acyclic, Observation("x", call_graph(walk_with_a_stack))) == ""
+    for recursive in (walk_recursively, visit):
+        assert judge(acyclic, Observation("x", call_graph(recursive))) != ""
+
+
+def test_the_recursion_limit_cannot_be_raised_inside_and_a_kept_setter_shows():
+    kept = sys.setrecursionlimit
+    before = sys.getrecursionlimit()
+    with recursion_limit(40) as limit:
+        with pytest.raises(Exception, match="without recursion"):
+            sys.setrecursionlimit(10_000)
+    assert limit == [40]
+    with recursion_limit(40) as limit:
+        kept(10_000)
+    assert limit != [40] and sys.getrecursionlimit() == before
+
+
+def test_private_helpers_and_introspection_are_named():
+    def private(t):
+        return engine._nodes_leading_to([t.grad_fn], set())
+
+    def introspecting(t):
+        return getattr(engine, "_nodes_leading_" + "to")
+
+    def public(t):
+        return [n for n, _ in t.grad_fn.next_functions]
+
+    assert kit_names(private) == ["_nodes_leading_to"]
+    assert kit_names(introspecting) == ["getattr"]
+    assert kit_names(public) == []
+
+
+# ----- where grading runs: the bubblewrap sandbox ---------------------------------------------
+IN_THE_SANDBOX = """
+import autogradkit as agk
+from autogradkit.grading.by_hand import ByHand, RefusedByHand
+
+kept = agk.autograd.engine.grad
+
+def slope(x):
+    return 3 * x ** 2
+
+def cheat(x):
+    t = agk.tensor(x, requires_grad=True)
+    return kept(t ** 3, t)[0].item()
+
+hand = ByHand(slope)
+print("slope", hand(2.0))
+hand.close()
+try:
+    ByHand(cheat)(2.0)
+except RefusedByHand as refused:
+    print("refused", refused)
+"""
+
+
+def test_by_hand_runs_inside_the_grading_sandbox(sandbox, tmp_path):
+    import subprocess
+
+    from autogradkit.grading.sandbox import Box
+
+    box = Box(str(tmp_path))
+    command = sandbox.command(box, [sys.executable, "-c", IN_THE_SANDBOX])
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=120, **sandbox.spawn_options(box)
+    )
+    assert done.returncode == 0, done.stderr
+    assert "slope 12.0" in done.stdout
+    assert "refused a by-hand answer cannot use" in done.stdout
