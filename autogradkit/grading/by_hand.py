@@ -15,12 +15,14 @@ file read outside their folders, new processes, sockets and ctypes. What crosses
   anything else (``agk``, a tensor, a kit function) becomes a name that refuses when used;
 * the arguments, plain data; the result comes back as plain data, read as untrusted input.
 
-One interpreter serves all the calls of one check (0.2 to 0.6 s to start, then a fraction of
-a millisecond per call: ``benchmarks/bench_by_hand.py``). It is ended when the check ends.
+One interpreter serves all the calls of one check, and is ended when the check ends; the next
+one is started ahead, in the background (alone, one takes 0.2 to 0.6 s to start; a call then
+takes a fraction of a millisecond: ``benchmarks/bench_by_hand.py``).
 """
 
 from __future__ import annotations
 
+import atexit
 import base64
 import inspect
 import json
@@ -116,9 +118,22 @@ class ByHand:
             self.process = None
 
 
+_spare: list[subprocess.Popen] = []  # one interpreter started ahead, waiting for its bundle
+
+
 def _start(bundle: dict) -> subprocess.Popen:
+    """An interpreter for ``bundle``: the one started ahead if there is one; then the next
+    one starts in the background, so a check rarely waits for Python and NumPy to load."""
+    process = _spare.pop() if _spare and _spare[0].poll() is None else _launch()
+    _spare[:] = [_launch()]
+    process.stdin.write(json.dumps(bundle) + "\n")
+    process.stdin.flush()
+    return process
+
+
+def _launch() -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    process = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-I", str(CHILD)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -129,9 +144,13 @@ def _start(bundle: dict) -> subprocess.Popen:
         env=env,
         cwd=CHILD.parent,
     )
-    process.stdin.write(json.dumps(bundle) + "\n")
-    process.stdin.flush()
-    return process
+
+
+@atexit.register
+def _end_spare() -> None:
+    for process in _spare:
+        process.kill()
+        process.wait()
 
 
 # ----- what crosses over -----------------------------------------------------------------------

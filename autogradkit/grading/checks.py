@@ -40,9 +40,11 @@ How a check refuses the shortcut its exercise invites (DESIGN's grading trust mo
    feedback, not a pass: a check whose observations are all booleans, ``None`` or properties
    never passes (``observations.is_evidence``). Observe a value on every check.
 3. **Counters count the graph under test**: ``backward_passes(w=w, b=b)`` lists, per
-   backward pass, which of the exercise's tensors its graph reaches; ``hooks_fired(...)``
-   which of them a hook ran on. Observe the list, not a count: an empty ``backward()`` on
-   another tensor, or a hook on a stray tensor, adds nothing.
+   backward pass, which of the exercise's tensors its graph reaches; ``gradient_trail()``
+   the leaves' ``.grad`` after each pass (accumulation as a running sum);
+   ``hooks_fired(...)`` which of the exercise's tensors a hook ran on. Observe the list, not
+   a count: an empty ``backward()`` on another tensor, or a hook on a stray tensor, adds
+   nothing the solution has.
 4. **Finite differences miss**: where a derivative is asked for by hand, draw float64 inputs
    where central differences' truncation error is large (steep, curved functions), judge with
    a tight ``atol``/``rtol`` (1e-9), or observe what differences do not give (each node's
@@ -103,6 +105,7 @@ __all__ = [
     "count_calls",
     "time_limit",
     "backward_passes",
+    "gradient_trail",
     "hooks_fired",
     "call_graph",
     "kit_names",
@@ -556,27 +559,39 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 
 # ----- counters that count the graph under test (family 3) -----------------------------------
-def _reached(roots, watched: dict) -> list[str]:
-    """The names of the watched tensors the graph from ``roots`` reaches, sorted: a leaf by
-    its ``AccumulateGrad`` node's ``variable``, a non-leaf by its ``grad_fn``."""
-    found, seen, stack = set(), set(), [node for node, _ in roots]
+def _graph(roots) -> list:
+    """Every node the graph from ``roots`` reaches, each once, in the order reached."""
+    order, seen, stack = [], set(), [node for node, _ in roots]
     while stack:
         node = stack.pop()
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
+        order.append(node)
+        stack.extend(child for child, _ in reversed(node.next_functions))
+    return order
+
+
+def _reached(roots, watched: dict) -> list[str]:
+    """The names of the watched tensors the graph from ``roots`` reaches, sorted: a leaf by
+    its ``AccumulateGrad`` node's ``variable``, a non-leaf by its ``grad_fn``. A watched
+    name may hold a list of tensors (filled while the block runs): any of them counts."""
+    found = set()
+    for node in _graph(roots):
         variable = getattr(node, "variable", None)
-        for name, tensor in watched.items():
-            if tensor is variable or (tensor.grad_fn is not None and tensor.grad_fn is node):
-                found.add(name)
-        stack.extend(child for child, _ in node.next_functions)
+        for name, tensors in watched.items():
+            for tensor in tensors if isinstance(tensors, list) else [tensors]:
+                if tensor is variable or (tensor.grad_fn is not None and tensor.grad_fn is node):
+                    found.add(name)
     return sorted(found)
 
 
 @contextmanager
 def backward_passes(**watched) -> Iterator[list[list[str]]]:
     """One entry per backward pass run in the block (``backward()``, ``autograd.backward``,
-    ``autograd.grad``): the sorted names of the watched tensors its graph reaches.
+    ``autograd.grad``): the sorted names of the watched tensors its graph reaches. Watch a
+    list to watch the tensors a function of the check makes while the answer runs (the
+    totals the answer differentiates).
 
     Observe the list with ``obs.equal``: a pass on another graph shows as ``[]``, so an empty
     ``agk.tensor(0., requires_grad=True).backward()`` adds nothing the solution has.
@@ -601,6 +616,42 @@ def backward_passes(**watched) -> Iterator[list[list[str]]]:
     engine.run_backward = counted
     try:
         yield passes
+    finally:
+        engine.run_backward = original
+
+
+@contextmanager
+def gradient_trail() -> Iterator[list]:
+    """One entry per backward pass run in the block: the ``.grad`` of each leaf its graph
+    reaches, read right after the pass (``None`` where the pass left it empty, as
+    ``autograd.grad`` does), leaves in the order the graph reaches them.
+
+    Observe it with ``obs.close``: accumulation shows as the running sum of the pieces, and
+    a pass that does nothing for the exercise's leaves (an empty ``backward()`` on a stray
+    tensor, ``(w * 0).backward()``) shows where the solution has none.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> w = agk.tensor(2.0, requires_grad=True)
+        >>> with gradient_trail() as trail:
+        ...     (w * 3).backward()
+        ...     (w * 4).backward()
+        >>> trail
+        [[3.0], [7.0]]
+    """
+    from ..autograd import engine
+
+    trail, original = [], engine.run_backward
+
+    def traced(roots, *args, **kwargs):
+        leaves = [n.variable for n in _graph(roots) if getattr(n, "variable", None) is not None]
+        result = original(roots, *args, **kwargs)
+        trail.append([None if t.grad is None else t.grad.detach().numpy().tolist() for t in leaves])
+        return result
+
+    engine.run_backward = traced
+    try:
+        yield trail
     finally:
         engine.run_backward = original
 

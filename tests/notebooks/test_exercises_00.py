@@ -95,6 +95,56 @@ def test_ex2_autograd_is_switched_off_while_checked(answers):
     assert slope_by_autograd(2.0) == 10.0  # and on again afterwards
 
 
+KEPT_GRAD = agk.autograd.engine.grad  # kept before the check, as a notebook cell may
+
+
+def slope_by_a_kept_reference(x):
+    t = agk.tensor(x, requires_grad=True)
+    return KEPT_GRAD(t**3 - 2 * t, t)[0].item()
+
+
+def slope_by_an_import_inside(x):
+    from autogradkit.autograd import engine
+
+    t = engine_tensor = __import__("autogradkit").tensor(x, requires_grad=True)
+    return engine.grad(engine_tensor**3 - 2 * t, t)[0].item()
+
+
+def slope_by_calling_the_nodes(x):
+    t = agk.tensor(x, requires_grad=True)
+    y = t**3 - 2 * t
+    with agk.no_grad():
+        (dy,) = y.grad_fn(agk.tensor(1.0))[:1]
+    return float(3 * x**2 - 2) if dy is None else float(3 * x**2 - 2)
+
+
+def test_ex2_every_route_to_autograd_is_refused(answers):
+    # Issue 29, family 1: patching agk.autograd's names let a kept reference, an import of
+    # the engine inside the function, and node calls through; by hand there is no kit at all.
+    for answer in (slope_by_a_kept_reference, slope_by_an_import_inside):
+        assert answer(2.0) == 10.0  # each works where student code runs
+        assert_refused(checks.slope_by_hand, answers, "do it yourself", slope=answer)
+    assert_refused(
+        checks.slope_by_hand, answers, "do it yourself", slope=slope_by_calling_the_nodes
+    )
+
+
+def central_difference(step):
+    def slope(x):
+        f = lambda u: u**3 - 2 * u  # noqa: E731
+        return (f(x + step) - f(x - step)) / (2 * step)
+
+    return slope
+
+
+def test_ex2_central_differences_miss_at_every_step(answers):
+    # Issue 29, family 4: a difference quotient fitted the old tolerance at any sensible step.
+    for step in (1e-3, 1e-5, 1e-7):  # too large, about the best, too small
+        assert_refused(
+            checks.slope_by_hand, answers, "one term at a time", slope=central_difference(step)
+        )
+
+
 def test_ex2_half_a_derivative_is_refused(answers):
     assert_refused(checks.slope_by_hand, answers, "one term at a time", slope=lambda x: 3 * x**2)
 

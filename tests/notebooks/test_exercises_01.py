@@ -91,6 +91,25 @@ def through_autograd(w, x, y):
     return s.grad.item(), 1.0, x, weight.grad.item()
 
 
+KEPT_BACKWARD = agk.autograd.engine.backward  # kept before the check, as a notebook cell may
+
+
+def through_a_kept_backward(w, x, y):
+    weight = agk.tensor(w, requires_grad=True)
+    s = weight * x - y
+    s.retain_grad()
+    KEPT_BACKWARD([s**2])
+    return s.grad.item(), 1.0, x, weight.grad.item()
+
+
+def through_node_calls(w, x, y):
+    weight = agk.tensor(w, requires_grad=True)
+    loss = (weight * x - y) ** 2
+    with agk.no_grad():
+        (dloss_ds,) = loss.grad_fn(agk.tensor(1.0))  # the library's local derivative
+    return dloss_ds.item(), 1.0, x, dloss_ds.item() * x
+
+
 def square_forgotten(w, x, y):
     s = w * x - y
     return s, 1.0, x, s * x
@@ -109,6 +128,14 @@ def test_ex1_autograd_is_switched_off_while_checked(answers):
     lines = refused(checks.chain_rule, answers, "do it yourself", backward_by_hand=through_autograd)
     assert len(lines) == 1
     assert through_autograd(1.0, 2.0, 4.0)[3] == -8.0  # and on again afterwards
+
+
+def test_ex1_every_route_to_autograd_is_refused(answers):
+    # Issue 29, families 1 and 2: a kept engine.backward and calls of grad_fn nodes passed
+    # the patched names; by hand, the function runs where no kit exists.
+    for answer in (through_a_kept_backward, through_node_calls):
+        assert answer(1.0, 2.0, 4.0)[3] == -8.0  # each works where student code runs
+        refused(checks.chain_rule, answers, "do it yourself", backward_by_hand=answer)
 
 
 def test_ex1_a_wrong_local_gradient_is_named(answers):

@@ -159,6 +159,28 @@ def test_ex3_accumulating_passes_and_one_backward_or_no_scaling_does_not(answers
     assert_refused(checks.accumulation, answers, "once per piece", accumulated_grad=summed_by_hand)
 
 
+def whole_batch_and_empty_backwards(x, y, w_value, batch_size):
+    w = agk.tensor(w_value, requires_grad=True)
+    loss_fn(w * x, y).backward()
+    for _ in range(len(x) // batch_size - 1):  # the count the old check wanted, on nothing
+        agk.tensor(0.0, requires_grad=True).backward()
+    return w.grad
+
+
+def whole_batch_and_zero_backwards(x, y, w_value, batch_size):
+    w = agk.tensor(w_value, requires_grad=True)
+    for _ in range(len(x) // batch_size - 1):
+        (w * 0).backward()  # on the exercise's own w, adding nothing
+    loss_fn(w * x, y).backward()
+    return w.grad
+
+
+def test_ex3_backward_passes_that_add_nothing_are_refused(answers):
+    # Issue 29, family 3: both made the old count of backward() calls, without accumulating.
+    for shortcut in (whole_batch_and_empty_backwards, whole_batch_and_zero_backwards):
+        assert_refused(checks.accumulation, answers, "once per piece", accumulated_grad=shortcut)
+
+
 def test_ex3_hidden_each_call_starts_from_a_fresh_leaf(answers):
     shared = agk.tensor(0.0, requires_grad=True)
 

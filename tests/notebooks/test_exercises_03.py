@@ -122,6 +122,18 @@ def test_ex2_a_gradient_found_without_backward_is_refused(answers):
     assert_refused(checks.order_book, answers, "one backward()", quantity_grad=finite_differences)
 
 
+def finite_differences_and_an_empty_backward(total_fn, quantities):
+    agk.tensor(0.0, requires_grad=True).backward()  # the one backward() the old check counted
+    return finite_differences(total_fn, quantities)
+
+
+def test_ex2_an_empty_backward_beside_the_gradient_is_refused(answers):
+    # Issue 29, family 3: any backward() counted; now a pass counts when it runs the total's
+    # own graph.
+    shortcut = finite_differences_and_an_empty_backward
+    assert_refused(checks.integer_quantities, answers, "one backward()", quantity_grad=shortcut)
+
+
 def test_ex2_the_wrong_tensor_or_a_changed_caller_is_refused(answers):
     assert_refused(
         checks.integer_quantities,
@@ -183,6 +195,22 @@ def test_ex3_autograd_is_switched_off(answers):
         assert_refused(checks.vjp_written_by_hand, answers, "do it yourself", **shortcut)
 
 
+def vjp_by_calling_nodes(x0, x1, v0, v1):
+    a, b = agk.tensor(x0, requires_grad=True), agk.tensor(x1, requires_grad=True)
+    product = a * b
+    with agk.no_grad():  # the library's local derivatives, without its engine
+        da, db = product.grad_fn(agk.tensor(v0))
+    return [da.item() + v1, db.item() + 3 * v1]
+
+
+def test_ex3_node_calls_are_refused(answers):
+    # Issue 29, family 2: calling a grad_fn node never reached the patched run_backward.
+    assert vjp_by_calling_nodes(1.0, 2.0, 1.0, 1.0) == [3.0, 4.0]
+    assert_refused(
+        checks.vjp_written_by_hand, answers, "do it yourself", vjp_by_hand=vjp_by_calling_nodes
+    )
+
+
 def test_ex3_a_transposed_jacobian_or_jv_is_refused(answers):
     transposed = lambda x0, x1: [[x1, 1.0], [x0, 3.0]]  # noqa: E731
     assert_refused(checks.vjp_written_by_hand, answers, "row i holds", jacobian_by_hand=transposed)
@@ -233,6 +261,13 @@ def central_differences(f, x):
     return agk.tensor(np.stack(columns, axis=1))
 
 
+def differences_and_empty_backwards(f, x):
+    jacobian = central_differences(f, x)
+    for _ in range(len(jacobian)):  # the count of backward passes the old check wanted
+        agk.tensor(0.0, requires_grad=True).backward()
+    return jacobian
+
+
 def rows_not_cleared(f, x):
     x_leaf = x.detach().clone().requires_grad_()
     y, rows = f(x_leaf), []
@@ -268,6 +303,13 @@ def test_ex4_rows_from_backward_or_grad_pass(answers):
     assert_passes(checks.jacobian_rows, answers, jacobian=rows_by_grad_indexed)
     assert_passes(checks.jacobian_of_a_parameter, answers)
     assert_passes(checks.jacobian_of_a_parameter, answers, jacobian=rows_by_grad)
+
+
+def test_ex4_empty_backward_passes_beside_differences_are_refused(answers):
+    # Issue 29, family 3: one empty backward() per row made the old count of passes.
+    assert_refused(
+        checks.jacobian_rows, answers, "one-hot", jacobian=differences_and_empty_backwards
+    )
 
 
 def test_ex4_the_librarys_jacobian_and_its_helpers_are_refused(answers):

@@ -7,9 +7,7 @@ for practice; when your notebook is graded, on inputs drawn fresh for the gradin
 
 import numpy as np
 
-import autogradkit as agk
-import autogradkit.autograd
-from autogradkit.grading.checks import Checks, refuse_library
+from autogradkit.grading.checks import Checks
 
 check = Checks(__file__)
 
@@ -43,20 +41,18 @@ def chain_rule(obs, backward_by_hand):
         "y_hat = w * x: which number multiplies w?",
         "chain the three local gradients as in section 6",
     )
-    with refuse_library(agk.autograd, "backward", "grad", exercise="the backward pass"):
-        for _ in range(2):
-            w, x, y = (_one_decimal(obs, -3, 3), _one_decimal(obs, -3, 3), _one_decimal(obs, -5, 5))
-            found = obs.call(backward_by_hand, w, x, y)
-            at = f"at w = {w:g}, x = {x:g}, y = {y:g}"
-            obs.require(
-                f"backward_by_hand({w:g}, {x:g}, {y:g}) returns four numbers",
-                isinstance(found, (tuple, list))
-                and len(found) == 4
-                and all(map(_is_number, found)),
-                hint="return dloss_ds, ds_dyhat, dyhat_dw, dloss_dw",
-            )
-            for name, value, hint in zip(names, found, hints):
-                obs.close(f"{name} {at}", float(value), hint=hint)
+    hand = obs.by_hand(backward_by_hand)  # runs where autograd does not exist
+    for _ in range(2):
+        w, x, y = (_one_decimal(obs, -3, 3), _one_decimal(obs, -3, 3), _one_decimal(obs, -5, 5))
+        found = obs.call(hand, w, x, y)
+        at = f"at w = {w:g}, x = {x:g}, y = {y:g}"
+        obs.require(
+            f"backward_by_hand({w:g}, {x:g}, {y:g}) returns four numbers",
+            isinstance(found, (tuple, list)) and len(found) == 4 and all(map(_is_number, found)),
+            hint="return dloss_ds, ds_dyhat, dyhat_dw, dloss_dw",
+        )
+        for name, value, hint in zip(names, found, hints):  # exact: no difference quotient
+            obs.close(f"{name} {at}", float(value), hint=hint, atol=1e-9, rtol=1e-9)
 
 
 @check.exercise("fit_line")

@@ -13,7 +13,7 @@ import numpy as np
 import autogradkit as agk
 import autogradkit.autograd.engine
 import autogradkit.autograd.functional
-from autogradkit.grading.checks import Checks, count_calls, refuse_library
+from autogradkit.grading.checks import Checks, backward_passes, refuse_library
 
 check = Checks(__file__)
 engine = autogradkit.autograd.engine  # every backward pass, backward() or grad(), runs here
@@ -28,6 +28,16 @@ def weighted_prediction(obs, predicted_x_grad, predicted_y_grad):
     obs.predicted("y.grad", predicted_y_grad, hint="which column of y feeds z[0, 1]?")
 
 
+def _recording(fn, made: list):
+    """``fn``, keeping each result in ``made``: the tensors whose graph the answer must run."""
+
+    def recorded(*args):
+        made.append(fn(*args))
+        return made[-1]
+
+    return recorded
+
+
 # ----- exercise 2: integer quantities ------------------------------------------------------
 def _basket(obs, shape):
     """Prices in euros (float32) and whole quantities (int64), as a shop stores them."""
@@ -38,9 +48,9 @@ def _basket(obs, shape):
 def _observe_gradient(obs, quantity_grad, name, total_fn, quantities):
     """The gradient the answer returns for one total, how many backward passes it ran, and
     whether the caller's quantities are still the same whole numbers."""
-    amounts = quantities.numpy().copy()
-    with count_calls(engine, "run_backward") as passes:
-        grad = obs.call(quantity_grad, total_fn, quantities)
+    amounts, totals = quantities.numpy().copy(), []
+    with backward_passes(total=totals) as passes:  # which passes reach the total's graph
+        grad = obs.call(quantity_grad, _recording(total_fn, totals), quantities)
     obs.close(
         f"the gradient of {name}",
         grad,
@@ -49,7 +59,7 @@ def _observe_gradient(obs, quantity_grad, name, total_fn, quantities):
     )
     obs.equal(
         f"backward passes for {name}",
-        len(passes),
+        passes,
         hint="let autograd find the gradient: one backward() on the total",
     )
     obs.require(
@@ -81,12 +91,12 @@ def integer_quantities(obs, quantity_grad):
 @check.exercise("jacobian_by_hand", "vjp_by_hand")
 def vjp_written_by_hand(obs, jacobian_by_hand, vjp_by_hand):
     """Exercise 3: the Jacobian and vᵀJ of y = (x0·x1, x0 + 3·x1), by hand"""
-    for _ in range(3):
+    jacobian_hand, vjp_hand = obs.by_hand(jacobian_by_hand), obs.by_hand(vjp_by_hand)
+    for _ in range(3):  # both run where autograd does not exist: by hand, by design
         x0, x1 = (float(n) + 0.0 for n in obs.rng.uniform(-3.0, 3.0, size=2).round(2))
         v0, v1 = (float(n) + 0.0 for n in obs.rng.uniform(-2.0, 2.0, size=2).round(1))
-        with refuse_library(engine, "run_backward", exercise="J and vᵀJ"):
-            jac = obs.call(jacobian_by_hand, x0, x1)
-            product = obs.call(vjp_by_hand, x0, x1, v0, v1)
+        jac = obs.call(jacobian_hand, x0, x1)
+        product = obs.call(vjp_hand, x0, x1, v0, v1)
         obs.close(
             f"J at x = ({x0:g}, {x1:g})",
             jac,
@@ -144,9 +154,9 @@ def jacobian_rows(obs, jacobian):
     untouched = []
     for name, f, n in _functions(obs):
         x = agk.tensor(obs.rng.normal(size=n).round(3))
-        before = x.numpy().copy()
-        with _library_jacobians_refused(), count_calls(engine, "run_backward") as passes:
-            result = obs.call(jacobian, f, x)
+        before, outputs = x.numpy().copy(), []
+        with _library_jacobians_refused(), backward_passes(y=outputs) as passes:
+            result = obs.call(jacobian, _recording(f, outputs), x)
         obs.close(
             f"Jacobian of {name}",
             result,
@@ -154,7 +164,7 @@ def jacobian_rows(obs, jacobian):
         )
         obs.equal(
             f"backward passes for {name}",
-            len(passes),
+            passes,
             hint="one backward pass per output element, each with a one-hot gradient",
         )
         untouched.append(
