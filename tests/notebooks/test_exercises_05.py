@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import autogradkit as agk
-
 from autogradkit.grading.checks import Observer
 
 from .exercises import (
