@@ -29,7 +29,7 @@
 # - write a scalar autograd engine: a topological order (exercise 6), then the chain rule in
 #   reverse (exercise 7).
 #
-# **Graded exercises:** 7 exercises, **21 points** in total.
+# **Graded exercises:** 7 exercises, **20 points** in total.
 
 # %% id="07-import-math"
 import math
@@ -146,7 +146,7 @@ names = dict(model.named_parameters())      # "0.weight", "0.bias", ...
 draw_graph(loss, names={**names, "X": X, "loss": loss}, show_data=False)
 
 # %% [markdown] id="07-exercise-2-predict-what-backward"
-# ### Exercise 2 — predict what backward fills in (predict, 2 points)
+# ### Exercise 2 — predict what backward fills in (predict, 1 point)
 #
 # Call `loss.backward()` on the loss above, in your head. Predict the shape of the gradient that
 # lands in the first layer's weight, `model[0].weight.grad`, and whether `X.grad` is `None`.
@@ -158,7 +158,7 @@ weight_grad_shape = (16, 2)
 x_grad_is_none = True
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb07_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb07_ex2_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 checks.backward_prediction()
 
 # %% [markdown] id="07-your-training-loop" tags=["topic:T11", "topic:T19"]
