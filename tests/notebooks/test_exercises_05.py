@@ -374,6 +374,29 @@ class CubeSavingTheOutput(agk.autograd.Function):
         return x.pow(2).mul(3) * grad_output
 
 
+class CubeByCallingANode(agk.autograd.Function):
+    """backward calls the library's own node for x ** 3: its local derivative, no engine."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        with agk.enable_grad():
+            cube = x.detach().requires_grad_() ** 3
+        with agk.no_grad():
+            return cube.grad_fn(grad_output)[0]
+
+
+def test_ex3_a_backward_that_calls_the_librarys_node_is_refused(answers):
+    # issue 29, family 2: passed when only a nested backward pass was refused
+    refused(checks.cube_function, answers, "write 3x²", Cube=CubeByCallingANode)
+    refused(checks.cube_used_twice, answers, "", Cube=CubeByCallingANode)
+
+
 def test_ex3_a_function_with_its_own_backward_passes(answers):
     passes(checks.cube_function, answers)
     passes(checks.cube_function, answers, Cube=CubeSavingTheOutput)
@@ -384,8 +407,10 @@ def test_ex3_a_function_with_its_own_backward_passes(answers):
 def test_ex3_letting_autograd_do_the_work_is_refused_by_the_node_name(answers):
     lines = refused(checks.cube_function, answers, "do not replace apply", Cube=CubeThroughAutograd)
     assert lines[-1].startswith("✗ the output's grad_fn is Cube's own node")
-    lines = refused(checks.cube_function, answers, "do it yourself", Cube=CubeByAutogradInBackward)
-    assert lines[-2] == "✓ forward saves tensors for backward"  # stopped in y.backward(g)
+    lines = refused(
+        checks.cube_function, answers, "write 3x² yourself", Cube=CubeByAutogradInBackward
+    )
+    assert lines[-2] == "✓ forward saves tensors for backward"  # seen in y.backward(g)
 
 
 def test_ex3_backward_must_read_the_saved_tensors_and_use_the_upstream_gradient(answers):

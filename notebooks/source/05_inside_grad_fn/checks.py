@@ -193,6 +193,27 @@ def _notices_in_place_change(cube, obs) -> bool:
     return False
 
 
+# What Cube's backward may use of the kit: what forward saved, and arithmetic on tensors;
+# not a node of the library's, whose call would give its local derivative for you
+ARITHMETIC = ("saved_tensors", "mul", "pow", "square", "add", "sub", "div", "neg")
+ARITHMETIC += ("__mul__", "__rmul__", "__pow__", "__add__", "__radd__", "__sub__", "__rsub__")
+ARITHMETIC += ("__truediv__", "__rtruediv__", "__neg__")
+
+
+def _backward_run(obs, y, g, what: str) -> None:
+    """``y.backward(g)``, and what Cube's backward ran of the kit: nothing but arithmetic on
+    the saved tensors, by any route (a nested backward pass, autograd.grad, a node of the
+    library's called directly all show)."""
+    with kit_calls(*ARITHMETIC) as calls:
+        obs.call(y.backward, g)
+    obs.holds(
+        f"Cube's backward computes with arithmetic only ({what})",
+        calls,
+        "empty",
+        hint="write 3x² yourself: no node, gradient or engine of the library",
+    )
+
+
 @check.exercise("Cube")
 def cube_function(obs, Cube):  # noqa: N803  (the notebook's class)
     """Exercise 3: Cube, an operation with its own forward and backward"""
@@ -217,8 +238,7 @@ def cube_function(obs, Cube):  # noqa: N803  (the notebook's class)
         hint="keep what backward needs with ctx.save_for_backward(...)",
     )
     g = agk.tensor(obs.rng.normal(size=shape))  # an upstream gradient other than ones
-    with _no_autograd_inside_backward():
-        obs.call(y.backward, g)
+    _backward_run(obs, y, g, "y.backward(g)")
     obs.close("x.grad after y.backward(g)", x.grad, hint="grad_output times the local derivative")
     x64 = agk.tensor(obs.rng.uniform(-2.0, 2.0, size=5), requires_grad=True)
     with _no_autograd_inside_backward():
@@ -468,8 +488,7 @@ def cube_used_twice(obs, Cube):  # noqa: N803  (the notebook's class)
     y = obs.call(lambda: Cube.apply(Cube.apply(x) * x))  # x is used twice
     obs.close("Cube.apply(Cube.apply(x) * x)", y)
     g = agk.tensor(obs.rng.normal(size=4))
-    with _no_autograd_inside_backward():
-        obs.call(y.backward, g)
+    _backward_run(obs, y, g, "two Cube nodes")
     obs.close("x.grad through both Cube nodes", x.grad, hint="keep saved tensors on ctx only")
 
 
