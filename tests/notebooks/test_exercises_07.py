@@ -342,6 +342,18 @@ def accuracy_switched_off_for_good(model, X, y):
     return (model(X).argmax(dim=1) == y).float().mean().item()
 
 
+def accuracy_under_inference_mode(model, X, y):
+    with agk.inference_mode():  # an honest alternative to no_grad()
+        return (model(X).argmax(dim=1) == y).float().mean().item()
+
+
+def test_ex4_inference_mode_passes_as_no_grad_does(answers):
+    assert_passes(checks.accuracy_no_grad, answers, accuracy=accuracy_under_inference_mode)
+    assert_passes(
+        checks.accuracy_restores_recording, answers, accuracy=accuracy_under_inference_mode
+    )
+
+
 def test_ex4_counting_matches_under_no_grad_passes_in_any_style(answers):
     assert_passes(checks.accuracy_no_grad, answers)
     for answer in (accuracy_in_numpy, accuracy_decorated):
