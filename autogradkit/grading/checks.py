@@ -834,7 +834,7 @@ def kit_calls(*allowed: str, package: str = "autogradkit") -> Iterator[list[str]
             if not code.co_filename.startswith(machinery):  # obs.call and friends
                 seen.add(code.co_qualname)
 
-    previous = sys.getprofile()
+    previous, previous_threads = sys.getprofile(), threading.getprofile()
     found: list[str] = []
     sys.setprofile(profile)
     threading.setprofile(profile)
@@ -843,7 +843,7 @@ def kit_calls(*allowed: str, package: str = "autogradkit") -> Iterator[list[str]
         yield found
     finally:
         _profiled.pop()
-        threading.setprofile(None)
+        threading.setprofile(previous_threads)
         sys.setprofile(previous)
         found.extend(sorted(q for q in seen if not _allowed(q, allowed)) + sorted(tampered))
 
