@@ -66,6 +66,7 @@ How a check refuses the shortcut its exercise invites (DESIGN's grading trust mo
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import signal
@@ -88,6 +89,7 @@ from .observations import (
     RULES,
     Observation,
     Record,
+    decode_numbers,
     encode,
     failed_line,
     judge,
@@ -394,7 +396,10 @@ def _write_record(record: Record) -> None:
     """Record mode: keep the solution's values for practice mode (``build`` collects them)."""
     if record.stopped:
         return  # shown as a failure below: a solution that does not pass is an authoring bug
-    values = {o.name: o.value for o in record.observations}
+    values = {
+        o.name: salted(record.check, o.name, o.value) if o.reveal else o.value
+        for o in record.observations
+    }
     line = {"check": record.check, "hidden": record.hidden, "values": values}
     with open(os.environ[RECORD_ENV], "a", encoding="utf-8") as out:
         out.write(json.dumps(line) + "\n")
@@ -407,8 +412,12 @@ def _show(record: Record, expected: dict | None, error: BaseException | None, tr
         reason = tr("no recorded answers (run `autogradkit build`)")
         raise CheckFailed(failed_line(tr, title, reason))
     for seen in record.observations:
-        want = Observation(**{**seen.as_json(), "value": (expected or {}).get(seen.name)})
+        value = (expected or {}).get(seen.name)
+        want = Observation(**{**seen.as_json(), "value": value})
         reason = judge(want, seen, tr) if seen.name in (expected or {}) else tr("not recorded")
+        if isinstance(value, dict) and "salted" in value:  # a prediction: only its hash is kept
+            same = salted(record.check, seen.name, seen.value) == value
+            reason = "" if same else tr("that is not what happens: run the cells below to see why")
         if reason:
             raise CheckFailed(failed_line(tr, tr.text(seen.name), reason, tr.text(seen.hint)))
         print(passed_line(tr, tr.text(seen.name)))
@@ -463,8 +472,33 @@ def _from_notebook(name: str):
 # ----- the recorded answers of practice mode -------------------------------------------------
 ABOUT = (
     "Recorded by `autogradkit build` from the instructor's solutions, for the checks' instant "
-    "feedback. Encoded so that answers are not in plain sight; grading never reads this file."
+    "feedback. Encoded so that answers are not in plain sight, predictions as salted hashes; "
+    "grading never reads this file."
 )
+
+
+def salted(check: str, name: str, value) -> dict:
+    """A prediction as practice mode keeps it: a salted hash of its canonical form (numbers
+    rounded to 4 decimals), never the value, so reading ``.expected.json`` does not answer it.
+
+    A wrong prediction then says so without the real value (the cells below show it); the
+    grader, which keeps the values, reveals them in the graded feedback. A short answer (a
+    boolean, a small integer) can still be found by trying: practice mode lets a student try
+    anyway, and predictions score no points.
+
+    Example:
+        >>> salted("c", "x.grad", 7) == salted("c", "x.grad", 7.00000001)
+        True
+        >>> salted("c", "x.grad", 7) == salted("c", "x.grad", 7.5)
+        False
+    """
+    numbers = decode_numbers(value)
+    if numbers is not None:
+        canonical = json.dumps([list(numbers.shape), (np.round(numbers, 4) + 0.0).tolist()])
+    else:
+        canonical = json.dumps(value, sort_keys=True)
+    salt = hashlib.sha256(f"autogradkit prediction {check} {name}".encode()).hexdigest()
+    return {"salted": hashlib.sha256(f"{salt} {canonical}".encode()).hexdigest()}
 
 
 def expected_text(entries: dict[str, dict], hidden: set[str] = frozenset()) -> str:

@@ -231,6 +231,29 @@ def test_recorded_answers_are_out_of_plain_sight_and_hidden_ones_are_not_release
     assert read_expected(path) == {"a": {"x": 12.5}}
 
 
+def test_a_prediction_is_recorded_as_a_salted_hash_and_practice_still_judges_it(
+    tmp_path, monkeypatch, capsys
+):
+    # Issue 29: predictions' practice answers were plain base64 in .expected.json.
+    lines = tmp_path / "recorded.jsonl"
+    monkeypatch.setenv(checks.RECORD_ENV, str(lines))
+    prediction(answer=-3.0)
+    recorded = json.loads(lines.read_text())["values"]
+    assert "-3" not in json.dumps(recorded) and set(recorded["the answer"]) == {"salted"}
+    monkeypatch.delenv(checks.RECORD_ENV)
+    (tmp_path / ".expected.json").write_text(expected_text({"prediction": recorded}))
+    monkeypatch.setattr(check, "folder", tmp_path)
+    monkeypatch.setattr(check, "_expected", None)
+    capsys.readouterr()
+    prediction(answer=-3)  # the same number, typed another way
+    assert capsys.readouterr().out == "✓ the answer\n"
+    with pytest.raises(CheckFailed) as failed:
+        prediction(answer=3.0)
+    assert str(failed.value) == (
+        "✗ the answer: that is not what happens: run the cells below to see why (look at the sign)"
+    )
+
+
 # ----- grading mode: the kernel only reports -----------------------------------------------
 def test_grading_mode_emits_one_record_and_prints_nothing(monkeypatch, capsys):
     shown = []

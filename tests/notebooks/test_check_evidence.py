@@ -1,5 +1,7 @@
-"""No check decides in the kernel: every check of every notebook, run on the instructor's
-solution, observes at least one value the answer produced (``observations.is_evidence``).
+"""What earns points. No check decides in the kernel: every check of every notebook, run on
+the instructor's solution, observes at least one value the answer produced
+(``observations.is_evidence``). And predictions teach: they carry at most 10% of a notebook's
+points (issue 29: any value a student could run is a value the student will run).
 
 A check made only of ``obs.require`` gates, booleans, ``None`` and properties sends what a
 kernel can send without any answer (issue 28: such a check scored 3/3 with a replaced
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import warnings
 
 import pytest
@@ -52,3 +55,28 @@ def test_every_check_observes_a_value_of_the_answer(assignment, monkeypatch):
         assert not record.stopped, f"the solution stops {check.name}: {record.stopped}"
         verdicts[check.name] = any(map(is_evidence, record.observations))
     assert all(verdicts.values()), [name for name, has_value in verdicts.items() if not has_value]
+
+
+@pytest.mark.parametrize("assignment", NOTEBOOKS)
+def test_predictions_carry_at_most_a_tenth_of_the_points(assignment, monkeypatch):
+    monkeypatch.chdir(COURSE / assignment)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.syspath_prepend(str(COURSE / assignment))
+    scope = notebook_namespace(assignment)
+    checks = {check.name: check for check in checks_of(assignment).check.checks}
+    nb = read_text_source(COURSE / assignment / f"{assignment}.py")
+    total = predictions = 0.0
+    for cell in nb.cells:
+        if not cells.is_test(cell):
+            continue
+        called = [checks[n] for n in re.findall(r"^checks\.(\w+)\(\)$", cell.source, re.M)]
+        total += cells.points(cell)
+        if called and all(_is_prediction(check, scope) for check in called):
+            predictions += cells.points(cell)
+    assert predictions <= 0.1 * total, f"{predictions:g} of {total:g} points are predictions"
+
+
+def _is_prediction(check, scope: dict) -> bool:
+    """A check whose only values, on the solution, are predictions (``obs.predicted``)."""
+    record = check.observe(**{name: scope.get(name) for name in check.answers})
+    return not any(is_evidence(o) and not o.reveal for o in record.observations)

@@ -193,6 +193,24 @@ def least_squares(x, y, lr, epochs):
     return float(w), float(b)
 
 
+def fit_line_by_autograd(x, y, lr, epochs):
+    w = agk.tensor(0.0, requires_grad=True)
+    b = agk.tensor(0.0, requires_grad=True)
+    for _ in range(epochs):
+        loss = ((w * agk.tensor(x) + b - agk.tensor(y)) ** 2).mean()
+        KEPT_BACKWARD([loss])  # a reference kept before the check
+        with agk.no_grad():
+            w -= lr * w.grad
+            b -= lr * b.grad
+        w.grad, b.grad = None, None
+    return w.item(), b.item()
+
+
+def test_ex2_autograd_is_refused(answers):
+    # Issue 29, family 1: the old check switched nothing off for exercise 2.
+    refused(checks.line_with_bias, answers, "do it yourself", fit_line=fit_line_by_autograd)
+
+
 def test_ex2_simultaneous_updates_pass_in_any_precision(answers):
     assert_passes(checks.line_with_bias, answers)
     assert_passes(checks.line_with_bias, answers, fit_line=fit_line_float64)

@@ -30,7 +30,7 @@
 # - predict what autograd prints, read the `✓` / `✗` lines of a check (exercise 3), and submit
 #   your notebook (section 7).
 #
-# **Graded exercises:** 3 exercises, **3 points** in total.
+# **Graded exercises:** 3 exercises, **2 points** in total (predictions teach: they count for no points).
 
 # %% [markdown] id="00-running-cells"
 # ## 1. Running cells
@@ -131,8 +131,9 @@ TangentExplorer(lambda x: x ** 2 + 3 * x, "x² + 3x", x=2.0, xlim=(-4, 3))
 #      Fix your answer and run both cells again;
 #    - `not answered yet` on its `✗` line when there is no answer (run a check cell before you
 #      answer and you will see it);
-#    - for a prediction ("what will this print?"), a wrong answer is marked wrong, and only
-#      then does the `✗` line show the real value. Predict first: the difference is the lesson;
+#    - for a prediction ("what will this print?"), a wrong answer is marked wrong, without the
+#      answer: run the code then, and see why. Predict first: the difference is the lesson
+#      (the graded feedback shows the real value);
 #    - when your own code raised an error, the `✗` line names the error and shows the lines of
 #      your code where it happened.
 #
@@ -182,11 +183,11 @@ def slope(x):
 checks.slope_by_hand()
 
 # %% [markdown] id="00-exercise-3-predict-a-printout"
-# ### Exercise 3 — predict a printout (predict, 1 point)
+# ### Exercise 3 — predict a printout (predict, no points)
 #
 # What does `print(agk.tensor(2.0, requires_grad=True) * 3)` print? Write it as a string, exactly
 # as it would appear, without running it. (Hint: look at the printout of `y` in section 2.) If
-# your prediction is wrong, the check tells you the real printout.
+# your prediction is wrong, the check says so: then run the line and compare.
 
 # %% nbgrader={"grade": false, "grade_id": "nb00_ex3_predict", "locked": false, "schema_version": 3, "solution": true, "task": false}
 # Set printed (a string).
@@ -194,7 +195,7 @@ checks.slope_by_hand()
 printed = "tensor(6., grad_fn=<MulBackward0>)"
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb00_ex3_test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb00_ex3_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.printout_prediction()
 
 # %% [markdown] id="00-submitting"

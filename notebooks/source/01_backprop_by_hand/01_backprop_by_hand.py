@@ -5,7 +5,7 @@
 # with nothing but NumPy and a pencil, computing every gradient yourself. In the next notebook
 # `loss.backward()` will do the same work for you, and you will know exactly what it computed.
 #
-# **Time:** about 1 h 20 min: 40 min to read and run the cells, 40 min for the exercises
+# **Time:** about 1 h 15 min: 40 min to read and run the cells, 35 min for the exercises
 # (estimated from the notebook's length and points, as notebook 00 explains).
 #
 # **Before you start:** notebook 00 (running cells, reading a check's `✓` / `✗`). From school
@@ -24,7 +24,7 @@
 # - find a gradient that does not average over the examples, and fix it (exercise 3);
 # - predict where the first update lands and whether a learning rate converges (exercise 4).
 #
-# **Graded exercises:** 4 exercises, **9 points** in total. After each exercise a check cell
+# **Graded exercises:** 4 exercises, **7 points** in total (predictions teach: they count for no points). After each exercise a check cell
 # runs your answer on inputs of its own and prints a `✓` line for each thing it checked, or one
 # `✗` line with a hint.
 
@@ -460,7 +460,7 @@ from autogradkit.viz import TrainingExplorer
 TrainingExplorer()
 
 # %% [markdown] id="01-exercise-4-predict-before-you"
-# ### Exercise 4 — predict before you run (2 points)
+# ### Exercise 4 — predict before you run (predict, no points)
 #
 # Start again from `w = 0` on the single example (`x = 2`, `y = 4`), but with the learning rate
 # `lr = 0.3`. Without running the loop, predict:
@@ -469,7 +469,8 @@ TrainingExplorer()
 # 2. `converges`: `True` if training with this learning rate would approach `w = 2`, `False` if it
 #    diverges.
 #
-# Predict first: a wrong prediction is marked wrong, and then the check shows the real value.
+# Predict first: a wrong prediction is marked wrong; then run section 8's
+# `fit(np.array([2.0]), np.array([4.0]), lr=0.3, epochs=3)` and see what happens.
 
 # %% nbgrader={"grade": false, "grade_id": "nb01_ex4_predict", "locked": false, "schema_version": 3, "solution": true, "task": false}
 # Set w_after_one_step (a number) and converges (True or False).
@@ -478,7 +479,7 @@ w_after_one_step = 4.8
 converges = False
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb01_ex4_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb01_ex4_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.large_learning_rate()
 
 # %% [markdown] id="01-recap"

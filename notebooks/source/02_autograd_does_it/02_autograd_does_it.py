@@ -7,7 +7,7 @@
 # it records during the forward pass, what `backward()` does with the record, and the handful of
 # rules (`requires_grad`, leaves, accumulation, `no_grad`) that follow from it.
 #
-# **Time:** about 1 h 55 min: 50 min to read and run the cells, 65 min for the exercises
+# **Time:** about 1 h 35 min: 50 min to read and run the cells, 45 min for the exercises
 # (estimated from the notebook's length and points, as notebook 00 explains).
 #
 # **Before you start:** notebook 01 (the four steps of training, the one-weight model, the chain
@@ -30,7 +30,7 @@
 # - say what `model.eval()`, `no_grad()` and `inference_mode()` each change (exercise 5), and
 #   write an evaluation helper that needs both kinds (exercise 6).
 #
-# **Graded exercises:** 6 exercises, **15 points** in total.
+# **Graded exercises:** 6 exercises, **9 points** in total (predictions teach: they count for no points).
 
 # %% id="02-import-numpy-as-np"
 import numpy as np
@@ -182,7 +182,7 @@ e = c * d
 BackpropStepper(e, names={"a": a, "b": b, "c": c, "d": d, "e": e})
 
 # %% [markdown] id="02-exercise-1-predict-what-autograd"
-# ### Exercise 1 — predict what autograd prints (2 points)
+# ### Exercise 1 — predict what autograd prints (predict, no points)
 #
 # Let `a = agk.tensor(2.0, requires_grad=True)` and `b = agk.tensor(3.0)`, and compute
 # `f = (a + b) * a`. Notice that `a` is used twice. Predict `a.grad` and `b.grad` after
@@ -195,7 +195,7 @@ predicted_a_grad = 7.0
 predicted_b_grad = None
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb02_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb02_ex1_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.reuse_prediction()
 
 # %% [markdown] id="02-a-longer-chain-e-a" tags=["topic:T16"]
@@ -467,7 +467,7 @@ with agk.no_grad():
 print(predictions)
 
 # %% [markdown] id="02-exercise-4-tracked-or-not"
-# ### Exercise 4 — tracked or not? (predict, 2 points)
+# ### Exercise 4 — tracked or not? (predict, no points)
 #
 # Start from `x = agk.tensor(3.0, requires_grad=True)`. For each line, predict the value of
 # `.requires_grad` of the result, in order:
@@ -485,7 +485,7 @@ print(predictions)
 tracked = {"a": False, "b": False, "c": True, "d": False}
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb02_ex4_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb02_ex4_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.tracked_or_not()
 
 # %% [markdown] id="02-model-eval-no-grad-and" tags=["topic:T21"]
@@ -565,7 +565,7 @@ print("frozen.clone() * w ->", (frozen.clone() * w).grad_fn)
 # `model.train()` before training goes on.
 
 # %% [markdown] id="02-exercise-5-which-switch-does"
-# ### Exercise 5 — which switch does what? (predict, 2 points)
+# ### Exercise 5 — which switch does what? (predict, no points)
 #
 # `model` is a network with a dropout layer (many units), in training mode; `x` is a batch of
 # inputs and `w = agk.tensor(2.0, requires_grad=True)`. Each row starts afresh. Predict `True` or
@@ -584,7 +584,7 @@ print("frozen.clone() * w ->", (frozen.clone() * w).grad_fn)
 switches = {"a": True, "b": True, "c": False, "d": True}
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb02_ex5_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb02_ex5_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.three_switches()
 
 # %% [markdown] id="02-exercise-6-an-evaluation-helper"

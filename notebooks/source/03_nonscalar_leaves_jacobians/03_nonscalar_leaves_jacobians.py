@@ -5,7 +5,7 @@
 # happens when the output is a vector or a matrix, which tensors count as *leaves* of the graph,
 # and what `backward()` computes in general: a vector-Jacobian product.
 #
-# **Time:** about 1 h 20 min: 35 min to read and run the cells, 45 min for the exercises
+# **Time:** about 1 h 20 min: 40 min to read and run the cells, 40 min for the exercises
 # (estimated from the notebook's length and points, as notebook 00 explains).
 #
 # **Before you start:** notebook 02 (`requires_grad`, `grad_fn`, leaves, `backward()`,
@@ -24,7 +24,7 @@
 #   row by row with `backward()` (exercise 4);
 # - plot a function and its derivative with autograd alone.
 #
-# **Graded exercises:** 4 exercises, **9 points** in total.
+# **Graded exercises:** 4 exercises, **7 points** in total (predictions teach: they count for no points).
 
 # %% id="03-import-time"
 import time
@@ -100,7 +100,7 @@ print("y.grad =", y.grad)
 # `y` only feeds `z₁`, which has weight 0.
 
 # %% [markdown] id="03-exercise-1-predict-what-autograd"
-# ### Exercise 1 — predict what autograd prints (2 points)
+# ### Exercise 1 — predict what autograd prints (predict, no points)
 #
 # Same `x`, `y` and `z = x.view(1, 2) @ y`, but now the weights are `[[0., 1.]]`. Without running
 # anything, predict `x.grad` and `y.grad` and write them as tensors.
@@ -112,7 +112,7 @@ predicted_x_grad = agk.tensor([2., 4.])
 predicted_y_grad = agk.tensor([[0., 2.], [0., 1.]])
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb03_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb03_ex1_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.weighted_prediction()
 
 # %% [markdown] id="03-the-full-signature-autograd-backward" tags=["topic:T24"]

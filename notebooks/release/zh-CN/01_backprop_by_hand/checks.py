@@ -60,9 +60,10 @@ def line_with_bias(obs, fit_line):
     """Exercise 2: a model with a bias"""
     x, y = _line(obs, int(obs.rng.integers(3, 9)))
     lr = round(float(obs.rng.uniform(0.02, 0.08)), 3)
+    hand = obs.by_hand(fit_line)  # the gradients by hand: autograd does not exist there
     for epochs in (1, int(obs.rng.integers(2, 6)), int(obs.rng.integers(100, 300))):
         call = f"fit_line(x, y, lr={lr:g}, epochs={epochs})"
-        found = obs.call(fit_line, x.copy(), y.copy(), lr=lr, epochs=epochs)
+        found = obs.call(hand, x.copy(), y.copy(), lr=lr, epochs=epochs)
         obs.require(
             f"{call} returns (w, b)",
             isinstance(found, (tuple, list)) and len(found) == 2 and all(map(_is_number, found)),
