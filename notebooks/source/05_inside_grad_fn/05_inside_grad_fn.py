@@ -6,7 +6,7 @@
 # this notebook you open up the objects autograd creates and follow the references that lead from
 # an output back to its leaves. Then you write a new operation of your own.
 #
-# **Time:** about 2 h 20 min: 50 min to read and run the cells, 90 min for the exercises
+# **Time:** about 2 h 35 min: 65 min to read and run the cells, 90 min for the exercises
 # (estimated from the notebook's length and points, as notebook 00 explains).
 #
 # **Before you start:** notebooks 02 and 03 (`grad_fn`, leaves, `retain_graph`,
@@ -28,7 +28,7 @@
 # - read what each node saves for backward (`_saved_self`, `_saved_result`), and count it with
 #   `saved_tensors_hooks` (exercise 7).
 #
-# **Graded exercises:** 7 exercises, **15 points** in total.
+# **Graded exercises:** 7 exercises, **14 points** in total (predictions teach: they count for no points).
 
 # %% id="05-import-numpy-as-np"
 import numpy as np
@@ -255,7 +255,7 @@ e = c * d
 BackpropStepper(e, names={"a": a, "b": b, "c": c, "d": d, "e": e})
 
 # %% [markdown] id="05-exercise-1-predict-the-graph"
-# ### Exercise 1 — predict the graph (predict, 0.5 points)
+# ### Exercise 1 — predict the graph (predict, no points)
 #
 # Let `p` and `r` require grad and `q` not, and compute `y = (p.exp() - q) * r`. Predict the class
 # names (`type(node).__name__`) of the nodes in `y.grad_fn.next_functions`, in order (`level_1`).
@@ -270,7 +270,7 @@ level_2 = ["ExpBackward0", None]
 level_3 = ["AccumulateGrad"]
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb05_ex1_test", "locked": true, "points": 0.5, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex1_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.predicted_graph()
 
 # %% [markdown] id="05-exercise-2-collect-the-leaves"
@@ -543,7 +543,7 @@ for diamonds in (1, 2, 4, 8, 12, 16):
 # > per path, as the table above shows, and a long chain would exceed Python's recursion limit.
 
 # %% [markdown] id="05-exercise-5-what-the-engine"
-# ### Exercise 5 — what the engine counts at a fork (predict, 0.5 points)
+# ### Exercise 5 — what the engine counts at a fork (predict, no points)
 #
 # Read this code without running it:
 #
@@ -570,7 +570,7 @@ hook_calls = 1
 hook_grad = 4.0
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb05_ex5_test", "locked": true, "points": 0.5, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex5_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.fork_prediction()
 
 # %% [markdown] id="05-exercise-6-an-order-the"
