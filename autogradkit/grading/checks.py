@@ -82,7 +82,9 @@ from pathlib import Path
 import numpy as np
 
 from .._i18n import Catalog, catalog, folder_language
+from ..autograd import engine
 from ..random import fork_rng
+from ..tensor import Tensor
 from .by_hand import ByHand, HandRaised, RefusedByHand, code_names
 from .observations import (
     MIME,
@@ -639,8 +641,6 @@ def backward_passes(**watched) -> Iterator[list[list[str]]]:
         >>> passes
         [['w'], []]
     """
-    from ..autograd import engine
-
     passes, original = [], engine.run_backward
 
     def counted(roots, *args, **kwargs):
@@ -673,8 +673,6 @@ def gradient_trail() -> Iterator[list]:
         >>> trail
         [[3.0], [7.0]]
     """
-    from ..autograd import engine
-
     trail, original = [], engine.run_backward
 
     def traced(roots, *args, **kwargs):
@@ -704,8 +702,6 @@ def hooks_fired(**watched) -> Iterator[list[str]]:
         >>> fired
         ['w']
     """
-    from ..tensor import Tensor
-
     fired, original = [], Tensor.register_hook
 
     def register(tensor, hook):

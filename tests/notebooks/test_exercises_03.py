@@ -151,7 +151,7 @@ def test_ex2_the_wrong_tensor_or_a_changed_caller_is_refused(answers):
 
 # ----- ex. 3: a vector-Jacobian product by hand --------------------------------------------------
 def jacobian_numpy(x0, x1):
-    return np.array([[x1, x0], [1.0, 3.0]])
+    return np.array([[x1**3, 3 * x0 * x1 * x1], [1.0, 3.0]])
 
 
 def vjp_numpy(x0, x1, v0, v1):
@@ -162,14 +162,14 @@ def jacobian_by_autograd(x0, x1):
     rows = []
     for i in range(2):
         x = agk.tensor([x0, x1], requires_grad=True)
-        agk.stack([x[0] * x[1], x[0] + 3 * x[1]])[i].backward()
+        agk.stack([x[0] * x[1] ** 3, x[0] + 3 * x[1]])[i].backward()
         rows.append(x.grad.tolist())
     return rows
 
 
 def vjp_by_autograd(x0, x1, v0, v1):
     x = agk.tensor([x0, x1], requires_grad=True)
-    agk.stack([x[0] * x[1], x[0] + 3 * x[1]]).backward(agk.tensor([v0, v1]))
+    agk.stack([x[0] * x[1] ** 3, x[0] + 3 * x[1]]).backward(agk.tensor([v0, v1]))
     return x.grad.tolist()
 
 
@@ -197,22 +197,52 @@ def test_ex3_autograd_is_switched_off(answers):
 
 def vjp_by_calling_nodes(x0, x1, v0, v1):
     a, b = agk.tensor(x0, requires_grad=True), agk.tensor(x1, requires_grad=True)
-    product = a * b
+    cube = b**3
+    product = a * cube
     with agk.no_grad():  # the library's local derivatives, without its engine
-        da, db = product.grad_fn(agk.tensor(v0))
+        da, dcube = product.grad_fn(agk.tensor(v0))
+        (db,) = cube.grad_fn(dcube)
     return [da.item() + v1, db.item() + 3 * v1]
 
 
 def test_ex3_node_calls_are_refused(answers):
     # Issue 29, family 2: calling a grad_fn node never reached the patched run_backward.
-    assert vjp_by_calling_nodes(1.0, 2.0, 1.0, 1.0) == [3.0, 4.0]
+    assert vjp_by_calling_nodes(1.0, 2.0, 1.0, 1.0) == [9.0, 15.0]
     assert_refused(
         checks.vjp_written_by_hand, answers, "do it yourself", vjp_by_hand=vjp_by_calling_nodes
     )
 
 
+def central_differences_by_hand(step):
+    """J and vᵀJ from difference quotients of y, at a step of ``step``."""
+
+    def y(x0, x1):
+        return np.array([x0 * x1**3, x0 + 3 * x1])
+
+    def jacobian(x0, x1):
+        columns = [
+            (y(x0 + step, x1) - y(x0 - step, x1)) / (2 * step),
+            (y(x0, x1 + step) - y(x0, x1 - step)) / (2 * step),
+        ]
+        return np.stack(columns, axis=1).tolist()
+
+    def vjp(x0, x1, v0, v1):
+        return (np.array([v0, v1]) @ np.array(jacobian(x0, x1))).tolist()
+
+    return {"jacobian_by_hand": jacobian, "vjp_by_hand": vjp}
+
+
+def test_ex3_central_differences_miss_at_every_step(answers):
+    # Issue 29, family 4: on the old y = (x0·x1, x0 + 3·x1) central differences are exact at
+    # any step (y is bilinear); x1³ curves, and the check wants the exact derivatives.
+    for step in (1.0, 1e-3, 1e-5, 1e-7):
+        assert_refused(
+            checks.vjp_written_by_hand, answers, "row i holds", **central_differences_by_hand(step)
+        )
+
+
 def test_ex3_a_transposed_jacobian_or_jv_is_refused(answers):
-    transposed = lambda x0, x1: [[x1, 1.0], [x0, 3.0]]  # noqa: E731
+    transposed = lambda x0, x1: [[x1**3, 1.0], [3 * x0 * x1**2, 3.0]]  # noqa: E731
     assert_refused(checks.vjp_written_by_hand, answers, "row i holds", jacobian_by_hand=transposed)
     jv = lambda x0, x1, v0, v1: list(jacobian_numpy(x0, x1) @ [v0, v1])  # noqa: E731
     assert_refused(checks.vjp_written_by_hand, answers, "over the rows i", vjp_by_hand=jv)
@@ -377,7 +407,7 @@ def test_the_shortcuts_are_told_why_in_chinese_through_and_through(answers):
     )
     by_autograd = {"vjp_by_hand": vjp_by_autograd}
     assert last_line_in_chinese(checks.vjp_written_by_hand, answers, **by_autograd) == (
-        "✗ 练习 3：手算 y = (x0·x1, x0 + 3·x1) 的雅可比矩阵和 vᵀJ："
+        "✗ 练习 3：手算 y = (x0·x1³, x0 + 3·x1) 的雅可比矩阵和 vᵀJ："
         "这道练习要求你自己动手实现，不能调用库里现成的函数"
     )
     assert last_line_in_chinese(checks.jacobian_rows, answers, jacobian=rows_not_cleared) == (

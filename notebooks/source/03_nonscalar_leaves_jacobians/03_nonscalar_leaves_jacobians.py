@@ -390,18 +390,19 @@ print(x.grad)      # v * 2x = [2., 0.4, 0.06]
 #
 # Let `x = (x₀, x₁)` and
 #
-# $$y = \begin{pmatrix} x_0 x_1 \\ x_0 + 3x_1 \end{pmatrix}$$
+# $$y = \begin{pmatrix} x_0 x_1^3 \\ x_0 + 3x_1 \end{pmatrix}$$
 #
 # Work out the 2×2 Jacobian `J` (row `i` holds the derivatives of `yᵢ`) on paper, then write it
 # as `jacobian_by_hand(x0, x1)`, returning a 2×2 nested list. Then write
 # `vjp_by_hand(x0, x1, v0, v1)`, returning the product `vᵀJ` as a list of two numbers: exactly
-# what `y.backward(v)` would put into `x.grad`. Use plain arithmetic: the check switches
-# autograd off while it calls them, at points of its own.
+# what `y.backward(v)` would put into `x.grad`. Use plain arithmetic: the check calls them
+# where autograd does not exist, at points of its own, and wants the exact derivatives (a
+# difference quotient such as `(f(x + h) - f(x - h)) / 2h` is off by far more than it allows).
 
 # %% nbgrader={"grade": false, "grade_id": "nb03_ex3_vjp_by_hand", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def jacobian_by_hand(x0, x1):
     ### BEGIN SOLUTION
-    return [[x1, x0], [1.0, 3.0]]
+    return [[x1**3, 3 * x0 * x1**2], [1.0, 3.0]]
     ### END SOLUTION
 
 

@@ -90,22 +90,26 @@ def integer_quantities(obs, quantity_grad):
 # ----- exercise 3: a vector-Jacobian product by hand -----------------------------------------
 @check.exercise("jacobian_by_hand", "vjp_by_hand")
 def vjp_written_by_hand(obs, jacobian_by_hand, vjp_by_hand):
-    """Exercise 3: the Jacobian and vᵀJ of y = (x0·x1, x0 + 3·x1), by hand"""
+    """Exercise 3: the Jacobian and vᵀJ of y = (x0·x1³, x0 + 3·x1), by hand"""
     jacobian_hand, vjp_hand = obs.by_hand(jacobian_by_hand), obs.by_hand(vjp_by_hand)
     for _ in range(3):  # both run where autograd does not exist: by hand, by design
-        x0, x1 = (float(n) + 0.0 for n in obs.rng.uniform(-3.0, 3.0, size=2).round(2))
+        sizes, signs = obs.rng.uniform(0.5, 3.0, size=2), obs.rng.choice([-1.0, 1.0], size=2)
+        x0, x1 = (float(n) + 0.0 for n in (sizes * signs).round(2))  # x1³ curves: away from 0
         v0, v1 = (float(n) + 0.0 for n in obs.rng.uniform(-2.0, 2.0, size=2).round(1))
         jac = obs.call(jacobian_hand, x0, x1)
         product = obs.call(vjp_hand, x0, x1, v0, v1)
+        exact = {"atol": 1e-12, "rtol": 1e-12}  # a difference quotient is off by far more
         obs.close(
             f"J at x = ({x0:g}, {x1:g})",
             jac,
             hint="row i holds the derivatives of y_i, with respect to x0 and then x1",
+            **exact,
         )
         obs.close(
             f"vᵀJ at x = ({x0:g}, {x1:g}), v = ({v0:g}, {v1:g})",
             product,
             hint="entry j sums v_i · J[i][j] over the rows i (the formula of section 9)",
+            **exact,
         )
 
 
