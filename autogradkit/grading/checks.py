@@ -58,6 +58,9 @@ How a check refuses the shortcut its exercise invites (DESIGN's grading trust mo
 6. **Private helpers refused**: ``obs.holds(name, kit_names(answer), "empty")`` lists the
    private names (``_x``) and introspection built-ins (``getattr``, ``vars``, ``globals`` ...)
    an answer that runs in the kernel uses; by-hand answers have no kit to reach at all.
+   ``kit_calls(*allowed)`` lists the kit's functions the answer really ran, by any route (a
+   kept reference, an import inside, a public walk or optimizer): an allow-list of what the
+   lesson needs.
 """
 
 from __future__ import annotations
@@ -111,6 +114,7 @@ __all__ = [
     "call_graph",
     "kit_names",
     "recursion_limit",
+    "kit_calls",
 ]
 
 EXPECTED_FILE = ".expected.json"
@@ -811,3 +815,69 @@ def recursion_limit(depth: int) -> Iterator[list[int]]:
         found.append(sys.getrecursionlimit() - here)
         sys.setrecursionlimit = setter
         setter(previous)
+
+
+# ----- what of the kit an answer ran, by any route (families 1 and 6) -------------------------
+KIT = Path(__file__).resolve().parents[1]  # the autogradkit package folder
+_profiled: list[set[str]] = []  # while kit_calls watches: the tampering it saw
+
+
+def _audit(event: str, args: tuple) -> None:
+    """An audit hook (installed once, it cannot be removed): a profiler replaced while
+    ``kit_calls`` watches is seen, whatever route the call took (``map``, a kept reference)."""
+    if _profiled and event in ("sys.setprofile", "sys.settrace"):
+        _profiled[-1].add(event)
+
+
+sys.addaudithook(_audit)
+
+
+@contextmanager
+def kit_calls(*allowed: str, package: str = "autogradkit") -> Iterator[list[str]]:
+    """The kit's functions that code outside the kit called in the block (by qualified name,
+    ``"walk"``, ``"SGD.step"``), other than ``allowed`` (a qualified name, or a method or
+    property name of any class: ``"name"``, ``"grad_fn"``), sorted: judge with
+    ``obs.holds(..., calls, "empty")``. ``package`` narrows what counts
+    (``"autogradkit.optim"``: the library's optimizers only).
+
+    It watches what runs, not names: a reference kept before the check, an import inside the
+    answer, a private helper and a public one all show. A profiler replaced in the block
+    (``sys.setprofile``, by any route) shows as ``"sys.setprofile"``.
+
+    Example:
+        >>> import autogradkit as agk
+        >>> walk, t = agk.autograd.graph.walk, agk.tensor(2.0, requires_grad=True) * 3
+        >>> with kit_calls("name", "grad_fn") as calls:
+        ...     names = [t.grad_fn.name()] + [n.name() for n in walk(t.grad_fn)]
+        >>> calls
+        ['walk']
+    """
+    root = KIT.joinpath(*package.split(".")[1:])
+    inside, machinery = str(root) + os.sep if root.is_dir() else str(root), str(KIT / "grading")
+    kit, seen, tampered = str(KIT) + os.sep, set(), set()
+
+    def profile(frame, event, arg):
+        if event != "call":
+            return
+        code, caller = frame.f_code, frame.f_back
+        outside = caller is None or not caller.f_code.co_filename.startswith(kit)
+        if outside and code.co_filename.startswith(inside):
+            if not code.co_filename.startswith(machinery):  # obs.call and friends
+                seen.add(code.co_qualname)
+
+    previous, previous_threads = sys.getprofile(), threading.getprofile()
+    found: list[str] = []
+    sys.setprofile(profile)
+    threading.setprofile(profile)
+    _profiled.append(tampered)
+    try:
+        yield found
+    finally:
+        _profiled.pop()
+        threading.setprofile(previous_threads)
+        sys.setprofile(previous)
+        found.extend(sorted(q for q in seen if not _allowed(q, allowed)) + sorted(tampered))
+
+
+def _allowed(qualname: str, allowed: tuple[str, ...]) -> bool:
+    return qualname in allowed or qualname.rsplit(".", 1)[-1] in allowed

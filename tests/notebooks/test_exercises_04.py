@@ -233,8 +233,36 @@ def step_through_detach(w, lr):
     w.grad = None
 
 
+def step_with_the_library_optimizer(w, lr):
+    agk.optim.SGD([w], lr=lr).step()  # the library's step: the exercise asks for your own
+    w.grad = None
+
+
+KEPT_SGD = agk.optim.SGD  # kept before the check, as a notebook cell may
+
+
+def step_with_a_kept_optimizer(w, lr):
+    optimizer = KEPT_SGD([w], lr=lr)
+    optimizer.step()
+    optimizer.zero_grad()
+
+
+def test_ex4_the_library_optimizer_is_refused(answers):
+    # issue 29, family 8: the library's optimizer passed where a hand-written step is asked for
+    for shortcut in (step_with_the_library_optimizer, step_with_a_kept_optimizer):
+        assert_refused(checks.step_in_place, answers, "write the step yourself", sgd_step=shortcut)
+        assert_refused(checks.steps_train, answers, "", sgd_step=shortcut)
+
+
+def step_under_inference_mode(w, lr):
+    with agk.inference_mode():  # an honest alternative to no_grad()
+        w -= lr * w.grad
+    w.grad = None
+
+
 def test_ex4_an_in_place_step_autograd_can_see_passes(answers):
-    for correct in (answers["sgd_step"], step_with_sub_, step_through_detach):
+    honest = (answers["sgd_step"], step_with_sub_, step_through_detach, step_under_inference_mode)
+    for correct in honest:
         assert_passes(checks.step_in_place, answers, sgd_step=correct)
         assert_passes(checks.steps_train, answers, sgd_step=correct)
 

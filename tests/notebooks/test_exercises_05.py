@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import autogradkit as agk
+from autogradkit.grading.checks import Observer
 
 from .exercises import (
     assert_passes,
@@ -213,21 +214,64 @@ def test_ex2_a_walk_without_a_visited_set_is_stopped_on_the_diamond_chain(englis
         "did not finish in time",
         find_leaves=leaves_without_visited_set,
     )
-    assert lines[:3] == [
+    assert lines[2:5] == [
         "✓ find_leaves returns a list (a graph with forks and a diamond)",
         "✓ each leaf appears once (a graph with forks and a diamond)",
         "✓ the leaves of a graph with forks and a diamond",
     ]
-    assert len(lines) == 4  # the diamond chain is where it stopped
+    assert len(lines) == 6  # the diamond chain is where it stopped
 
 
 def test_ex2_recursion_nodes_or_the_library_walk_are_refused(answers):
-    refused(
-        checks.leaves_found, answers, "raised RecursionError", find_leaves=leaves_found_recursively
-    )
+    refused(checks.leaves_found, answers, "calls itself", find_leaves=leaves_found_recursively)
     refused(checks.leaves_found, answers, "node.variable", find_leaves=accumulate_grad_nodes)
     refused(
-        checks.leaves_found, answers, "do it yourself", find_leaves=leaves_with_the_library_walk
+        checks.leaves_found,
+        answers,
+        "only the graph's own attributes",
+        find_leaves=leaves_with_the_library_walk,
+    )
+
+
+class Everything:
+    """A set that holds every node: the engine's private helper then walks the whole graph."""
+
+    def __contains__(self, node):
+        return True
+
+
+KEPT_WALK = agk.autograd.graph.walk  # kept before the check, as a notebook cell may
+
+
+def leaves_by_a_kept_walk(t):
+    return [n.variable for n in KEPT_WALK(t.grad_fn) if hasattr(n, "variable")]
+
+
+def leaves_by_the_engines_helper(t):
+    from autogradkit.autograd import engine
+
+    nodes = engine._nodes_leading_to([t.grad_fn], Everything())
+    return [n.variable for n in nodes if hasattr(n, "variable")]
+
+
+def leaves_with_a_raised_limit(t):
+    import sys
+
+    sys.setrecursionlimit(50_000)  # "without recursion", met by the letter
+    return leaves_found_recursively(t)
+
+
+def test_ex2_a_kept_walk_a_private_helper_or_a_raised_limit_is_refused(answers):
+    # issue 29, families 1, 5 and 6: each passed when the check patched the walks' names
+    for shortcut in (leaves_by_a_kept_walk, leaves_by_the_engines_helper):
+        refused(
+            checks.leaves_found, answers, "only the graph's own attributes", find_leaves=shortcut
+        )
+    refused(
+        checks.leaves_found,
+        answers,
+        "calls itself",
+        find_leaves=leaves_with_a_raised_limit,
     )
 
 
@@ -330,6 +374,29 @@ class CubeSavingTheOutput(agk.autograd.Function):
         return x.pow(2).mul(3) * grad_output
 
 
+class CubeByCallingANode(agk.autograd.Function):
+    """backward calls the library's own node for x ** 3: its local derivative, no engine."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        with agk.enable_grad():
+            cube = x.detach().requires_grad_() ** 3
+        with agk.no_grad():
+            return cube.grad_fn(grad_output)[0]
+
+
+def test_ex3_a_backward_that_calls_the_librarys_node_is_refused(answers):
+    # issue 29, family 2: passed when only a nested backward pass was refused
+    refused(checks.cube_function, answers, "write 3x²", Cube=CubeByCallingANode)
+    refused(checks.cube_used_twice, answers, "", Cube=CubeByCallingANode)
+
+
 def test_ex3_a_function_with_its_own_backward_passes(answers):
     passes(checks.cube_function, answers)
     passes(checks.cube_function, answers, Cube=CubeSavingTheOutput)
@@ -340,8 +407,10 @@ def test_ex3_a_function_with_its_own_backward_passes(answers):
 def test_ex3_letting_autograd_do_the_work_is_refused_by_the_node_name(answers):
     lines = refused(checks.cube_function, answers, "do not replace apply", Cube=CubeThroughAutograd)
     assert lines[-1].startswith("✗ the output's grad_fn is Cube's own node")
-    lines = refused(checks.cube_function, answers, "do it yourself", Cube=CubeByAutogradInBackward)
-    assert lines[-2] == "✓ forward saves tensors for backward"  # stopped in y.backward(g)
+    lines = refused(
+        checks.cube_function, answers, "write 3x² yourself", Cube=CubeByAutogradInBackward
+    )
+    assert lines[-2] == "✓ forward saves tensors for backward"  # seen in y.backward(g)
 
 
 def test_ex3_backward_must_read_the_saved_tensors_and_use_the_upstream_gradient(answers):
@@ -370,6 +439,49 @@ def with_autograd(a, b, d):
 def with_autograd_grad(a, b, d):
     a, b, d = (agk.tensor(v, requires_grad=True) for v in (a, b, d))
     return tuple(g.item() for g in agk.autograd.grad((a + b) * d, (a, b, d)))
+
+
+KEPT_GRAD = agk.autograd.engine.grad  # kept before the check, as a notebook cell may
+
+
+def with_a_kept_grad(a, b, d):
+    a, b, d = (agk.tensor(v, requires_grad=True) for v in (a, b, d))
+    return tuple(g.item() for g in KEPT_GRAD((a + b) * d, (a, b, d)))
+
+
+def by_calling_the_nodes(a, b, d):
+    """The nodes' own backward, called directly: the library's local derivatives."""
+    a, b, d = (agk.tensor(v, requires_grad=True) for v in (a, b, d))
+    e = (a + b) * d
+    with agk.no_grad():
+        c_grad, d_grad = e.grad_fn(agk.tensor(1.0))
+        a_grad, b_grad = e.grad_fn.next_functions[0][0](c_grad)
+    return a_grad.item(), b_grad.item(), d_grad.item()
+
+
+def central_differences(step):
+    def add_mul_grads(a, b, d):
+        e = lambda a, b, d: (a + b) * d  # noqa: E731
+        return (
+            (e(a + step, b, d) - e(a - step, b, d)) / (2 * step),
+            (e(a, b + step, d) - e(a, b - step, d)) / (2 * step),
+            (e(a, b, d + step) - e(a, b, d - step)) / (2 * step),
+        )
+
+    return add_mul_grads
+
+
+def test_ex4_a_kept_reference_or_the_nodes_own_backward_is_refused(answers):
+    # issue 29, families 1 and 2: each passed when the check patched run_backward's name
+    for shortcut in (with_a_kept_grad, by_calling_the_nodes):
+        refused(checks.by_hand, answers, "do it yourself", add_mul_grads=shortcut)
+
+
+@pytest.mark.parametrize("step", [1e-12, 1e-8, 1e-6, 1e-3, 1.0, 1e3, 1e150])
+def test_ex4_central_differences_miss_at_every_step(answers, step):
+    # issue 29, family 4: e is linear in each input, so differences are exact where e is a
+    # number; the check also draws inputs where e overflows and the gradients do not
+    refused(checks.by_hand, answers, "", add_mul_grads=central_differences(step))
 
 
 def test_ex4_the_gradients_by_hand_pass_in_any_container(answers):
@@ -530,18 +642,73 @@ def order_recursive(t):
     return order[::-1]
 
 
-def test_ex6_any_topological_order_passes(answers):
+KEPT_RUN = agk.autograd.engine.run_backward  # kept before the check, as a notebook cell may
+
+
+def order_from_a_kept_engine(t):
+    """The real engine, run through a kept reference, its order recorded by pre-hooks."""
+    order, handles = [], []
+    for node in order_reverse_postorder(t):
+        handles.append(node.register_prehook(lambda grads, node=node: order.append(node)))
+    KEPT_RUN([(t.grad_fn, 0)], [agk.ones_like(t)], True, False)
+    for handle in handles:
+        handle.remove()
+    return order
+
+
+def order_with_a_raised_limit(t):
+    import sys
+
+    sys.setrecursionlimit(50_000)  # "without recursion", met by the letter
+    return order_recursive(t)
+
+
+def test_ex6_the_engines_own_order_passes(answers):
     passes(checks.engine_order, answers)
-    passes(checks.engine_order, answers, backward_order=order_reverse_postorder)
-    passes(checks.engine_order, answers, backward_order=order_counting_with_a_queue)
     passes(checks.engine_order_twice, answers)
-    passes(checks.engine_order_twice, answers, backward_order=order_counting_with_a_queue)
+
+
+def test_ex6_the_solution_runs_as_the_engine_runs(answers):
+    # the check compares with the order the engine really runs: on its graphs, the solution's
+    # ready stack is that order (issue 29, family 7)
+    from autogradkit.viz import trace_backward
+
+    checks_module = checks_of(NB)
+    for seed in (1, 2, 3):
+        obs = Observer(seed)
+        roots = [checks_module._order_graph(obs), checks_module._diamond_chain(obs)[0]]
+        roots.append(checks_module._chain(obs, 300)[0])
+        for root in roots:
+            engine = [step.node for step in trace_backward(root, agk.ones_like(root)).steps]
+            assert answers["backward_order"](root) == engine
+
+
+def test_ex6_another_topological_order_is_refused(answers):
+    # each passed when any topological order did (issue 29, family 7)
+    for other in (order_reverse_postorder, order_counting_with_a_queue):
+        lines = refused(checks.engine_order, answers, "added last", backward_order=other)
+        assert lines[-2].startswith("✓ each node comes after every node that sends it")
+
+
+def test_ex6_a_kept_engine_or_a_raised_limit_is_refused(english_answers):
+    refused(
+        checks.engine_order,
+        english_answers,
+        "only the graph's own attributes",
+        backward_order=order_from_a_kept_engine,
+    )
+    refused(
+        checks.engine_order,
+        english_answers,
+        "calls itself",
+        backward_order=order_with_a_raised_limit,
+    )
 
 
 def test_ex6_walk_orders_and_counting_users_are_refused(answers):
     for wrong in (order_depth_first, order_breadth_first, order_counting_users):
         lines = refused(checks.engine_order, answers, "count one per arrow", backward_order=wrong)
-        assert lines[:3] == [
+        assert lines[2:5] == [
             "✓ backward_order returns a list (a graph with forks and a skip connection)",
             "✓ each node appears once (a graph with forks and a skip connection)",
             "✓ every node of a graph with forks and a skip connection is there",
@@ -556,14 +723,12 @@ def test_ex6_running_on_arrival_the_engine_or_recursion_are_refused(english_answ
         backward_order=order_by_arrival,
     )
     refused(
-        checks.engine_order, english_answers, "do it yourself", backward_order=order_from_the_engine
-    )
-    refused(
         checks.engine_order,
         english_answers,
-        "raised RecursionError",
-        backward_order=order_recursive,
+        "only the graph's own attributes",
+        backward_order=order_from_the_engine,
     )
+    refused(checks.engine_order, english_answers, "calls itself", backward_order=order_recursive)
     refused(checks.engine_order, english_answers, "not answered yet", backward_order=...)
 
 
@@ -571,8 +736,9 @@ def test_ex6_hidden_a_visited_set_kept_between_calls_is_refused(answers):
     seen_by_every_call = set()
 
     def order_remembering_nodes(t):
-        """Counting, but nodes an earlier call visited are skipped: a set kept at module level."""
-        order = order_counting_with_a_queue(t)
+        """The engine's order, but nodes an earlier call visited are skipped: a set kept
+        outside the function."""
+        order = answers["backward_order"](t)
         fresh = [node for node in order if node not in seen_by_every_call]
         seen_by_every_call.update(order)
         return fresh

@@ -141,6 +141,37 @@ def capture_with_context_managers(named, loss):
     return captured
 
 
+KEPT_GRAD = agk.autograd.engine.grad  # kept before the check, as a notebook cell may
+
+
+def capture_with_a_kept_grad_and_idle_hooks(named, loss):
+    """Hooks that do nothing, for the count; the gradients from a kept autograd.grad."""
+    handles = [tensor.register_hook(lambda grad: None) for tensor in named.values()]
+    grads = KEPT_GRAD(loss, list(named.values()), retain_graph=True)
+    for handle in handles:
+        handle.remove()
+    loss.backward()
+    return dict(zip(named, grads))
+
+
+def capture_with_inputs_then_idle_hooks(named, loss):
+    """backward(inputs=...) fills the named tensors' .grad; idle hooks, for the count, on a
+    second pass that fills the leaves' .grad."""
+    loss.backward(inputs=list(named.values()), retain_graph=True)
+    captured = {name: tensor.grad.clone() for name, tensor in named.items()}
+    handles = [tensor.register_hook(lambda grad: None) for tensor in named.values()]
+    loss.backward()
+    for handle in handles:
+        handle.remove()
+    return captured
+
+
+def test_ex2_idle_hooks_beside_a_kept_grad_or_a_grad_read_are_refused(answers):
+    # issue 29, families 1 and 3: each passed the patched names and the count of hooks
+    for shortcut in (capture_with_a_kept_grad_and_idle_hooks, capture_with_inputs_then_idle_hooks):
+        assert_refused(checks.captured_grads, answers, "", capture_grads=shortcut)
+
+
 def test_ex2_hooks_that_look_and_are_removed_pass(answers):
     assert_passes(checks.captured_grads, answers)
     assert_passes(checks.captured_grads, answers, capture_grads=capture_with_context_managers)
@@ -149,11 +180,13 @@ def test_ex2_hooks_that_look_and_are_removed_pass(answers):
 
 def test_ex2_gradients_taken_without_hooks_are_refused(answers):
     for shortcut in (capture_with_autograd_grad, capture_with_retain_grad):
-        assert_refused(checks.captured_grads, answers, "do it yourself", capture_grads=shortcut)
+        assert_refused(
+            checks.captured_grads, answers, "what a hook receives", capture_grads=shortcut
+        )
     assert_refused(
         checks.captured_grads,
         answers,
-        "register one hook",
+        "what a hook receives",
         capture_grads=capture_into_grad_of_inputs,
     )
 
@@ -256,6 +289,45 @@ def linear_with_autograd(x, w, b):
 
 def linear_without_the_quarter(x, w, b):
     return (w @ x + b) / 4, x, 1.0  # the derivatives of the layer alone
+
+
+def linear_by_calling_the_nodes(x, w, b):
+    """The nodes' own backward, called directly: the library's local derivatives."""
+    wt, bt = agk.tensor(w, requires_grad=True), agk.tensor(b, requires_grad=True)
+    out = ((wt * agk.tensor(x)).sum() + bt) / 4
+    with agk.no_grad():
+        (summed,) = out.grad_fn(agk.tensor(1.0))[:1]
+        dot, bias_grad = out.grad_fn.next_functions[0][0](summed)
+        (product,) = out.grad_fn.next_functions[0][0].next_functions[0][0](dot)
+        weight_grad, _ = (
+            out.grad_fn.next_functions[0][0].next_functions[0][0].next_functions[0][0](product)
+        )
+    return out.item(), weight_grad.numpy(), bias_grad.item()
+
+
+def linear_by_central_differences(step):
+    def linear_by_hand(x, w, b):
+        f = lambda w, b: (np.dot(w, x) + b) / 4  # noqa: E731
+        weight_grad = [
+            (f(w + step * e, b) - f(w - step * e, b)) / (2 * step) for e in np.eye(len(w))
+        ]
+        return f(w, b), np.array(weight_grad), (f(w, b + step) - f(w, b - step)) / (2 * step)
+
+    return linear_by_hand
+
+
+def test_ex4_the_nodes_own_backward_is_refused(answers):
+    # issue 29, family 2: passed when the check patched run_backward's name
+    assert_refused(
+        checks.by_hand, answers, "do it yourself", linear_by_hand=linear_by_calling_the_nodes
+    )
+
+
+@pytest.mark.parametrize("step", [1e-12, 1e-8, 1e-6, 1e-3, 1.0, 1e3, 1e150])
+def test_ex4_central_differences_miss_at_every_step(answers, step):
+    # issue 29, family 4: the result is linear in w and b, so differences are exact where it
+    # is a number; the check also draws inputs where it overflows and the gradients do not
+    assert_refused(checks.by_hand, answers, "", linear_by_hand=linear_by_central_differences(step))
 
 
 def test_ex4_the_three_numbers_by_hand_pass(answers):

@@ -5,16 +5,22 @@ with what the instructor's solution gives on the same inputs: here, with the ans
 for practice; when your notebook is graded, on inputs drawn fresh for the grading run.
 """
 
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 
 import numpy as np
 
 import autogradkit as agk
 import autogradkit.autograd.engine
 import autogradkit.autograd.graph
-import autogradkit.viz.graph
-import autogradkit.viz.trace
-from autogradkit.grading.checks import BuildItYourself, Checks, refuse_library, time_limit
+from autogradkit.grading.checks import (
+    BuildItYourself,
+    Checks,
+    call_graph,
+    kit_calls,
+    recursion_limit,
+    time_limit,
+)
+from autogradkit.viz import trace_backward
 
 check = Checks(__file__)
 
@@ -70,23 +76,34 @@ def _chain(obs, length: int):
     return z * leaves[1], leaves
 
 
-@contextmanager
-def _no_library_walks():
-    """The library's own graph walks refuse to run while find_leaves is checked."""
-    with ExitStack() as stack:
-        for owner, name in (
-            (agk.autograd.graph, "walk"),
-            (agk.viz.trace, "walk"),
-            (agk.viz.graph, "breadth_first"),  # build_graph walks with it
-        ):
-            stack.enter_context(refuse_library(owner, name, exercise="the walk"))
-        yield
+# What a walk of the graph may use of the kit: the graph's own attributes, nothing that walks
+GRAPH_ATTRIBUTES = ("grad_fn", "next_functions", "variable", "name")
+DEPTH = 200  # room for the answer's own calls: a walk with a stack needs few
 
 
-def _find(obs, find_leaves, root, seconds: float = 10.0):
-    """``find_leaves(root)``, with the library's walks refused and a time limit."""
-    with _no_library_walks(), time_limit(seconds):
-        return obs.call(find_leaves, root)
+def _walked(obs, answer, name: str, root, what: str, seconds: float = 10.0):
+    """``answer(root)``, time-limited, with room for ``DEPTH`` nested calls; what it ran of
+    the kit (by any route) is observed, and nothing but the graph's attributes may show."""
+    with kit_calls(*GRAPH_ATTRIBUTES) as calls, time_limit(seconds), recursion_limit(DEPTH):
+        found = obs.call(answer, root)
+    obs.holds(
+        f"{name} uses only the graph's own attributes ({what})",
+        calls,
+        "empty",
+        hint="walk with grad_fn, next_functions and node.variable yourself: no library walk, "
+        "engine or helper of the kit",
+    )
+    return found
+
+
+def _without_recursion(obs, answer, name: str) -> None:
+    """The answer's code has no function that calls itself, directly or through another."""
+    obs.holds(
+        f"{name} has no function that calls itself",
+        call_graph(answer),
+        "acyclic",
+        hint="Python stops a recursion about 1,000 calls deep: keep a stack of your own",
+    )
 
 
 def _observe_leaves(obs, what: str, found, leaves: list) -> None:
@@ -113,14 +130,18 @@ def _observe_leaves(obs, what: str, found, leaves: list) -> None:
 @check.exercise("find_leaves")
 def leaves_found(obs, find_leaves):
     """Exercise 2: find_leaves walks the graph once, with a stack"""
+    _without_recursion(obs, find_leaves, "find_leaves")
     root, leaves = _forks_and_a_diamond(obs)
-    _observe_leaves(obs, "a graph with forks and a diamond", _find(obs, find_leaves, root), leaves)
+    what = "a graph with forks and a diamond"
+    _observe_leaves(obs, what, _walked(obs, find_leaves, "find_leaves", root, what), leaves)
 
     root, leaves, count = _diamond_chain(obs)  # one walk per path would take hours
-    _observe_leaves(obs, f"{count} diamonds in a row", _find(obs, find_leaves, root, 2.0), leaves)
+    what = f"{count} diamonds in a row"
+    _observe_leaves(obs, what, _walked(obs, find_leaves, "find_leaves", root, what, 2.0), leaves)
 
     root, leaves = _chain(obs, 5000)
-    _observe_leaves(obs, "a chain of 5,000 operations", _find(obs, find_leaves, root), leaves)
+    what = "a chain of 5,000 operations"
+    _observe_leaves(obs, what, _walked(obs, find_leaves, "find_leaves", root, what), leaves)
 
 
 # ----- exercise 3: Cube ----------------------------------------------------------------------
@@ -172,6 +193,27 @@ def _notices_in_place_change(cube, obs) -> bool:
     return False
 
 
+# What Cube's backward may use of the kit: what forward saved, and arithmetic on tensors;
+# not a node of the library's, whose call would give its local derivative for you
+ARITHMETIC = ("saved_tensors", "mul", "pow", "square", "add", "sub", "div", "neg")
+ARITHMETIC += ("__mul__", "__rmul__", "__pow__", "__add__", "__radd__", "__sub__", "__rsub__")
+ARITHMETIC += ("__truediv__", "__rtruediv__", "__neg__")
+
+
+def _backward_run(obs, y, g, what: str) -> None:
+    """``y.backward(g)``, and what Cube's backward ran of the kit: nothing but arithmetic on
+    the saved tensors, by any route (a nested backward pass, autograd.grad, a node of the
+    library's called directly all show)."""
+    with kit_calls(*ARITHMETIC) as calls:
+        obs.call(y.backward, g)
+    obs.holds(
+        f"Cube's backward computes with arithmetic only ({what})",
+        calls,
+        "empty",
+        hint="write 3x² yourself: no node, gradient or engine of the library",
+    )
+
+
 @check.exercise("Cube")
 def cube_function(obs, Cube):  # noqa: N803  (the notebook's class)
     """Exercise 3: Cube, an operation with its own forward and backward"""
@@ -196,8 +238,7 @@ def cube_function(obs, Cube):  # noqa: N803  (the notebook's class)
         hint="keep what backward needs with ctx.save_for_backward(...)",
     )
     g = agk.tensor(obs.rng.normal(size=shape))  # an upstream gradient other than ones
-    with _no_autograd_inside_backward():
-        obs.call(y.backward, g)
+    _backward_run(obs, y, g, "y.backward(g)")
     obs.close("x.grad after y.backward(g)", x.grad, hint="grad_output times the local derivative")
     x64 = agk.tensor(obs.rng.uniform(-2.0, 2.0, size=5), requires_grad=True)
     with _no_autograd_inside_backward():
@@ -215,13 +256,23 @@ def cube_function(obs, Cube):  # noqa: N803  (the notebook's class)
 
 
 # ----- exercise 4: (a + b) * d by hand -------------------------------------------------------
+def _inputs(obs, huge: bool) -> tuple[float, float, float]:
+    """Three numbers; ``huge``: a and b of one sign near 1e160, d too, so that e = (a + b) * d
+    overflows float64 while each gradient is an ordinary number (a difference of e is not)."""
+    if not huge:
+        return tuple(round(float(v), 2) for v in obs.rng.uniform(-3.0, 3.0, size=3))
+    sign = float(obs.rng.choice([-1.0, 1.0]))
+    a, b, d = (float(v) * 1e160 for v in obs.rng.uniform(1.0, 3.0, size=3))
+    return sign * a, sign * b, d * float(obs.rng.choice([-1.0, 1.0]))
+
+
 @check.exercise("add_mul_grads")
 def by_hand(obs, add_mul_grads):
     """Exercise 4: the gradients of (a + b) * d, without autograd"""
-    for _ in range(2):
-        a, b, d = (round(float(v), 2) for v in obs.rng.uniform(-3.0, 3.0, size=3))
-        with refuse_library(agk.autograd.engine, "run_backward", exercise="these gradients"):
-            grads = obs.call(add_mul_grads, a, b, d)
+    hand = obs.by_hand(add_mul_grads)  # runs where autograd does not exist: by hand, by design
+    for huge in (False, True):
+        a, b, d = _inputs(obs, huge)
+        grads = obs.call(hand, a, b, d)
         at = f"a={a:g}, b={b:g}, d={d:g}"
         obs.require(
             f"add_mul_grads({a:g}, {b:g}, {d:g}) returns three numbers",
@@ -278,9 +329,9 @@ def _order_graph(obs):
     return diamond * c + (d - k) * e + a * a  # a twice in one node, and once more deep down
 
 
-def _graph_nodes(root) -> list:
-    """Every node of the graph, by the check's own walk (made before the answer runs)."""
-    return agk.autograd.graph.walk(root.grad_fn)
+def _engine_order(root) -> list:
+    """The nodes in the order the engine really runs them (made before the answer runs)."""
+    return [step.node for step in trace_backward(root, agk.ones_like(root)).steps]
 
 
 def _comes_after_its_senders(order, nodes) -> bool:
@@ -294,21 +345,9 @@ def _comes_after_its_senders(order, nodes) -> bool:
     )
 
 
-@contextmanager
-def _no_library_order():
-    """The engine and the library's walks refuse to run while backward_order is checked."""
-    engine = agk.autograd.engine
-    with ExitStack() as stack:
-        stack.enter_context(_no_library_walks())
-        for name in ("run_backward", "_nodes_leading_to"):  # run_backward counts the arrows
-            stack.enter_context(refuse_library(engine, name, exercise="the order"))
-        yield
-
-
 def _observe_order(obs, backward_order, what: str, root, seconds: float = 10.0) -> None:
-    nodes = _graph_nodes(root)
-    with _no_library_order(), time_limit(seconds):
-        order = obs.call(backward_order, root)
+    nodes = _engine_order(root)
+    order = _walked(obs, backward_order, "backward_order", root, what, seconds)
     obs.require(
         f"backward_order returns a list ({what})",
         isinstance(order, (list, tuple)),
@@ -332,11 +371,18 @@ def _observe_order(obs, backward_order, what: str, root, seconds: float = 10.0) 
         hint="a node is ready only when its count of gradients still to come reaches 0; "
         "count one per arrow, even two arrows from the same node",
     )
+    obs.equal(
+        f"the nodes in the place the engine runs them ({what})",
+        sum(node is ran for node, ran in zip(order, nodes)),
+        hint="of the ready nodes, take the one added last (ready.pop()), and add the nodes that "
+        "become ready in the order of next_functions",
+    )
 
 
 @check.exercise("backward_order")
 def engine_order(obs, backward_order):
-    """Exercise 6: an order the engine can run"""
+    """Exercise 6: the order the engine runs"""
+    _without_recursion(obs, backward_order, "backward_order")
     _observe_order(
         obs, backward_order, "a graph with forks and a skip connection", _order_graph(obs)
     )

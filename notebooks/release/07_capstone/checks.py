@@ -15,7 +15,14 @@ import autogradkit as agk
 import autogradkit.autograd.engine
 from autogradkit import nn
 from autogradkit.autograd.function import Function
-from autogradkit.grading.checks import BuildItYourself, Checks, refuse_library, time_limit
+from autogradkit.grading.checks import (
+    BuildItYourself,
+    Checks,
+    call_graph,
+    recursion_limit,
+    refuse_library,
+    time_limit,
+)
 
 check = Checks(__file__)
 ACTIVATIONS = (nn.Tanh, nn.Sigmoid, nn.ReLU)
@@ -103,10 +110,10 @@ def _python_numbers(values, count: int) -> bool:
 @check.exercise("count_parameters")
 def parameter_count(obs, count_parameters):
     """Exercise 1: the number of parameters, from the layer sizes"""
+    hand = obs.by_hand(count_parameters)  # runs where nn.Linear does not exist: by design
     for depth in (int(obs.rng.integers(2, 4)), 4):
         sizes = [int(n) for n in obs.rng.integers(1, 65, size=depth + 1)]
-        with refuse_library(nn.Linear, "__init__", exercise="the count"):
-            n_params = obs.call(count_parameters, list(sizes))
+        n_params = obs.call(hand, list(sizes))
         obs.require(
             f"count_parameters({sizes}) is a whole number",
             isinstance(n_params, (int, np.integer)) and not isinstance(n_params, bool),
@@ -456,10 +463,23 @@ def _structure_of(build, n_leaves: int) -> tuple[list, _Node]:
     return made, root.node
 
 
+DEPTH = 200  # room for the answer's own calls: a walk with a stack needs few
+
+
+def _without_recursion(obs, answer, name: str) -> None:
+    """The answer's code has no function that calls itself, directly or through another."""
+    obs.holds(
+        f"{name} has no function that calls itself",
+        call_graph(answer),
+        "acyclic",
+        hint="Python stops a recursion about 1,000 calls deep: keep a stack of your own",
+    )
+
+
 def _sort(obs, topological_order, root, seconds: float = 10.0, deep: bool = False):
-    """``topological_order(root)``, time-limited; on a ``deep`` graph, ``RecursionError`` (the
-    class) when Python ran out of stack."""
-    with time_limit(seconds):
+    """``topological_order(root)``, time-limited, with room for ``DEPTH`` nested calls; on a
+    ``deep`` graph, ``RecursionError`` (the class) when Python ran out of stack."""
+    with time_limit(seconds), recursion_limit(DEPTH):
         if deep:
             return obs.call(_until_recursion_error, topological_order, root)
         return obs.call(topological_order, root)
@@ -468,6 +488,7 @@ def _sort(obs, topological_order, root, seconds: float = 10.0, deep: bool = Fals
 @check.exercise("topological_order")
 def order_of_the_graph(obs, topological_order):
     """Exercise 6: the Values in topological order, each once, without recursion"""
+    _without_recursion(obs, topological_order, "topological_order")
     plan, data, _ = _expression(obs)
     nodes, root = _structure_of(lambda leaves: _build(plan, leaves)[1], len(data))
     order = _sort(obs, topological_order, root)
@@ -506,10 +527,15 @@ def _forward_and_backward(build, value_class, data) -> tuple[list, list, object]
 def _engine(obs, build, value_class, data, seconds: float = 10.0, deep: bool = False):
     """``_forward_and_backward`` on the student's Value, autogradkit refused, time-limited; on
     a ``deep`` graph, ``RecursionError`` (the class) when Python ran out of stack."""
-    with _without_autogradkit(), time_limit(seconds):
+    with _without_autogradkit(), time_limit(seconds), recursion_limit(DEPTH):
         if deep:
             return obs.call(_until_recursion_error, _forward_and_backward, build, value_class, data)
         return obs.call(_forward_and_backward, build, value_class, data)
+
+
+# A local gradient is a formula, exact to the last bits; a difference quotient is off by 1e-11
+# or more at any step, so it misses (the order of the sums may differ: a few bits)
+EXACT = {"atol": 1e-12, "rtol": 1e-12}
 
 
 def _one_operation(obs, value_class, what: str, compute, data: list, hint: str) -> None:
@@ -517,7 +543,7 @@ def _one_operation(obs, value_class, what: str, compute, data: list, hint: str) 
     ran = _engine(obs, lambda leaves: ([], compute(*leaves)), value_class, data)
     leaves, _, root = ran
     numbers = [root.data] + [leaf.grad for leaf in leaves]
-    obs.close(f"{what}: its value and the gradient of each leaf", numbers, hint=hint)
+    obs.close(f"{what}: its value and the gradient of each leaf", numbers, hint=hint, **EXACT)
 
 
 def _agree(grads, expected: np.ndarray) -> bool:
@@ -577,7 +603,7 @@ def engine_against_autogradkit(obs, Value):  # noqa: N803  (the notebook's class
             hint="after root.backward(), each Value's .grad is d(root)/d(Value): run the chain "
             "rule once per Value, from the root back, in reverse topological order",
         )
-        obs.close(f"{what}: each Value's gradient", grads)
+        obs.close(f"{what}: each Value's gradient", grads, **EXACT)
 
     count, data, build = _diamonds(obs)
     ran = _engine(obs, lambda leaves: ([], build(leaves)), Value, data, seconds=2.0)

@@ -7,7 +7,7 @@
 # the backward pass. This notebook shows the two errors autograd raises to protect you, and the
 # one back door, `.data`, where it cannot protect you at all.
 #
-# **Time:** about 1 h 50 min: 45 min to read and run the cells, 65 min for the exercises
+# **Time:** about 1 h 35 min: 45 min to read and run the cells, 50 min for the exercises
 # (estimated from the notebook's length and points, as notebook 00 explains).
 #
 # **Before you start:** notebooks 02 and 03 (leaves, `no_grad()`, `detach()`, what a backward
@@ -28,7 +28,7 @@
 #   output (exercise 5);
 # - find the operation that made a `nan` gradient with anomaly detection (exercise 6).
 #
-# **Graded exercises:** 6 exercises, **15 points** in total.
+# **Graded exercises:** 6 exercises, **11 points** in total (predictions teach: they count for no points).
 
 # %% id="04-import-numpy-as-np"
 import numpy as np
@@ -227,7 +227,7 @@ gradient_after_change("detach")
 # that uses it can be silently wrong.
 
 # %% [markdown] id="04-exercise-2-predict-the-version"
-# ### Exercise 2 — predict the version counter (2 points)
+# ### Exercise 2 — predict the version counter (predict, no points)
 #
 # Predict, without running it, what this prints: the values of `t` and `t._version`.
 #
@@ -249,7 +249,7 @@ predicted_values = [4., 4., 4.]
 predicted_version = 3
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb04_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb04_ex2_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.version_prediction()
 
 # %% [markdown] id="04-try-it-the-version-counter" tags=["topic:T32", "topic:T33"]
@@ -310,7 +310,7 @@ def version_lab():
 version_lab()
 
 # %% [markdown] id="04-exercise-3-which-of-these"
-# ### Exercise 3 — which of these raise? (predict, 2 points)
+# ### Exercise 3 — which of these raise? (predict, no points)
 #
 # For each snippet, predict whether the last line raises the version-counter `RuntimeError`
 # (`True`) or runs (`False`). Each starts from `a = agk.tensor([1., 2.], requires_grad=True)`.
@@ -330,7 +330,7 @@ version_lab()
 raises = {"a": False, "b": True, "c": True, "d": False}
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb04_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb04_ex3_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.which_raise()
 
 # %% [markdown] id="04-what-a-silent-wrong-gradient"

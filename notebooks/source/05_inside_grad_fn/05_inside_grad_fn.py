@@ -6,7 +6,7 @@
 # this notebook you open up the objects autograd creates and follow the references that lead from
 # an output back to its leaves. Then you write a new operation of your own.
 #
-# **Time:** about 2 h 20 min: 50 min to read and run the cells, 90 min for the exercises
+# **Time:** about 2 h 35 min: 65 min to read and run the cells, 90 min for the exercises
 # (estimated from the notebook's length and points, as notebook 00 explains).
 #
 # **Before you start:** notebooks 02 and 03 (`grad_fn`, leaves, `retain_graph`,
@@ -28,7 +28,7 @@
 # - read what each node saves for backward (`_saved_self`, `_saved_result`), and count it with
 #   `saved_tensors_hooks` (exercise 7).
 #
-# **Graded exercises:** 7 exercises, **18 points** in total.
+# **Graded exercises:** 7 exercises, **14 points** in total (predictions teach: they count for no points).
 
 # %% id="05-import-numpy-as-np"
 import numpy as np
@@ -255,7 +255,7 @@ e = c * d
 BackpropStepper(e, names={"a": a, "b": b, "c": c, "d": d, "e": e})
 
 # %% [markdown] id="05-exercise-1-predict-the-graph"
-# ### Exercise 1 — predict the graph (2 points)
+# ### Exercise 1 — predict the graph (predict, no points)
 #
 # Let `p` and `r` require grad and `q` not, and compute `y = (p.exp() - q) * r`. Predict the class
 # names (`type(node).__name__`) of the nodes in `y.grad_fn.next_functions`, in order (`level_1`).
@@ -270,7 +270,7 @@ level_2 = ["ExpBackward0", None]
 level_3 = ["AccumulateGrad"]
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb05_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex1_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.predicted_graph()
 
 # %% [markdown] id="05-exercise-2-collect-the-leaves"
@@ -543,7 +543,7 @@ for diamonds in (1, 2, 4, 8, 12, 16):
 # > per path, as the table above shows, and a long chain would exceed Python's recursion limit.
 
 # %% [markdown] id="05-exercise-5-what-the-engine"
-# ### Exercise 5 — what the engine counts at a fork (predict, 2 points)
+# ### Exercise 5 — what the engine counts at a fork (predict, no points)
 #
 # Read this code without running it:
 #
@@ -570,27 +570,30 @@ hook_calls = 1
 hook_grad = 4.0
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb05_ex5_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb05_ex5_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.fork_prediction()
 
 # %% [markdown] id="05-exercise-6-an-order-the"
-# ### Exercise 6 — an order the engine can run (write the code, 3 points)
+# ### Exercise 6 — the order the engine runs (write the code, 3 points)
 #
 # Write `backward_order(t)`: it returns a list of the backward nodes of `t`'s graph (every node
-# reachable from `t.grad_fn`, `AccumulateGrad` nodes included, each exactly once) in an order in
-# which the engine could run them, so that every node comes **after** all the nodes that send it
-# a gradient. Do it the engine's way:
+# reachable from `t.grad_fn`, `AccumulateGrad` nodes included, each exactly once) in the order in
+# which the engine runs them, so that every node comes **after** all the nodes that send it
+# a gradient, and, where several nodes are ready at once, in the order the engine picks them. Do
+# it the engine's way:
 #
 # 1. walk the graph once (a loop with a stack and a visited set, as in exercise 2) and count, for
 #    every node, the arrows that point at it: one per entry in some node's `next_functions`,
 #    skipping `(None, 0)`;
-# 2. start a ready list with `t.grad_fn`; repeatedly take a node from it, append it to the
-#    order, and lower the count of each node it points at by one; a node whose count reaches 0
-#    is ready.
+# 2. start a ready list with `t.grad_fn`; repeatedly take the node added to it last
+#    (`ready.pop()`), append it to the order, and lower the count of each node it points at by
+#    one, in the order of its `next_functions`; a node whose count reaches 0 is ready: add it to
+#    the ready list.
 #
 # The check runs it on graphs of its own, with forks, a node used twice by one operation, paths
 # of different lengths to the same node, chains of diamonds and a chain of 5,000 operations. The
-# engine and the library's graph walks are switched off while it runs.
+# engine and the library's graph walks are switched off while it runs, and your order is compared
+# with the order the engine really runs on the same graph.
 
 # %% nbgrader={"grade": false, "grade_id": "nb05_ex6_order", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def backward_order(t):

@@ -8,7 +8,7 @@
 # This notebook covers tensor hooks, module hooks, and a famous trap with the old module backward
 # hook.
 #
-# **Time:** about 1 h 55 min: 50 min to read and run the cells, 65 min for the exercises
+# **Time:** about 1 h 50 min: 50 min to read and run the cells, 60 min for the exercises
 # (estimated from the notebook's length and points, as notebook 00 explains).
 #
 # **Before you start:** notebooks 02, 04 and 05 (why a non-leaf's `.grad` is `None`,
@@ -27,7 +27,7 @@
 # - freeze parameters with `requires_grad_(False)` and hand the optimizer only the trainable
 #   ones (exercise 5).
 #
-# **Graded exercises:** 5 exercises, **12 points** in total.
+# **Graded exercises:** 5 exercises, **10 points** in total (predictions teach: they count for no points).
 
 # %% id="06-import-numpy-as-np"
 import numpy as np
@@ -181,7 +181,7 @@ def hook_lab():
 hook_lab()
 
 # %% [markdown] id="06-exercise-1-predict-what-the"
-# ### Exercise 1 — predict what the hooks print (2 points)
+# ### Exercise 1 — predict what the hooks print (predict, no points)
 #
 # ```python
 # x = agk.tensor([1., 2., 3.], requires_grad=True)
@@ -200,7 +200,7 @@ printed_by_a = [1., 1., 1.]
 final_x_grad = [30., 30., 30.]
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb06_ex1_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb06_ex1_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.predicted_hooks()
 
 # %% [markdown] id="06-exercise-2-capture-intermediate-gradients"

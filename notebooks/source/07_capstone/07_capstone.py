@@ -8,7 +8,7 @@
 # deeper: you watch gradients vanish in a deep network, and you write the engine behind
 # `backward()` yourself, about sixty lines for numbers instead of tensors.
 #
-# **Time:** about 2 h 35 min: 55 min to read and run the cells, 100 min for the exercises
+# **Time:** about 2 h 30 min: 55 min to read and run the cells, 95 min for the exercises
 # (estimated from the notebook's length and points, as notebook 00 explains).
 #
 # **Before you start:** notebooks 02, 04, 05 and 06 (the training loop with autograd,
@@ -29,7 +29,7 @@
 # - write a scalar autograd engine: a topological order (exercise 6), then the chain rule in
 #   reverse (exercise 7).
 #
-# **Graded exercises:** 7 exercises, **21 points** in total.
+# **Graded exercises:** 7 exercises, **19 points** in total (predictions teach: they count for no points).
 
 # %% id="07-import-math"
 import math
@@ -146,7 +146,7 @@ names = dict(model.named_parameters())      # "0.weight", "0.bias", ...
 draw_graph(loss, names={**names, "X": X, "loss": loss}, show_data=False)
 
 # %% [markdown] id="07-exercise-2-predict-what-backward"
-# ### Exercise 2 — predict what backward fills in (predict, 2 points)
+# ### Exercise 2 — predict what backward fills in (predict, no points)
 #
 # Call `loss.backward()` on the loss above, in your head. Predict the shape of the gradient that
 # lands in the first layer's weight, `model[0].weight.grad`, and whether `X.grad` is `None`.
@@ -158,7 +158,7 @@ weight_grad_shape = (16, 2)
 x_grad_is_none = True
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "nb07_ex2_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "nb07_ex2_test", "locked": true, "points": 0, "schema_version": 3, "solution": false, "task": false}
 checks.backward_prediction()
 
 # %% [markdown] id="07-your-training-loop" tags=["topic:T11", "topic:T19"]

@@ -11,7 +11,7 @@ import numpy as np
 
 import autogradkit as agk
 from autogradkit import nn
-from autogradkit.grading.checks import Checks
+from autogradkit.grading.checks import Checks, kit_calls
 
 check = Checks(__file__)
 
@@ -93,8 +93,10 @@ def _step_once(obs, sgd_step, w, lr) -> dict:
     loss = (w * x).sum() ** 2 + (w * w).sum()
     loss.backward(retain_graph=True)
     version = w._version
-    seen = {"returned": obs.call(sgd_step, w, lr)}
+    with kit_calls(package="autogradkit.optim") as calls:  # by any route, kept or imported
+        seen = {"returned": obs.call(sgd_step, w, lr)}
     seen.update(version_moved=w._version > version, grad_cleared=w.grad is None)
+    seen["optimizer"] = calls
     try:
         loss.backward()  # through the old graph, which saved w before the step
         seen["caught"] = False
@@ -109,6 +111,12 @@ def step_in_place(obs, sgd_step):
     w = _parameter(obs, int(obs.rng.integers(2, 6)))
     lr = round(float(obs.rng.uniform(0.01, 0.2)), 3)
     seen = _step_once(obs, sgd_step, w, lr)
+    obs.holds(
+        "sgd_step uses no optimizer of the library",
+        seen["optimizer"],
+        "empty",
+        hint="write the step yourself: w - lr * w.grad, in place",
+    )
     obs.require(
         "sgd_step returns nothing",
         seen["returned"] is None,
