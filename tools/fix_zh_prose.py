@@ -18,7 +18,12 @@ from pathlib import Path
 
 from autogradkit.grading.translate import breaks_badly
 
-BOLD_PUNCTUATION = re.compile(r"\*\*([^*\n]+?)([：，。；！？、])\*\*(?=[^\s*])")
+# a short label with no punctuation of its own (**用时：**), so that two bold spans never pair up
+BOLD_PUNCTUATION = re.compile(
+    r"\*\*([^*\n：，。；！？、（）]{1,20})([：，。；！？、])\*\*(?=[^\s*])"
+)
+# a line that opens a block of its own (a list item, a heading, a table row) is no soft break
+BLOCK_START = re.compile(r"([-*+]|\d+[.)])\s|#|\||<!--")
 
 
 def fix(text: str) -> str:
@@ -30,7 +35,14 @@ def fix(text: str) -> str:
         joinable = not fenced and previous and not previous.lstrip().startswith(("```", "<!--"))
         quoted = previous.startswith(">") and line.startswith(">")  # a quote's next line
         rest = line[1:].lstrip() if quoted else line.lstrip()
-        if joinable and rest and previous.strip() and breaks_badly(previous[-1], rest[0]):
+        opens_block = BLOCK_START.match(rest) and not quoted
+        if (
+            joinable
+            and rest
+            and not opens_block
+            and previous.strip()
+            and breaks_badly(previous[-1], rest[0])
+        ):
             out[-1] = previous + rest
         else:
             out.append(line)

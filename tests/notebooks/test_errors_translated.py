@@ -7,7 +7,10 @@ places; only the explanation is written in Chinese. The zh-CN 00 links it.
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
+
+from autogradkit.grading import translate
 
 COURSE = Path(__file__).resolve().parents[2] / "notebooks"
 ENGLISH = COURSE / "ERRORS.md"
@@ -41,3 +44,16 @@ def test_every_explanation_is_written_in_chinese():
 def test_the_chinese_start_notebook_links_it():
     source = COURSE / "source" / "00_start_here" / "00_start_here.zh-CN.md"
     assert "](../../../ERRORS.zh-CN.md)" in source.read_text(encoding="utf-8")
+
+
+def test_every_markdown_page_in_chinese_renders_as_written():
+    """The checks translate --check runs on the notebooks' prose, on every tracked .md page."""
+    root = COURSE.parent
+    tracked = subprocess.run(
+        ["git", "ls-files", "*.md"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.split()
+    pages = [root / name for name in tracked]
+    chinese = [page for page in pages if HAN.search(page.read_text(encoding="utf-8"))]
+    assert len(chinese) >= 10  # README, the glossary, the error index, every prose twin
+    for page in chinese:
+        assert translate.prose_problems(page.read_text(encoding="utf-8")) == [], page
