@@ -28,10 +28,8 @@ from pathlib import Path
 
 LANGUAGES = ("en", "zh-CN")
 LANGUAGE_FILE = ".autogradkit-language"
-# fonts with each language's glyphs, tried after matplotlib's own (Debian: fonts-noto-cjk;
-# conda-forge: font-ttf-noto-cjk)
-FONTS = {"zh-CN": ("Noto Sans CJK SC",)}
 KIT_CATALOGS = Path(__file__).resolve().parent / "grading" / "locale"
+FONT_FOLDER = Path(__file__).resolve().parent / "fonts"
 TEMPLATE_FLAG = "python-brace-format"
 _FIELD = re.compile(r"\{\{|\}\}|\{([A-Za-z_]\w*)(?:![rsa])?(?::[^{}]*)?\}")
 
@@ -78,6 +76,28 @@ class Catalog:
 
 
 ENGLISH = Catalog()
+
+
+@dataclass(frozen=True)
+class EditionFont:
+    """The font a language's figures draw their glyphs with, the same on every machine: a
+    subset of the full font ``source``, cut by ``tools/subset_fonts.py``, shipped in
+    ``autogradkit/fonts/`` as ``file`` and known to matplotlib as ``family``."""
+
+    family: str
+    file: str
+    source: str
+
+    @property
+    def path(self) -> Path:
+        return FONT_FOLDER / self.file
+
+
+# the fonts of the languages that matplotlib's own (DejaVu Sans) cannot draw (Noto Sans CJK:
+# SIL Open Font License, autogradkit/fonts/OFL.txt)
+FONTS = {
+    "zh-CN": EditionFont("Noto Sans CJK SC Subset", "NotoSansCJKsc-Subset.otf", "Noto Sans CJK SC")
+}
 
 
 def N_(msgid: str) -> str:
@@ -165,5 +185,34 @@ def notebook_language(nb: dict) -> str:
 
 def here() -> Catalog:
     """The kit's messages in the language of the running notebook's folder (the kernel's
-    working directory): what widgets label themselves with."""
-    return catalog(folder_language(Path.cwd()))
+    working directory): what widgets label themselves with. Figures get its glyphs too
+    (``use_fonts``)."""
+    language = folder_language(Path.cwd())
+    use_fonts(language)
+    return catalog(language)
+
+
+def use_fonts(language: str) -> None:
+    """Let matplotlib draw ``language``'s glyphs: register its shipped font and add the family
+    after those of ``font.family`` (matplotlib takes a glyph the first family lacks from the
+    next one). Call it before a figure is made: a text keeps the families it was made with.
+    Nothing for a language with no font of its own, or where matplotlib is not installed.
+
+    Example:
+        >>> import matplotlib
+        >>> with matplotlib.rc_context({"font.family": ["sans-serif"]}):
+        ...     use_fonts("zh-CN")
+        ...     matplotlib.rcParams["font.family"]
+        ['sans-serif', 'Noto Sans CJK SC Subset']
+    """
+    font = FONTS.get(language)
+    if font is None:
+        return
+    try:
+        from matplotlib import font_manager, rcParams
+    except ImportError:  # the base install: no figures to draw
+        return
+    if font.family not in {entry.name for entry in font_manager.fontManager.ttflist}:
+        font_manager.fontManager.addfont(str(font.path))
+    if font.family not in rcParams["font.family"]:
+        rcParams["font.family"] = [*rcParams["font.family"], font.family]

@@ -51,11 +51,13 @@ def scratch_project(tmp_path) -> Path:
     return project
 
 
-def test_the_instructor_section_names_the_three_commands():
+def test_the_instructor_section_sets_up_then_names_the_three_commands():
     commands = instructor_commands((ROOT / "README.md").read_text(encoding="utf-8"))
     assert [c.split()[:2] for c in commands] == [
+        ["make", "course"],
         ["make", "release"],
         ["make", "grade"],
+        ["make", "report"],
         ["make", "validate"],
     ]
 
@@ -73,3 +75,4 @@ def test_each_instructor_command_runs_as_written(scratch_project):
     gradebook = (course / "grades" / ASSIGNMENT / "gradebook.csv").read_text(encoding="utf-8")
     assert "alice" in gradebook
     assert list((course / "feedback" / "alice" / ASSIGNMENT).glob("*.html"))
+    assert "data:image/png;base64," in (course / "grades" / ASSIGNMENT / "report.html").read_text()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from autogradkit._i18n import FONTS
 from autogradkit.grading import cells
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,3 +78,10 @@ def test_no_solution_or_hidden_check_of_any_notebook_is_in_the_wheel(wheel):
         for piece in _pieces(region):
             leaked = [name for name, text in texts.items() if piece in text]
             assert not leaked, f"{piece!r} of a solution is in {leaked}"
+
+
+def test_the_wheel_ships_each_editions_font_with_its_license(wheel):
+    names = set(wheel.namelist())
+    for font in FONTS.values():
+        assert f"autogradkit/fonts/{font.file}" in names
+    assert "autogradkit/fonts/OFL.txt" in names

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._i18n import Catalog, catalog, folder_language
+from .._i18n import Catalog, catalog, folder_language, use_fonts
 from ..random import fork_rng
 from .observations import (
     MIME,
@@ -236,6 +236,7 @@ class Checks:
     def __init__(self, module_file: str):
         self.folder = Path(module_file).resolve().parent
         self.language = folder_language(self.folder)  # the release writes it there
+        use_fonts(self.language)  # before the notebook's first figure: checks load first
         self._expected: dict | None = None
         self.checks: list[Check] = []  # in the order they are written
         self.outcomes: dict[str, bool] = {}  # name -> passed, for the checks run so far

@@ -1,5 +1,5 @@
-"""The ``autogradkit`` command: ``build``, ``release``, ``validate``, ``grade``, ``export``, and
-``ids`` and ``translate`` for the notebooks' text sources and their translations.
+"""The ``autogradkit`` command: ``build``, ``release``, ``validate``, ``grade``, ``export``,
+``report``, and ``ids`` and ``translate`` for the notebooks' text sources and their translations.
 
 This file only turns arguments into a frozen ``GradingConfig``, calls the command and writes
 its JSON report. Exit codes: 0 done, 1 the work failed (or, for validate, a test failed),
@@ -16,9 +16,11 @@ from pathlib import Path
 
 from .._i18n import LANGUAGES
 from .build import build_assignments, give_ids
+from .class_report import class_report
 from .config import GradingConfig, default_jobs
 from .export import export_gradebook
 from .grade import grade_assignment
+from .house_style import check_course
 from .release import release_assignments
 from .translate import translate_assignments
 from .validate import validate_notebook
@@ -65,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     for sub, timeout in ((bld, 120.0), (rel, 120.0), (val, 30.0), (grd, 30.0)):
         _add_common_options(sub, timeout, grades=sub in (val, grd))
     _add_export_command(commands)
+    _add_check_course_command(commands)
+    _add_report_command(commands)
     return parser
 
 
@@ -88,6 +92,36 @@ def _add_export_command(commands) -> None:
     exp.add_argument("--output", type=Path, help="file to write (default: beside the gradebook)")
     exp.add_argument("--roster", type=Path, help="CSV of student,name,id,email for the LMS")
     exp.add_argument("--report", type=Path, help="also write the JSON report here")
+
+
+def _add_check_course_command(commands) -> None:
+    """``check-course``: the kit's house style, as named rules (docs/instructor_guide.md)."""
+    chk = commands.add_parser(
+        "check-course", help="check assignments against the kit's house style (opt-in lint)"
+    )
+    chk.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
+    chk.add_argument(
+        "--assignment", help="check this one (default: those in DIR/house_style.txt, else all)"
+    )
+    chk.add_argument(
+        "--tests", type=Path, help="folder of test_exercises_NN.py (default: tests/notebooks)"
+    )
+    chk.add_argument("--report", type=Path, help="also write the JSON report here")
+
+
+def _add_report_command(commands) -> None:
+    """``report``: one page on what the class got wrong, from the gradebook."""
+    rep = commands.add_parser("report", help="write grades/NAME/report.html (and .json)")
+    rep.add_argument("--assignment", required=True)
+    rep.add_argument("--course", type=Path, default=Path("notebooks"), help="course folder")
+    rep.add_argument("--output", type=Path, help="the page to write (the .json goes beside it)")
+    rep.add_argument("--anonymous", action="store_true", help="no names: a page for the class")
+    rep.add_argument(
+        "--lang",
+        dest="language",
+        choices=LANGUAGES,
+        help="the page's language (default: the one most submissions are written in)",
+    )
 
 
 def _add_common_options(sub: argparse.ArgumentParser, timeout: float, grades: bool) -> None:
@@ -160,7 +194,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "validate": validate_notebook,
         "grade": grade_assignment,
         "export": export_gradebook,
+        "report": class_report,
         "translate": translate_assignments,
+        "check-course": check_course,
     }[cfg.command]
     try:
         report = run(cfg)

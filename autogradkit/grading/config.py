@@ -24,7 +24,7 @@ class GradingConfig:
     """What to do and with which limits; built by ``cli.main`` and read by every step.
 
     Attributes:
-        command: ``"build"``, ``"release"``, ``"validate"``, ``"grade"`` or ``"export"``.
+        command: ``"build"``, ``"release"``, ``"validate"``, ``"grade"``, ``"export"``...
         course: the course folder with ``source/``, ``release/``, ``autograded/``...
         assignments: assignments to build or release (empty: all of them).
         assignment: the assignment to grade (or export).
@@ -47,11 +47,14 @@ class GradingConfig:
         scheduler: a dask scheduler's address (``tcp://HOST:PORT``): grade each submission as
             one task on that cluster (``cluster.py``); None grades on this machine.
         format: what ``export`` writes: ``canvas``, ``moodle`` or ``csv`` (``export.py``).
-        output: where ``export`` writes (default: beside the gradebook).
+        output: where ``export`` and ``report`` write (default: beside the gradebook).
         roster: a CSV of ``student,name,id,email`` that ``export`` takes names and ids from.
         language: the edition ``release`` writes and ``translate`` works on (``en``: the
-            source's own; ``zh-CN``: into ``release/zh-CN``, see ``translate.py``).
+            source's own; ``zh-CN``: into ``release/zh-CN``, see ``translate.py``); the
+            language of ``report``'s page (None: the one most submissions are written in).
+        anonymous: ``report`` names no student (a page to show the class).
         check: ``translate`` only says what is left to translate (exit code 1 if anything).
+        tests: where ``check-course`` finds the shortcut tests (``test_exercises_NN.py``).
 
     Example:
         >>> GradingConfig(command="grade", timeout=5).total_timeout
@@ -80,8 +83,10 @@ class GradingConfig:
     format: str = "csv"
     output: Path | None = None
     roster: Path | None = None
-    language: str = "en"
+    language: str | None = "en"
     check: bool = False
+    tests: Path | None = None
+    anonymous: bool = False
 
     def limits(self):
         """What one sandbox may use, from ``memory_limit_mb``, ``max_processes`` and

@@ -3,8 +3,9 @@
 ``--lang zh-CN`` releases the edition in that language: each notebook that has a translation
 (``source/NN/NN.zh-CN.md``, see ``translate.py``) is translated from the source notebook, then
 released exactly as the English one, into ``release/zh-CN/NN/``. Its folder also gets the
-language (``.autogradkit-language``, which the checks and widgets read), the checks' catalog
-(``checks.zh-CN.po``) and a ``matplotlibrc`` with a font for the language's glyphs.
+language (``.autogradkit-language``, which the checks and widgets read: then the kernel
+registers the kit's font for the language's glyphs, ``_i18n.use_fonts``) and the checks'
+catalog (``checks.zh-CN.po``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import nbformat
 
-from .._i18n import FONTS, LANGUAGE_FILE, LANGUAGES
+from .._i18n import LANGUAGE_FILE, LANGUAGES
 from . import cells, course, files, pipeline, translate
 from .checks import EXPECTED_FILE, public_expected
 from .config import GradingConfig
@@ -71,19 +72,9 @@ def _not_released(folder: Path, language: str) -> tuple[str, ...]:
 
 
 def _write_language(target: Path, language: str) -> None:
-    """What a kernel in ``target`` reads to speak ``language``: the language itself, and a
-    ``matplotlibrc`` (matplotlib reads one from the working directory) whose fonts have its
-    glyphs; nothing for English."""
-    if language == "en":
-        return
-    (target / LANGUAGE_FILE).write_text(f"{language}\n", encoding="utf-8")
-    fonts = ", ".join(("DejaVu Sans", *FONTS[language]))
-    (target / "matplotlibrc").write_text(
-        f"# written by `autogradkit release --lang {language}`: figures in this folder find\n"
-        f"# the glyphs of {language} in these fonts, one after the other\n"
-        f"font.family: {fonts}\n",
-        encoding="utf-8",
-    )
+    """What a kernel in ``target`` reads to speak ``language`` (nothing for English)."""
+    if language != "en":
+        (target / LANGUAGE_FILE).write_text(f"{language}\n", encoding="utf-8")
 
 
 def release_notebook(source: Path, target: Path, cfg: GradingConfig) -> None:

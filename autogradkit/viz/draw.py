@@ -491,9 +491,9 @@ PT_PER_PX = 72 / DPI
 
 
 def text_families() -> list[str]:
-    """The drawing's monospace font, then the families of the ``matplotlibrc`` in use: a
-    character the first lacks (Chinese) comes from the next that has it (the zh-CN release's
-    ``matplotlibrc`` names Noto Sans CJK SC)."""
+    """The drawing's monospace font, then matplotlib's ``font.family``: a character the first
+    lacks (Chinese) comes from the next that has it (in a zh-CN folder, the kit's Noto Sans CJK
+    subset, ``_i18n.use_fonts``)."""
     from matplotlib import rcParams
 
     return ["monospace", *rcParams["font.family"]]

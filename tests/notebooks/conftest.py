@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 import struct
@@ -11,12 +12,17 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autogradkit.grading import house_style
+
 ROOT = Path(__file__).resolve().parents[2]
 SANITIZE_FILE = ROOT / "tests" / "nbval_sanitize.cfg"
 IMAGE_TYPES = ("image/png", "image/jpeg")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # random model ids; nbval skips it
 COURSE = ROOT / "notebooks"
 ASSIGNMENTS = sorted(p.name for p in (COURSE / "source").iterdir() if p.is_dir())
+# the assignments that follow the kit's house style (notebooks/house_style.txt): the house
+# rules are tested on these only, so a new assignment in source/ fails none for being new
+HOUSE_STYLE = house_style.house_style_assignments(COURSE)
 # the notebooks each other language has an edition of (a translation file beside the source)
 TRANSLATED = {
     language: [
@@ -47,6 +53,24 @@ def read(path: Path):
 @pytest.fixture(params=ASSIGNMENTS)
 def assignment(request) -> str:
     return request.param
+
+
+@pytest.fixture(params=HOUSE_STYLE)
+def house_assignment(request) -> str:
+    return request.param
+
+
+@functools.cache
+def lesson(name: str) -> house_style.Lesson:
+    """Assignment ``name`` as the house rules read it (built notebook, release, checks)."""
+    return house_style.load_lesson(COURSE, name)
+
+
+def assert_follows(name: str, *rules: str) -> None:
+    """Assignment ``name`` breaks none of the house ``rules``; else each violation, with its
+    rule's name and fix, is the failure message."""
+    violations = house_style.check(lesson(name), rules)
+    assert not violations, "\n".join(str(v) for v in violations)
 
 
 def sanitize_rules(path: Path = SANITIZE_FILE) -> list[tuple[re.Pattern, str]]:

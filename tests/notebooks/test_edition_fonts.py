@@ -1,12 +1,14 @@
-"""The zh-CN edition's figures draw their Chinese with a CJK font.
+"""The zh-CN edition's figures draw their Chinese with the kit's own font, on any machine.
 
-Each zh-CN release notebook runs in a copy of its folder (so matplotlib reads the release's
-``matplotlibrc``, as the student's kernel does), with one cell first that records every text
-matplotlib draws (titles, axis labels, legends, the kit's widget figures alike) and, for each
-Chinese character, the font matplotlib found for it (``font_manager``, glyph by glyph through
-the rc file's families). Every Chinese character must come from Noto Sans CJK and no cell may
-print matplotlib's "missing from font" warning. The same run with a ``matplotlibrc`` that
-names no CJK font must fail both checks, so the check is known to catch boxes.
+Each zh-CN release notebook runs in a copy of its folder (so the kernel reads the folder's
+language, as the student's kernel does, and registers the font the package ships:
+``_i18n.use_fonts``), with one cell first that records every text matplotlib draws (titles,
+axis labels, legends, the kit's widget figures alike) and, for each Chinese character, the
+font matplotlib found for it (``font_manager``, glyph by glyph through ``font.family``). Every
+Chinese character must come from the shipped subset of Noto Sans CJK, whatever the machine's
+fonts, and no cell may print a font warning. The same run with the kit's fonts taken away
+must fail both checks, so the check is known to catch boxes. That the subset holds every
+character of the edition's texts is tests/test_fonts.py.
 
 The browser side (widgets and pages) is tests/notebooks/test_edition_browser.py.
 """
@@ -23,7 +25,7 @@ import pytest
 from autogradkit._i18n import FONTS
 from autogradkit.grading.build import execute
 
-from .conftest import TRANSLATED, release_path
+from .conftest import COURSE, EDITIONS, TRANSLATED, read, release_path
 
 pytestmark = [pytest.mark.notebook]
 
@@ -57,29 +59,33 @@ def _agk_recording_draw(self, renderer):
 _agk_text.Text.draw = _agk_recording_draw
 """
 REPORT = "print(_agk_json.dumps(_agk_drawn))"
-NO_CJK_RC = "font.family: DejaVu Sans\n"
-CJK_FONT = re.compile(r"Noto Sans (Mono )?CJK SC")
+WITHOUT_THE_KITS_FONTS = "import autogradkit._i18n as _agk_i18n\n_agk_i18n.FONTS.clear()\n"
+FONT_WARNING = re.compile(r"findfont|missing from font")
 
 
-def draw_and_record(name: str, folder, matplotlibrc: str | None = None) -> dict:
-    """Run the zh-CN release of ``name`` in a copy of its folder (with ``matplotlibrc``
-    instead of the release's, if given): the texts drawn, each Chinese character's font, and
-    the warnings of glyphs missing from the fonts."""
+def font_warnings(cells) -> list[str]:
+    """What the cells printed on stderr about fonts."""
+    outputs = [o for cell in cells for o in cell.get("outputs", [])]
+    texts = [o["text"] for o in outputs if o["output_type"] == "stream" and o["name"] == "stderr"]
+    return [text for text in texts if FONT_WARNING.search(text)]
+
+
+def draw_and_record(name: str, folder, kits_fonts: bool = True) -> dict:
+    """Run the zh-CN release of ``name`` in a copy of its folder (without the kit's fonts if
+    ``kits_fonts`` is false): the texts drawn, each Chinese character's font, and the font
+    warnings."""
     release = release_path(name, "zh-CN")
     shutil.copytree(release.parent, folder)
-    if matplotlibrc is not None:
-        (folder / "matplotlibrc").write_text(matplotlibrc, encoding="utf-8")
     nb = nbformat.read(release, as_version=4)
-    nb.cells = [nbformat.v4.new_code_cell(RECORD), *nb.cells, nbformat.v4.new_code_cell(REPORT)]
+    first = RECORD if kits_fonts else RECORD + WITHOUT_THE_KITS_FONTS
+    nb.cells = [nbformat.v4.new_code_cell(first), *nb.cells, nbformat.v4.new_code_cell(REPORT)]
     execute(nb, folder, timeout=120)  # kernel_env(): inline figures, as in JupyterLab
     drawn = json.loads(nb.cells[-1].outputs[0]["text"])
-    streams = [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "stream"]
-    warnings = [o["text"] for o in streams if o["name"] == "stderr"]
     fonts = {c: font for _, found in drawn for c, font in found.items() if HAN.match(c)}
     return {
         "chinese_texts": [text for text, _ in drawn if HAN.search(text)],
         "fonts": fonts,
-        "warnings": [w for w in warnings if "missing from font" in w],
+        "warnings": font_warnings(nb.cells),
     }
 
 
@@ -89,29 +95,29 @@ def release_fonts(request, tmp_path_factory):
     return draw_and_record(request.param, folder)
 
 
-def test_the_release_names_a_cjk_font_for_matplotlib():
-    for name in TRANSLATED["zh-CN"]:
-        rc = (release_path(name, "zh-CN").parent / "matplotlibrc").read_text(encoding="utf-8")
-        assert all(font in rc for font in FONTS["zh-CN"]), name
+def test_no_stored_output_of_a_release_holds_a_font_warning():
+    for language, name in EDITIONS:
+        assert font_warnings(read(release_path(name, language)).cells) == [], (language, name)
+    assert not list((COURSE / "release").rglob("matplotlibrc"))  # the kit registers its font
 
 
 def test_figures_carry_chinese_labels(release_fonts):
     assert release_fonts["chinese_texts"], "no figure of the zh-CN release has Chinese text"
 
 
-def test_every_chinese_character_in_a_figure_comes_from_noto_sans_cjk(release_fonts):
+def test_every_chinese_character_in_a_figure_comes_from_the_kits_font(release_fonts):
     fonts = release_fonts["fonts"]
-    wrong = {c: font for c, font in fonts.items() if not CJK_FONT.match(font or "")}
-    assert fonts and not wrong, f"{wrong} (no Noto Sans CJK? run tools/install_fonts.sh)"
+    wrong = {c: font for c, font in fonts.items() if font != FONTS["zh-CN"].family}
+    assert fonts and not wrong, wrong
 
 
 def test_no_figure_draws_a_glyph_its_fonts_lack(release_fonts):
     assert release_fonts["warnings"] == []
 
 
-def test_a_matplotlibrc_without_a_cjk_font_draws_boxes_and_is_caught(tmp_path):
+def test_without_the_kits_font_the_figures_draw_boxes_and_are_caught(tmp_path):
     name = TRANSLATED["zh-CN"][0]
-    found = draw_and_record(name, tmp_path / name, matplotlibrc=NO_CJK_RC)
+    found = draw_and_record(name, tmp_path / name, kits_fonts=False)
     assert found["chinese_texts"]
     assert found["warnings"], "matplotlib did not warn of the missing glyphs"
-    assert None in found["fonts"].values()  # no font of the rc file has them: boxes
+    assert None in found["fonts"].values()  # no font of font.family has them: boxes

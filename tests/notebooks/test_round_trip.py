@@ -4,16 +4,20 @@
   every edition (``release/zh-CN`` too);
 - grading the instructor notebooks (the solutions) gives full marks;
 - grading the fresh student versions (nothing answered) gives zero, without any crash;
-- a translated edition is graded the same, and its feedback is in its language.
+- a translated edition is graded the same, and its feedback is in its language;
+- releasing again, or after building afresh, changes no byte of a release copy (a timing, a
+  rate or a machine's font warning in a stored output would).
 
 Every notebook is executed three times in all (release, grade solution, grade blank), on
-two kernels at a time.
+two kernels at a time; the notebooks whose outputs once varied (03 times its graph, 07
+trains under tqdm's bar, every zh-CN figure draws Chinese) are released once more.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -32,6 +36,8 @@ from .conftest import (
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow]
 
+TIMED, TRAINED = "03_nonscalar_leaves_jacobians", "07_capstone"
+
 
 @pytest.fixture(scope="module")
 def fresh_course(tmp_path_factory):
@@ -42,6 +48,21 @@ def fresh_course(tmp_path_factory):
     for language in TRANSLATED:
         assert cli.main(["release", "--course", str(root), "--lang", language]) == 0
     return root
+
+
+def _course_copy(root: Path) -> Path:
+    shutil.copytree(COURSE / "source", root / "source")
+    return root
+
+
+def _release_bytes(root: Path, names: list[str], languages: list[str]) -> dict[str, bytes]:
+    """Release ``names`` in ``languages`` into ``root``; then the bytes of each file of the
+    release folders of ``names``, by path."""
+    for language in languages:
+        assert cli.main(["release", "--course", str(root), "--lang", language, *names]) == 0
+    files = [p for p in (root / "release").rglob("*") if p.is_file()]
+    found = {str(p.relative_to(root)): p.read_bytes() for p in files}
+    return {path: data for path, data in found.items() if Path(path).parent.name in names}
 
 
 @pytest.fixture(scope="module")
@@ -161,3 +182,28 @@ def test_a_translated_edition_is_graded_alike_with_feedback_in_its_language(
     text = page.read_text(encoding="utf-8")
     assert f'<html lang="{language}">' in text
     assert text.count("还没有作答") == len(blank["tests"]), "each exercise: not answered yet"
+
+
+def test_releasing_again_changes_no_byte(fresh_course, tmp_path):
+    names, languages = [TIMED, TRAINED], ["en", *TRANSLATED]
+    again = _release_bytes(_course_copy(tmp_path), names, languages)
+    first = _release_bytes(fresh_course, names, [])  # released by the fixture
+    assert len(first) >= len(names) * len(languages) * 2  # each notebook and its checks.py
+    assert _differences(first, again) == []
+
+
+def test_a_release_after_a_fresh_build_changes_no_byte(fresh_course, tmp_path):
+    root = _course_copy(tmp_path)
+    (root / "source" / TIMED / f"{TIMED}.ipynb").unlink()
+    assert cli.main(["build", "--course", str(root), TIMED]) == 0
+    rebuilt = _release_bytes(root, [TIMED], ["en"])
+    first = _release_bytes(fresh_course, [TIMED], [])
+    english = {path: data for path, data in first.items() if path.startswith(f"release/{TIMED}")}
+    assert rebuilt and _differences(english, rebuilt) == []
+
+
+def _differences(first: dict[str, bytes], second: dict[str, bytes]) -> list[str]:
+    """The files in one release only, or whose bytes differ."""
+    return sorted(
+        path for path in first.keys() | second.keys() if first.get(path) != second.get(path)
+    )

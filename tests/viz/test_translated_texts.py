@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import autogradkit
-from autogradkit._i18n import FONTS, LANGUAGE_FILE
+from autogradkit._i18n import LANGUAGE_FILE
 from autogradkit.viz import BackpropStepper, FunctionPlotter, TrainingExplorer, draw_graph
 from autogradkit.viz.draw import legend_entries, text_families
 from autogradkit.viz.layout import columns
@@ -33,13 +33,13 @@ ENGLISH_WORDS = re.compile(
 
 @pytest.fixture
 def zh_folder(tmp_path, monkeypatch):
-    """The kernel's working directory in a zh-CN release folder, with its fonts (the
-    release's ``matplotlibrc``; tests/notebooks/test_edition_fonts.py checks that file)."""
+    """The kernel's working directory in a zh-CN release folder: its widgets add the kit's
+    Chinese font to matplotlib's families (``_i18n.use_fonts``), undone after the test."""
     import matplotlib
 
     (tmp_path / LANGUAGE_FILE).write_text("zh-CN\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(matplotlib.rcParams, "font.family", ["DejaVu Sans", *FONTS["zh-CN"]])
+    monkeypatch.setitem(matplotlib.rcParams, "font.family", matplotlib.rcParams["font.family"])
     return tmp_path
 
 

@@ -332,10 +332,11 @@ print("inside no_grad(): requires_grad =", out.requires_grad, "| grad_fn =", out
 
 # %% [markdown] id="03-now-time-both-each-is" tags=["topic:T29"]
 # Now time both. Each is measured five times and the fastest run counts, which filters out
-# hiccups of a busy computer. The exact numbers depend on your machine:
+# hiccups of a busy computer. The milliseconds depend on your machine and differ on every run,
+# so the cell prints only which one is slower. `recorded` and `plain` hold your numbers: print
+# `recorded / plain` to see how many times as long recording takes on your machine.
 
-# %% id="03-def-fastest-ms-function-repeats" tags=["topic:T29", "nbval-ignore-output"]
-# (timings differ from run to run, so nbval does not compare this output)
+# %% id="03-def-fastest-ms-function-repeats" tags=["topic:T29"]
 def fastest_ms(function, repeats=5):
     times = []
     for _ in range(repeats):
@@ -351,8 +352,7 @@ def run_without_recording():
 
 
 recorded, plain = fastest_ms(run), fastest_ms(run_without_recording)
-print(f"recording the graph: {recorded:.1f} ms, under no_grad(): {plain:.1f} ms "
-      f"({recorded / plain:.1f} times as long)")
+print("recording the graph takes longer than no_grad():", recorded > plain)
 
 # %% [markdown] id="03-jacobians-and-vector-jacobian-products" tags=["topic:T30"]
 # ## 9. Jacobians and vector-Jacobian products
