@@ -18,7 +18,12 @@ from pathlib import Path
 
 from autogradkit.grading.translate import breaks_badly
 
-BOLD_PUNCTUATION = re.compile(r"\*\*([^*\n]+?)([：，。；！？、])\*\*(?=[^\s*])")
+# a short label with no punctuation of its own (**用时：**), so that two bold spans never pair up
+BOLD_PUNCTUATION = re.compile(
+    r"\*\*([^*\n：，。；！？、（）]{1,20})([：，。；！？、])\*\*(?=[^\s*])"
+)
+# a line that opens a block of its own (a list item, a heading, a table row) is no soft break
+BLOCK_START = re.compile(r"([-*+]|\d+[.)])\s|#|\||<!--")
 
 
 def fix(text: str) -> str:
@@ -30,7 +35,14 @@ def fix(text: str) -> str:
         joinable = not fenced and previous and not previous.lstrip().startswith(("```", "<!--"))
         quoted = previous.startswith(">") and line.startswith(">")  # a quote's next line
         rest = line[1:].lstrip() if quoted else line.lstrip()
-        if joinable and rest and previous.strip() and breaks_badly(previous[-1], rest[0]):
+        opens_block = BLOCK_START.match(rest) and not quoted
+        if (
+            joinable
+            and rest
+            and not opens_block
+            and previous.strip()
+            and breaks_badly(previous[-1], rest[0])
+        ):
             out[-1] = previous + rest
         else:
             out.append(line)
@@ -39,8 +51,9 @@ def fix(text: str) -> str:
 
 def main(paths: list[str]) -> None:
     for path in map(Path, paths):
-        text = path.read_text(encoding="utf-8")
-        fixed = fix(text)
+        text = fixed = path.read_text(encoding="utf-8")
+        while (again := fix(fixed)) != fixed:  # moving punctuation out of ** may free a join
+            fixed = again
         if fixed != text:
             path.write_text(fixed, encoding="utf-8")
             print(f"fixed {path}")

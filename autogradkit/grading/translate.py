@@ -170,8 +170,13 @@ PUNCTUATION = re.compile(r"[\u3000-\u303f\uff01-\uff0f\uff1a-\uff1f\uff5b-\uff60
 
 def breaks_badly(last: str, first: str) -> bool:
     """A line break between these characters shows as a space a reader sees: after a Chinese
-    character before another or before punctuation, or before full-width punctuation."""
-    return bool(PUNCTUATION.match(first) or (HAN.match(last) and WIDE.match(first)))
+    character before another, and on either side of full-width punctuation (``。\n下`` reads
+    "。 下")."""
+    return bool(
+        PUNCTUATION.match(first)
+        or PUNCTUATION.match(last)
+        or (HAN.match(last) and WIDE.match(first))
+    )
 
 
 def prose_problems(markdown: str) -> list[str]:
@@ -189,6 +194,14 @@ def prose_problems(markdown: str) -> list[str]:
                         f"a line break between '{before.content[-4:]}' and "
                         f"'{after.content[:4]}' shows as a space: join the lines"
                     )
+        depth = 0
+        for token in children:  # **a（b）**c: the closer fails, and the next ** nests instead
+            depth += {"strong_open": 1, "strong_close": -1}.get(token.type, 0)
+            if token.type == "strong_open" and depth > 1:
+                found.append(
+                    "bold inside bold: a ** before full-width punctuation and a letter closes "
+                    "nothing (**随机梯度下降**（SGD）)"
+                )
         parts = [c for c in children if c.type == "text"]
         for token in parts:
             if "**" in token.content or "__" in token.content:

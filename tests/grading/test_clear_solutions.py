@@ -42,3 +42,21 @@ def test_unclosed_region_is_an_error():
     nb = notebook(code("### BEGIN SOLUTION\nx = 1", grade_id="a", solution=True))
     with pytest.raises(ValueError, match="cell a: 'BEGIN SOLUTION' without a matching"):
         ClearSolutions()(nb, None)
+
+
+def test_the_stubs_speak_the_notebooks_language():
+    nb = notebook(
+        code(
+            "def f(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION",
+            grade_id="a",
+            solution=True,
+        ),
+        code("### BEGIN SOLUTION\nslope = 7.0\n### END SOLUTION", grade_id="b", solution=True),
+        markdown("It is 42.", grade_id="m", grade=True, solution=True, points=1),
+    )
+    nb.metadata["autogradkit"] = {"language": "zh-CN"}
+    nb = ClearSolutions()(nb, None)
+    assert nb.cells[0].source == "def f(x):\n    # 在此编写代码\n    raise NotImplementedError()"
+    # what the check reads as unanswered is the same in every edition: the error, the ...
+    assert nb.cells[1].source == "# 在此作答\nslope = ..."
+    assert nb.cells[2].source == "在此作答"

@@ -127,6 +127,9 @@ def test_the_same_code_allows_only_other_comments_and_strings():
         "这是一个\n句子。",  # renders as "这是一个 句子"
         "运行 `x.backward()`\n，再看梯度。",  # a space before the comma
         "> 引用的第一行\n> 第二行。",
+        "第一句。\n第二句。",  # after a full-width stop: "第一句。 第二句" in Chromium
+        "（autograd）\n到底做了什么",
+        "普通的**随机梯度下降（SGD）**每次乘以梯度**。带动量的 SGD**还维护着",  # bold in bold
     ],
 )
 def test_prose_a_chinese_reader_would_see_broken_fails(markdown):
@@ -137,8 +140,9 @@ def test_prose_a_chinese_reader_would_see_broken_fails(markdown):
     "markdown",
     [
         "**用时**：约 25 分钟。",
-        "第一句。\n第二句用 `code`\nand English 也可以。",
-        "- 列表一\n- 列表二",
+        "第一句用 `code`\nand English 也可以。",
+        "- 列表一；\n- 列表二。",
+        "普通的**随机梯度下降**（SGD）每次乘以梯度。**带动量的 SGD** 还维护着",
     ],
 )
 def test_prose_that_renders_cleanly_passes(markdown):
@@ -148,10 +152,14 @@ def test_prose_that_renders_cleanly_passes(markdown):
 def test_the_prose_fixer_repairs_what_the_check_finds():
     from tools.fix_zh_prose import fix
 
-    broken = "**用时：**约 25 分钟。这是一个\n句子，运行 `x`\n，再看。\n\n> 引用的\n> 第二行。"
+    broken = (
+        "**用时：**约 25 分钟。这是一个\n句子，运行 `x`\n，再看。\n\n> 引用的\n> 第二行。\n\n"
+        "第一句。\n第二句。\n\n- 列表一；\n- 列表二。"
+    )
     assert translate.prose_problems(broken) != []
     assert translate.prose_problems(fix(broken)) == []
-    assert fix(broken).count("\n") == 2  # only the paragraph break and the quote's are kept
+    # the paragraph breaks and the list's second item are kept
+    assert fix(broken).count("\n") == 7 and "\n- 列表二" in fix(broken)
 
 
 def test_test_cells_and_solution_markers_are_never_translated():

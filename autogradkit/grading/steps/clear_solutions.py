@@ -5,17 +5,26 @@ from __future__ import annotations
 import ast
 import textwrap
 
+from ..._i18n import ENGLISH, N_, Catalog, catalog, notebook_language
 from .. import cells
 
 __all__ = ["BEGIN", "END", "CODE_STUB", "VALUE_STUB", "TEXT_STUB", "code_stub", "ClearSolutions"]
 
-CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
-VALUE_STUB = "# YOUR ANSWER HERE"
-TEXT_STUB = "YOUR ANSWER HERE"
+# nbgrader's placeholders, in the edition's language: what marks a cell as unanswered is the
+# NotImplementedError or the ``...`` below them, never these words
+CODE_STUB = N_("# YOUR CODE HERE") + "\nraise NotImplementedError()"
+VALUE_STUB = N_("# YOUR ANSWER HERE")
+TEXT_STUB = N_("YOUR ANSWER HERE")
 BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"
 
 
-def code_stub(region: str, indent: str) -> str:
+def _in(tr: Catalog, stub: str) -> str:
+    """``stub`` with its first line (the words) in ``tr``'s language."""
+    words, _, rest = stub.partition("\n")
+    return tr(words) + (f"\n{rest}" if rest else "")
+
+
+def code_stub(region: str, indent: str, tr: Catalog = ENGLISH) -> str:
     """What the student finds where the solution was.
 
     At the top of a cell, a solution that sets values becomes ``name = ...`` for each name it
@@ -32,8 +41,8 @@ def code_stub(region: str, indent: str) -> str:
     """
     names = _names_set(region) if not indent else []
     if not names:
-        return CODE_STUB
-    return "\n".join([VALUE_STUB, *(f"{name} = ..." for name in names)])
+        return _in(tr, CODE_STUB)
+    return "\n".join([_in(tr, VALUE_STUB), *(f"{name} = ..." for name in names)])
 
 
 def _names_set(region: str) -> list[str]:
@@ -58,9 +67,9 @@ def _names_set(region: str) -> list[str]:
 class ClearSolutions:
     """Replace each ``### BEGIN SOLUTION`` .. ``### END SOLUTION`` region with a stub.
 
-    Code cells get ``code_stub``'s stub, markdown answers ``YOUR ANSWER HERE`` (nbgrader's).
-    An answer cell without markers is replaced whole; markers outside an answer cell are an
-    authoring error.
+    Code cells get ``code_stub``'s stub, markdown answers ``YOUR ANSWER HERE`` (nbgrader's),
+    in the notebook's language (its metadata; ``# 在此编写代码`` in zh-CN). An answer cell
+    without markers is replaced whole; markers outside an answer cell are an authoring error.
 
     Example:
         >>> nb = {"metadata": {}, "cells": [{"cell_type": "code", "metadata": {"nbgrader": {
@@ -74,8 +83,10 @@ class ClearSolutions:
     requires: tuple[str, ...] = ()
 
     def __call__(self, nb: dict, ctx) -> dict:
+        tr = catalog(notebook_language(nb))
         for index, cell in enumerate(nb["cells"]):
-            stub = code_stub if cell["cell_type"] == "code" else TEXT_STUB
+            code = cell["cell_type"] == "code"
+            stub = (lambda region, indent: code_stub(region, indent, tr)) if code else tr(TEXT_STUB)
             try:
                 source, found = cells.replace_regions(cells.text(cell["source"]), BEGIN, END, stub)
             except ValueError as error:
@@ -85,7 +96,7 @@ class ClearSolutions:
                     f"cell {cells.grade_id(cell) or index} has a solution region but is not "
                     "marked as a solution cell (nbgrader metadata 'solution': true)"
                 )
-            whole = CODE_STUB if cell["cell_type"] == "code" else TEXT_STUB
+            whole = _in(tr, CODE_STUB) if code else tr(TEXT_STUB)
             cell["source"] = source if found or not cells.is_solution(cell) else whole
         nb["metadata"].pop("celltoolbar", None)
         return nb
