@@ -18,17 +18,20 @@ from ..utils.hooks import next_id
 from . import anomaly_mode, grad_mode, saved
 from .engine import fit
 from .graph import (
-    InferenceVersion,
     Node,
-    VersionCounter,
     _saved_tensors_hooks,
     as_tensors,
     get_gradient_edge,
-    increment_version,
+    grad_accumulator,
     run_node_post_hooks,
     run_node_pre_hooks,
     run_tensor_hooks,
-    tensor_class,
+)
+from .variable import (
+    InferenceVersion,
+    TensorBase,
+    VersionCounter,
+    increment_version,
     version_counter,
 )
 
@@ -236,8 +239,7 @@ class Function(FunctionCtx):
 
         Lets one op's backward use another op, so it also works under ``create_graph``.
         """
-        Tensor = tensor_class()
-        if any(isinstance(a, Tensor) for a in args):
+        if any(isinstance(a, TensorBase) for a in args):
             return cls.apply(*args, **static)
         return cls.forward(_Scratch(), *args, **static)
 
@@ -252,12 +254,11 @@ class Function(FunctionCtx):
         """
         if not cls._builtin:
             return _apply_custom(cls, inputs, static)
-        Tensor = tensor_class()
         recording = grad_mode._enabled
         arrays, needs, edges, metas = [], [], [], []
         dtype = False  # the one dtype of all inputs, else None (then they are promoted)
         for x in inputs:  # 1. (a plain loop: the cheapest way through two or three inputs)
-            if isinstance(x, Tensor):
+            if isinstance(x, TensorBase):
                 a = x._data
                 arrays.append(a)
                 if dtype is not a.dtype:
@@ -266,7 +267,9 @@ class Function(FunctionCtx):
                     needs.append(True)
                     if recording:  # 3. (ahead) get_gradient_edge(x), written out: hot path
                         made_by = x._grad_fn
-                        edge = (x._accumulator(), 0) if made_by is None else (made_by, x._output_nr)
+                        edge = (
+                            (grad_accumulator(x), 0) if made_by is None else (made_by, x._output_nr)
+                        )
                         edges.append(edge)
                         metas.append((a.shape, a.dtype))
                     continue
@@ -277,7 +280,7 @@ class Function(FunctionCtx):
             edges.append((None, 0))
             metas.append(None)
         if dtype is None and cls.promotes and len(arrays) > 1:
-            arrays = _promote(inputs, arrays, Tensor)
+            arrays = _promote(inputs, arrays, TensorBase)
         needs = tuple(needs)
         node = None
         if recording and True in needs:
@@ -301,14 +304,14 @@ class Function(FunctionCtx):
         if node is None:
             if type(out) is tuple or cls.is_view:
                 return _wrap_outputs(cls, out, inputs, None)
-            return Tensor._wrap(out)
+            return TensorBase._wrap(out)
         if cls.numbers_are_scalars:  # a number given as a Scalar argument gets no edge
             edges, metas = _scalar_arguments(node, inputs, edges, metas)
         node.next_functions, node._input_meta = tuple(edges), tuple(metas)
         if type(out) is tuple or cls.is_view:  # 4.
             result = _wrap_outputs(cls, out, inputs, node)
         else:
-            result = Tensor._wrap(out, node)
+            result = TensorBase._wrap(out, node)
         if node._saved is not None:  # 5.
             outputs, results = (out, result) if type(out) is tuple else ((out,), (result,))
             _keep(node, inputs, arrays, outputs, results)
@@ -356,7 +359,6 @@ def _scalar_arguments(node, inputs, edges, metas) -> tuple[list, list]:
 
 def _keep(node, inputs, arrays, outputs, results) -> None:
     """Note where each value forward saved came from, and that tensor's version now."""
-    Tensor = tensor_class()
     metas = []
     for value in node._saved:
         meta = None  # an array forward made (a mask, a cast copy): nothing can change it
@@ -365,7 +367,7 @@ def _keep(node, inputs, arrays, outputs, results) -> None:
         else:
             for x, a in zip(inputs, arrays):  # an input (or the number it was made from)?
                 if value is a:
-                    if not isinstance(x, Tensor):
+                    if not isinstance(x, TensorBase):
                         meta = (x, None, None, False, 0)
                         break
                     counter = x._version_counter
@@ -377,12 +379,12 @@ def _keep(node, inputs, arrays, outputs, results) -> None:
                     break
             else:
                 for nr, (o, r) in enumerate(zip(outputs, results)):  # an output?
-                    if value is o and isinstance(r, Tensor):
+                    if value is o and isinstance(r, TensorBase):
                         counter = version_counter(r)
                         meta = (None, counter, counter.value, True, nr)
                         break
                 else:
-                    if isinstance(value, Tensor):  # a custom Function saved a tensor it made
+                    if isinstance(value, TensorBase):  # a custom Function saved a tensor it made
                         meta = _input_origin(value)
         metas.append(meta)
     node._saved_meta = tuple(metas)
@@ -409,7 +411,6 @@ def _link(node, tensors) -> None:
 
 def _wrap_outputs(cls, out, inputs, ctx):
     """Several outputs, or a view: Tensors that know their node (``apply`` wraps the rest)."""
-    Tensor = tensor_class()
     if isinstance(out, tuple):
         non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
         if ctx is not None:
@@ -417,11 +418,15 @@ def _wrap_outputs(cls, out, inputs, ctx):
             ctx._num_outputs = len(out)
             ctx._plain = False  # an unused output's gradient may have to be zeros
         return tuple(
-            Tensor._wrap(o, None if ctx is None or id(o) in non_diff else ctx, i)
+            TensorBase._wrap(o, None if ctx is None or id(o) in non_diff else ctx, i)
             for i, o in enumerate(out)
         )
-    result = Tensor._wrap(out, ctx)
-    if cls.is_view and isinstance(inputs[0], Tensor) and np.may_share_memory(out, inputs[0]._data):
+    result = TensorBase._wrap(out, ctx)
+    if (
+        cls.is_view
+        and isinstance(inputs[0], TensorBase)
+        and np.may_share_memory(out, inputs[0]._data)
+    ):
         base = inputs[0]
         result._version_counter = version_counter(base)
         result._base = base if base._base is None else base._base
@@ -438,7 +443,6 @@ def _zeros_like_output(node, index):
 
 def _run_output_hooks(node, grads):
     """Hooks registered on the node's output tensors, then retain_grad, as in PyTorch."""
-    Tensor = tensor_class()
     grads = list(grads)
     for nr, hooks in (node._tensor_hooks or {}).items():
         if grads[nr] is not None and hooks:
@@ -448,7 +452,7 @@ def _run_output_hooks(node, grads):
         if t is None or grads[nr] is None:
             continue
         g = grads[nr]
-        g = g.detach().clone() if isinstance(g, Tensor) else Tensor._wrap(np.array(g))
+        g = g.detach().clone() if isinstance(g, TensorBase) else TensorBase._wrap(np.array(g))
         t._grad = g if t._grad is None else t._grad + g
     return grads
 
@@ -456,12 +460,11 @@ def _run_output_hooks(node, grads):
 # ----- your own Function -----------------------------------------------------------------------
 def _call_custom_backward(node, grads):
     """A custom Function's backward gets and returns Tensors, as in PyTorch."""
-    Tensor = tensor_class()
     result = node._function.backward(node, *as_tensors(grads))
     result = _one_gradient_per_tensor_input(node, result)
     if grad_mode._enabled:
         return result
-    return tuple(r._data if isinstance(r, Tensor) else r for r in result)
+    return tuple(r._data if isinstance(r, TensorBase) else r for r in result)
 
 
 def once_differentiable(backward):
@@ -511,8 +514,7 @@ def _run_custom_forward(cls, ctx, inputs, static):
 
 def _apply_custom(cls, inputs, static):
     """A user's Function: forward runs on Tensors with grad mode off, then one node links it."""
-    Tensor = tensor_class()
-    needs = tuple(isinstance(x, Tensor) and x._requires_grad for x in inputs)
+    needs = tuple(isinstance(x, TensorBase) and x._requires_grad for x in inputs)
     record = grad_mode._enabled and True in needs
     ctx = cls.node_class()()
     ctx.needs_input_grad = needs
@@ -523,14 +525,14 @@ def _apply_custom(cls, inputs, static):
     if not record:
         return out
     # only Tensor arguments are inputs of the node: numbers, strings... get no edge
-    ctx._input_is_tensor = tuple(isinstance(x, Tensor) for x in inputs)
-    _link(ctx, [x for x in inputs if isinstance(x, Tensor)])
+    ctx._input_is_tensor = tuple(isinstance(x, TensorBase) for x in inputs)
+    _link(ctx, [x for x in inputs if isinstance(x, TensorBase)])
     ctx._outputs_meta = tuple(
-        (o.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outputs
+        (o.shape, o._data.dtype) if isinstance(o, TensorBase) else None for o in outputs
     )
     ctx._num_outputs = len(outputs)
     results = tuple(
-        _attach_output(ctx, i, o, inputs) if isinstance(o, Tensor) else o  # numbers pass
+        _attach_output(ctx, i, o, inputs) if isinstance(o, TensorBase) else o  # numbers pass
         for i, o in enumerate(outputs)
     )
     if ctx._saved is not None:

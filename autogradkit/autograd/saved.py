@@ -21,7 +21,8 @@ import numpy as np
 
 from .. import _dtype
 from . import anomaly_mode, grad_mode
-from .graph import tensor_class, version_counter
+from .graph import grad_accumulator
+from .variable import TensorBase, version_counter
 
 __all__ = ["SavedTensor", "describe", "saved_inputs"]
 
@@ -66,7 +67,7 @@ class Packed:
 
     def unpack(self):
         t = self.unpack_hook(self.packed)
-        if not isinstance(t, tensor_class()):
+        if not isinstance(t, TensorBase):
             raise TypeError(
                 "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
                 f"type {type(t).__name__}"
@@ -90,8 +91,7 @@ def _tensor_to_pack(value, meta, results):
     if value is None or (meta is not None and meta[1] is None):
         return None  # nothing saved, or a Python number (PyTorch packs neither)
     if meta is None:
-        Tensor = tensor_class()
-        return value if isinstance(value, Tensor) else Tensor._wrap(value)
+        return value if isinstance(value, TensorBase) else TensorBase._wrap(value)
     if meta[3]:
         return results[meta[4]]
     return meta[0]
@@ -176,19 +176,18 @@ def tensor_at(node, index: int):
         return None
     check_version(value, meta, node)
     if meta is not None and meta[1] is None:  # PyTorch wraps a number in a 0-dim tensor
-        return tensor_class()._wrap(np.asarray(meta[0]))
+        return TensorBase._wrap(np.asarray(meta[0]))
     return _unpack(value, meta, node)
 
 
 def _unpack(value, meta, node):
     """A saved value as a Tensor that is part of the graph (for create_graph=True)."""
-    Tensor = tensor_class()
     if value is None or meta is None or meta[1] is None:
-        return value if value is None or isinstance(value, Tensor) else Tensor._wrap(value)
+        return value if value is None or isinstance(value, TensorBase) else TensorBase._wrap(value)
     if meta[3]:  # an output: a new Tensor made by this node (indices get no grad_fn)
-        data = value._data if isinstance(value, Tensor) else value
-        fn = value._grad_fn if isinstance(value, Tensor) else _output_node(node, data)
-        t = Tensor._wrap(data, fn, meta[4])
+        data = value._data if isinstance(value, TensorBase) else value
+        fn = value._grad_fn if isinstance(value, TensorBase) else _output_node(node, data)
+        t = TensorBase._wrap(data, fn, meta[4])
         t._version_counter = meta[1]
         return t
     return meta[0]
@@ -201,16 +200,15 @@ def _output_node(node, data):
 def _as_saved(t, meta, node):
     """What a hook unpacked, put back in the saved tensor's place in the graph: always a new
     Tensor, as PyTorch makes one (and, as PyTorch, with no version check)."""
-    Tensor = tensor_class()
     if meta is None or meta[1] is None:
-        return Tensor._wrap(t._data)
+        return TensorBase._wrap(t._data)
     if meta[3]:
-        return Tensor._wrap(t._data, _output_node(node, t._data), meta[4])
+        return TensorBase._wrap(t._data, _output_node(node, t._data), meta[4])
     source = meta[0]
-    out = Tensor._wrap(t._data, source._grad_fn, source._output_nr)
+    out = TensorBase._wrap(t._data, source._grad_fn, source._output_nr)
     out._requires_grad = source._requires_grad
     if source._requires_grad and source._grad_fn is None:  # a leaf: its AccumulateGrad node
-        source._accumulator()
+        grad_accumulator(source)
         out._accumulator_ref = source._accumulator_ref
     return out
 
@@ -227,7 +225,7 @@ def _as_printed(value, scalar: bool):
     if isinstance(value, (tuple, list)):
         return tuple(_as_printed(v, scalar) for v in value)
     if isinstance(value, np.ndarray):
-        return tensor_class()._wrap(value)
+        return TensorBase._wrap(value)
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, int) and not isinstance(value, bool) and value < 0 and not scalar:
@@ -288,8 +286,8 @@ class SavedTensor:
                 "Calling register_hooks on a saved tensor whose hooks have already been set. "
                 "Hint: only one pair of hooks is allowed at a time."
             )
-        data = value._data if isinstance(value, tensor_class()) else np.asarray(value)
-        packed = Packed(unpack_hook, _call_pack_hook(pack_hook, tensor_class()._wrap(data)))
+        data = value._data if isinstance(value, TensorBase) else np.asarray(value)
+        packed = Packed(unpack_hook, _call_pack_hook(pack_hook, TensorBase._wrap(data)))
         node._saved = node._saved[:i] + (packed,) + node._saved[i + 1 :]
 
     def unpack(self):
@@ -299,7 +297,7 @@ class SavedTensor:
     def data(self):
         """The saved data without its graph (a hook's packed tensor as it was packed)."""
         value = self._packed()
-        if value is not None and isinstance(value.packed, tensor_class()):
+        if value is not None and isinstance(value.packed, TensorBase):
             return value.packed.detach()
         t = self.unpack()
         return None if t is None else t.detach()
@@ -331,8 +329,7 @@ def _check_can_pack(node, index: int) -> None:
 # ----- the version error -----------------------------------------------------------------------
 def version_message(value, meta, node) -> str:
     t, counter, expected, is_output, nr = meta
-    data = value._data if isinstance(value, tensor_class()) else np.asarray(value)
-    dt = _dtype.from_numpy(data.dtype)
+    data = value._data if isinstance(value, TensorBase) else np.asarray(value)
     where = ""
     fn = node if is_output else (t._grad_fn if t is not None else None)
     if fn is not None:
@@ -341,7 +338,7 @@ def version_message(value, meta, node) -> str:
         where = f", which is output {nr} of {op},"
     return (
         "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [autogradkit.{dt._tensor_type} [{', '.join(map(str, data.shape))}]]"
+        f"inplace operation: [{_dtype.tensor_type(data.dtype)} [{', '.join(map(str, data.shape))}]]"
         f"{where} is at version {counter.value}; expected version {expected} instead. Hint: "
         + (_ANOMALY_HINT if anomaly_mode._mode["enabled"] else _ENABLE_ANOMALY_HINT)
     )
