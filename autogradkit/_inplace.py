@@ -16,7 +16,8 @@ import numpy as np
 
 from ._indexing import getitem, is_advanced, normalize_index, selects_everything
 from .autograd import grad_mode, saved
-from .autograd.function import FunctionCtx, _link
+from .autograd.function import FunctionCtx
+from .autograd.graph import link
 from .autograd.variable import TensorBase, increment_version
 from .ops.indexing import AsStridedBackward0, IndexPutBackward0
 from .ops.movement import CopyBackwards
@@ -121,7 +122,7 @@ class CopySlices(FunctionCtx):
         super().__init__()
         self._fn, self._index = fn, index
         self._saved = fn._saved  # what backward needs is what the op saved
-        _link(self, (base,))  # the first edge: the base's old value
+        link(self, (base,))  # the first edge: the base's old value
         self.next_functions += fn.next_functions[1:]
         self._input_meta += fn._input_meta[1:]
 

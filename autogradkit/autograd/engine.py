@@ -16,12 +16,8 @@ import numpy as np
 
 from .. import _dtype, _shape
 from . import anomaly_mode, grad_mode, observer, saved
-from .graph import (
-    get_gradient_edge,
-    grad_accumulator,
-    nodes_leading_to,
-    run_tensor_hooks,
-)
+from .graph import get_gradient_edge, grad_accumulator, nodes_leading_to
+from .hooks import run_tensor_hooks
 from .observer import observe
 from .variable import TensorBase
 

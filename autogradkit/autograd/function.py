@@ -8,30 +8,21 @@ PyTorch: ``y.grad_fn`` is the very object ``forward`` saved into.
 
 from __future__ import annotations
 
-import functools
 import numbers
 
 import numpy as np
 
 from .. import _dtype, _shape
 from ..utils.hooks import next_id
-from . import anomaly_mode, grad_mode, saved
+from . import anomaly_mode, custom_function, grad_mode, saved
+from .custom_function import once_differentiable
 from .engine import fit
-from .graph import (
-    Node,
-    _saved_tensors_hooks,
-    as_tensors,
-    get_gradient_edge,
-    grad_accumulator,
-    run_node_post_hooks,
-    run_node_pre_hooks,
-    run_tensor_hooks,
-)
+from .graph import Node, _saved_tensors_hooks, grad_accumulator
+from .hooks import run_node_post_hooks, run_node_pre_hooks, run_output_hooks
 from .variable import (
     InferenceVersion,
     TensorBase,
     VersionCounter,
-    increment_version,
     version_counter,
 )
 
@@ -115,7 +106,7 @@ class FunctionCtx(Node):
         Scalar arguments (the engine calls ``backward`` directly on a plain node)."""
         grads = grad_outputs
         if self._tensor_hooks or self._retained:
-            grads = _run_output_hooks(self, grads)
+            grads = run_output_hooks(self, grads)
         if (
             self._outputs_meta
             and any(g is None for g in grads)
@@ -128,7 +119,7 @@ class FunctionCtx(Node):
             with np.errstate(all="ignore"):
                 result = self.backward(self, *grads)
         elif self._custom:
-            result = _call_custom_backward(self, grads)
+            result = custom_function.call_backward(self, grads)
         else:
             result = self.backward(self, *grads)
         if not isinstance(result, tuple):
@@ -224,6 +215,11 @@ class Function(FunctionCtx):
         )
 
     @classmethod
+    def has_setup_context(cls) -> bool:
+        """True when ``forward`` takes no ctx and ``setup_context`` saves (PyTorch 2's way)."""
+        return cls.setup_context is not Function.setup_context
+
+    @classmethod
     def node_class(cls) -> type:
         """The ``grad_fn`` class: the op itself, or ``<YourClass>Backward`` for your own."""
         if cls._builtin:
@@ -253,7 +249,10 @@ class Function(FunctionCtx):
         the version of what forward saved.
         """
         if not cls._builtin:
-            return _apply_custom(cls, inputs, static)
+            node, result, outputs = custom_function.run(cls, inputs, static)
+            if node is not None and node._saved is not None:
+                _keep(node, inputs, inputs, outputs, outputs)
+            return result
         recording = grad_mode._enabled
         arrays, needs, edges, metas = [], [], [], []
         dtype = False  # the one dtype of all inputs, else None (then they are promoted)
@@ -399,16 +398,6 @@ def _input_origin(t) -> tuple:
     return (t, counter, counter.value, False, 0)
 
 
-def _link(node, tensors) -> None:
-    """Point a node at the nodes that made its tensor inputs, and note each input's shape."""
-    node.next_functions = tuple(
-        get_gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors
-    )
-    node._input_meta = tuple(
-        (x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors
-    )
-
-
 def _wrap_outputs(cls, out, inputs, ctx):
     """Several outputs, or a view: Tensors that know their node (``apply`` wraps the rest)."""
     if isinstance(out, tuple):
@@ -439,120 +428,3 @@ def _wrap_outputs(cls, out, inputs, ctx):
 def _zeros_like_output(node, index):
     meta = node._outputs_meta[index]
     return None if meta is None else np.zeros(meta[0], meta[1])  # None for a number output
-
-
-def _run_output_hooks(node, grads):
-    """Hooks registered on the node's output tensors, then retain_grad, as in PyTorch."""
-    grads = list(grads)
-    for nr, hooks in (node._tensor_hooks or {}).items():
-        if grads[nr] is not None and hooks:
-            grads[nr] = run_tensor_hooks(hooks, grads[nr])
-    for nr, ref in (node._retained or {}).items():
-        t = ref()
-        if t is None or grads[nr] is None:
-            continue
-        g = grads[nr]
-        g = g.detach().clone() if isinstance(g, TensorBase) else TensorBase._wrap(np.array(g))
-        t._grad = g if t._grad is None else t._grad + g
-    return grads
-
-
-# ----- your own Function -----------------------------------------------------------------------
-def _call_custom_backward(node, grads):
-    """A custom Function's backward gets and returns Tensors, as in PyTorch."""
-    result = node._function.backward(node, *as_tensors(grads))
-    result = _one_gradient_per_tensor_input(node, result)
-    if grad_mode._enabled:
-        return result
-    return tuple(r._data if isinstance(r, TensorBase) else r for r in result)
-
-
-def once_differentiable(backward):
-    """Decorate a custom Function's ``backward`` to run with grad mode off: its gradients
-    record no graph, so they cannot be differentiated again (``create_graph`` gets plain
-    gradients)."""
-
-    @functools.wraps(backward)
-    def backward_without_graph(ctx, *grad_outputs):
-        with grad_mode.no_grad():
-            return backward(ctx, *grad_outputs)
-
-    return backward_without_graph
-
-
-def _one_gradient_per_tensor_input(node, result) -> tuple:
-    """Check backward gave one gradient per forward argument (extra trailing Nones are
-    dropped, as PyTorch does), None for each non-Tensor one; keep the Tensor inputs' ones."""
-    result = result if isinstance(result, tuple) else (result,)
-    is_tensor = node._input_is_tensor
-    expected = len(is_tensor)
-    if len(result) > expected and all(g is None for g in result[expected:]):
-        result = result[:expected]
-    if len(result) != expected:
-        raise RuntimeError(
-            f"function {node.name()} returned an incorrect number of gradients "
-            f"(expected {expected}, got {len(result)})"
-        )
-    for position, (g, tensor_input) in enumerate(zip(result, is_tensor), 1):
-        if g is not None and not tensor_input:
-            raise RuntimeError(
-                f"function {node.name()} returned a gradient different than None at position "
-                f"{position}, but the corresponding forward input was not a Variable"
-            )
-    return tuple(g for g, tensor_input in zip(result, is_tensor) if tensor_input)
-
-
-def _run_custom_forward(cls, ctx, inputs, static):
-    """``forward(ctx, *inputs)``, or ``forward(*inputs)`` then ``setup_context``, grad off."""
-    with grad_mode.no_grad():
-        if cls.setup_context is Function.setup_context:
-            return cls.forward(ctx, *inputs, **static)
-        out = cls.forward(*inputs, **static)
-        cls.setup_context(ctx, inputs, out)
-        return out
-
-
-def _apply_custom(cls, inputs, static):
-    """A user's Function: forward runs on Tensors with grad mode off, then one node links it."""
-    needs = tuple(isinstance(x, TensorBase) and x._requires_grad for x in inputs)
-    record = grad_mode._enabled and True in needs
-    ctx = cls.node_class()()
-    ctx.needs_input_grad = needs
-    if record and anomaly_mode._mode["enabled"]:
-        anomaly_mode.record_forward(ctx)
-    out = _run_custom_forward(cls, ctx, inputs, static)
-    outputs = out if isinstance(out, tuple) else (out,)
-    if not record:
-        return out
-    # only Tensor arguments are inputs of the node: numbers, strings... get no edge
-    ctx._input_is_tensor = tuple(isinstance(x, TensorBase) for x in inputs)
-    _link(ctx, [x for x in inputs if isinstance(x, TensorBase)])
-    ctx._outputs_meta = tuple(
-        (o.shape, o._data.dtype) if isinstance(o, TensorBase) else None for o in outputs
-    )
-    ctx._num_outputs = len(outputs)
-    results = tuple(
-        _attach_output(ctx, i, o, inputs) if isinstance(o, TensorBase) else o  # numbers pass
-        for i, o in enumerate(outputs)
-    )
-    if ctx._saved is not None:
-        _keep(ctx, inputs, inputs, results, results)
-    return results if isinstance(out, tuple) else results[0]
-
-
-def _attach_output(ctx, index: int, out, inputs):
-    """Make ``out`` the node's output ``index``, honouring mark_dirty/mark_non_differentiable."""
-    dirty = id(out) in ctx.__dict__.get("_dirty", ())
-    differentiable = id(out) not in ctx.__dict__.get("_non_differentiable", ())
-    if dirty and out._requires_grad and out._grad_fn is None:
-        raise RuntimeError(
-            "a leaf Variable that requires grad has been used in an in-place operation."
-        )
-    if dirty:
-        increment_version(out)
-    elif any(out is x for x in inputs):
-        with grad_mode.no_grad():
-            out = out.view_as(out)  # returning an input unchanged still gets a new node
-    if differentiable:
-        out._grad_fn, out._output_nr, out._requires_grad = ctx, index, True
-    return out

@@ -12,9 +12,9 @@ import weakref
 
 import numpy as np
 
-from .._dtype import tensor_type
 from ..utils.hooks import HookDict, add_hook, next_id
 from . import observer
+from .hooks import run_node_post_hooks, run_node_pre_hooks, run_tensor_hooks
 from .variable import TensorBase, increment_version
 
 __all__ = [
@@ -138,56 +138,14 @@ def _is_field(cls, name: str) -> bool:
     return not (isinstance(value, property) and getattr(value.fget, "__name__", "") == "_not_saved")
 
 
-def run_tensor_hooks(hooks: dict, g):
-    """Call a tensor's hooks in order; each may return a replacement gradient."""
-    as_tensor = g if isinstance(g, TensorBase) else TensorBase._wrap(g)
-    for hook in tuple(hooks.values()):
-        result = hook(as_tensor)
-        if result is None:
-            continue
-        name = getattr(hook, "__name__", type(hook).__name__)
-        before, after = as_tensor._data, result._data
-        if after.shape != before.shape:
-            raise RuntimeError(f"hook '{name}' has changed the size of value")
-        if after.dtype != before.dtype:
-            raise RuntimeError(
-                f"hook '{name}' has changed the type of value (was "
-                f"{tensor_type(before.dtype)} got {tensor_type(after.dtype)})"
-            )
-        as_tensor = result
-    return as_tensor if isinstance(g, TensorBase) else as_tensor._data
-
-
-def as_tensors(values) -> tuple:
-    """Arrays as Tensors (None and Tensors as they are): what hooks and custom backwards see."""
-    return tuple(
-        v if v is None or isinstance(v, TensorBase) else TensorBase._wrap(np.asarray(v))
-        for v in values
+def link(node, tensors) -> None:
+    """Point a node at the nodes that made its tensor inputs, and note each input's shape."""
+    node.next_functions = tuple(
+        get_gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors
     )
-
-
-def _as_arrays(values, like):
-    if any(isinstance(v, TensorBase) and v._requires_grad for v in like if v is not None):
-        return list(values)  # create_graph: keep Tensors
-    return [v._data if isinstance(v, TensorBase) else v for v in values]
-
-
-def run_node_pre_hooks(hooks, grads):
-    """``hook(grad_outputs)`` before a node runs; a returned tuple replaces them."""
-    for hook in tuple(hooks.values()):
-        result = hook(as_tensors(grads))
-        if result is not None:
-            grads = _as_arrays(result, grads)
-    return grads
-
-
-def run_node_post_hooks(hooks, grad_inputs, grad_outputs):
-    """``hook(grad_inputs, grad_outputs)`` after a node ran; a returned tuple replaces them."""
-    for hook in tuple(hooks.values()):
-        result = hook(as_tensors(grad_inputs), as_tensors(grad_outputs))
-        if result is not None:
-            grad_inputs = tuple(_as_arrays(result, grad_inputs))
-    return grad_inputs
+    node._input_meta = tuple(
+        (x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors
+    )
 
 
 def walk(root: Node):
