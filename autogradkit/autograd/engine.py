@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype, _shape
 from . import anomaly_mode, grad_mode, observer, saved
-from .graph import get_gradient_edge, grad_accumulator, nodes_leading_to
+from .graph import get_gradient_edge, nodes_leading_to
 from .hooks import run_tensor_hooks
 from .observer import observe
 from .variable import TensorBase
@@ -143,8 +143,7 @@ def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[lis
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
-        made_by = out._grad_fn  # get_gradient_edge(out), written out: the lesson's path
-        roots.append((grad_accumulator(out), 0) if made_by is None else (made_by, out._output_nr))
+        roots.append(get_gradient_edge(out))
     return roots, grads
 
 

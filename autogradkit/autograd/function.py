@@ -17,14 +17,10 @@ from ..utils.hooks import next_id
 from . import anomaly_mode, custom_function, grad_mode, saved
 from .custom_function import once_differentiable
 from .engine import fit
-from .graph import Node, _saved_tensors_hooks, grad_accumulator
+from .graph import Node, _saved_tensors_hooks, get_gradient_edge
 from .hooks import run_node_post_hooks, run_node_pre_hooks, run_output_hooks
-from .variable import (
-    InferenceVersion,
-    TensorBase,
-    VersionCounter,
-    version_counter,
-)
+from .saved import SavedOrigin
+from .variable import InferenceVersion, TensorBase
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "REGISTRY"]
 
@@ -97,7 +93,7 @@ class FunctionCtx(Node):
             value, meta = values[i], metas[i]
             if type(value) is saved.Packed:
                 return saved.unpack_all(self)
-            if meta is not None and meta[1] is not None and meta[1].value != meta[2]:
+            if meta is not None and meta.counter is not None and meta.counter.value != meta.version:
                 raise RuntimeError(saved.version_message(value, meta, self))
         return values
 
@@ -264,12 +260,8 @@ class Function(FunctionCtx):
                     dtype = a.dtype if dtype is False else None
                 if x._requires_grad:
                     needs.append(True)
-                    if recording:  # 3. (ahead) get_gradient_edge(x), written out: hot path
-                        made_by = x._grad_fn
-                        edge = (
-                            (grad_accumulator(x), 0) if made_by is None else (made_by, x._output_nr)
-                        )
-                        edges.append(edge)
+                    if recording:  # 3. (ahead) plain pairs, as PyTorch prints next_functions
+                        edges.append(tuple(get_gradient_edge(x)))
                         metas.append((a.shape, a.dtype))
                     continue
             else:
@@ -367,20 +359,15 @@ def _keep(node, inputs, arrays, outputs, results) -> None:
             for x, a in zip(inputs, arrays):  # an input (or the number it was made from)?
                 if value is a:
                     if not isinstance(x, TensorBase):
-                        meta = (x, None, None, False, 0)
+                        meta = SavedOrigin(x, None, None, False, 0)
                         break
-                    counter = x._version_counter
-                    if counter is None:  # version_counter(x), written out: the hot path
-                        counter = x._version_counter = VersionCounter()
-                    elif type(counter) is InferenceVersion:
-                        raise RuntimeError(saved.INFERENCE_SAVED)
-                    meta = (x, counter, counter.value, False, 0)
+                    meta = _input_origin(x)
                     break
             else:
                 for nr, (o, r) in enumerate(zip(outputs, results)):  # an output?
                     if value is o and isinstance(r, TensorBase):
-                        counter = version_counter(r)
-                        meta = (None, counter, counter.value, True, nr)
+                        counter = r._version_counter
+                        meta = SavedOrigin(None, counter, counter.value, True, nr)
                         break
                 else:
                     if isinstance(value, TensorBase):  # a custom Function saved a tensor it made
@@ -391,11 +378,12 @@ def _keep(node, inputs, arrays, outputs, results) -> None:
         saved.pack_all(node, results, *_saved_tensors_hooks[-1])
 
 
-def _input_origin(t) -> tuple:
-    counter = version_counter(t)
-    if isinstance(counter, InferenceVersion):
+def _input_origin(t) -> SavedOrigin:
+    """A saved input: the tensor itself, and its version now."""
+    counter = t._version_counter
+    if type(counter) is InferenceVersion:
         raise RuntimeError(saved.INFERENCE_SAVED)
-    return (t, counter, counter.value, False, 0)
+    return SavedOrigin(t, counter, counter.value, False, 0)
 
 
 def _wrap_outputs(cls, out, inputs, ctx):
@@ -417,7 +405,7 @@ def _wrap_outputs(cls, out, inputs, ctx):
         and np.may_share_memory(out, inputs[0]._data)
     ):
         base = inputs[0]
-        result._version_counter = version_counter(base)
+        result._version_counter = base._version_counter
         result._base = base if base._base is None else base._base
         # made under no_grad, a view still requires grad (PyTorch forbids changing it in place)
         if ctx is None and base._requires_grad:

@@ -9,6 +9,7 @@ counter every tensor carries, and ``increment_version``, the one function that m
 from __future__ import annotations
 
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from .hooks import run_node_post_hooks, run_node_pre_hooks, run_tensor_hooks
 from .variable import TensorBase, increment_version
 
 __all__ = [
+    "GradientEdge",
     "Node",
     "get_gradient_edge",
     "increment_version",
@@ -31,12 +33,19 @@ _saved_tensors_hooks: list = []
 _STORE = frozenset({"_saved", "_saved_meta"})  # what _saved_<name> reads: not in dir(node)
 
 
-def get_gradient_edge(tensor) -> tuple:
-    """``(node, output_nr)``: where a gradient for ``tensor`` goes in the graph (its grad_fn,
-    or for a leaf its AccumulateGrad node)."""
+class GradientEdge(NamedTuple):
+    """Where a gradient goes in the graph: output ``output_nr`` of ``node``."""
+
+    node: Node
+    output_nr: int
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """Where a gradient for ``tensor`` goes in the graph: its grad_fn, or for a leaf its
+    AccumulateGrad node (made at the first use of the leaf in a graph)."""
     if tensor._grad_fn is None:
-        return (grad_accumulator(tensor), 0)
-    return (tensor._grad_fn, tensor._output_nr)
+        return GradientEdge(grad_accumulator(tensor), 0)
+    return GradientEdge(tensor._grad_fn, tensor._output_nr)
 
 
 class Node:
@@ -141,7 +150,7 @@ def _is_field(cls, name: str) -> bool:
 def link(node, tensors) -> None:
     """Point a node at the nodes that made its tensor inputs, and note each input's shape."""
     node.next_functions = tuple(
-        get_gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors
+        tuple(get_gradient_edge(x)) if x._requires_grad else (None, 0) for x in tensors
     )
     node._input_meta = tuple(
         (x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors

@@ -7,24 +7,24 @@ version then. Here that store is read back: backward refuses a value changed in 
 names, and a ``saved_tensors_hooks`` block or ``grad_fn._raw_saved_self.register_hooks`` may
 pack a value away until it is needed.
 
-An origin (``_saved_meta``) is ``(tensor, counter, version, is_output, output_nr)``:
-``tensor`` is the input Tensor the value is (or the Python number it was made from, or None
-for an output); ``NOTHING`` stands for a value saved as None.
+Each value's origin is a ``SavedOrigin`` (``node._saved_meta``); ``NOTHING`` stands for a value
+saved as None.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import _dtype
 from . import anomaly_mode, grad_mode
 from .graph import grad_accumulator
-from .variable import TensorBase, version_counter
+from .variable import TensorBase
 
-__all__ = ["SavedTensor", "describe", "saved_inputs"]
+__all__ = ["SavedOrigin", "SavedTensor", "describe", "saved_inputs"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -34,7 +34,19 @@ FREED_MESSAGE = (
     "calling backward."
 )
 FREED = "freed by backward"  # stands in the store once backward released it
-NOTHING = (None, None, None, False, 0)  # the origin of a value saved as None
+
+
+class SavedOrigin(NamedTuple):
+    """Where a value forward saved came from, noted when it was saved (``_saved_meta``)."""
+
+    tensor: object  # the input Tensor the value is, the number it was made from, or None
+    counter: object  # that tensor's version counter (None for a number)
+    version: int | None  # the counter's value then
+    is_output: bool  # the value is output ``output_nr`` of the node itself
+    output_nr: int
+
+
+NOTHING = SavedOrigin(None, None, None, False, 0)  # the origin of a value saved as None
 INFERENCE_SAVED = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "
@@ -88,20 +100,20 @@ def pack_all(ctx, results, pack_hook, unpack_hook) -> None:
 
 def _tensor_to_pack(value, meta, results):
     """The Tensor a pack hook sees: the input itself, the output, or a new one (None: skip)."""
-    if value is None or (meta is not None and meta[1] is None):
+    if value is None or (meta is not None and meta.counter is None):
         return None  # nothing saved, or a Python number (PyTorch packs neither)
     if meta is None:
         return value if isinstance(value, TensorBase) else TensorBase._wrap(value)
-    if meta[3]:
-        return results[meta[4]]
-    return meta[0]
+    if meta.is_output:
+        return results[meta.output_nr]
+    return meta.tensor
 
 
 def _call_pack_hook(pack_hook, t):
-    before = version_counter(t).value
+    before = t._version_counter.value
     with grad_mode.no_grad():
         packed = pack_hook(t)
-    if version_counter(t).value != before:
+    if t._version_counter.value != before:
         raise RuntimeError(_PACK_IN_PLACE)
     return packed
 
@@ -120,8 +132,12 @@ def describe(node) -> list[tuple] | None:
         return None
     described = []
     for value, meta in zip(values, metas):
-        is_input = meta is not None and meta[1] is not None and not meta[3]  # not a number
-        described.append((value, meta[0] if is_input else None, meta is not None and meta[3]))
+        is_input = (
+            meta is not None and meta.counter is not None and not meta.is_output
+        )  # not a number
+        described.append(
+            (value, meta.tensor if is_input else None, meta is not None and meta.is_output)
+        )
     return described
 
 
@@ -129,7 +145,7 @@ def saved_inputs(node) -> list:
     """The input tensors ``node`` saved for backward, still known once backward freed their
     values (a picture shows ``b`` beside ``MulBackward0`` after ``backward()`` too)."""
     metas = getattr(node, "_saved_meta", None) or ()
-    return [m[0] for m in metas if m is not None and m[1] is not None and not m[3]]
+    return [m.tensor for m in metas if m is not None and m.counter is not None and not m.is_output]
 
 
 def unpack_all(node) -> tuple:
@@ -157,7 +173,7 @@ def unpack_all(node) -> tuple:
 
 def check_version(value, meta, node) -> None:
     """PyTorch's error when a saved tensor was changed in place after it was saved."""
-    if meta is not None and meta[1] is not None and meta[1].value != meta[2]:
+    if meta is not None and meta.counter is not None and meta.counter.value != meta.version:
         raise RuntimeError(version_message(value, meta, node))
 
 
@@ -175,22 +191,22 @@ def tensor_at(node, index: int):
     if value is None:
         return None
     check_version(value, meta, node)
-    if meta is not None and meta[1] is None:  # PyTorch wraps a number in a 0-dim tensor
-        return TensorBase._wrap(np.asarray(meta[0]))
+    if meta is not None and meta.counter is None:  # PyTorch wraps a number in a 0-dim tensor
+        return TensorBase._wrap(np.asarray(meta.tensor))
     return _unpack(value, meta, node)
 
 
 def _unpack(value, meta, node):
     """A saved value as a Tensor that is part of the graph (for create_graph=True)."""
-    if value is None or meta is None or meta[1] is None:
+    if value is None or meta is None or meta.counter is None:
         return value if value is None or isinstance(value, TensorBase) else TensorBase._wrap(value)
-    if meta[3]:  # an output: a new Tensor made by this node (indices get no grad_fn)
+    if meta.is_output:  # an output: a new Tensor made by this node (indices get no grad_fn)
         data = value._data if isinstance(value, TensorBase) else value
         fn = value._grad_fn if isinstance(value, TensorBase) else _output_node(node, data)
-        t = TensorBase._wrap(data, fn, meta[4])
-        t._version_counter = meta[1]
+        t = TensorBase._wrap(data, fn, meta.output_nr)
+        t._version_counter = meta.counter
         return t
-    return meta[0]
+    return meta.tensor
 
 
 def _output_node(node, data):
@@ -200,11 +216,11 @@ def _output_node(node, data):
 def _as_saved(t, meta, node):
     """What a hook unpacked, put back in the saved tensor's place in the graph: always a new
     Tensor, as PyTorch makes one (and, as PyTorch, with no version check)."""
-    if meta is None or meta[1] is None:
+    if meta is None or meta.counter is None:
         return TensorBase._wrap(t._data)
-    if meta[3]:
-        return TensorBase._wrap(t._data, _output_node(node, t._data), meta[4])
-    source = meta[0]
+    if meta.is_output:
+        return TensorBase._wrap(t._data, _output_node(node, t._data), meta.output_nr)
+    source = meta.tensor
     out = TensorBase._wrap(t._data, source._grad_fn, source._output_nr)
     out._requires_grad = source._requires_grad
     if source._requires_grad and source._grad_fn is None:  # a leaf: its AccumulateGrad node

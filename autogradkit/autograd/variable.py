@@ -31,11 +31,8 @@ _NON_LEAF_GRAD_WARNING = (
 
 
 class VersionCounter:
-    """How many times a tensor's memory was changed in place (shared by views and detach).
-
-    A new tensor has none (``_version_counter`` is None: version 0) until something needs
-    one: it is saved for backward, viewed, detached, or changed in place.
-    """
+    """How many times a tensor's memory was changed in place (shared by views and detach,
+    not by ``.data``): every tensor has one from the start, as in PyTorch."""
 
     value = 0  # read from the class until the first in-place change (cheap to create)
 
@@ -48,14 +45,6 @@ class InferenceVersion(VersionCounter):
 INFERENCE = InferenceVersion()  # one for all inference tensors: it never moves
 
 
-def version_counter(tensor) -> VersionCounter:
-    """``tensor``'s version counter, made now if it had none (to be shared or saved)."""
-    counter = tensor._version_counter
-    if counter is None:
-        counter = tensor._version_counter = VersionCounter()
-    return counter
-
-
 def increment_version(tensor) -> None:
     """Note that ``tensor``'s memory was changed in place (a tensor or several).
 
@@ -64,7 +53,7 @@ def increment_version(tensor) -> None:
     it had when saved, and refuses to use a changed one.
     """
     for t in tensor if isinstance(tensor, (tuple, list)) else (tensor,):
-        counter = version_counter(t)
+        counter = t._version_counter
         if counter is not INFERENCE:
             counter.value += 1
 
@@ -101,7 +90,7 @@ class TensorBase:
         t = object.__new__(TensorBase._output_class)
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         t._grad_fn, t._output_nr, t._requires_grad = grad_fn, output_nr, grad_fn is not None
-        t._version_counter = INFERENCE if grad_mode._inference else None  # None: version 0
+        t._version_counter = INFERENCE if grad_mode._inference else VersionCounter()
         t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
         return t
 
@@ -110,7 +99,7 @@ class TensorBase:
         """A ``cls`` instance sharing ``data``'s memory and version counter, a new leaf (how
         ``nn.Parameter`` is made, as in PyTorch)."""
         t = object.__new__(cls)
-        t._data, t._version_counter = data._data, version_counter(data)
+        t._data, t._version_counter = data._data, data._version_counter
         t._grad_fn, t._output_nr, t._requires_grad = None, 0, False
         t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
         if requires_grad:
@@ -234,7 +223,7 @@ class TensorBase:
     def detach(self) -> TensorBase:
         """A tensor sharing this one's memory and version counter, cut from the graph."""
         t = TensorBase._wrap(self._data)
-        t._version_counter = version_counter(self)
+        t._version_counter = self._version_counter
         return t
 
     @property
@@ -250,7 +239,7 @@ class TensorBase:
     def _version(self) -> int:
         if self.is_inference():
             raise RuntimeError("Inference tensors do not track version counter.")
-        return 0 if self._version_counter is None else self._version_counter.value
+        return self._version_counter.value
 
     def is_inference(self) -> bool:
         """True for a tensor made in ``inference_mode`` (or a view of one)."""
