@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype, _shape
 from . import anomaly_mode, grad_mode, observer, saved
-from .graph import get_gradient_edge, nodes_leading_to
+from .graph import gradient_edge, nodes_leading_to
 from .hooks import run_tensor_hooks
 from .observer import observe
 from .variable import TensorBase
@@ -56,10 +56,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is None:
         run_backward(roots, grads, retain_graph, create_graph)
         return
-    targets = {get_gradient_edge(t): True for t in inputs}
+    targets = {gradient_edge(t): True for t in inputs}
     captured = run_backward(roots, grads, retain_graph, create_graph, targets)
     for t in inputs:  # leaves accumulated through AccumulateGrad; non-leaves get theirs here
-        g = captured.get(get_gradient_edge(t)) if t._grad_fn is not None else None
+        g = captured.get(gradient_edge(t)) if t._grad_fn is not None else None
         if g is not None:
             t._grad = _wrap_grad(g) if t._grad is None else t._grad + _wrap_grad(g)
 
@@ -91,11 +91,11 @@ def grad(
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     roots, grads = _seeds(outputs, grad_outputs, create_graph)
-    targets = {get_gradient_edge(t): False for t in inputs}
+    targets = {gradient_edge(t): False for t in inputs}
     captured = run_backward(roots, grads, retain_graph, create_graph, targets)
     results = []
     for i, t in enumerate(inputs):
-        g = captured.get(get_gradient_edge(t))
+        g = captured.get(gradient_edge(t))
         if g is None:
             if materialize_grads:
                 g = np.zeros(t._data.shape, t._data.dtype)
@@ -143,7 +143,7 @@ def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[lis
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
-        roots.append(get_gradient_edge(out))
+        roots.append(gradient_edge(out))
     return roots, grads
 
 

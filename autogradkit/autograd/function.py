@@ -17,7 +17,7 @@ from ..utils.hooks import next_id
 from . import anomaly_mode, custom_function, grad_mode, saved
 from .custom_function import once_differentiable
 from .engine import fit
-from .graph import Node, _saved_tensors_hooks, get_gradient_edge
+from .graph import Node, _saved_tensors_hooks, gradient_edge
 from .hooks import run_node_post_hooks, run_node_pre_hooks, run_output_hooks
 from .saved import SavedOrigin
 from .variable import InferenceVersion, TensorBase
@@ -260,8 +260,8 @@ class Function(FunctionCtx):
                     dtype = a.dtype if dtype is False else None
                 if x._requires_grad:
                     needs.append(True)
-                    if recording:  # 3. (ahead) plain pairs, as PyTorch prints next_functions
-                        edges.append(tuple(get_gradient_edge(x)))
+                    if recording:  # 3. (ahead)
+                        edges.append(gradient_edge(x))
                         metas.append((a.shape, a.dtype))
                     continue
             else:

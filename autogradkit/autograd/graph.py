@@ -40,12 +40,18 @@ class GradientEdge(NamedTuple):
     output_nr: int
 
 
-def get_gradient_edge(tensor) -> GradientEdge:
-    """Where a gradient for ``tensor`` goes in the graph: its grad_fn, or for a leaf its
-    AccumulateGrad node (made at the first use of the leaf in a graph)."""
+def gradient_edge(tensor) -> tuple:
+    """``(node, output_nr)``: where a gradient for ``tensor`` goes in the graph, its grad_fn,
+    or for a leaf its AccumulateGrad node (made at the leaf's first use in a graph). The
+    plain pair ``next_functions`` holds, as PyTorch prints it."""
     if tensor._grad_fn is None:
-        return GradientEdge(grad_accumulator(tensor), 0)
-    return GradientEdge(tensor._grad_fn, tensor._output_nr)
+        return (grad_accumulator(tensor), 0)
+    return (tensor._grad_fn, tensor._output_nr)
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """PyTorch's ``torch.autograd.graph.get_gradient_edge``: the same edge, with names."""
+    return GradientEdge(*gradient_edge(tensor))
 
 
 class Node:
@@ -150,7 +156,7 @@ def _is_field(cls, name: str) -> bool:
 def link(node, tensors) -> None:
     """Point a node at the nodes that made its tensor inputs, and note each input's shape."""
     node.next_functions = tuple(
-        tuple(get_gradient_edge(x)) if x._requires_grad else (None, 0) for x in tensors
+        gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors
     )
     node._input_meta = tuple(
         (x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors
