@@ -352,16 +352,13 @@ def _keep(node, inputs, arrays, outputs, results) -> None:
     """Note where each value forward saved came from, and that tensor's version now."""
     metas = []
     for value in node._saved:
-        meta = None  # an array forward made (a mask, a cast copy): nothing can change it
+        source = meta = None  # None: an array forward made (a mask, a cast copy)
         if value is None:
             meta = saved.NOTHING
         else:
             for x, a in zip(inputs, arrays):  # an input (or the number it was made from)?
                 if value is a:
-                    if not isinstance(x, TensorBase):
-                        meta = SavedOrigin(x, None, None, False, 0)
-                        break
-                    meta = _input_origin(x)
+                    source = x
                     break
             else:
                 for nr, (o, r) in enumerate(zip(outputs, results)):  # an output?
@@ -371,19 +368,18 @@ def _keep(node, inputs, arrays, outputs, results) -> None:
                         break
                 else:
                     if isinstance(value, TensorBase):  # a custom Function saved a tensor it made
-                        meta = _input_origin(value)
+                        source = value
+        if isinstance(source, TensorBase):
+            counter = source._version_counter
+            if type(counter) is InferenceVersion:
+                raise RuntimeError(saved.INFERENCE_SAVED)
+            meta = SavedOrigin(source, counter, counter.value, False, 0)
+        elif source is not None:  # a Python number: nothing can change it
+            meta = SavedOrigin(source, None, None, False, 0)
         metas.append(meta)
     node._saved_meta = tuple(metas)
     if _saved_tensors_hooks:
         saved.pack_all(node, results, *_saved_tensors_hooks[-1])
-
-
-def _input_origin(t) -> SavedOrigin:
-    """A saved input: the tensor itself, and its version now."""
-    counter = t._version_counter
-    if type(counter) is InferenceVersion:
-        raise RuntimeError(saved.INFERENCE_SAVED)
-    return SavedOrigin(t, counter, counter.value, False, 0)
 
 
 def _wrap_outputs(cls, out, inputs, ctx):
