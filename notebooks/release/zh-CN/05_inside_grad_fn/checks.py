@@ -297,11 +297,15 @@ def _comes_after_its_senders(order, nodes) -> bool:
 @contextmanager
 def _no_library_order():
     """The engine and the library's walks refuse to run while backward_order is checked."""
-    engine = agk.autograd.engine
+    autograd = agk.autograd
     with ExitStack() as stack:
         stack.enter_context(_no_library_walks())
-        for name in ("run_backward", "_nodes_leading_to"):  # run_backward counts the arrows
-            stack.enter_context(refuse_library(engine, name, exercise="the order"))
+        for owner, name in (
+            (autograd.engine, "run_backward"),
+            (autograd.engine, "count_dependencies"),  # the engine's own count of the arrows
+            (autograd.graph, "nodes_leading_to"),
+        ):
+            stack.enter_context(refuse_library(owner, name, exercise="the order"))
         yield
 
 
