@@ -20,7 +20,7 @@ from .engine import fit
 from .graph import Node, _saved_tensors_hooks, gradient_edge
 from .hooks import run_node_post_hooks, run_node_pre_hooks, run_output_hooks
 from .saved import SavedOrigin
-from .variable import InferenceVersion, TensorBase
+from .variable import InferenceVersion, TensorBase, version_counter
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "REGISTRY"]
 
@@ -363,14 +363,14 @@ def _keep(node, inputs, arrays, outputs, results) -> None:
             else:
                 for nr, (o, r) in enumerate(zip(outputs, results)):  # an output?
                     if value is o and isinstance(r, TensorBase):
-                        counter = r._version_counter
+                        counter = version_counter(r)
                         meta = SavedOrigin(None, counter, counter.value, True, nr)
                         break
                 else:
                     if isinstance(value, TensorBase):  # a custom Function saved a tensor it made
                         source = value
         if isinstance(source, TensorBase):
-            counter = source._version_counter
+            counter = source._version_counter or version_counter(source)  # made if none
             if type(counter) is InferenceVersion:
                 raise RuntimeError(saved.INFERENCE_SAVED)
             meta = SavedOrigin(source, counter, counter.value, False, 0)
@@ -401,7 +401,7 @@ def _wrap_outputs(cls, out, inputs, ctx):
         and np.may_share_memory(out, inputs[0]._data)
     ):
         base = inputs[0]
-        result._version_counter = base._version_counter
+        result._version_counter = version_counter(base)
         result._base = base if base._base is None else base._base
         # made under no_grad, a view still requires grad (PyTorch forbids changing it in place)
         if ctx is None and base._requires_grad:

@@ -22,7 +22,7 @@ import numpy as np
 from .. import _dtype
 from . import anomaly_mode, grad_mode
 from .graph import grad_accumulator
-from .variable import TensorBase
+from .variable import TensorBase, version_counter
 
 __all__ = ["SavedOrigin", "SavedTensor", "describe", "saved_inputs"]
 
@@ -110,10 +110,10 @@ def _tensor_to_pack(value, meta, results):
 
 
 def _call_pack_hook(pack_hook, t):
-    before = t._version_counter.value
+    before = version_counter(t).value
     with grad_mode.no_grad():
         packed = pack_hook(t)
-    if t._version_counter.value != before:
+    if version_counter(t).value != before:
         raise RuntimeError(_PACK_IN_PLACE)
     return packed
 

@@ -32,7 +32,13 @@ _NON_LEAF_GRAD_WARNING = (
 
 class VersionCounter:
     """How many times a tensor's memory was changed in place (shared by views and detach,
-    not by ``.data``): every tensor has one from the start, as in PyTorch."""
+    not by ``.data``).
+
+    A leaf has one from the start. An op's output gets one when something needs it (it is
+    saved for backward, viewed, detached or changed in place: ``version_counter``); until
+    then its ``_version_counter`` is None and its version 0. Most outputs of a long chain
+    never need one, and each object a tensor carries is work for Python's garbage collector.
+    """
 
     value = 0  # read from the class until the first in-place change (cheap to create)
 
@@ -45,6 +51,13 @@ class InferenceVersion(VersionCounter):
 INFERENCE = InferenceVersion()  # one for all inference tensors: it never moves
 
 
+def version_counter(tensor) -> VersionCounter:
+    """``tensor``'s version counter, made now if it had none (to be shared or saved)."""
+    if tensor._version_counter is None:
+        tensor._version_counter = VersionCounter()
+    return tensor._version_counter
+
+
 def increment_version(tensor) -> None:
     """Note that ``tensor``'s memory was changed in place (a tensor or several).
 
@@ -53,7 +66,7 @@ def increment_version(tensor) -> None:
     it had when saved, and refuses to use a changed one.
     """
     for t in tensor if isinstance(tensor, (tuple, list)) else (tensor,):
-        counter = t._version_counter
+        counter = version_counter(t)
         if counter is not INFERENCE:
             counter.value += 1
 
@@ -90,7 +103,10 @@ class TensorBase:
         t = object.__new__(TensorBase._output_class)
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         t._grad_fn, t._output_nr, t._requires_grad = grad_fn, output_nr, grad_fn is not None
-        t._version_counter = INFERENCE if grad_mode._inference else VersionCounter()
+        if grad_mode._inference:
+            t._version_counter = INFERENCE
+        else:  # a leaf's counter now, an op's output's when it needs one (VersionCounter)
+            t._version_counter = VersionCounter() if grad_fn is None else None
         t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
         return t
 
@@ -99,7 +115,7 @@ class TensorBase:
         """A ``cls`` instance sharing ``data``'s memory and version counter, a new leaf (how
         ``nn.Parameter`` is made, as in PyTorch)."""
         t = object.__new__(cls)
-        t._data, t._version_counter = data._data, data._version_counter
+        t._data, t._version_counter = data._data, version_counter(data)
         t._grad_fn, t._output_nr, t._requires_grad = None, 0, False
         t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
         if requires_grad:
@@ -223,7 +239,7 @@ class TensorBase:
     def detach(self) -> TensorBase:
         """A tensor sharing this one's memory and version counter, cut from the graph."""
         t = TensorBase._wrap(self._data)
-        t._version_counter = self._version_counter
+        t._version_counter = version_counter(self)
         return t
 
     @property
@@ -239,7 +255,7 @@ class TensorBase:
     def _version(self) -> int:
         if self.is_inference():
             raise RuntimeError("Inference tensors do not track version counter.")
-        return self._version_counter.value
+        return 0 if self._version_counter is None else self._version_counter.value
 
     def is_inference(self) -> bool:
         """True for a tensor made in ``inference_mode`` (or a view of one)."""
