@@ -59,6 +59,12 @@ def from_numpy(np_dtype) -> dtype:
         ) from None
 
 
+def tensor_type(np_dtype) -> str:
+    """The legacy type name of a NumPy dtype's tensors, as errors print it:
+    ``autogradkit.FloatTensor``."""
+    return f"autogradkit.{from_numpy(np_dtype)._tensor_type}"
+
+
 def to_numpy(dt) -> np.dtype:
     """NumPy dtype for an autogradkit dtype (or anything np.dtype accepts)."""
     return dt.numpy if isinstance(dt, dtype) else np.dtype(dt)

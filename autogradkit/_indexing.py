@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .autograd.graph import tensor_class
+from .autograd.variable import TensorBase
 from .ops import indexing, movement
 
 __all__ = ["getitem", "normalize_index", "is_advanced", "selects_everything"]
 
 
 def _as_numpy(item):
-    if isinstance(item, tensor_class()):
+    if isinstance(item, TensorBase):
         return item._data
     if isinstance(item, list):
         return np.asarray([_as_numpy(i) for i in item])

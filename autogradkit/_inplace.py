@@ -16,8 +16,9 @@ import numpy as np
 
 from ._indexing import getitem, is_advanced, normalize_index, selects_everything
 from .autograd import grad_mode, saved
-from .autograd.function import FunctionCtx, _link
-from .autograd.graph import increment_version, tensor_class
+from .autograd.function import FunctionCtx
+from .autograd.graph import link
+from .autograd.variable import TensorBase, increment_version
 from .ops.indexing import AsStridedBackward0, IndexPutBackward0
 from .ops.movement import CopyBackwards
 
@@ -62,16 +63,15 @@ def inplace(t, compute, *args, **kwargs):
     Outside a graph this is plain NumPy assignment. Inside one, the op is recorded on a
     private copy of the old value, and ``t`` takes the new node as its grad_fn.
     """
-    Tensor = tensor_class()
     check_inplace(t)
     _check_no_overlap(t._data)
-    others = [a for a in args if isinstance(a, Tensor)]
+    others = [a for a in args if isinstance(a, TensorBase)]
     records = grad_mode._enabled and (t._requires_grad or any(o._requires_grad for o in others))
     if records and t._base is not None:
         return _inplace_on_view(t, compute, args, kwargs)
     old = t
     if records:
-        old = Tensor._wrap(t._data.copy(), t._grad_fn, t._output_nr)
+        old = TensorBase._wrap(t._data.copy(), t._grad_fn, t._output_nr)
         old._requires_grad = t._requires_grad
     with grad_mode.set_grad_enabled(records):
         result = compute(old, *args, **kwargs)
@@ -96,7 +96,7 @@ def _inplace_on_view(view, compute, args, kwargs):
     base = view._base
     check_inplace(base, "a view of a leaf Variable")
     index, geometry = _place_in_base(view._data, base._data)
-    stand_in = tensor_class()._wrap(view._data.copy())
+    stand_in = TensorBase._wrap(view._data.copy())
     stand_in._requires_grad = True  # the op's first input: CopySlices routes its gradient
     result = compute(stand_in, *args, **kwargs)
     node = CopySlices(base, index, result._grad_fn)
@@ -122,7 +122,7 @@ class CopySlices(FunctionCtx):
         super().__init__()
         self._fn, self._index = fn, index
         self._saved = fn._saved  # what backward needs is what the op saved
-        _link(self, (base,))  # the first edge: the base's old value
+        link(self, (base,))  # the first edge: the base's old value
         self.next_functions += fn.next_functions[1:]
         self._input_meta += fn._input_meta[1:]
 
@@ -215,9 +215,8 @@ def _type_word(np_dtype) -> str:
 
 def as_tensor(value, like):
     """``value`` as a Tensor (a number or array takes ``like``'s dtype)."""
-    Tensor = tensor_class()
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         return value
-    return Tensor._wrap(
+    return TensorBase._wrap(
         np.asarray(value, dtype=like._data.dtype if not isinstance(value, np.ndarray) else None)
     )

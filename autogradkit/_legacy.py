@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _device, _dtype
 from ._shape import Size
-from .autograd.graph import tensor_class
+from .autograd.variable import TensorBase
 
 _SIGNATURES = (
     " * (*, autogradkit.device device = None)\n"
@@ -23,7 +23,6 @@ def new(dtype: _dtype.dtype | None, args: tuple, kwargs: dict):
     """``Tensor(*args)``: no argument (empty), sizes (zeros: PyTorch leaves the memory
     uninitialised), or data (a sequence, array or tensor) converted to ``dtype`` (None:
     ``Tensor(...)``, float32, a tensor passes as it is)."""
-    Tensor = tensor_class()
     _check_keywords(args, kwargs)
     where = kwargs.get("device")
     if where is not None and _device.device(where).type != "cpu":
@@ -31,13 +30,13 @@ def new(dtype: _dtype.dtype | None, args: tuple, kwargs: dict):
             "legacy constructor expects device type: cpu but device type: "
             f"{_device.device(where).type} was passed"
         )
-    if len(args) == 1 and isinstance(args[0], Tensor):
+    if len(args) == 1 and isinstance(args[0], TensorBase):
         return _from_tensor(args[0], dtype)
     dtype = dtype or _dtype.float32
     if not args:
-        return Tensor._wrap(np.zeros(0, dtype.numpy))
+        return TensorBase._wrap(np.zeros(0, dtype.numpy))
     if isinstance(args[0], (Size, int)) and not isinstance(args[0], bool):
-        return Tensor._wrap(np.zeros(_sizes(args), dtype.numpy))
+        return TensorBase._wrap(np.zeros(_sizes(args), dtype.numpy))
     if len(args) > 1:
         _sizes(args)  # raises PyTorch's error for a size that is not a number
     data = args[0]
@@ -45,7 +44,7 @@ def new(dtype: _dtype.dtype | None, args: tuple, kwargs: dict):
         raise TypeError("new(): invalid data type 'str'")
     if not isinstance(data, (list, tuple, np.ndarray)):
         raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
-    return Tensor._wrap(np.array(_plain(data), dtype=dtype.numpy))
+    return TensorBase._wrap(np.array(_plain(data), dtype=dtype.numpy))
 
 
 def _plain(data):

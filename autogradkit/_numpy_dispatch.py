@@ -11,7 +11,7 @@ import operator
 
 import numpy as np
 
-from .autograd.graph import tensor_class
+from .autograd.variable import TensorBase
 from .ops.joining import CatBackward0, StackBackward0
 from .ops.selection import WhereBackward0
 
@@ -23,12 +23,11 @@ def _t(value):
 
     (A NumPy scalar must not stay one: ``np.float64(2) * t`` would come straight back here.)
     """
-    Tensor = tensor_class()
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         return value
     if isinstance(value, (int, float, bool, np.generic)):
         return value.item() if isinstance(value, np.generic) else value
-    return Tensor._wrap(np.asarray(value))
+    return TensorBase._wrap(np.asarray(value))
 
 
 def _expand_dims(a, axis):
@@ -67,14 +66,14 @@ def _prod(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
 
 
 def _where(condition, x, y):
-    condition = condition._data if isinstance(condition, tensor_class()) else condition
+    condition = condition._data if isinstance(condition, TensorBase) else condition
     return WhereBackward0.apply(x, y, condition=np.asarray(condition, dtype=bool))
 
 
 def _like(value):
     def make(a, dtype=None, **kwargs):
         shape_and_fill = (a.shape, value, a._data.dtype if dtype is None else dtype)
-        return tensor_class()._wrap(np.full(*shape_and_fill))
+        return TensorBase._wrap(np.full(*shape_and_fill))
 
     return make
 

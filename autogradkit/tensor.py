@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import builtins
 import warnings
-import weakref
 
 import numpy as np
 
@@ -20,8 +19,7 @@ from ._numpy_dispatch import array_function, array_ufunc
 from ._shape import Size, check_expandable, normalize_dim
 from ._tensor_str import tensor_repr
 from .autograd import grad_mode
-from .autograd.engine import AccumulateGrad
-from .autograd.graph import INFERENCE, InferenceVersion, version_counter
+from .autograd.variable import TensorBase
 from .ops import (
     arithmetic,
     indexing,
@@ -37,17 +35,9 @@ from .ops import (
 )
 from .ops import nn as nn_ops
 from .random import _generator
-from .utils.hooks import HookDict, add_hook
 
 __all__ = ["Tensor", "where"]
 
-_NON_LEAF_GRAD_WARNING = (
-    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
-    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
-    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
-    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
-)
 _T_WARNING = (
     "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
     "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
@@ -56,7 +46,7 @@ _T_WARNING = (
 )
 
 
-class Tensor:
+class Tensor(TensorBase, wraps_outputs=True):
     """A multi-dimensional array that can record the operations that made it.
 
     Example:
@@ -70,21 +60,7 @@ class Tensor:
         tensor(3.)
     """
 
-    # slots, not a __dict__ entry: vars(t) stays {} as in PyTorch (the articles look at it)
-    __slots__ = (
-        "_data",
-        "_requires_grad",
-        "_grad_fn",
-        "_version_counter",
-        "_output_nr",
-        "_grad",
-        "_base",
-        "_hooks",
-        "_post_accumulate_hooks",
-        "_accumulator_ref",
-        "__dict__",
-        "__weakref__",
-    )
+    __slots__ = ()  # TensorBase holds the slots; vars(t) stays {} as in PyTorch
     __array_priority__ = 1000  # NumPy defers to Tensor in mixed expressions
 
     def __new__(cls, *args, **kwargs):
@@ -97,187 +73,14 @@ class Tensor:
     def __init__(self, *args, **kwargs):
         pass  # __new__ made the tensor
 
-    @staticmethod
-    def _wrap(data, grad_fn=None, output_nr=0) -> Tensor:
-        """Wrap an array without copying (internal; ``grad_fn`` set means requires grad)."""
-        t = object.__new__(Tensor)
-        t._data = data if type(data) is np.ndarray else np.asarray(data)
-        t._grad_fn, t._output_nr, t._requires_grad = grad_fn, output_nr, grad_fn is not None
-        t._version_counter = INFERENCE if grad_mode._inference else None  # None: version 0
-        t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
-        return t
-
-    @staticmethod
-    def _make_subclass(cls, data: Tensor, requires_grad: bool = False) -> Tensor:
-        """A ``cls`` instance sharing ``data``'s memory and version counter, a new leaf (how
-        ``nn.Parameter`` is made, as in PyTorch)."""
-        t = object.__new__(cls)
-        t._data, t._version_counter = data._data, version_counter(data)
-        t._grad_fn, t._output_nr, t._requires_grad = None, 0, False
-        t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
-        if requires_grad:
-            if t._data.dtype.kind != "f":
-                raise RuntimeError(
-                    "Only Tensors of floating point and complex dtype can require gradients"
-                )
-            t._requires_grad = True
-        return t
-
-    # ----- autograd attributes -------------------------------------------------------------
-    @property
-    def requires_grad(self) -> bool:
-        return self._requires_grad
-
-    @requires_grad.setter
-    def requires_grad(self, value: bool) -> None:
-        if self._grad_fn is not None:
-            if value:
-                return
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use "
-                "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach()."
-            )
-        if value and self._data.dtype.kind != "f":
-            raise RuntimeError(
-                "only Tensors of floating point and complex dtype can require gradients"
-            )
-        if value and self.is_inference() and not grad_mode._inference:
-            raise RuntimeError(
-                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
-                "allowed."
-            )
-        self._requires_grad = bool(value)
-
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        """Set ``requires_grad`` in place and return the tensor."""
-        if requires_grad and self._data.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        self.requires_grad = requires_grad
-        return self
-
-    @property
-    def grad_fn(self):
-        """The node that made this tensor (None for leaves)."""
-        return self._grad_fn
-
-    @property
-    def is_leaf(self) -> bool:
-        """True for tensors you created, and for any tensor that does not require grad."""
-        return self._grad_fn is None
-
-    @property
-    def grad(self):
-        """Gradient accumulated by backward (leaves, and non-leaves that ``retain_grad()``)."""
-        if self._grad_fn is not None and not self.retains_grad and self._grad is None:
-            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
-        return self._grad
-
-    @grad.setter
-    def grad(self, value) -> None:
-        if value is not None:
-            if not isinstance(value, Tensor):
-                raise TypeError(
-                    "assigned grad expected to be a Tensor or None but got grad of type "
-                    f"{type(value).__name__}"
-                )
-            if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
-            if value.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
-        self._grad = value
-
-    @property
-    def grad_dtype(self):
-        """The dtype ``.grad`` is kept in (this tensor's dtype unless you set another, or None)."""
-        return self.__dict__.get("_grad_dtype", self.dtype)
-
-    @grad_dtype.setter
-    def grad_dtype(self, value) -> None:
-        if self._grad_fn is not None:
-            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
-        self.__dict__["_grad_dtype"] = value
-
-    @property
-    def retains_grad(self) -> bool:
-        fn = self._grad_fn
-        return fn is not None and bool(fn._retained) and self._output_nr in fn._retained
-
-    def retain_grad(self) -> None:
-        """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
-        if not self._requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None:
-            return  # leaves keep their gradient anyway
-        self._grad_fn._retain(self._output_nr, weakref.ref(self))
-
-    def register_hook(self, hook):
-        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one.
-
-        Returns a handle whose ``remove()`` takes the hook away.
-        """
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is None:
-            if self._hooks is None:
-                self._hooks = HookDict()
-            return add_hook(self._hooks, hook)
-        return add_hook(self._grad_fn._tensor_hook_dict(self._output_nr), hook)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        """Call ``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
-        if self._grad_fn is not None:
-            raise RuntimeError(
-                "post accumulate grad hooks cannot be registered on non-leaf tensors"
-            )
-        if self._post_accumulate_hooks is None:
-            self._post_accumulate_hooks = HookDict()
-        return add_hook(self._post_accumulate_hooks, hook)
-
-    def _accumulator(self) -> AccumulateGrad:
-        """This leaf's AccumulateGrad node: one per leaf while any graph holds it."""
-        node = self._accumulator_ref() if self._accumulator_ref is not None else None
-        if node is None:
-            node = AccumulateGrad(self)
-            self._accumulator_ref = weakref.ref(node)
-        return node
-
+    # ----- autograd (the state and its methods: TensorBase, autograd/variable.py) ---------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph's leaves."""
         autograd.backward(self, gradient, retain_graph, create_graph, inputs)
 
-    def detach(self) -> Tensor:
-        """A tensor sharing this one's memory and version counter, cut from the graph."""
-        t = Tensor._wrap(self._data)
-        t._version_counter = version_counter(self)
-        return t
-
     def detach_(self) -> Tensor:
         """Cut this tensor from the graph in place: it becomes a leaf that needs no grad."""
         return _inplace.detach_(self)
-
-    @property
-    def data(self) -> Tensor:
-        """The same memory as a new leaf: no history and a version counter of its own."""
-        return Tensor._wrap(self._data)
-
-    @data.setter
-    def data(self, value: Tensor) -> None:
-        self._data = value._data
-
-    @property
-    def _version(self) -> int:
-        if self.is_inference():
-            raise RuntimeError("Inference tensors do not track version counter.")
-        return 0 if self._version_counter is None else self._version_counter.value
-
-    def is_inference(self) -> bool:
-        """True for a tensor made in ``inference_mode`` (or a view of one)."""
-        return isinstance(self._version_counter, InferenceVersion)
-
-    @property
-    def output_nr(self) -> int:
-        return self._output_nr
 
     # ----- shape, dtype, conversion ---------------------------------------------------------
     @property

@@ -60,7 +60,8 @@ LAYERS = {
         "_i18n",  # the kit's words in the notebook's language (viz and grading use it)
     },
     "autograd": {"autograd", "autograd.grad_mode", "autograd.anomaly_mode", "autograd.graph"}
-    | {"autograd.saved", "autograd.engine", "autograd.function", "autograd.gradcheck"},
+    | {"autograd.saved", "autograd.engine", "autograd.function", "autograd.gradcheck"}
+    | {"autograd.observer", "autograd.variable", "autograd.hooks", "autograd.custom_function"},
     "ops": {"ops"} | {f"ops.{p.stem}" for p in (PACKAGE / "ops").glob("[!_]*.py")},
     "tensor": {"tensor", "_inplace", "_matmul", "_indexing", "_numpy_dispatch", "_legacy"}
     | {"_functions", "creation", "autograd.functional"},
@@ -143,6 +144,98 @@ def test_top_level_imports_go_down_the_layers_only():
             if LAYER_OF.get(imported, len(ORDER)) > layer:
                 wrong.append(f"{module} ({ORDER[layer]}) imports {imported}")
     assert wrong == []
+
+
+def _local_imports_of(name: str) -> list[tuple[int, set[str]]]:
+    """The package modules each function-local import of ``name`` loads, with its line."""
+    path = _FILES[name]
+    tree = ast.parse(path.read_text())
+    functions = [
+        n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    found = []
+    for f in functions:
+        for node in ast.walk(f):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.append((node.lineno, _imported(node, name, path.name == "__init__.py")))
+    return found
+
+
+# Lookups at run time that no import statement at the top shows, allowed where named here:
+# the package root loads agk.viz and agk.grading at their first use (they are optional
+# extras' users), and nn counts the frames between a warning and the user's code.
+RUNTIME_LOOKUPS_ALLOWED = {("", "importlib"), ("nn._backward_hooks", "_getframe")}
+RUNTIME_LOOKUPS = {"importlib", "__import__", "_getframe", "currentframe", "f_locals"}
+
+
+def _lookup_word(node) -> str | None:
+    """``importlib``, ``sys.modules``, ``sys._getframe``...: what a run-time lookup says."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        sys_modules = node.attr == "modules" and getattr(node.value, "id", None) == "sys"
+        return "sys.modules" if sys_modules else node.attr
+    return None
+
+
+def test_no_run_time_lookup_of_a_higher_layer():
+    """Issue 30: a lower layer never looks a higher one up while it runs (a function-local
+    import, ``importlib``, ``sys.modules``) nor reads frames (``sys._getframe``, ``f_locals``):
+    where it must tell a higher layer something, it offers a hook (the engine's observer)."""
+    wrong = []
+    for module, layer in sorted(LAYER_OF.items()):
+        for line, loaded in _local_imports_of(module):
+            for target in sorted(loaded):
+                if LAYER_OF.get(target, len(ORDER)) > layer:
+                    wrong.append(f"{module}:{line} imports {target} while it runs")
+        if ORDER[layer] in ("viz", "grading"):
+            continue  # the top: nothing above to look up (viz reads the caller's own names)
+        tree = ast.parse(_FILES[module].read_text())
+        for node in ast.walk(tree):
+            word = _lookup_word(node)
+            if (
+                word in RUNTIME_LOOKUPS | {"sys.modules"}
+                and (module, word) not in RUNTIME_LOOKUPS_ALLOWED
+            ):
+                wrong.append(f"{module}:{node.lineno} {word}")
+    assert wrong == []
+
+
+def test_the_run_time_lookup_test_sees_a_tensor_class_lookup(tmp_path, monkeypatch):
+    """The shortcut issue 30 removed (``graph.tensor_class()``, importing tensor.py when first
+    called) would fail the test above."""
+    fake = tmp_path / "graph.py"
+    fake.write_text(
+        "def tensor_class():\n    from ..tensor import Tensor  # up a layer\n    return Tensor\n"
+    )
+    monkeypatch.setitem(_FILES, "autograd.graph", fake)
+    lines = _local_imports_of("autograd.graph")
+    assert lines == [(2, {"tensor"})]
+    assert LAYER_OF["tensor"] > LAYER_OF["autograd.graph"]
+
+
+def test_autograd_touches_no_private_attribute_of_another_layer():
+    """Every ``x._name`` autograd reads or writes is one autograd itself defines (a slot, a
+    method, an attribute it assigns): TensorBase's state is autograd's own (issue 30)."""
+    defined, used = set(), []
+    files = [_FILES[m] for m in sorted(LAYERS["autograd"]) if m != "autograd"]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                defined.add(node.attr)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                defined |= {t.id for t in targets if isinstance(t, ast.Name)}
+                if any(isinstance(t, ast.Name) and t.id == "__slots__" for t in targets):
+                    defined |= {
+                        c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant)
+                    }
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+                if not node.attr.endswith("__"):
+                    used.append((path.name, node.lineno, node.attr))
+    assert [u for u in used if u[2] not in defined] == []
 
 
 def test_every_module_has_a_layer():

@@ -87,3 +87,15 @@ def check_nan(node, grads) -> None:
         data = getattr(g, "_data", g)
         if data is not None and np.isnan(data).any():
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
+def run_node_checked(node, grad_outputs):
+    """Run ``node`` in anomaly mode: say where it was made if it fails, and stop at NaN."""
+    try:
+        grad_inputs = node._backward(grad_outputs)
+        if _mode["check_nan"]:
+            check_nan(node, grad_inputs)
+    except Exception:
+        forward_traceback_warning(node)
+        raise
+    return grad_inputs

@@ -15,19 +15,13 @@ import warnings
 import numpy as np
 
 from .. import _dtype, _shape
-from ..utils.hooks import next_id
-from . import anomaly_mode, grad_mode, saved
-from .graph import (
-    Node,
-    get_gradient_edge,
-    increment_version,
-    run_node_post_hooks,
-    run_node_pre_hooks,
-    run_tensor_hooks,
-    tensor_class,
-)
+from . import anomaly_mode, grad_mode, observer, saved
+from .graph import gradient_edge, nodes_leading_to
+from .hooks import run_tensor_hooks
+from .observer import observe
+from .variable import TensorBase
 
-__all__ = ["backward", "grad", "run_backward", "AccumulateGrad"]
+__all__ = ["backward", "grad", "run_backward", "observe"]
 
 _CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the "
@@ -36,7 +30,6 @@ _CREATE_GRAPH_WARNING = (
     "make sure to reset the .grad fields of your parameters to None after use to break the "
     "cycle and avoid the leak."
 )
-_ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -49,7 +42,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         >>> a.grad
         tensor(6.)
     """
-    outputs = (tensors,) if isinstance(tensors, tensor_class()) else tuple(tensors)
+    outputs = (tensors,) if isinstance(tensors, TensorBase) else tuple(tensors)
     grad_outputs = (None,) * len(outputs) if grad_tensors is None else _as_tuple(grad_tensors)
     if inputs is not None:
         inputs = _as_tuple(inputs)
@@ -63,10 +56,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is None:
         run_backward(roots, grads, retain_graph, create_graph)
         return
-    targets = {get_gradient_edge(t): True for t in inputs}
+    targets = {gradient_edge(t): True for t in inputs}
     captured = run_backward(roots, grads, retain_graph, create_graph, targets)
     for t in inputs:  # leaves accumulated through AccumulateGrad; non-leaves get theirs here
-        g = captured.get(get_gradient_edge(t)) if t._grad_fn is not None else None
+        g = captured.get(gradient_edge(t)) if t._grad_fn is not None else None
         if g is not None:
             t._grad = _wrap_grad(g) if t._grad is None else t._grad + _wrap_grad(g)
 
@@ -98,11 +91,11 @@ def grad(
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     roots, grads = _seeds(outputs, grad_outputs, create_graph)
-    targets = {get_gradient_edge(t): False for t in inputs}
+    targets = {gradient_edge(t): False for t in inputs}
     captured = run_backward(roots, grads, retain_graph, create_graph, targets)
     results = []
     for i, t in enumerate(inputs):
-        g = captured.get(get_gradient_edge(t))
+        g = captured.get(gradient_edge(t))
         if g is None:
             if materialize_grads:
                 g = np.zeros(t._data.shape, t._data.dtype)
@@ -118,17 +111,16 @@ def grad(
 def _as_tuple(x) -> tuple:
     if x is None:
         return ()
-    return (x,) if isinstance(x, tensor_class()) else tuple(x)
+    return (x,) if isinstance(x, TensorBase) else tuple(x)
 
 
 def _wrap_grad(g):
-    return g if isinstance(g, tensor_class()) else tensor_class()._wrap(np.array(g))
+    return g if isinstance(g, TensorBase) else TensorBase._wrap(np.array(g))
 
 
 def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[list, list]:
     """Step 1: each output's place in the graph, and the gradient it starts with (given ones
     are checked; a missing one is ones, for a scalar output only)."""
-    Tensor = tensor_class()
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
@@ -136,80 +128,69 @@ def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[lis
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             g = np.ones(out._data.shape, out._data.dtype)
         else:
-            if not isinstance(g, Tensor):
-                g = Tensor._wrap(np.asarray(g, dtype=out._data.dtype))
+            if not isinstance(g, TensorBase):
+                g = TensorBase._wrap(np.asarray(g, dtype=out._data.dtype))
             if g.shape != out.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
                     f"output[{i}] has a shape of {out.shape!r}."
                 )
             g = g if create_graph else g._data
-        grads.append(Tensor._wrap(g) if create_graph and not isinstance(g, Tensor) else g)
+        grads.append(TensorBase._wrap(g) if create_graph and not isinstance(g, TensorBase) else g)
     roots = []
     for i, out in enumerate(outputs):
         if not out._requires_grad:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
-        made_by = out._grad_fn  # get_gradient_edge(out), written out: the lesson's path
-        roots.append((out._accumulator(), 0) if made_by is None else (made_by, out._output_nr))
+        roots.append(gradient_edge(out))
     return roots, grads
 
 
 def run_backward(
     roots, grads, retain_graph: bool, create_graph: bool, targets=None
-) -> dict:  # long: the whole walk, steps 2 and 3, in one place
-    """Run the graph from ``roots`` (``(node, output_nr)`` pairs) seeded with ``grads``.
+) -> dict:  # long: step 3, the loop a student follows, in one piece
+    """Run the graph from ``roots`` (``(node, output_nr)`` pairs) seeded with ``grads``: count
+    who waits for how many gradients (step 2), then run the ready nodes (step 3).
 
     Without ``targets`` every node runs and every reached leaf accumulates into ``.grad``.
     With ``targets`` (``{(node, output_nr): run_accumulator}``) only nodes leading to a
     target run, and the gradients arriving at the targets are returned.
     """
     nodes = [node for node, _ in roots]
-    needed = None if targets is None else _nodes_leading_to(nodes, {n for n, _ in targets})
-    dependencies, stack, seen = {}, list(nodes), set(nodes)  # 2. who waits for how many
-    while stack:
-        for child, _ in stack.pop().next_functions:
-            if child is None or (needed is not None and child not in needed):
-                continue
-            dependencies[child] = dependencies.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
+    needed = None if targets is None else nodes_leading_to(nodes, {n for n, _ in targets})
+    dependencies = count_dependencies(nodes, needed)  # 2.
     pending, captured = {}, {}  # gradients on their way; gradients that reached a target
     for (node, nr), g in zip(roots, grads):
         slots = pending.setdefault(node, [None] * node._num_outputs)
         slots[nr] = g if slots[nr] is None else slots[nr] + g
     ready = [(n._priority, n) for n in dict.fromkeys(nodes) if not dependencies.get(n)]
     heapq.heapify(ready)
-    anomaly = anomaly_mode._mode["enabled"]
+    watched = bool(observer._watchers)  # someone watches (viz's stepper): tell them each step
+    if watched:
+        observer.report_ready(ready)
     # grad mode during backward is create_graph: set here directly, restored after
     previous, grad_mode._enabled = grad_mode._enabled, create_graph
     try:
-        while ready:  # 3. run the ready node made last
+        while ready:  # 3. run the ready node made last (a heap on creation order, as PyTorch)
             node = heapq.heappop(ready)[1]
+            if watched:
+                observer.report("node_running", node, observer.in_order(ready))
             grad_outputs = pending.pop(node, None)  # pop: the gradients are freed after use
             if targets is not None and grad_outputs is not None:
                 _capture(node, grad_outputs, targets, captured)
-            skip = needed is not None and not _should_run(node, needed, targets)
-            if grad_outputs is None or skip:
+            if grad_outputs is None or (needed and not _should_run(node, needed, targets)):
                 grad_inputs = (None,) * len(node.next_functions)
-            else:
-                if anomaly:
-                    grad_inputs = _run_node_with_anomaly_checks(node, grad_outputs)
-                elif node._plain:  # no hooks: the op's backward, as written in ops/
-                    grad_inputs = node.backward(node, *grad_outputs)
-                else:
-                    grad_inputs = node._backward(grad_outputs)
-                if type(grad_inputs) is not tuple:
-                    grad_inputs = (grad_inputs,)
-                if len(grad_inputs) != len(node.next_functions):
-                    raise RuntimeError(
-                        f"function {node.name()} returned an incorrect number of gradients "
-                        f"(expected {len(node.next_functions)}, got {len(grad_inputs)})"
-                    )
+            elif node._plain and not anomaly_mode._mode["enabled"]:
+                grad_inputs = node.backward(node, *grad_outputs)  # the op's, as in ops/
                 if not retain_graph and node._saved is not None:
                     node._saved = saved.FREED
+            else:  # hooks, custom Functions, anomaly mode, several outputs
+                grad_inputs = run_node(node, grad_outputs, retain_graph)
+            if type(grad_inputs) is not tuple:
+                grad_inputs = (grad_inputs,)
+            if len(grad_inputs) != len(node.next_functions):
+                _wrong_number_of_gradients(node, grad_inputs)
             metas = node._input_meta
             for i, (child, nr) in enumerate(node.next_functions):  # pass each gradient on
                 if child is None or (needed is not None and child not in needed):
@@ -225,9 +206,50 @@ def run_backward(
                 dependencies[child] -= 1
                 if dependencies[child] == 0:  # priorities are unique: the heap never compares
                     heapq.heappush(ready, (child._priority, child))
+                    if watched:
+                        observer.report("node_ready", child)
+            if watched:
+                observer.report("node_ran", node, grad_inputs)
     finally:
         grad_mode._enabled = previous
     return captured
+
+
+def count_dependencies(roots, needed=None) -> dict:
+    """Step 2: for every node reachable from ``roots`` (and leading to a target, when
+    ``needed`` says which do), how many gradients will arrive before it can run."""
+    dependencies, stack, seen = {}, list(roots), set(roots)
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is None or (needed is not None and child not in needed):
+                continue
+            dependencies[child] = dependencies.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    if observer._watchers:
+        observer.report("dependencies_counted", dict(dependencies))
+    return dependencies
+
+
+def run_node(node, grad_outputs: list, retain_graph: bool) -> tuple:
+    """A node that is not plain: its hooks and the rest run in ``node._backward`` (anomaly
+    mode also says where it was made). Frees what it saved unless ``retain_graph``."""
+    if anomaly_mode._mode["enabled"]:
+        grad_inputs = anomaly_mode.run_node_checked(node, grad_outputs)
+    else:
+        grad_inputs = node._backward(grad_outputs)
+    if not retain_graph and node._saved is not None:
+        node._saved = saved.FREED
+    return grad_inputs
+
+
+def _wrong_number_of_gradients(node, grad_inputs: tuple):
+    """PyTorch's error when a backward returned more or fewer gradients than inputs."""
+    raise RuntimeError(
+        f"function {node.name()} returned an incorrect number of gradients "
+        f"(expected {len(node.next_functions)}, got {len(grad_inputs)})"
+    )
 
 
 def fit(g, meta, node, index):
@@ -247,32 +269,6 @@ def fit(g, meta, node, index):
     return g if g._data.dtype == dtype else g.to(_dtype.from_numpy(dtype))
 
 
-def _run_node_with_anomaly_checks(node, grad_outputs):
-    try:  # say where the failing node was made, and stop at NaN
-        grad_inputs = node._backward(grad_outputs)
-        if anomaly_mode._mode["check_nan"]:
-            anomaly_mode.check_nan(node, grad_inputs)
-    except Exception:
-        anomaly_mode.forward_traceback_warning(node)
-        raise
-    return grad_inputs
-
-
-def _nodes_leading_to(roots, target_nodes) -> set:
-    """The nodes from which some target node can be reached (iterative post-order walk)."""
-    needed, done, stack = set(), set(), [(n, False) for n in roots]
-    while stack:
-        node, children_done = stack.pop()
-        if children_done:
-            done.add(node)
-            if node in target_nodes or any(c in needed for c, _ in node.next_functions if c):
-                needed.add(node)
-        elif node not in done:
-            stack.append((node, True))
-            stack.extend((c, False) for c, _ in node.next_functions if c and c not in done)
-    return needed
-
-
 def _should_run(node, needed, targets) -> bool:
     """With targets, a node runs if it leads to one (an AccumulateGrad if its target says so)."""
     if not node.next_functions:
@@ -289,53 +285,3 @@ def _capture(node, grad_outputs, targets, captured) -> None:
         if variable is not None and variable._hooks and not targets[(node, nr)]:
             g = run_tensor_hooks(variable._hooks, g)
         captured[(node, nr)] = g
-
-
-class AccumulateGrad(Node):
-    """The node at a leaf: adds the incoming gradient into ``variable.grad``."""
-
-    __slots__ = ("variable",)
-    __module__ = "builtins"  # prints as <AccumulateGrad object at ...>, as in PyTorch
-    _plain = True  # the engine calls backward(node, g): it runs every hook itself
-
-    def __init__(self, variable):
-        super().__init__((), ((variable.shape, variable._data.dtype),))
-        self.variable = variable
-        self._priority = _ACCUMULATE_FIRST - next_id()
-
-    def name(self) -> str:
-        return "autogradkit::autograd::AccumulateGrad"
-
-    @staticmethod
-    def backward(node, g) -> tuple:
-        """Add ``g`` into the leaf's ``.grad``: a new tensor the first time (laid out like
-        the leaf, in its ``grad_dtype``), the same tensor one version later after that."""
-        leaf = node.variable
-        if leaf._hooks:  # the leaf's own hooks first, then this node's pre-hooks
-            g = run_tensor_hooks(leaf._hooks, g)
-        if node._pre_hooks:
-            (g,) = run_node_pre_hooks(node._pre_hooks, [g])
-        if isinstance(g, tensor_class()):  # create_graph=True: keep the graph of the gradient
-            if leaf._grad is None:  # a copy, as PyTorch makes it (CopyBackwards)
-                leaf._grad = tensor_class()._wrap(np.zeros_like(leaf._data)).copy_(g)
-            else:
-                leaf._grad = leaf._grad + g
-        elif leaf._grad is None:
-            dtype = leaf.__dict__.get("_grad_dtype", leaf._data.dtype)  # leaf.grad_dtype
-            if dtype is None:
-                dtype = np.asarray(g).dtype
-            grad = np.empty_like(leaf._data, getattr(dtype, "numpy", dtype))  # numpy's dtype
-            np.copyto(grad, g, casting="unsafe")
-            leaf._grad = tensor_class()._wrap(grad)
-        else:  # in place, as PyTorch does: the same .grad tensor, one version later
-            leaf._grad._data += g
-            increment_version(leaf._grad)
-        if leaf._post_accumulate_hooks:
-            for hook in tuple(leaf._post_accumulate_hooks.values()):
-                hook(leaf)
-        if node._post_hooks:
-            run_node_post_hooks(node._post_hooks, (), [g])
-        return ()
-
-    def _backward(self, grad_outputs: list) -> tuple:
-        return self.backward(self, *grad_outputs)

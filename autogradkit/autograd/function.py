@@ -8,29 +8,19 @@ PyTorch: ``y.grad_fn`` is the very object ``forward`` saved into.
 
 from __future__ import annotations
 
-import functools
 import numbers
 
 import numpy as np
 
 from .. import _dtype, _shape
 from ..utils.hooks import next_id
-from . import anomaly_mode, grad_mode, saved
+from . import anomaly_mode, custom_function, grad_mode, saved
+from .custom_function import once_differentiable
 from .engine import fit
-from .graph import (
-    InferenceVersion,
-    Node,
-    VersionCounter,
-    _saved_tensors_hooks,
-    as_tensors,
-    get_gradient_edge,
-    increment_version,
-    run_node_post_hooks,
-    run_node_pre_hooks,
-    run_tensor_hooks,
-    tensor_class,
-    version_counter,
-)
+from .graph import Node, _saved_tensors_hooks, gradient_edge
+from .hooks import run_node_post_hooks, run_node_pre_hooks, run_output_hooks
+from .saved import SavedOrigin
+from .variable import InferenceVersion, TensorBase, version_counter
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "REGISTRY"]
 
@@ -103,7 +93,7 @@ class FunctionCtx(Node):
             value, meta = values[i], metas[i]
             if type(value) is saved.Packed:
                 return saved.unpack_all(self)
-            if meta is not None and meta[1] is not None and meta[1].value != meta[2]:
+            if meta is not None and meta.counter is not None and meta.counter.value != meta.version:
                 raise RuntimeError(saved.version_message(value, meta, self))
         return values
 
@@ -112,7 +102,7 @@ class FunctionCtx(Node):
         Scalar arguments (the engine calls ``backward`` directly on a plain node)."""
         grads = grad_outputs
         if self._tensor_hooks or self._retained:
-            grads = _run_output_hooks(self, grads)
+            grads = run_output_hooks(self, grads)
         if (
             self._outputs_meta
             and any(g is None for g in grads)
@@ -125,7 +115,7 @@ class FunctionCtx(Node):
             with np.errstate(all="ignore"):
                 result = self.backward(self, *grads)
         elif self._custom:
-            result = _call_custom_backward(self, grads)
+            result = custom_function.call_backward(self, grads)
         else:
             result = self.backward(self, *grads)
         if not isinstance(result, tuple):
@@ -221,6 +211,11 @@ class Function(FunctionCtx):
         )
 
     @classmethod
+    def has_setup_context(cls) -> bool:
+        """True when ``forward`` takes no ctx and ``setup_context`` saves (PyTorch 2's way)."""
+        return cls.setup_context is not Function.setup_context
+
+    @classmethod
     def node_class(cls) -> type:
         """The ``grad_fn`` class: the op itself, or ``<YourClass>Backward`` for your own."""
         if cls._builtin:
@@ -236,8 +231,7 @@ class Function(FunctionCtx):
 
         Lets one op's backward use another op, so it also works under ``create_graph``.
         """
-        Tensor = tensor_class()
-        if any(isinstance(a, Tensor) for a in args):
+        if any(isinstance(a, TensorBase) for a in args):
             return cls.apply(*args, **static)
         return cls.forward(_Scratch(), *args, **static)
 
@@ -251,23 +245,23 @@ class Function(FunctionCtx):
         the version of what forward saved.
         """
         if not cls._builtin:
-            return _apply_custom(cls, inputs, static)
-        Tensor = tensor_class()
+            node, result, outputs = custom_function.run(cls, inputs, static)
+            if node is not None and node._saved is not None:
+                _keep(node, inputs, inputs, outputs, outputs)
+            return result
         recording = grad_mode._enabled
         arrays, needs, edges, metas = [], [], [], []
         dtype = False  # the one dtype of all inputs, else None (then they are promoted)
         for x in inputs:  # 1. (a plain loop: the cheapest way through two or three inputs)
-            if isinstance(x, Tensor):
+            if isinstance(x, TensorBase):
                 a = x._data
                 arrays.append(a)
                 if dtype is not a.dtype:
                     dtype = a.dtype if dtype is False else None
                 if x._requires_grad:
                     needs.append(True)
-                    if recording:  # 3. (ahead) get_gradient_edge(x), written out: hot path
-                        made_by = x._grad_fn
-                        edge = (x._accumulator(), 0) if made_by is None else (made_by, x._output_nr)
-                        edges.append(edge)
+                    if recording:  # 3. (ahead)
+                        edges.append(gradient_edge(x))
                         metas.append((a.shape, a.dtype))
                     continue
             else:
@@ -277,7 +271,7 @@ class Function(FunctionCtx):
             edges.append((None, 0))
             metas.append(None)
         if dtype is None and cls.promotes and len(arrays) > 1:
-            arrays = _promote(inputs, arrays, Tensor)
+            arrays = _promote(inputs, arrays, TensorBase)
         needs = tuple(needs)
         node = None
         if recording and True in needs:
@@ -301,14 +295,14 @@ class Function(FunctionCtx):
         if node is None:
             if type(out) is tuple or cls.is_view:
                 return _wrap_outputs(cls, out, inputs, None)
-            return Tensor._wrap(out)
+            return TensorBase._wrap(out)
         if cls.numbers_are_scalars:  # a number given as a Scalar argument gets no edge
             edges, metas = _scalar_arguments(node, inputs, edges, metas)
         node.next_functions, node._input_meta = tuple(edges), tuple(metas)
         if type(out) is tuple or cls.is_view:  # 4.
             result = _wrap_outputs(cls, out, inputs, node)
         else:
-            result = Tensor._wrap(out, node)
+            result = TensorBase._wrap(out, node)
         if node._saved is not None:  # 5.
             outputs, results = (out, result) if type(out) is tuple else ((out,), (result,))
             _keep(node, inputs, arrays, outputs, results)
@@ -356,60 +350,40 @@ def _scalar_arguments(node, inputs, edges, metas) -> tuple[list, list]:
 
 def _keep(node, inputs, arrays, outputs, results) -> None:
     """Note where each value forward saved came from, and that tensor's version now."""
-    Tensor = tensor_class()
     metas = []
     for value in node._saved:
-        meta = None  # an array forward made (a mask, a cast copy): nothing can change it
+        source = meta = None  # None: an array forward made (a mask, a cast copy)
         if value is None:
             meta = saved.NOTHING
         else:
             for x, a in zip(inputs, arrays):  # an input (or the number it was made from)?
                 if value is a:
-                    if not isinstance(x, Tensor):
-                        meta = (x, None, None, False, 0)
-                        break
-                    counter = x._version_counter
-                    if counter is None:  # version_counter(x), written out: the hot path
-                        counter = x._version_counter = VersionCounter()
-                    elif type(counter) is InferenceVersion:
-                        raise RuntimeError(saved.INFERENCE_SAVED)
-                    meta = (x, counter, counter.value, False, 0)
+                    source = x
                     break
             else:
                 for nr, (o, r) in enumerate(zip(outputs, results)):  # an output?
-                    if value is o and isinstance(r, Tensor):
+                    if value is o and isinstance(r, TensorBase):
                         counter = version_counter(r)
-                        meta = (None, counter, counter.value, True, nr)
+                        meta = SavedOrigin(None, counter, counter.value, True, nr)
                         break
                 else:
-                    if isinstance(value, Tensor):  # a custom Function saved a tensor it made
-                        meta = _input_origin(value)
+                    if isinstance(value, TensorBase):  # a custom Function saved a tensor it made
+                        source = value
+        if isinstance(source, TensorBase):
+            counter = source._version_counter or version_counter(source)  # made if none
+            if type(counter) is InferenceVersion:
+                raise RuntimeError(saved.INFERENCE_SAVED)
+            meta = SavedOrigin(source, counter, counter.value, False, 0)
+        elif source is not None:  # a Python number: nothing can change it
+            meta = SavedOrigin(source, None, None, False, 0)
         metas.append(meta)
     node._saved_meta = tuple(metas)
     if _saved_tensors_hooks:
         saved.pack_all(node, results, *_saved_tensors_hooks[-1])
 
 
-def _input_origin(t) -> tuple:
-    counter = version_counter(t)
-    if isinstance(counter, InferenceVersion):
-        raise RuntimeError(saved.INFERENCE_SAVED)
-    return (t, counter, counter.value, False, 0)
-
-
-def _link(node, tensors) -> None:
-    """Point a node at the nodes that made its tensor inputs, and note each input's shape."""
-    node.next_functions = tuple(
-        get_gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors
-    )
-    node._input_meta = tuple(
-        (x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors
-    )
-
-
 def _wrap_outputs(cls, out, inputs, ctx):
     """Several outputs, or a view: Tensors that know their node (``apply`` wraps the rest)."""
-    Tensor = tensor_class()
     if isinstance(out, tuple):
         non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
         if ctx is not None:
@@ -417,11 +391,15 @@ def _wrap_outputs(cls, out, inputs, ctx):
             ctx._num_outputs = len(out)
             ctx._plain = False  # an unused output's gradient may have to be zeros
         return tuple(
-            Tensor._wrap(o, None if ctx is None or id(o) in non_diff else ctx, i)
+            TensorBase._wrap(o, None if ctx is None or id(o) in non_diff else ctx, i)
             for i, o in enumerate(out)
         )
-    result = Tensor._wrap(out, ctx)
-    if cls.is_view and isinstance(inputs[0], Tensor) and np.may_share_memory(out, inputs[0]._data):
+    result = TensorBase._wrap(out, ctx)
+    if (
+        cls.is_view
+        and isinstance(inputs[0], TensorBase)
+        and np.may_share_memory(out, inputs[0]._data)
+    ):
         base = inputs[0]
         result._version_counter = version_counter(base)
         result._base = base if base._base is None else base._base
@@ -434,123 +412,3 @@ def _wrap_outputs(cls, out, inputs, ctx):
 def _zeros_like_output(node, index):
     meta = node._outputs_meta[index]
     return None if meta is None else np.zeros(meta[0], meta[1])  # None for a number output
-
-
-def _run_output_hooks(node, grads):
-    """Hooks registered on the node's output tensors, then retain_grad, as in PyTorch."""
-    Tensor = tensor_class()
-    grads = list(grads)
-    for nr, hooks in (node._tensor_hooks or {}).items():
-        if grads[nr] is not None and hooks:
-            grads[nr] = run_tensor_hooks(hooks, grads[nr])
-    for nr, ref in (node._retained or {}).items():
-        t = ref()
-        if t is None or grads[nr] is None:
-            continue
-        g = grads[nr]
-        g = g.detach().clone() if isinstance(g, Tensor) else Tensor._wrap(np.array(g))
-        t._grad = g if t._grad is None else t._grad + g
-    return grads
-
-
-# ----- your own Function -----------------------------------------------------------------------
-def _call_custom_backward(node, grads):
-    """A custom Function's backward gets and returns Tensors, as in PyTorch."""
-    Tensor = tensor_class()
-    result = node._function.backward(node, *as_tensors(grads))
-    result = _one_gradient_per_tensor_input(node, result)
-    if grad_mode._enabled:
-        return result
-    return tuple(r._data if isinstance(r, Tensor) else r for r in result)
-
-
-def once_differentiable(backward):
-    """Decorate a custom Function's ``backward`` to run with grad mode off: its gradients
-    record no graph, so they cannot be differentiated again (``create_graph`` gets plain
-    gradients)."""
-
-    @functools.wraps(backward)
-    def backward_without_graph(ctx, *grad_outputs):
-        with grad_mode.no_grad():
-            return backward(ctx, *grad_outputs)
-
-    return backward_without_graph
-
-
-def _one_gradient_per_tensor_input(node, result) -> tuple:
-    """Check backward gave one gradient per forward argument (extra trailing Nones are
-    dropped, as PyTorch does), None for each non-Tensor one; keep the Tensor inputs' ones."""
-    result = result if isinstance(result, tuple) else (result,)
-    is_tensor = node._input_is_tensor
-    expected = len(is_tensor)
-    if len(result) > expected and all(g is None for g in result[expected:]):
-        result = result[:expected]
-    if len(result) != expected:
-        raise RuntimeError(
-            f"function {node.name()} returned an incorrect number of gradients "
-            f"(expected {expected}, got {len(result)})"
-        )
-    for position, (g, tensor_input) in enumerate(zip(result, is_tensor), 1):
-        if g is not None and not tensor_input:
-            raise RuntimeError(
-                f"function {node.name()} returned a gradient different than None at position "
-                f"{position}, but the corresponding forward input was not a Variable"
-            )
-    return tuple(g for g, tensor_input in zip(result, is_tensor) if tensor_input)
-
-
-def _run_custom_forward(cls, ctx, inputs, static):
-    """``forward(ctx, *inputs)``, or ``forward(*inputs)`` then ``setup_context``, grad off."""
-    with grad_mode.no_grad():
-        if cls.setup_context is Function.setup_context:
-            return cls.forward(ctx, *inputs, **static)
-        out = cls.forward(*inputs, **static)
-        cls.setup_context(ctx, inputs, out)
-        return out
-
-
-def _apply_custom(cls, inputs, static):
-    """A user's Function: forward runs on Tensors with grad mode off, then one node links it."""
-    Tensor = tensor_class()
-    needs = tuple(isinstance(x, Tensor) and x._requires_grad for x in inputs)
-    record = grad_mode._enabled and True in needs
-    ctx = cls.node_class()()
-    ctx.needs_input_grad = needs
-    if record and anomaly_mode._mode["enabled"]:
-        anomaly_mode.record_forward(ctx)
-    out = _run_custom_forward(cls, ctx, inputs, static)
-    outputs = out if isinstance(out, tuple) else (out,)
-    if not record:
-        return out
-    # only Tensor arguments are inputs of the node: numbers, strings... get no edge
-    ctx._input_is_tensor = tuple(isinstance(x, Tensor) for x in inputs)
-    _link(ctx, [x for x in inputs if isinstance(x, Tensor)])
-    ctx._outputs_meta = tuple(
-        (o.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outputs
-    )
-    ctx._num_outputs = len(outputs)
-    results = tuple(
-        _attach_output(ctx, i, o, inputs) if isinstance(o, Tensor) else o  # numbers pass
-        for i, o in enumerate(outputs)
-    )
-    if ctx._saved is not None:
-        _keep(ctx, inputs, inputs, results, results)
-    return results if isinstance(out, tuple) else results[0]
-
-
-def _attach_output(ctx, index: int, out, inputs):
-    """Make ``out`` the node's output ``index``, honouring mark_dirty/mark_non_differentiable."""
-    dirty = id(out) in ctx.__dict__.get("_dirty", ())
-    differentiable = id(out) not in ctx.__dict__.get("_non_differentiable", ())
-    if dirty and out._requires_grad and out._grad_fn is None:
-        raise RuntimeError(
-            "a leaf Variable that requires grad has been used in an in-place operation."
-        )
-    if dirty:
-        increment_version(out)
-    elif any(out is x for x in inputs):
-        with grad_mode.no_grad():
-            out = out.view_as(out)  # returning an input unchanged still gets a new node
-    if differentiable:
-        out._grad_fn, out._output_nr, out._requires_grad = ctx, index, True
-    return out

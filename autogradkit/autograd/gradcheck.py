@@ -14,7 +14,7 @@ import numpy as np
 from ..random import _generator
 from . import engine
 from .grad_mode import enable_grad
-from .graph import tensor_class
+from .variable import TensorBase
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
@@ -28,14 +28,13 @@ def _as_tuple(x) -> tuple:
 
 
 def _check_inputs(inputs: tuple) -> None:
-    Tensor = tensor_class()
-    if not any(isinstance(t, Tensor) and t.requires_grad for t in inputs):
+    if not any(isinstance(t, TensorBase) and t.requires_grad for t in inputs):
         raise ValueError(
             "gradcheck expects at least one input tensor to require gradient, but none of "
             "them have requires_grad=True."
         )
     for i, t in enumerate(inputs):
-        if isinstance(t, Tensor) and t.requires_grad and t._data.dtype != np.float64:
+        if isinstance(t, TensorBase) and t.requires_grad and t._data.dtype != np.float64:
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "
@@ -46,7 +45,7 @@ def _check_inputs(inputs: tuple) -> None:
 
 
 def _outputs(func, inputs: tuple) -> tuple:
-    return tuple(o for o in _as_tuple(func(*inputs)) if isinstance(o, tensor_class()))
+    return tuple(o for o in _as_tuple(func(*inputs)) if isinstance(o, TensorBase))
 
 
 def _numerical(func, inputs: tuple, target, eps: float) -> list:
@@ -75,7 +74,7 @@ def _analytical(output, targets: list) -> list:
         grads = _grad(
             output,
             targets,
-            tensor_class()._wrap(seed.reshape(output.shape)),
+            TensorBase._wrap(seed.reshape(output.shape)),
             retain_graph=True,
             allow_unused=True,
         )
@@ -129,7 +128,7 @@ def _fast_mode_mismatch(func, inputs, outputs, targets, eps, atol, rtol):
             u = rng.standard_normal(out.shape)
             u /= max(np.linalg.norm(u), 1e-300)
             numerical = float(np.sum(u * (plus[i] - minus[i]) / (2 * eps)))
-            g = _grad(out, [t], tensor_class()._wrap(u.astype(out._data.dtype)),
+            g = _grad(out, [t], TensorBase._wrap(u.astype(out._data.dtype)),
                       retain_graph=True, allow_unused=True)[0]  # fmt: skip
             analytical = 0.0 if g is None else float(np.sum(g._data * v))
             if not np.isclose(analytical, numerical, rtol=rtol, atol=atol):
@@ -174,13 +173,12 @@ def gradcheck(
         >>> agk.autograd.gradcheck(lambda t: (t ** 3).sum(), (x,))
         True
     """
-    Tensor = tensor_class()
     _refuse_unmodelled(locals())
     inputs = _as_tuple(inputs)
     _check_inputs(inputs)
     with enable_grad():
         outputs = _outputs(func, inputs)
-    targets = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
+    targets = [t for t in inputs if isinstance(t, TensorBase) and t.requires_grad]
     if fast_mode:
         mismatch = _fast_mode_mismatch(func, inputs, outputs, targets, eps, atol, rtol)
         if mismatch is None:
@@ -192,8 +190,8 @@ def gradcheck(
             f"Jacobian mismatch for output {i} with respect to input {j},\n"
             f"numerical:{numerical!r}\nanalytical:{analytical!r}"
             + _FAST_MODE_NOTE.format(
-                numerical=Tensor._wrap(slow_n),
-                analytical=Tensor._wrap(slow_a),
+                numerical=TensorBase._wrap(slow_n),
+                analytical=TensorBase._wrap(slow_a),
                 difference=float(np.max(np.abs(slow_n - slow_a))),
             ),
             raise_exception,
@@ -210,7 +208,7 @@ def gradcheck(
             if not np.allclose(a, n, rtol=rtol, atol=atol):
                 return _fail(
                     f"Jacobian mismatch for output {i} with respect to input {j},\n"
-                    f"numerical:{Tensor._wrap(n)!r}\nanalytical:{Tensor._wrap(a)!r}\n",
+                    f"numerical:{TensorBase._wrap(n)!r}\nanalytical:{TensorBase._wrap(a)!r}\n",
                     raise_exception,
                 )
     return True
@@ -245,13 +243,12 @@ def gradgradcheck(
         >>> agk.autograd.gradgradcheck(lambda t: t ** 3, (x,))
         True
     """
-    Tensor = tensor_class()
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         with enable_grad():
             outs = [o for o in _outputs(func, inputs) if o.requires_grad]
         grad_outputs = tuple(
-            Tensor._wrap(
+            TensorBase._wrap(
                 _generator().uniform(-1, 1, o.shape).astype(o._data.dtype)
             ).requires_grad_()
             for o in outs
@@ -262,7 +259,7 @@ def gradgradcheck(
     def first_derivatives(*args):
         xs, vs = args[:n_inputs], args[n_inputs:]
         outs = [o for o in _outputs(func, xs) if o.requires_grad]
-        wrt = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
+        wrt = [x for x in xs if isinstance(x, TensorBase) and x.requires_grad]
         grads = _grad(outs, wrt, vs, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 

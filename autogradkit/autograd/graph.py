@@ -8,13 +8,18 @@ counter every tensor carries, and ``increment_version``, the one function that m
 
 from __future__ import annotations
 
-import functools
+import weakref
+from typing import NamedTuple
 
 import numpy as np
 
 from ..utils.hooks import HookDict, add_hook, next_id
+from . import observer
+from .hooks import run_node_post_hooks, run_node_pre_hooks, run_tensor_hooks
+from .variable import TensorBase, increment_version
 
 __all__ = [
+    "GradientEdge",
     "Node",
     "get_gradient_edge",
     "increment_version",
@@ -28,64 +33,25 @@ _saved_tensors_hooks: list = []
 _STORE = frozenset({"_saved", "_saved_meta"})  # what _saved_<name> reads: not in dir(node)
 
 
-@functools.cache
-def tensor_class() -> type:
-    """The ``Tensor`` class of ``tensor.py``, for autograd code that makes tensors.
+class GradientEdge(NamedTuple):
+    """Where a gradient goes in the graph: output ``output_nr`` of ``node``."""
 
-    tensor.py is a layer above autograd (its methods record nodes), so autograd cannot
-    import it when it loads; it is imported here at the first call, once the package has
-    loaded. This is the one reference from autograd up to the Tensor facade.
-    """
-    from ..tensor import Tensor  # a layer up: imported at first use (see above)
-
-    return Tensor
+    node: Node
+    output_nr: int
 
 
-class VersionCounter:
-    """How many times a tensor's memory was changed in place (shared by views and detach).
-
-    A new tensor has none (``_version_counter`` is None: version 0) until something needs
-    one: it is saved for backward, viewed, detached, or changed in place.
-    """
-
-    value = 0  # read from the class until the first in-place change (cheap to create)
-
-
-class InferenceVersion(VersionCounter):
-    """The mark of an inference tensor (made in ``inference_mode``): PyTorch tracks no
-    version for these, so reading ``_version`` or saving one for backward is an error."""
-
-
-INFERENCE = InferenceVersion()  # one for all inference tensors: it never moves
-
-
-def version_counter(tensor) -> VersionCounter:
-    """``tensor``'s version counter, made now if it had none (to be shared or saved)."""
-    counter = tensor._version_counter
-    if counter is None:
-        counter = tensor._version_counter = VersionCounter()
-    return counter
-
-
-def increment_version(tensor) -> None:
-    """Note that ``tensor``'s memory was changed in place (a tensor or several).
-
-    Every in-place op, optimizer step and ``nn.init`` function calls this: it is the one
-    place versions move. Backward compares the version of each saved tensor with the one
-    it had when saved, and refuses to use a changed one.
-    """
-    for t in tensor if isinstance(tensor, (tuple, list)) else (tensor,):
-        counter = version_counter(t)
-        if counter is not INFERENCE:
-            counter.value += 1
-
-
-def get_gradient_edge(tensor) -> tuple:
-    """``(node, output_nr)``: where a gradient for ``tensor`` goes in the graph (its grad_fn,
-    or for a leaf its AccumulateGrad node)."""
+def gradient_edge(tensor) -> tuple:
+    """``(node, output_nr)``: where a gradient for ``tensor`` goes in the graph, its grad_fn,
+    or for a leaf its AccumulateGrad node (made at the leaf's first use in a graph). The
+    plain pair ``next_functions`` holds, as PyTorch prints it."""
     if tensor._grad_fn is None:
-        return (tensor._accumulator(), 0)
+        return (grad_accumulator(tensor), 0)
     return (tensor._grad_fn, tensor._output_nr)
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """PyTorch's ``torch.autograd.graph.get_gradient_edge``: the same edge, with names."""
+    return GradientEdge(*gradient_edge(tensor))
 
 
 class Node:
@@ -171,10 +137,9 @@ class Node:
 
     def __call__(self, *grad_outputs):
         """Run this node's backward on Tensors, as calling a PyTorch node does."""
-        Tensor = tensor_class()
-        grads = [g._data if isinstance(g, Tensor) else g for g in grad_outputs]
+        grads = [g._data if isinstance(g, TensorBase) else g for g in grad_outputs]
         return tuple(
-            None if g is None else Tensor._wrap(np.asarray(g)) for g in self._backward(grads)
+            None if g is None else TensorBase._wrap(np.asarray(g)) for g in self._backward(grads)
         )
 
     def _backward(self, grad_outputs: list) -> tuple:
@@ -188,57 +153,14 @@ def _is_field(cls, name: str) -> bool:
     return not (isinstance(value, property) and getattr(value.fget, "__name__", "") == "_not_saved")
 
 
-def run_tensor_hooks(hooks: dict, g):
-    """Call a tensor's hooks in order; each may return a replacement gradient."""
-    Tensor = tensor_class()
-    as_tensor = g if isinstance(g, Tensor) else Tensor._wrap(g)
-    for hook in tuple(hooks.values()):
-        result = hook(as_tensor)
-        if result is None:
-            continue
-        name = getattr(hook, "__name__", type(hook).__name__)
-        if result.shape != as_tensor.shape:
-            raise RuntimeError(f"hook '{name}' has changed the size of value")
-        if result.dtype is not as_tensor.dtype:
-            raise RuntimeError(
-                f"hook '{name}' has changed the type of value (was autogradkit."
-                f"{as_tensor.dtype._tensor_type} got autogradkit.{result.dtype._tensor_type})"
-            )
-        as_tensor = result
-    return as_tensor if isinstance(g, Tensor) else as_tensor._data
-
-
-def as_tensors(values) -> tuple:
-    """Arrays as Tensors (None and Tensors as they are): what hooks and custom backwards see."""
-    Tensor = tensor_class()
-    return tuple(
-        v if v is None or isinstance(v, Tensor) else Tensor._wrap(np.asarray(v)) for v in values
+def link(node, tensors) -> None:
+    """Point a node at the nodes that made its tensor inputs, and note each input's shape."""
+    node.next_functions = tuple(
+        gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors
     )
-
-
-def _as_arrays(values, like):
-    Tensor = tensor_class()
-    if any(isinstance(v, Tensor) and v._requires_grad for v in like if v is not None):
-        return list(values)  # create_graph: keep Tensors
-    return [v._data if isinstance(v, Tensor) else v for v in values]
-
-
-def run_node_pre_hooks(hooks, grads):
-    """``hook(grad_outputs)`` before a node runs; a returned tuple replaces them."""
-    for hook in tuple(hooks.values()):
-        result = hook(as_tensors(grads))
-        if result is not None:
-            grads = _as_arrays(result, grads)
-    return grads
-
-
-def run_node_post_hooks(hooks, grad_inputs, grad_outputs):
-    """``hook(grad_inputs, grad_outputs)`` after a node ran; a returned tuple replaces them."""
-    for hook in tuple(hooks.values()):
-        result = hook(as_tensors(grad_inputs), as_tensors(grad_outputs))
-        if result is not None:
-            grad_inputs = tuple(_as_arrays(result, grad_inputs))
-    return grad_inputs
+    node._input_meta = tuple(
+        (x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors
+    )
 
 
 def walk(root: Node):
@@ -252,6 +174,21 @@ def walk(root: Node):
                 seen.add(id(child))
                 stack.append(child)
     return order
+
+
+def nodes_leading_to(roots, target_nodes) -> set:
+    """The nodes from which some target node can be reached (iterative post-order walk)."""
+    needed, done, stack = set(), set(), [(n, False) for n in roots]
+    while stack:
+        node, children_done = stack.pop()
+        if children_done:
+            done.add(node)
+            if node in target_nodes or any(c in needed for c, _ in node.next_functions if c):
+                needed.add(node)
+        elif node not in done:
+            stack.append((node, True))
+            stack.extend((c, False) for c, _ in node.next_functions if c and c not in done)
+    return needed
 
 
 class saved_tensors_hooks:
@@ -294,3 +231,69 @@ class save_on_cpu(saved_tensors_hooks):
             return tensor.to(device)
 
         super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+def grad_accumulator(leaf: TensorBase) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node: one per leaf while any graph holds it."""
+    node = leaf._accumulator_ref() if leaf._accumulator_ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._accumulator_ref = weakref.ref(node)
+    return node
+
+
+_ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
+
+
+class AccumulateGrad(Node):
+    """The node at a leaf: adds the incoming gradient into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+    __module__ = "builtins"  # prints as <AccumulateGrad object at ...>, as in PyTorch
+    _plain = True  # the engine calls backward(node, g): it runs every hook itself
+
+    next_functions = ()  # a leaf: nothing comes before it
+
+    def __init__(self, variable: TensorBase):
+        self.variable = variable
+        self._input_meta = ((variable._data.shape, variable._data.dtype),)
+        self._priority = _ACCUMULATE_FIRST - next_id()
+
+    def name(self) -> str:
+        return "autogradkit::autograd::AccumulateGrad"
+
+    @staticmethod
+    def backward(node, g) -> tuple:
+        """Add ``g`` into the leaf's ``.grad``: a new tensor the first time (laid out like
+        the leaf, in its ``grad_dtype``), the same tensor one version later after that."""
+        leaf = node.variable
+        if leaf._hooks:  # the leaf's own hooks first, then this node's pre-hooks
+            g = run_tensor_hooks(leaf._hooks, g)
+        if node._pre_hooks:
+            (g,) = run_node_pre_hooks(node._pre_hooks, [g])
+        if isinstance(g, TensorBase):  # create_graph=True: keep the graph of the gradient
+            if leaf._grad is None:  # a copy, as PyTorch makes it (CopyBackwards)
+                leaf._grad = TensorBase._wrap(np.zeros_like(leaf._data)).copy_(g)
+            else:
+                leaf._grad = leaf._grad + g
+        elif leaf._grad is None:
+            dtype = leaf.__dict__.get("_grad_dtype", leaf._data.dtype)  # leaf.grad_dtype
+            if dtype is None:
+                dtype = np.asarray(g).dtype
+            grad = np.empty_like(leaf._data, getattr(dtype, "numpy", dtype))  # numpy's dtype
+            np.copyto(grad, g, casting="unsafe")
+            leaf._grad = TensorBase._wrap(grad)
+        else:  # in place, as PyTorch does: the same .grad tensor, one version later
+            leaf._grad._data += g
+            increment_version(leaf._grad)
+        if leaf._post_accumulate_hooks:
+            for hook in tuple(leaf._post_accumulate_hooks.values()):
+                hook(leaf)
+        if observer._watchers:
+            observer.report("gradient_accumulated", leaf, leaf._grad)
+        if node._post_hooks:
+            run_node_post_hooks(node._post_hooks, (), [g])
+        return ()
+
+    def _backward(self, grad_outputs: list) -> tuple:
+        return self.backward(self, *grad_outputs)

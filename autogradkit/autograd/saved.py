@@ -7,23 +7,24 @@ version then. Here that store is read back: backward refuses a value changed in 
 names, and a ``saved_tensors_hooks`` block or ``grad_fn._raw_saved_self.register_hooks`` may
 pack a value away until it is needed.
 
-An origin (``_saved_meta``) is ``(tensor, counter, version, is_output, output_nr)``:
-``tensor`` is the input Tensor the value is (or the Python number it was made from, or None
-for an output); ``NOTHING`` stands for a value saved as None.
+Each value's origin is a ``SavedOrigin`` (``node._saved_meta``); ``NOTHING`` stands for a value
+saved as None.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import _dtype
 from . import anomaly_mode, grad_mode
-from .graph import tensor_class, version_counter
+from .graph import grad_accumulator
+from .variable import TensorBase, version_counter
 
-__all__ = ["SavedTensor", "describe", "saved_inputs"]
+__all__ = ["SavedOrigin", "SavedTensor", "describe", "saved_inputs"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -33,7 +34,19 @@ FREED_MESSAGE = (
     "calling backward."
 )
 FREED = "freed by backward"  # stands in the store once backward released it
-NOTHING = (None, None, None, False, 0)  # the origin of a value saved as None
+
+
+class SavedOrigin(NamedTuple):
+    """Where a value forward saved came from, noted when it was saved (``_saved_meta``)."""
+
+    tensor: object  # the input Tensor the value is, the number it was made from, or None
+    counter: object  # that tensor's version counter (None for a number)
+    version: int | None  # the counter's value then
+    is_output: bool  # the value is output ``output_nr`` of the node itself
+    output_nr: int
+
+
+NOTHING = SavedOrigin(None, None, None, False, 0)  # the origin of a value saved as None
 INFERENCE_SAVED = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "
@@ -66,7 +79,7 @@ class Packed:
 
     def unpack(self):
         t = self.unpack_hook(self.packed)
-        if not isinstance(t, tensor_class()):
+        if not isinstance(t, TensorBase):
             raise TypeError(
                 "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
                 f"type {type(t).__name__}"
@@ -87,14 +100,13 @@ def pack_all(ctx, results, pack_hook, unpack_hook) -> None:
 
 def _tensor_to_pack(value, meta, results):
     """The Tensor a pack hook sees: the input itself, the output, or a new one (None: skip)."""
-    if value is None or (meta is not None and meta[1] is None):
+    if value is None or (meta is not None and meta.counter is None):
         return None  # nothing saved, or a Python number (PyTorch packs neither)
     if meta is None:
-        Tensor = tensor_class()
-        return value if isinstance(value, Tensor) else Tensor._wrap(value)
-    if meta[3]:
-        return results[meta[4]]
-    return meta[0]
+        return value if isinstance(value, TensorBase) else TensorBase._wrap(value)
+    if meta.is_output:
+        return results[meta.output_nr]
+    return meta.tensor
 
 
 def _call_pack_hook(pack_hook, t):
@@ -120,8 +132,12 @@ def describe(node) -> list[tuple] | None:
         return None
     described = []
     for value, meta in zip(values, metas):
-        is_input = meta is not None and meta[1] is not None and not meta[3]  # not a number
-        described.append((value, meta[0] if is_input else None, meta is not None and meta[3]))
+        is_input = (
+            meta is not None and meta.counter is not None and not meta.is_output
+        )  # not a number
+        described.append(
+            (value, meta.tensor if is_input else None, meta is not None and meta.is_output)
+        )
     return described
 
 
@@ -129,7 +145,7 @@ def saved_inputs(node) -> list:
     """The input tensors ``node`` saved for backward, still known once backward freed their
     values (a picture shows ``b`` beside ``MulBackward0`` after ``backward()`` too)."""
     metas = getattr(node, "_saved_meta", None) or ()
-    return [m[0] for m in metas if m is not None and m[1] is not None and not m[3]]
+    return [m.tensor for m in metas if m is not None and m.counter is not None and not m.is_output]
 
 
 def unpack_all(node) -> tuple:
@@ -157,7 +173,7 @@ def unpack_all(node) -> tuple:
 
 def check_version(value, meta, node) -> None:
     """PyTorch's error when a saved tensor was changed in place after it was saved."""
-    if meta is not None and meta[1] is not None and meta[1].value != meta[2]:
+    if meta is not None and meta.counter is not None and meta.counter.value != meta.version:
         raise RuntimeError(version_message(value, meta, node))
 
 
@@ -175,23 +191,22 @@ def tensor_at(node, index: int):
     if value is None:
         return None
     check_version(value, meta, node)
-    if meta is not None and meta[1] is None:  # PyTorch wraps a number in a 0-dim tensor
-        return tensor_class()._wrap(np.asarray(meta[0]))
+    if meta is not None and meta.counter is None:  # PyTorch wraps a number in a 0-dim tensor
+        return TensorBase._wrap(np.asarray(meta.tensor))
     return _unpack(value, meta, node)
 
 
 def _unpack(value, meta, node):
     """A saved value as a Tensor that is part of the graph (for create_graph=True)."""
-    Tensor = tensor_class()
-    if value is None or meta is None or meta[1] is None:
-        return value if value is None or isinstance(value, Tensor) else Tensor._wrap(value)
-    if meta[3]:  # an output: a new Tensor made by this node (indices get no grad_fn)
-        data = value._data if isinstance(value, Tensor) else value
-        fn = value._grad_fn if isinstance(value, Tensor) else _output_node(node, data)
-        t = Tensor._wrap(data, fn, meta[4])
-        t._version_counter = meta[1]
+    if value is None or meta is None or meta.counter is None:
+        return value if value is None or isinstance(value, TensorBase) else TensorBase._wrap(value)
+    if meta.is_output:  # an output: a new Tensor made by this node (indices get no grad_fn)
+        data = value._data if isinstance(value, TensorBase) else value
+        fn = value._grad_fn if isinstance(value, TensorBase) else _output_node(node, data)
+        t = TensorBase._wrap(data, fn, meta.output_nr)
+        t._version_counter = meta.counter
         return t
-    return meta[0]
+    return meta.tensor
 
 
 def _output_node(node, data):
@@ -201,16 +216,15 @@ def _output_node(node, data):
 def _as_saved(t, meta, node):
     """What a hook unpacked, put back in the saved tensor's place in the graph: always a new
     Tensor, as PyTorch makes one (and, as PyTorch, with no version check)."""
-    Tensor = tensor_class()
-    if meta is None or meta[1] is None:
-        return Tensor._wrap(t._data)
-    if meta[3]:
-        return Tensor._wrap(t._data, _output_node(node, t._data), meta[4])
-    source = meta[0]
-    out = Tensor._wrap(t._data, source._grad_fn, source._output_nr)
+    if meta is None or meta.counter is None:
+        return TensorBase._wrap(t._data)
+    if meta.is_output:
+        return TensorBase._wrap(t._data, _output_node(node, t._data), meta.output_nr)
+    source = meta.tensor
+    out = TensorBase._wrap(t._data, source._grad_fn, source._output_nr)
     out._requires_grad = source._requires_grad
     if source._requires_grad and source._grad_fn is None:  # a leaf: its AccumulateGrad node
-        source._accumulator()
+        grad_accumulator(source)
         out._accumulator_ref = source._accumulator_ref
     return out
 
@@ -227,7 +241,7 @@ def _as_printed(value, scalar: bool):
     if isinstance(value, (tuple, list)):
         return tuple(_as_printed(v, scalar) for v in value)
     if isinstance(value, np.ndarray):
-        return tensor_class()._wrap(value)
+        return TensorBase._wrap(value)
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, int) and not isinstance(value, bool) and value < 0 and not scalar:
@@ -288,8 +302,8 @@ class SavedTensor:
                 "Calling register_hooks on a saved tensor whose hooks have already been set. "
                 "Hint: only one pair of hooks is allowed at a time."
             )
-        data = value._data if isinstance(value, tensor_class()) else np.asarray(value)
-        packed = Packed(unpack_hook, _call_pack_hook(pack_hook, tensor_class()._wrap(data)))
+        data = value._data if isinstance(value, TensorBase) else np.asarray(value)
+        packed = Packed(unpack_hook, _call_pack_hook(pack_hook, TensorBase._wrap(data)))
         node._saved = node._saved[:i] + (packed,) + node._saved[i + 1 :]
 
     def unpack(self):
@@ -299,7 +313,7 @@ class SavedTensor:
     def data(self):
         """The saved data without its graph (a hook's packed tensor as it was packed)."""
         value = self._packed()
-        if value is not None and isinstance(value.packed, tensor_class()):
+        if value is not None and isinstance(value.packed, TensorBase):
             return value.packed.detach()
         t = self.unpack()
         return None if t is None else t.detach()
@@ -331,8 +345,7 @@ def _check_can_pack(node, index: int) -> None:
 # ----- the version error -----------------------------------------------------------------------
 def version_message(value, meta, node) -> str:
     t, counter, expected, is_output, nr = meta
-    data = value._data if isinstance(value, tensor_class()) else np.asarray(value)
-    dt = _dtype.from_numpy(data.dtype)
+    data = value._data if isinstance(value, TensorBase) else np.asarray(value)
     where = ""
     fn = node if is_output else (t._grad_fn if t is not None else None)
     if fn is not None:
@@ -341,7 +354,7 @@ def version_message(value, meta, node) -> str:
         where = f", which is output {nr} of {op},"
     return (
         "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [autogradkit.{dt._tensor_type} [{', '.join(map(str, data.shape))}]]"
+        f"inplace operation: [{_dtype.tensor_type(data.dtype)} [{', '.join(map(str, data.shape))}]]"
         f"{where} is at version {counter.value}; expected version {expected} instead. Hint: "
         + (_ANOMALY_HINT if anomaly_mode._mode["enabled"] else _ENABLE_ANOMALY_HINT)
     )

@@ -7,6 +7,7 @@ that JupyterLab shows inline through ``_repr_svg_``. No Graphviz, no system bina
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 import io
 from xml.sax.saxutils import escape, quoteattr
@@ -381,6 +382,10 @@ def _f(v: float) -> str:
     return f"{v:.1f}"
 
 
+_MARKER = "agk-arrow-of-this-drawing"  # replaced by the drawing's own id (own_marker_ids)
+_HOT_MARKER = _MARKER + "-hot"
+
+
 def render_svg(
     graph: Graph, layout: Layout, highlight: Highlight | None = None, style: str = ""
 ) -> str:
@@ -401,7 +406,19 @@ def render_svg(
     parts += [_svg_node(n, layout.boxes[n.id], h) for n in graph.nodes]
     parts.append(_svg_legend(graph, layout.height, width, h))
     parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+    return own_marker_ids("\n".join(parts) + "\n")
+
+
+def own_marker_ids(svg: str) -> str:
+    """Give the drawing's arrowhead markers ids of its own, made from its text.
+
+    A page holds many drawings, and a browser takes the first definition of an id on the
+    page, even one inside a cell scrolled out of view (then no arrowhead shows). The ids are
+    a digest of the drawing, so the same drawing gets the same ids on every run (stored
+    notebook outputs stay as they are), and two drawings share ids only when they are equal.
+    """
+    digest = hashlib.sha1(svg.encode()).hexdigest()[:12]
+    return svg.replace(_MARKER, f"agk-arrow-{digest}")
 
 
 def _svg_defs() -> str:
@@ -412,14 +429,14 @@ def _svg_defs() -> str:
             f'fill="{color}"/></marker>'
         )
 
-    return f"<defs>{marker('agk-arrow', EDGE_COLOR)}{marker('agk-arrow-hot', HOT)}</defs>"
+    return f"<defs>{marker(_MARKER, EDGE_COLOR)}{marker(_HOT_MARKER, HOT)}</defs>"
 
 
 def _svg_edge(e: GraphEdge, graph: Graph, layout: Layout, h: Highlight, spots: dict) -> str:
     points = edge_path(e, graph, layout)
     label = h.edge_labels.get((e.src, e.dst, e.index))
     hot = label is not None
-    color, marker = (HOT, "agk-arrow-hot") if hot else (EDGE_COLOR, "agk-arrow")
+    color, marker = (HOT, _HOT_MARKER) if hot else (EDGE_COLOR, _MARKER)
     dash = f' stroke-dasharray="{DASHES[e.kind]}"' if e.kind in DASHES else ""
     coords = " ".join(f"{_f(x)},{_f(y)}" for x, y in points)
     out = (
@@ -466,7 +483,7 @@ def _svg_legend(graph: Graph, top: float, width: float, h: Highlight) -> str:
         if swatch == "line":
             color, lw = line_style(key)
             dash = f' stroke-dasharray="{DASHES[key]}"' if key in DASHES else ""
-            head = "agk-arrow-hot" if key == "hot" else "agk-arrow"
+            head = _HOT_MARKER if key == "hot" else _MARKER
             out.append(
                 f'<line class="legend-{key}" x1="{_f(x)}" y1="{_f(y0 + 7)}" '
                 f'x2="{_f(x + SWATCH_W - 2)}" y2="{_f(y0 + 7)}" stroke="{color}" '

@@ -3,24 +3,25 @@
 ``trace_backward(root)`` puts a pre-hook and a hook on every node of the graph (found with
 ``autograd.graph.walk``), runs ``root.backward(retain_graph=True)`` and removes the hooks
 again. Nothing here computes a gradient: every number comes from the engine. With
-``engine_state=True`` each pre-hook also copies the engine's own bookkeeping as it is at
-that moment: its ready queue and how many gradients each node still waits for.
+``engine_state=True`` an engine observer (``autograd.observer``) also follows the engine's own
+bookkeeping, and each pre-hook copies it as it is at that moment: the ready queue and how
+many gradients each node still waits for.
 """
 
 from __future__ import annotations
 
-import sys
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._i18n import here
 from .._shape import unbroadcast
-from ..autograd import engine
 from ..autograd.graph import walk
+from ..autograd.observer import BackwardObserver, observe
 from .graph import ACCUMULATE, FUNCTION, GRAD_FN, NEXT, Graph, Highlight, format_value, node_label
 
-__all__ = ["Step", "Trace", "engine_text", "read_engine_state", "trace_backward"]
+__all__ = ["Step", "Trace", "engine_text", "trace_backward"]
 
 
 @dataclass(eq=False)
@@ -251,34 +252,31 @@ def _copy(g):
     return np.array(g.detach().numpy() if hasattr(g, "detach") else g, copy=True)
 
 
-_RUN_BACKWARD = engine.run_backward.__code__
+class _EngineState(BackwardObserver):
+    """The engine's ready queue and pending counts, as its observer events tell them."""
+
+    def __init__(self):
+        self.counts, self.queue = {}, ()
+
+    def dependencies_counted(self, counts: dict) -> None:
+        self.counts = dict(counts)  # its own copy: counted down as nodes run
+
+    def node_running(self, node, queue: tuple) -> None:
+        self.queue = (node, *queue)  # the node just left the queue: put back in front
+
+    def node_ran(self, node, grad_inputs: tuple) -> None:
+        for child, _ in node.next_functions:
+            if child in self.counts:
+                self.counts[child] -= 1
 
 
-def read_engine_state() -> tuple[tuple, dict]:
-    """The engine's ready queue (in the order it will run the nodes) and its pending counts,
-    copied from the variables of the ``run_backward`` call that is running right now.
-
-    Called from a node's pre-hook, this is the engine's own bookkeeping at the moment it took
-    that node: the node itself has just left the queue, so it is put back in front.
-    """
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code is not _RUN_BACKWARD:
-        frame = frame.f_back
-    if frame is None:
-        raise RuntimeError("read_engine_state() is only meaningful inside a backward pass")
-    ready, dependencies = frame.f_locals["ready"], frame.f_locals["dependencies"]
-    queue = tuple(node for _, node in sorted(ready, key=lambda item: item[0]))
-    return queue, dict(dependencies)
-
-
-def _recorders(node, steps: list[Step], had_grad: dict, with_state: bool):
+def _recorders(node, steps: list[Step], had_grad: dict, state: _EngineState | None):
     """The pre-hook and hook that write one node's step into ``steps``."""
 
     def before(grad_outputs):
         steps.append(Step(node, tuple(_copy(g) for g in grad_outputs)))
-        if with_state:
-            queue, pending = read_engine_state()
-            steps[-1].ready, steps[-1].pending = (node, *queue), pending
+        if state is not None:
+            steps[-1].ready, steps[-1].pending = state.queue, dict(state.counts)
 
     def after(grad_inputs, grad_outputs):
         step = steps[-1]
@@ -338,11 +336,13 @@ def trace_backward(
     before = [(leaf, leaf.grad, _copy(leaf.grad)) for leaf in leaves]
     had_grad = {id(leaf): grad is not None for leaf, grad, _ in before}
     trace, handles = Trace(root), []
+    state = _EngineState() if engine_state else None
     try:
         for node in nodes:
-            pre, post = _recorders(node, trace.steps, had_grad, engine_state)
+            pre, post = _recorders(node, trace.steps, had_grad, state)
             handles += [node.register_prehook(pre), node.register_hook(post)]
-        root.backward(gradient, retain_graph=True)
+        with observe(state) if state else nullcontext():
+            root.backward(gradient, retain_graph=True)
     finally:
         for handle in handles:
             handle.remove()

@@ -1,7 +1,8 @@
-"""The lesson's path stays short: what ``a * b`` and ``c.sum().backward()`` run (issue 20).
+"""The lesson's path stays short: what ``a * b`` and ``c.sum().backward()`` run (issue 30).
 
-``tools/trace_path.py`` traces the autogradkit functions each statement calls (after a
-warm-up); a student who follows the code reads these and no more.
+``tools/trace_path.py`` traces every call of an autogradkit function each statement makes
+(after a warm-up, on fresh leaves), and counts the switches from one file to another: a
+student who follows the code reads these and no more, in as few files as that.
 """
 
 from __future__ import annotations
@@ -18,11 +19,22 @@ import trace_path  # noqa: E402
 
 @pytest.mark.parametrize("path", trace_path.PATHS, ids=lambda p: p[0])
 def test_the_lesson_path_stays_within_its_budget(path):
-    statement, setup, again, most_functions, most_files = path
+    statement, setup, again, most_calls, most_switches = path
     calls = trace_path.trace(statement, trace_path.SETUP + setup, again)
-    files = {where for where, _ in calls}
-    assert len(calls) <= most_functions, calls
-    assert len(files) <= most_files, files
+    assert len(calls) <= most_calls, calls
+    assert trace_path.switches(calls) <= most_switches, calls
+
+
+def test_a_switch_is_a_call_into_another_file():
+    calls = [("t.py", "f"), ("t.py", "g"), ("u.py", "h"), ("t.py", "f"), ("t.py", "f")]
+    assert trace_path.switches(calls) == 2
+
+
+def test_the_first_use_of_a_leaf_counts():
+    """Fresh leaves: ``a * b`` makes their AccumulateGrad nodes, and the trace sees it."""
+    statement, setup, again, *_ = trace_path.PATHS[0]
+    calls = trace_path.trace(statement, trace_path.SETUP + setup, again)
+    assert [name for _, name in calls].count("AccumulateGrad.__init__") == 2
 
 
 def test_the_multiplication_runs_its_op_and_records_its_node():

@@ -47,6 +47,25 @@ def test_same_graph_gives_identical_svg_text():
     assert draw_graph(v["loss"], names=v).svg() == draw_graph(w["loss"], names=w).svg()
 
 
+def _marker_ids(svg: str) -> tuple[set, set]:
+    """(ids the drawing defines, ids its arrows point at)."""
+    root = ET.fromstring(svg)
+    defined = {m.get("id") for m in root.iter("{http://www.w3.org/2000/svg}marker")}
+    used = {el.get("marker-end")[len("url(#") : -1] for el in root.iter() if el.get("marker-end")}
+    return defined, used
+
+
+def test_each_drawing_defines_the_markers_its_arrows_use_under_ids_of_its_own():
+    """A browser takes the first definition of an id on the page: two drawings of one
+    notebook must not share marker ids, or the second one's arrowheads depend on the first."""
+    v = examples.article_002()
+    first, second = draw_graph(v["e"], names=v).svg(), draw_graph(v["c"], names=v).svg()
+    (defined_1, used_1), (defined_2, used_2) = _marker_ids(first), _marker_ids(second)
+    assert used_1 and used_1 <= defined_1 and used_2 and used_2 <= defined_2
+    assert defined_1.isdisjoint(defined_2)
+    assert _marker_ids(draw_graph(v["e"], names=v).svg())[0] == defined_1  # every run alike
+
+
 def test_names_default_to_the_callers_variables():
     a = agk.tensor(2.0, requires_grad=True)
     weight = agk.tensor(5.0, requires_grad=True)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import autogradkit as agk
 from autogradkit.autograd.graph import walk
+from autogradkit.viz import trace as trace_module
 from autogradkit.viz import trace_backward
 from autogradkit.viz.graph import build_graph
 
@@ -248,11 +251,25 @@ def test_engine_state_is_only_recorded_when_asked_for():
     assert trace_backward(v["e"], engine_state=True).steps[0].pending is not None
 
 
-def test_reading_the_engine_state_outside_backward_raises():
-    from autogradkit.viz.trace import read_engine_state
+def test_the_engine_state_comes_from_the_public_observer_only():
+    """viz follows the engine through ``autograd.observer`` (no frame of the engine is read):
+    outside a traced backward nothing is watching, and the stepper's counts come from it."""
+    from autogradkit.autograd import observer
 
-    with pytest.raises(RuntimeError, match="only meaningful inside a backward pass"):
-        read_engine_state()
+    v = fork_and_diamond()
+    seen = []
+
+    class Counts(observer.BackwardObserver):
+        def dependencies_counted(self, counts):
+            seen.append(counts)
+
+    with observer.observe(Counts()):
+        trace = trace_backward(v["y"], engine_state=True)
+    assert observer._watchers == []
+    assert {n: c for n, c in seen[0].items() if c} == {
+        n: c for n, c in trace.pending(0).items() if c
+    }
+    assert "_getframe" not in Path(trace_module.__file__).read_text()
 
 
 def test_highlight_says_where_each_node_stands():

@@ -1,0 +1,117 @@
+"""Your own ``Function``: forward and backward on Tensors, as ``torch.autograd.Function``.
+
+``Function.apply`` (``function.py``) sends a subclass you wrote here: its forward runs on
+Tensors with grad mode off, then one ``<YourClass>Backward`` node links its Tensor inputs
+to its outputs (``mark_dirty`` and ``mark_non_differentiable`` honoured); its backward gets
+and returns Tensors. Built-in ops never come here.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from . import anomaly_mode, grad_mode
+from .graph import link
+from .hooks import as_tensors
+from .variable import TensorBase, increment_version
+
+__all__ = ["once_differentiable"]
+
+
+def call_backward(node, grads):
+    """A custom Function's backward gets and returns Tensors, as in PyTorch."""
+    result = node._function.backward(node, *as_tensors(grads))
+    result = _one_gradient_per_tensor_input(node, result)
+    if grad_mode._enabled:
+        return result
+    return tuple(r._data if isinstance(r, TensorBase) else r for r in result)
+
+
+def once_differentiable(backward):
+    """Decorate a custom Function's ``backward`` to run with grad mode off: its gradients
+    record no graph, so they cannot be differentiated again (``create_graph`` gets plain
+    gradients)."""
+
+    @functools.wraps(backward)
+    def backward_without_graph(ctx, *grad_outputs):
+        with grad_mode.no_grad():
+            return backward(ctx, *grad_outputs)
+
+    return backward_without_graph
+
+
+def _one_gradient_per_tensor_input(node, result) -> tuple:
+    """Check backward gave one gradient per forward argument (extra trailing Nones are
+    dropped, as PyTorch does), None for each non-Tensor one; keep the Tensor inputs' ones."""
+    result = result if isinstance(result, tuple) else (result,)
+    is_tensor = node._input_is_tensor
+    expected = len(is_tensor)
+    if len(result) > expected and all(g is None for g in result[expected:]):
+        result = result[:expected]
+    if len(result) != expected:
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients "
+            f"(expected {expected}, got {len(result)})"
+        )
+    for position, (g, tensor_input) in enumerate(zip(result, is_tensor), 1):
+        if g is not None and not tensor_input:
+            raise RuntimeError(
+                f"function {node.name()} returned a gradient different than None at position "
+                f"{position}, but the corresponding forward input was not a Variable"
+            )
+    return tuple(g for g, tensor_input in zip(result, is_tensor) if tensor_input)
+
+
+def _forward(cls, ctx, inputs, static):
+    """``forward(ctx, *inputs)``, or ``forward(*inputs)`` then ``setup_context``, grad off."""
+    with grad_mode.no_grad():
+        if not cls.has_setup_context():
+            return cls.forward(ctx, *inputs, **static)
+        out = cls.forward(*inputs, **static)
+        cls.setup_context(ctx, inputs, out)
+        return out
+
+
+def run(cls, inputs, static):
+    """A user's Function: forward runs on Tensors with grad mode off, then one node links it.
+    Returns ``(node or None, what apply returns, the outputs)``; apply notes what was saved."""
+    needs = tuple(isinstance(x, TensorBase) and x._requires_grad for x in inputs)
+    record = grad_mode._enabled and True in needs
+    ctx = cls.node_class()()
+    ctx.needs_input_grad = needs
+    if record and anomaly_mode._mode["enabled"]:
+        anomaly_mode.record_forward(ctx)
+    out = _forward(cls, ctx, inputs, static)
+    outputs = out if isinstance(out, tuple) else (out,)
+    if not record:
+        return None, out, ()
+    # only Tensor arguments are inputs of the node: numbers, strings... get no edge
+    ctx._input_is_tensor = tuple(isinstance(x, TensorBase) for x in inputs)
+    link(ctx, [x for x in inputs if isinstance(x, TensorBase)])
+    ctx._outputs_meta = tuple(
+        (o.shape, o._data.dtype) if isinstance(o, TensorBase) else None for o in outputs
+    )
+    ctx._num_outputs = len(outputs)
+    results = tuple(
+        _attach_output(ctx, i, o, inputs) if isinstance(o, TensorBase) else o  # numbers pass
+        for i, o in enumerate(outputs)
+    )
+    return ctx, (results if isinstance(out, tuple) else results[0]), results
+
+
+def _attach_output(ctx, index: int, out, inputs):
+    """Make ``out`` the node's output ``index``, honouring mark_dirty/mark_non_differentiable."""
+    dirty = id(out) in ctx.__dict__.get("_dirty", ())
+    differentiable = id(out) not in ctx.__dict__.get("_non_differentiable", ())
+    if dirty and out._requires_grad and out._grad_fn is None:
+        raise RuntimeError(
+            "a leaf Variable that requires grad has been used in an in-place operation."
+        )
+    if dirty:
+        increment_version(out)
+    elif any(out is x for x in inputs):
+        with grad_mode.no_grad():
+            out = out.view_as(out)  # returning an input unchanged still gets a new node
+    if differentiable:
+        out._grad_fn, out._output_nr, out._requires_grad = ctx, index, True
+    return out
