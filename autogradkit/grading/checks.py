@@ -783,10 +783,10 @@ def kit_names(answer) -> list[str]:
     judge with ``obs.holds(..., kit_names(answer), "empty")``.
 
     Example:
-        >>> def leaves(t):
-        ...     return engine._nodes_leading_to([t.grad_fn], set())
-        >>> kit_names(leaves)
-        ['_nodes_leading_to']
+        >>> def seeds(t):
+        ...     return engine._seeds((t,), (None,), False)
+        >>> kit_names(seeds)
+        ['_seeds']
     """
     names = set()
     for code in _functions_of(answer).values():
