@@ -71,7 +71,7 @@ def _cjk_font() -> str | None:
     real-browser test needs it."""
     if shutil.which("fc-list") is None:
         return "fontconfig (fc-list) is not installed"
-    family = FONTS["zh-CN"][0]
+    family = FONTS["zh-CN"].source  # the full font a system has, not the kit's subset
     listed = subprocess.run(["fc-list", f":family={family}", "family"], capture_output=True)
     return None if listed.stdout.strip() else f"fontconfig finds no {family}"
 

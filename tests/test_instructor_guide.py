@@ -73,7 +73,13 @@ def project(tmp_path_factory) -> Path:
     for name in ("Makefile", "pyproject.toml", "notebooks/source/jupytext.toml"):
         shutil.copy2(ROOT / name, project / name)
     (project / "tests" / "notebooks").mkdir(parents=True)
-    for name in ("__init__.py", "conftest.py", "notebooks/__init__.py", "notebooks/exercises.py"):
+    for name in (
+        "__init__.py",
+        "conftest.py",
+        "optional.py",
+        "notebooks/__init__.py",
+        "notebooks/exercises.py",
+    ):
         shutil.copy2(ROOT / "tests" / name, project / "tests" / name)
     real_venv = Path(sys.prefix)
     stamp = real_venv / ".installed-lab"

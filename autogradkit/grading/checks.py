@@ -598,15 +598,13 @@ def time_limit(seconds: float) -> Iterator[None]:
 # ----- counters that count the graph under test (family 3) -----------------------------------
 def _graph(roots) -> list:
     """Every node the graph from ``roots`` reaches, each once, in the order reached."""
-    order, seen, stack = [], set(), [node for node, _ in roots]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        order.append(node)
-        stack.extend(child for child, _ in reversed(node.next_functions))
-    return order
+    reached, todo = {}, [node for node, _ in roots if node is not None]
+    while todo:
+        node = todo.pop()
+        if id(node) not in reached:
+            reached[id(node)] = node
+            todo += [child for child, _ in reversed(node.next_functions) if child is not None]
+    return list(reached.values())
 
 
 def _reached(roots, watched: dict) -> list[str]:
