@@ -19,8 +19,8 @@ edition uses a character its subset lacks: run this tool again then.
 The full font is read from ``--source FILE`` or, by default, from the file fontconfig knows
 the family by (``fc-match``; Debian's fonts-noto-cjk, which tools/install_fonts.sh installs,
 puts Noto Sans CJK in one collection, ``NotoSansCJK-Regular.ttc``), and the tool says which
-file it read. Within a collection (``.ttc``) the face of that family is taken. The output is the same bytes for the
-same input (no timestamp is written).
+file it read. Within a collection (``.ttc``) the face of that family is taken. The output is
+the same bytes for the same input (no timestamp is written).
 
 Usage: ``.venv/bin/python tools/subset_fonts.py [--lang zh-CN] [--source FILE] [--course DIR]``
 """
