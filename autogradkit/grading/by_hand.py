@@ -38,6 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .by_hand_child import encode
+
 __all__ = ["ByHand", "HandRaised", "RefusedByHand", "bundle_of", "MAX_REPLY_BYTES"]
 
 CHILD = Path(__file__).with_name("by_hand_child.py")
@@ -256,27 +258,11 @@ def _installed(value) -> bool:
 
 
 # ----- plain data, both ways -------------------------------------------------------------------
-def _encode(value, depth: int = 0):
-    """Plain data as JSON (the child's ``decode`` reads it); a tensor or any other object
-    raises ``TypeError``: a by-hand answer gets numbers, not the kit's objects."""
-    if depth > 20:
-        raise TypeError("nested too deeply")
-    if value is None or isinstance(value, (bool, str, int)):
-        return value
-    if isinstance(value, float):
-        return value if np.isfinite(value) else {"float": repr(value)}
-    if isinstance(value, np.generic) and value.dtype.kind in NUMERIC_KINDS:
-        return {"scalar": _encode(value.item()), "dtype": value.dtype.str}
-    if isinstance(value, np.ndarray) and value.dtype.kind in NUMERIC_KINDS:
-        array = np.ascontiguousarray(value)
-        data = base64.b64encode(array.tobytes()).decode()
-        return {"nd": data, "dtype": array.dtype.str, "shape": list(array.shape)}
-    if isinstance(value, (list, tuple)):
-        items = [_encode(v, depth + 1) for v in value]
-        return items if isinstance(value, list) else {"tuple": items}
-    if isinstance(value, dict):
-        return {"dict": [[_encode(k, depth + 1), _encode(v, depth + 1)] for k, v in value.items()]}
-    raise TypeError(f"{type(value).__name__} cannot cross into a by-hand check")
+def _encode(value):
+    """Plain data as JSON (the child's ``decode`` reads it), written by the child's own
+    ``encode``; a tensor or any other object raises ``TypeError``: a by-hand answer gets
+    numbers, not the kit's objects."""
+    return encode(value, strict=True)
 
 
 def _decode(value, depth: int = 0):

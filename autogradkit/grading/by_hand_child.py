@@ -102,25 +102,34 @@ def decode(value):
     return value
 
 
-def encode(value, depth: int = 0):
-    """Python to plain JSON, the inverse of ``decode``; anything else is ``{"object": name}``."""
+def encode(value, depth: int = 0, strict: bool = False):
+    """Python to plain JSON, the inverse of ``decode``; anything else is ``{"object": name}``,
+    or with ``strict`` a ``TypeError`` (the parent's side: a by-hand answer gets numbers, not
+    the kit's objects)."""
     if depth > 20:
+        if strict:
+            raise TypeError("nested too deeply")
         return {"object": "nested too deeply"}
     if value is None or isinstance(value, (bool, str, int)):
         return value
     if isinstance(value, float):
         return value if np.isfinite(value) else {"float": repr(value)}
     if isinstance(value, np.generic) and value.dtype.kind in NUMERIC_KINDS:
-        return {"scalar": encode(value.item()), "dtype": value.dtype.str}
+        return {"scalar": encode(value.item(), strict=strict), "dtype": value.dtype.str}
     if isinstance(value, np.ndarray) and value.dtype.kind in NUMERIC_KINDS:
         array = np.ascontiguousarray(value)
         data = base64.b64encode(array.tobytes()).decode()
         return {"nd": data, "dtype": array.dtype.str, "shape": list(array.shape)}
     if isinstance(value, (list, tuple)):
-        items = [encode(v, depth + 1) for v in value]
+        items = [encode(v, depth + 1, strict) for v in value]
         return items if isinstance(value, list) else {"tuple": items}
     if isinstance(value, dict):
-        return {"dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+        pairs = value.items()
+        return {
+            "dict": [[encode(k, depth + 1, strict), encode(v, depth + 1, strict)] for k, v in pairs]
+        }
+    if strict:
+        raise TypeError(f"{type(value).__name__} cannot cross into a by-hand check")
     return {"object": type(value).__name__}
 
 

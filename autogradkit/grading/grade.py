@@ -119,6 +119,7 @@ def grade_assignment(cfg: GradingConfig) -> dict:
     rows += graded
     changed = course.changed_since(originals)
     meta = {"assignment": assignment.name, "timeout": cfg.timeout, "grader": GRADER_VERSION}
+    meta["scheduler"] = cfg.scheduler or "local"  # the class report says where it ran
     json_path, csv_path = report.write_gradebook(rows, folder, {**meta, "changed": changed})
     _summarise(rows, len(todo), time.monotonic() - started, csv_path)
     for path in changed:

@@ -295,6 +295,7 @@ def test_a_rerun_keeps_the_counts_of_the_rows_it_did_not_grade_again(tmp_path, s
         second, "test_square_sum"
     )
     assert (second["run"]["graded"], second["run"]["sandbox"]) == (1, {"bwrap": 4})
+    assert second["run"]["scheduler"] == "local"  # grade writes where it ran; no --scheduler
 
 
 def test_an_assignment_of_two_notebooks_sums_each_students_notebooks(tmp_path):
