@@ -9,7 +9,6 @@ No kernel runs here, except in the last test (a real grading run, twice, with bu
 from __future__ import annotations
 
 import html
-import importlib.util
 import json
 import re
 import sys
@@ -246,10 +245,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 LOCAL = ("file:", "data:")  # the page loads nothing from elsewhere
 
 
-@pytest.mark.skipif(
-    not CHROMIUM.exists() or importlib.util.find_spec("playwright") is None,
-    reason="no /usr/bin/chromium or no playwright: run tools/install_browser.sh",
-)
+@pytest.mark.needs("chromium")
 def test_the_page_opens_from_disk_with_its_figures_and_no_console_error(graded_course):
     from playwright.sync_api import sync_playwright
 

@@ -12,7 +12,6 @@ skipped, with the reason, when either is missing.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import re
 import sys
@@ -29,16 +28,7 @@ from . import examples
 
 CHROMIUM = Path("/usr/bin/chromium")
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="no /usr/bin/chromium: run tools/install_browser.sh"
-    ),
-    pytest.mark.skipif(
-        importlib.util.find_spec("playwright") is None,
-        reason="playwright is not installed: run tools/install_browser.sh",
-    ),
-]
+pytestmark = [pytest.mark.browser, pytest.mark.needs("chromium")]
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
