@@ -34,6 +34,7 @@ distributed = pytest.importorskip("distributed", reason="the [cluster] extra is 
 OUTPUTS = ("autograded", "feedback", "grades")
 ARGS = ["--assignment", builders.ASSIGNMENT, "--timeout", "3", "--interrupt-grace", "1"]
 SECONDS = re.compile(r'"seconds": [0-9.e+-]+')
+SCHEDULER = re.compile(r'"scheduler": "[^"]*"')  # where it ran: compared on its own
 
 
 def fixed_seeds(source: dict) -> dict[str, int]:
@@ -50,7 +51,8 @@ def same_apart_from_timings(folder: Path) -> dict[str, bytes]:
         if path.name == "gradebook.csv":
             data = _csv_without_seconds(data.decode("utf-8")).encode()
         elif path.suffix == ".json" and path.parent.name in ("results", "hw1"):
-            data = SECONDS.sub('"seconds": 0', data.decode("utf-8")).encode()
+            data = SECONDS.sub('"seconds": 0', data.decode("utf-8"))
+            data = SCHEDULER.sub('"scheduler": ""', data).encode()
         found[str(path.relative_to(folder))] = data
     return found
 
@@ -101,6 +103,9 @@ def runs(tmp_path_factory, sandbox):
         local_code = main(
             ["grade", str(course / "submitted"), "-j", "2", *ARGS, "--course", str(course)]
         )
+        local_book = json.loads(
+            (course / "grades" / builders.ASSIGNMENT / "gradebook.json").read_text()
+        )
         local = _snapshot_and_clear(course)
         with (
             distributed.LocalCluster(
@@ -108,6 +113,7 @@ def runs(tmp_path_factory, sandbox):
             ) as cluster,
             distributed.Client(cluster) as client,
         ):
+            address = cluster.scheduler_address
             killer = WorkerKiller(client, course / "grades" / builders.ASSIGNMENT / "results")
             killer.start()
             started = time.monotonic()
@@ -122,7 +128,8 @@ def runs(tmp_path_factory, sandbox):
                 f for f in map(Path, folders.values()) for f in f.parent.glob("*/autogradkit-*")
             ]
     gradebook = course / "grades" / builders.ASSIGNMENT / "gradebook.json"
-    rows = json.loads(gradebook.read_text())["rows"]
+    book = json.loads(gradebook.read_text())
+    rows, where = book["rows"], (local_book["scheduler"], book["scheduler"])
     on_cluster = _snapshot_and_clear(course)
     return {
         "students": students,
@@ -130,6 +137,8 @@ def runs(tmp_path_factory, sandbox):
         "local": local,
         "cluster": on_cluster,
         "rows": rows,
+        "where": where,
+        "address": address,
         "killed": killer.killed,
         "seconds": seconds,
         "scratch_left": scratch,
@@ -145,6 +154,7 @@ def test_cluster_run_writes_what_the_local_run_writes(runs):
     assert len([k for k in local if k.startswith("autograded/")]) > 40  # notebooks + files
     different = [name for name in local if local[name] != on_cluster[name]]
     assert different == []
+    assert runs["where"] == ("local", runs["address"])  # each gradebook says where it ran
 
 
 def test_every_row_is_there_with_its_status_and_points(runs):
