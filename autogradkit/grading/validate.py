@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -44,14 +45,25 @@ def _missing_modules(nb: dict, folder: Path) -> list[str]:
     in ``folder`` nor installed."""
     modules = sorted({target.split(".")[0] for target in imported_names(nb).values()})
     beside = {files.module_name(p.name) for p in folder.iterdir()}
-    return [m for m in modules if m not in beside and not _installed(m)]
+    return _not_installed([m for m in modules if m not in beside])
 
 
-def _installed(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
+def _not_installed(modules: list[str]) -> list[str]:
+    """Which of ``modules`` a fresh Python, as the kernel will be, cannot import.
+
+    Asked of a new interpreter in an empty folder, not of this process: what this process
+    has imported or put on its path (a ``checks`` module it loaded) is not the kernel's.
+    """
+    if not modules:
+        return []
+    probe = (
+        "import importlib.util as u, sys; print(*(m for m in sys.argv[1:] if not u.find_spec(m)))"
+    )
+    with tempfile.TemporaryDirectory(prefix="autogradkit-probe-") as empty:
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *modules], cwd=empty, capture_output=True, text=True
+        )
+    return done.stdout.split() if done.returncode == 0 else modules
 
 
 def _released_folder(cfg: GradingConfig, path: Path, language: str) -> Path | None:

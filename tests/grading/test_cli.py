@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.machinery
 import json
 import shutil
+import sys
+import types
 
 import nbformat
 import pytest
@@ -198,7 +201,12 @@ def test_validate_runs_inside_the_course_without_being_told(course, capsys, monk
     assert "7.5 / 10 points; status ok" in capsys.readouterr().out
 
 
-def test_validate_says_a_checks_module_is_missing(tmp_path, capsys):
+def test_validate_says_a_checks_module_is_missing(tmp_path, capsys, monkeypatch):
+    """Asked of a fresh Python, as the kernel is: a ``checks`` this process has imported
+    (another notebook's, loaded by an earlier test or tool) is not one the kernel can import."""
+    loaded = types.ModuleType("checks")
+    loaded.__spec__ = importlib.machinery.ModuleSpec("checks", None)
+    monkeypatch.setitem(sys.modules, "checks", loaded)
     path = tmp_path / "alone" / "squares.ipynb"
     path.parent.mkdir()
     builders.write_submission(tmp_path, "x", "correct", flat=True).rename(path)

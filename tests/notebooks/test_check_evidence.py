@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import sys
 import warnings
 
 import pytest
@@ -43,11 +44,21 @@ def notebook_namespace(assignment: str) -> dict:
     return scope
 
 
-@pytest.mark.parametrize("assignment", NOTEBOOKS)
-def test_every_check_observes_a_value_of_the_answer(assignment, monkeypatch):
+@pytest.fixture
+def in_notebook_folder(assignment, monkeypatch):
+    """Run as the notebook's kernel would: in its folder, its ``checks`` importable, and that
+    ``checks`` forgotten afterwards (the next test's ``import checks`` is not this one)."""
     monkeypatch.chdir(COURSE / assignment)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.syspath_prepend(str(COURSE / assignment))
+    monkeypatch.delitem(sys.modules, "checks", raising=False)
+    yield
+    sys.modules.pop("checks", None)
+
+
+@pytest.mark.parametrize("assignment", NOTEBOOKS)
+@pytest.mark.usefixtures("in_notebook_folder")
+def test_every_check_observes_a_value_of_the_answer(assignment):
     scope = notebook_namespace(assignment)
     verdicts = {}
     for check in checks_of(assignment).check.checks:
@@ -58,10 +69,8 @@ def test_every_check_observes_a_value_of_the_answer(assignment, monkeypatch):
 
 
 @pytest.mark.parametrize("assignment", NOTEBOOKS)
-def test_predictions_carry_at_most_a_tenth_of_the_points(assignment, monkeypatch):
-    monkeypatch.chdir(COURSE / assignment)
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    monkeypatch.syspath_prepend(str(COURSE / assignment))
+@pytest.mark.usefixtures("in_notebook_folder")
+def test_predictions_carry_at_most_a_tenth_of_the_points(assignment):
     scope = notebook_namespace(assignment)
     checks = {check.name: check for check in checks_of(assignment).check.checks}
     nb = read_text_source(COURSE / assignment / f"{assignment}.py")
