@@ -18,14 +18,18 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import hashlib
+import inspect
 import io
+import keyword
 import re
 import sys
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 from babel import Locale
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
@@ -209,6 +213,327 @@ def prose_problems(markdown: str) -> list[str]:
                     f"'{token.content.strip()[:30]}' shows its asterisks: put full-width "
                     "punctuation outside the ** (**用时**：)"
                 )
+    return found
+
+
+# ----- English a reader of a Chinese edition would see ------------------------------------------
+# the names a Chinese text keeps as they are besides code: products, libraries, people, acronyms
+KEPT_NAMES = frozenset(
+    "Python NumPy PyTorch Jupyter JupyterLab autogradkit autograd Adam SGD MSE logit tanh "
+    "sigmoid relu softmax Xavier Kaiming True False None nan inf".split()
+)
+LATIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
+DERIVATIVE = re.compile(r"\bd[\w²³()]*/d[\w²³()]*")  # dloss/dw, d²y/da², d(root)/d(self)
+HALF_WIDTH_STOP = re.compile(r"[\u3400-\u9fff][:;,?!]|(?<=[0-9A-Za-z\u3400-\u9fff])\.(?=\s*$)")
+
+
+def _code_shaped(text: str, found: re.Match) -> bool:
+    """An identifier, not a word: ``requires_grad``, ``x.grad``, ``backward()``, ``MSELoss``,
+    ``x1``, a single letter, a name called, indexed or assigned (``f(``, ``d[``, ``w =``), or a
+    keyword between code (``f1 is c.grad_fn``)."""
+    word = found.group()
+    before = text[: found.start()].rstrip(" ")[-1:]
+    after = text[found.end() :].lstrip(" ")[:1]
+    return (
+        len(word) == 1
+        or bool(re.search(r"[_.()0-9]|.[A-Z](?=.*[a-z])|[a-z].*[A-Z]", word))
+        or after in ("(", "[", "=", "*", "+", "-", "/", "@")
+        or before in ("*", "+", "-", "/", "@", "=")
+        or text[found.start() - 1 : found.start()] == "."
+        or (keyword.iskeyword(word) and bool(re.match(r"[\w)\]]", before or "_")))
+        and bool(re.match(r"[\w(\[]", after + " "))
+    )
+
+
+def english_left(text: str, names: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """The English a Chinese ``text`` shows a reader: words that are neither code-shaped
+    (``_code_shaped``), nor kept names (``KEPT_NAMES``), nor in ``names`` (the identifiers the
+    text refers to); and half-width punctuation after a Chinese character (``迭代周期: 100%``,
+    ``设为 1.``). ``{placeholders}``, ``code spans`` and derivatives (``dy/dx``) are not words.
+
+    Example:
+        >>> english_left("训练 7 个迭代周期（epochs）"), english_left("x.grad 为 None")
+        (["'epochs'"], [])
+    """
+    text = DERIVATIVE.sub(" ", re.sub(r"`[^`]*`|\{[^{}]*\}|https?://\S+", " ", text))
+    found = [
+        repr(word.group())
+        for word in LATIN.finditer(text)
+        if not _code_shaped(text, word) and word.group() not in KEPT_NAMES | set(names)
+    ]
+    found += [f"half-width {stop.group()[-1]!r}" for stop in HALF_WIDTH_STOP.finditer(text)]
+    return found
+
+
+def chinese_text_problems(text: str, names=frozenset(), where: str = "") -> list[str]:
+    """``english_left`` as sentences, for a text a Chinese edition shows (a check line, a
+    widget label, a figure text, a placeholder, a progress bar)."""
+    left = english_left(text, names)
+    if not left:
+        return []
+    return [f"{where}English left in {text.strip()[:60]!r}: {', '.join(left)}"]
+
+
+@functools.cache
+def kit_names(parameters: bool = False) -> frozenset[str]:
+    """The public names of autogradkit's modules and of ``Tensor`` (``Linear``, ``grad``...)
+    and, with ``parameters``, the parameters of their functions (``gradient``, ``alpha``)."""
+    import autogradkit as agk
+
+    spaces = (agk, agk.Tensor, agk.nn, agk.nn.Module, agk.nn.functional, agk.optim, agk.autograd)
+    found = set()
+    for space in spaces:
+        for name in (n for n in dir(space) if not n.startswith("__")):
+            found.add(name)
+            try:
+                found |= (
+                    set(inspect.signature(getattr(space, name)).parameters) if parameters else set()
+                )
+            except (TypeError, ValueError):
+                pass
+    return frozenset(found)
+
+
+def is_chinese(language: str) -> bool:
+    return language.startswith("zh")
+
+
+def code_names(code: str, keywords: bool = False) -> set[str]:
+    """The names a piece of code uses (variables, functions, parameters, attributes, imports)
+    and, with ``keywords``, the keywords of its calls (a legend's ``momentum`` is a word, a
+    comment's is the ``momentum=`` of the call beside it)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        tree = ast.parse(TransformerManager().transform_cell(code))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            found.add(node.name)
+        elif isinstance(node, ast.arg):
+            found.add(node.arg)
+        elif isinstance(node, ast.alias):
+            found.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.keyword) and keywords and node.arg:
+            found.add(node.arg)
+    return found
+
+
+# texts a code cell shows: what it prints, its figures' titles, labels and legends, its widgets'
+SHOWN_BY = {
+    "print",
+    "set_title",
+    "set_xlabel",
+    "set_ylabel",
+    "suptitle",
+    "title",
+    "xlabel",
+    "ylabel",
+    "text",
+    "annotate",
+    "report",
+}
+SHOWN_AS = {"label", "title", "description", "tooltip", "xlabel", "ylabel"}
+
+
+def shown_texts(code: str) -> tuple[list[str], list[str]]:
+    """The strings a code cell shows a reader (``SHOWN_BY``, ``SHOWN_AS``; an f-string's fixed
+    parts, and every string with a Chinese character in it), and its comments."""
+    found = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            shown = list(node.args) if name in SHOWN_BY else []
+            shown += [k.value for k in node.keywords if k.arg in SHOWN_AS]
+            found += [_constant_text(value) for value in shown]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found += [node.value] if HAN.search(node.value) else []
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    comments = [t.string.lstrip("#") for t in tokens if t.type == tokenize.COMMENT]
+    comments = [text for text in comments if not MARKER.fullmatch(f"#{text}")]
+    return [text for text in found if text], comments
+
+
+def _constant_text(node) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "{}".join(_constant_text(v) for v in node.values if isinstance(v, ast.Constant))
+    return ""
+
+
+def code_text_problems(code: str, names: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """English left in what a translated code cell shows (``shown_texts``). Its names, those
+    of ``names`` (the notebook's code) and the kit's may stay, as code; in a comment, calls'
+    keywords and the kit's parameters too."""
+    names = set(names) | code_names(code) | kit_names()
+    strings, comments = shown_texts(code)
+    found = []
+    for text in dict.fromkeys(strings):
+        found += chinese_text_problems(text, names)
+    keywords = names | code_names(code, keywords=True) | kit_names(parameters=True)
+    for text in dict.fromkeys(comments):
+        found += chinese_text_problems(text, keywords)
+    return found
+
+
+def notebook_names(nb, checks: Path | None = None) -> set[str]:
+    """The names of a notebook's code cells and of its ``checks.py``."""
+    found = set()
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            found |= code_names(cells.text(cell["source"]))
+    if checks is not None and checks.is_file():
+        found |= code_names(checks.read_text(encoding="utf-8"))
+    return found
+
+
+def edition_problems(nb, sections, language: str, names=frozenset(), glossary=None) -> list[str]:
+    """What a reader of ``language``'s edition would see wrong in its translated code cells
+    (English left: ``code_text_problems``) and in any section, a word the ``glossary`` says
+    the edition does not use (``variant_problems``)."""
+    found = []
+    by_id = {cell["id"]: cell for cell in nb["cells"]}
+    variants, terms = glossary_words(glossary, language)
+    for cell_id, section in sections.items():
+        cell, place = by_id.get(cell_id), f"line {section.line}: {cell_id}: "
+        if cell is None or _section_unusable(cell, section):
+            continue
+        text = section_text(cell, section)
+        if cell["cell_type"] == "code" and is_chinese(language):
+            found += [place + p for p in code_text_problems(text, names)]
+        found += [place + p for p in variant_problems(text, variants, terms)]
+    return found
+
+
+def _section_unusable(cell, section: Section) -> bool:
+    if cell["cell_type"] == "code":
+        return bool(_code_problems(cell, section.text))
+    return section.text.startswith(UNTRANSLATED)
+
+
+# ----- the glossary's words ---------------------------------------------------------------------
+VARIANT = re.compile(r"^- (?P<language>[\w-]+): (?P<variant>\S+) → (?P<term>\S+)\s*$", re.M)
+QUOTED = re.compile(r"「[^」]*」|`[^`]*`")  # an article's words, and code
+
+
+def glossary_variants(glossary: Path, language: str) -> dict[str, str]:
+    """``{variant: term}`` for ``language`` from the glossary's list of words the editions do
+    not use (``- zh-CN: 跟踪 → 追踪``)."""
+    if not Path(glossary).is_file():
+        return {}
+    text = Path(glossary).read_text(encoding="utf-8")
+    return {m["variant"]: m["term"] for m in VARIANT.finditer(text) if m["language"] == language}
+
+
+def glossary_words(glossary: Path | None, language: str) -> tuple[dict[str, str], set[str]]:
+    """``language``'s variants (``glossary_variants``) and its terms, from its column of the
+    glossary's tables (``叶子节点（叶子张量）``: both); nothing without a glossary."""
+    column = GLOSSARY_COLUMNS.get(language)
+    if glossary is None or column is None or not Path(glossary).is_file():
+        return {}, set()
+    terms = set()
+    for line in Path(glossary).read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) > column:
+            terms |= {t for t in re.split(r"[（）()\s]+", cells[column]) if HAN.search(t)}
+    return glossary_variants(glossary, language), terms
+
+
+def variant_problems(text: str, variants: dict[str, str], terms=frozenset()) -> list[str]:
+    """Each ``variants`` word in ``text`` (outside quotes and code, ``QUOTED``) that is not
+    part of a glossary term (``terms``: 操作 in 原地操作), with the word to write instead."""
+    text = QUOTED.sub(" ", text).replace("*", "")  # *原地*操作 is 原地操作
+    covered = [m.span() for term in terms for m in re.finditer(re.escape(term), text)]
+    found = []
+    for variant, term in variants.items():
+        for match in re.finditer(re.escape(variant), text):
+            if not any(a <= match.start() and match.end() <= b for a, b in covered):
+                around = text[max(0, match.start() - 6) : match.end() + 6].replace("\n", " ")
+                found.append(f"{variant} where the glossary writes {term} (…{around}…)")
+    return found
+
+
+# ----- a released edition, as JupyterLab shows it -----------------------------------------------
+GLOSSARY_COLUMNS = {"zh-CN": 1, "zh-TW": 2}  # the column of each edition's terms
+INTRAWORD_STAR = re.compile(r"(?<=[A-Za-z0-9)\]])\*+(?=[A-Za-z0-9(\[])")  # c*d, 2*x
+WIDGET_REFERENCE = re.compile(
+    r"\*\*(?P<bold>[^*\n]+)\*\*|“(?P<quoted>[^”\n]+)”|\"(?P<plain>[^\"\n]+)\""
+)
+PRESS = re.compile(
+    r"(?:(?<![\u3400-\u9fff])点|[每再先请就后]点|点击|单击|按下|press|click)\s*(?:一次|once)?\s*$",
+    re.I,
+)
+KEYS = re.compile(r"(?:Shift|Ctrl|Alt|Cmd|Enter|Esc|Tab)\b")  # a key on the keyboard
+CONTROL = re.compile(r"\s*(?:按钮|滑块|button|slider)", re.I)
+
+
+def _emphasis(markdown: str) -> list[str]:
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    inline = [t for block in tokens for t in (block.children or ())]
+    return [t.type for t in inline if t.type in ("em_open", "strong_open")]
+
+
+def emphasis_problems(markdown: str) -> list[str]:
+    """A ``*`` between letters or digits (``d(c*d)/dc``, ``2*x``) that CommonMark takes as
+    emphasis, as JupyterLab does: the star vanishes and the text after it turns italic. Such a
+    formula belongs in code font."""
+    found = []
+    for star in INTRAWORD_STAR.finditer(markdown):
+        kept = markdown[: star.start()] + "∗" * len(star.group()) + markdown[star.end() :]
+        if _emphasis(kept) != _emphasis(markdown):
+            around = markdown[max(0, star.start() - 12) : star.end() + 12].replace("\n", " ")
+            found.append(f"the * in '…{around}…' turns into emphasis: put the formula in `code`")
+    return found
+
+
+def widget_labels(nb) -> set[str]:
+    """The labels a released notebook's widgets show: their descriptions, options and
+    tooltips, from the widget state the notebook keeps."""
+    state = (nb["metadata"].get("widgets") or {}).get(
+        "application/vnd.jupyter.widget-state+json", {}
+    )
+    found = set()
+    for model in state.get("state", {}).values():
+        values = model.get("state", {})
+        found |= {values[key].strip() for key in ("description", "tooltip") if values.get(key)}
+        found |= {str(label).strip() for label in values.get("_options_labels") or ()}
+    return found
+
+
+def label_problems(markdown: str, labels: set[str]) -> list[str]:
+    """A bold or quoted span the prose tells the reader to press or move (after 点/按/press/
+    click, before 按钮/滑块/button/slider, or with a ▶ ◀ in it) that no widget of the
+    notebook shows (``labels``)."""
+    found = []
+    for match in WIDGET_REFERENCE.finditer(markdown):
+        span = next(g for g in match.groups() if g is not None).strip()
+        before, after = markdown[: match.start()], markdown[match.end() :]
+        pointed = PRESS.search(before[-12:]) or CONTROL.match(after) or re.search("[▶◀]", span)
+        if pointed and span not in labels and not KEYS.match(span):
+            found.append(f"the prose says to use '{span}', but no widget shows it")
+    return found
+
+
+def release_problems(nb, language: str, names=frozenset()) -> list[str]:
+    """What a reader of a released edition would see wrong: emphasis that eats a formula
+    (``emphasis_problems``), a widget the prose names by a label it does not have
+    (``label_problems``) and, in Chinese, English left in what the code cells show
+    (placeholders included, ``code_text_problems``) and in the widgets' labels."""
+    labels, found = widget_labels(nb), []
+    for number, cell in enumerate(nb["cells"], 1):
+        source, place = cells.text(cell["source"]), f"cell {number} ({cell.get('id')}): "
+        if cell["cell_type"] == "markdown":
+            found += [place + p for p in emphasis_problems(source) + label_problems(source, labels)]
+        elif cell["cell_type"] == "code" and is_chinese(language):
+            found += [place + p for p in code_text_problems(source, names)]
+    if is_chinese(language):
+        for label in sorted(labels):
+            found += chinese_text_problems(label, kit_names(), where="a widget: ")
     return found
 
 
@@ -417,40 +742,63 @@ def _has_words(cell) -> bool:
 
 
 def status(text_source: Path, language: str) -> list[str]:
-    """Everything left to do for one notebook's translation: its prose (``problems``) and its
-    checks' catalog (texts not yet translated, or fuzzy)."""
+    """Everything left to do for one notebook's translation: its prose (``problems``), what a
+    reader of the edition would see wrong in it (``edition_problems``), its checks' catalog
+    (texts not yet translated, fuzzy, or with English left), and its release copy
+    (``release_problems``) when there is one."""
     nb = read_text_source(Path(text_source))
     path = translation_path(text_source, language)
     if not path.is_file():
         return [f"{path} does not exist: `autogradkit translate {nb_name(text_source)}` makes it"]
-    left = problems(nb, read_sections(path), f"{path.name}: ")
-    po = Path(text_source).with_name(f"checks.{language}.po")
-    if Path(text_source).with_name("checks.py").is_file():
-        left += catalog_problems(po)
+    sections, checks = read_sections(path), Path(text_source).with_name("checks.py")
+    names, glossary = notebook_names(nb, checks), course_of(text_source) / "GLOSSARY.md"
+    left = problems(nb, sections, f"{path.name}: ")
+    left += [f"{path.name}: {p}" for p in edition_problems(nb, sections, language, names, glossary)]
+    if checks.is_file():
+        po = checks.with_name(f"checks.{language}.po")
+        left += catalog_problems(po, names, glossary)
+    release = course_of(text_source) / "release" / language / nb_name(text_source)
+    if (release / f"{nb_name(text_source)}.ipynb").is_file():
+        released = nbformat.read(release / f"{nb_name(text_source)}.ipynb", as_version=4)
+        found = release_problems(released, language, names)
+        left += [f"release/{language}/{nb_name(text_source)}: {p}" for p in found]
     return left
+
+
+def course_of(text_source: Path) -> Path:
+    """``course/source/NN_name/NN_name.py`` -> ``course``."""
+    return Path(text_source).resolve().parents[2]
 
 
 def nb_name(text_source: Path) -> str:
     return Path(text_source).stem
 
 
-def catalog_problems(po: Path) -> list[str]:
-    """Entries of a ``.po`` file a student would see in English: empty or fuzzy ones, and
-    translations whose ``{placeholders}`` are not the English ones."""
+def catalog_problems(po: Path, names=frozenset(), glossary: Path | None = None) -> list[str]:
+    """Entries of a ``.po`` file a student would see in English: empty or fuzzy ones,
+    translations whose ``{placeholders}`` are not the English ones, and, in Chinese, English
+    words left (``english_left``) but for identifiers of the kit or of ``names`` (the
+    notebook's code), and words the ``glossary`` says the edition does not use."""
     if not po.is_file():
         return [f"{po} does not exist: `autogradkit translate` makes it"]
     with po.open("rb") as handle:
         catalog = read_po(handle)
     found = []
+    variants, terms = glossary_words(glossary, po.stem.rsplit(".", 1)[-1])
     for message in catalog:
         if not message.id:
             continue
+        if message.string and not message.fuzzy:
+            found += [f"{po.name}: {p}" for p in variant_problems(message.string, variants, terms)]
         if not message.string:
             found.append(f"{po.name}: not translated yet: {message.id!r}")
         elif message.fuzzy:
             found.append(f"{po.name}: fuzzy (its English changed): {message.id!r}")
         elif placeholders(message.id) != placeholders(message.string):
             found.append(f"{po.name}: the placeholders differ from the English: {message.id!r}")
+        elif is_chinese(po.stem.rsplit(".", 1)[-1]):
+            kept = set(names) | kit_names(parameters=True)
+            found += chinese_text_problems(message.string, kept, f"{po.name}: ")
     return found
 
 
@@ -519,7 +867,12 @@ def translate_assignments(cfg) -> dict:
     left = []
     if not named:
         po = KIT_CATALOGS / f"{cfg.language}.po"
-        left += catalog_problems(po) if cfg.check else update_kit_catalog(cfg.language)
+        glossary = Path(cfg.course) / "GLOSSARY.md"
+        left += (
+            catalog_problems(po, glossary=glossary)
+            if cfg.check
+            else update_kit_catalog(cfg.language)
+        )
     for text_source in sources:
         found = (
             status(text_source, cfg.language) if cfg.check else update(text_source, cfg.language)

@@ -6,6 +6,7 @@ never from ``grading``."""
 from __future__ import annotations
 
 import ast
+import io
 import re
 from pathlib import Path
 
@@ -13,9 +14,11 @@ import pytest
 
 import autogradkit
 from autogradkit._i18n import LANGUAGE_FILE
+from autogradkit.grading.translate import english_left, kit_names
 from autogradkit.viz import BackpropStepper, FunctionPlotter, TrainingExplorer, draw_graph
 from autogradkit.viz.draw import legend_entries, text_families
 from autogradkit.viz.layout import columns
+from autogradkit.viz.progress import progress
 from autogradkit.viz.training import dataset, train_by_hand, training_figure
 from autogradkit.viz.widgets import plot_function_and_derivative
 
@@ -23,12 +26,6 @@ from . import examples
 
 PACKAGE = Path(autogradkit.__file__).parent
 HAN = re.compile(r"[\u4e00-\u9fff]")
-# English words of the viz messages; none may be left in a Chinese text
-ENGLISH_WORDS = re.compile(
-    r"\b(Step|received|Ready|queue|waiting|Before|Still|gradients?|wrote|sent|saved|ran|"
-    r"ready|waits|Back|Reset|Play|epochs?|loss|points|hand|answer|update|derivative|"
-    r"agree|difference|Final|leaf|backward node|carried|kept|goes)\b"
-)
 
 
 @pytest.fixture
@@ -44,11 +41,10 @@ def zh_folder(tmp_path, monkeypatch):
 
 
 def chinese(text: str) -> bool:
-    """Chinese, with no English word of the kit's messages left in it (identifiers such as
-    ``requires_grad``, ``x.grad`` and ``AccumulateGrad`` stay English, as PyTorch's)."""
-    return bool(HAN.search(text)) and not ENGLISH_WORDS.search(
-        re.sub(r"[A-Za-z_][\w.]*(Backward\d|Grad)\b|\w+\.grad|requires_grad\b", "", text)
-    )
+    """Chinese, with no English word left in it but identifiers (``requires_grad``, ``x.grad``,
+    ``AccumulateGrad`` and the kit's names stay English, as PyTorch's) and no half-width stop
+    after a Chinese character (``translate.english_left``)."""
+    return bool(HAN.search(text)) and not english_left(text, kit_names())
 
 
 def test_the_stepper_speaks_chinese_at_every_step(zh_folder):
@@ -76,7 +72,7 @@ def test_the_trace_tells_a_leaf_that_already_had_a_grad_in_chinese(zh_folder):
     stepper.go(2)
     assert (
         stepper.status.value
-        == "第 2 步（共 5 步）：AccumulateGrad 收到 5.，累加进 d.grad，现在是 6."
+        == "第 2 步（共 5 步）：AccumulateGrad 收到 5.，累加进 d.grad（现为 6.）"
     )
 
 
@@ -109,6 +105,35 @@ def test_a_big_graphs_summary_and_a_freed_nodes_saved_line_speak_chinese(zh_fold
     v = examples.chain_all_leaves()
     v["e"].backward()
     assert "保存：（已被 backward 释放）" in draw_graph(v["e"], names=v, show_saved=True).svg()
+
+
+def test_the_progress_bar_speaks_chinese_while_it_runs_and_at_the_end(zh_folder):
+    out = io.StringIO()
+    for _ in progress(range(200), description="迭代周期", file=out, notebook=False):
+        pass
+    frames = [frame.strip() for frame in out.getvalue().split("\r") if frame.strip()]
+    assert frames[-1].startswith("迭代周期：100%|") and frames[-1].endswith("| 200/200")
+    assert "（已用 00:00，还需 " in frames[0] and "每秒 ? 次）" in frames[0]
+    assert all(chinese(frame) for frame in frames), frames
+    out = io.StringIO()
+    for _ in progress(iter(range(3)), description="步", file=out, notebook=False):
+        pass
+    assert out.getvalue().split("\r")[-1].strip() == "步：3 次"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "迭代周期: 100%|##########| 3/3 [00:00<00:00, 3.10it/s]",  # tqdm's own words
+        "运行 backward 之前：引擎先把输出的梯度设为 1.",  # an English full stop
+        "第 2 步（共 5 步）：AccumulateGrad received 5.",
+        "训练 7 个迭代周期（epochs）",  # the English plural through a template
+        "SGD + momentum 0.9",
+        "# YOUR CODE HERE",
+    ],
+)
+def test_english_left_for_a_chinese_reader_is_found(text):
+    assert english_left(text, kit_names())
 
 
 def test_english_folders_keep_the_english_words(tmp_path, monkeypatch):
