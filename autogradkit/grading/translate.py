@@ -223,6 +223,7 @@ KEPT_NAMES = frozenset(
     "sigmoid relu softmax Xavier Kaiming True False None nan inf".split()
 )
 LATIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
+OPERATORS = ("*", "+", "-", "/", "@", "=", "<", ">", "%")  # x + alpha * w: alpha is code
 DERIVATIVE = re.compile(r"\bd[\w²³()]*/d[\w²³()]*")  # dloss/dw, d²y/da², d(root)/d(self)
 HALF_WIDTH_STOP = re.compile(r"[\u3400-\u9fff][:;,?!]|(?<=[0-9A-Za-z\u3400-\u9fff])\.(?=\s*$)")
 
@@ -237,8 +238,9 @@ def _code_shaped(text: str, found: re.Match) -> bool:
     return (
         len(word) == 1
         or bool(re.search(r"[_.()0-9]|.[A-Z](?=.*[a-z])|[a-z].*[A-Z]", word))
-        or after in ("(", "[", "=", "*", "+", "-", "/", "@")
-        or before in ("*", "+", "-", "/", "@", "=")
+        or after in ("(", "[", "=")
+        or (before in OPERATORS and (after in OPERATORS or after in ("", ")", "]", ",", "）")))
+        or (after in OPERATORS and before in ("", "(", "[", "（"))
         or text[found.start() - 1 : found.start()] == "."
         or (keyword.iskeyword(word) and bool(re.match(r"[\w)\]]", before or "_")))
         and bool(re.match(r"[\w(\[]", after + " "))
@@ -341,8 +343,11 @@ SHOWN_AS = {"label", "title", "description", "tooltip", "xlabel", "ylabel"}
 
 
 def shown_texts(code: str) -> tuple[list[str], list[str]]:
-    """The strings a code cell shows a reader (``SHOWN_BY``, ``SHOWN_AS``; an f-string's fixed
-    parts, and every string with a Chinese character in it), and its comments."""
+    """The strings a code cell shows a reader, and its comments: the texts of ``SHOWN_BY``
+    calls and ``SHOWN_AS`` keywords (an f-string's fixed parts), every string with a Chinese
+    character, and every f-string of two words or more (a text made for a reader, such as a
+    title passed to a helper that draws it); other strings may be data (a key, a style, a
+    PyTorch message matched)."""
     found = []
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.Call):
@@ -350,8 +355,11 @@ def shown_texts(code: str) -> tuple[list[str], list[str]]:
             shown = list(node.args) if name in SHOWN_BY else []
             shown += [k.value for k in node.keywords if k.arg in SHOWN_AS]
             found += [_constant_text(value) for value in shown]
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            found += [node.value] if HAN.search(node.value) else []
+        elif isinstance(node, ast.Constant | ast.JoinedStr):
+            text = _constant_text(node)
+            words = LATIN.findall(DERIVATIVE.sub(" ", text))
+            formatted = isinstance(node, ast.JoinedStr) and len(words) > 1
+            found += [text] if HAN.search(text) or formatted else []
     tokens = tokenize.generate_tokens(io.StringIO(code).readline)
     comments = [t.string.lstrip("#") for t in tokens if t.type == tokenize.COMMENT]
     comments = [text for text in comments if not MARKER.fullmatch(f"#{text}")]

@@ -14,7 +14,7 @@ from autogradkit.grading import translate
 from autogradkit.grading.build import read_text_source
 from autogradkit.grading.checks import read_expected
 
-from .conftest import COURSE, TRANSLATED, read, release_path
+from .conftest import ASSIGNMENTS, COURSE, TRANSLATED, read, release_path
 from .exercises import checks_of
 
 TRANSLATIONS = [(lang, name) for lang, names in TRANSLATED.items() for name in names]
@@ -237,3 +237,122 @@ def test_the_release_folder_tells_the_kernel_its_language_and_font(language, nam
     assert json.loads((folder / ".expected.json").read_text()) == json.loads(
         (release_path(name).parent / ".expected.json").read_text()
     )
+
+
+# ----- what a reader of an edition would see wrong (docs/translating.md, "The tests") -----------
+@pytest.mark.parametrize(
+    "code",
+    [
+        'ax.plot(x, label="SGD + momentum 0.9")',  # 07's legends, as they were
+        'ax.plot(x, label="Adam (lr 0.01)")',
+        'ax.set_title("layer 0")',
+        "# YOUR CODE HERE\nraise NotImplementedError()",  # the placeholder, untranslated
+        'print("都不追踪:", a.requires_grad)',  # a half-width colon after Chinese
+        'slider = widgets.IntSlider(description="epochs")',
+        'fig = boundary_figure(model, f"Adam, after {n} epochs")',
+    ],
+)
+def test_english_left_in_what_a_chinese_code_cell_shows_fails(code):
+    assert translate.code_text_problems(code) != []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'ax.plot(x, label="SGD + 动量 0.9")\nax.set_title("第 0 层")',
+        "# 在此作答\nraise NotImplementedError()",
+        'print("x.grad：", x.grad, "| requires_grad =", x.requires_grad)',
+        'print("loss:", loss)  # 打印 loss，它是个 Python 数',  # a name printed is code
+        'print("dy/dx =", 2 * x)',
+    ],
+)
+def test_what_a_chinese_code_cell_shows_in_chinese_passes(code):
+    assert translate.code_text_problems(code, {"loss", "x"}) == []
+
+
+def test_english_left_in_a_chinese_catalog_fails(tmp_path):
+    po = tmp_path / "checks.zh-CN.po"
+    po.write_text(
+        '#, python-brace-format\nmsgid "training {n} epoch{s}"\n'
+        'msgstr "训练 {n} 个迭代周期（epoch{s}）"\n\n'
+        'msgid "the gradient"\nmsgstr "the gradient"\n\n'
+        'msgid "printed is a string"\nmsgstr "printed 是一个字符串"\n',
+        encoding="utf-8",
+    )
+    found = translate.catalog_problems(po, {"printed"})
+    assert len(found) == 2 and "'epoch'" in found[0] and "'the'" in found[1], found
+
+
+@pytest.mark.parametrize(
+    ("markdown", "labels"),
+    [
+        ("每点一次 **Step ▶** 按钮，引擎就执行一个节点", {"下一步 ▶", "◀ 上一步"}),  # 05, as it was
+        ("然后点“reset”，再试试", {"重置"}),
+        ("Press **Next ▶** and watch", {"Step ▶"}),
+    ],
+)
+def test_prose_naming_a_label_no_widget_shows_fails(markdown, labels):
+    assert translate.label_problems(markdown, labels) != []
+
+
+def test_prose_naming_the_widgets_own_labels_passes():
+    labels = {"下一步 ▶", "重置"}
+    prose = (
+        "每点一次 **下一步 ▶** 按钮；然后点“重置”。按**拓扑序**执行；按 **Shift + Enter** 运行。"
+    )
+    assert translate.label_problems(prose, labels) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["如果在跟踪期间能悄悄改动", "就地修改张量", "这两个操作的输出"],
+)
+def test_a_variant_the_glossary_does_not_use_fails(text):
+    variants, terms = translate.glossary_words(COURSE / "GLOSSARY.md", "zh-CN")
+    assert {"跟踪", "就地", "操作"} <= set(variants)
+    assert translate.variant_problems(text, variants, terms) != []
+
+
+def test_the_glossary_terms_and_quotes_of_the_articles_keep_their_words():
+    variants, terms = translate.glossary_words(COURSE / "GLOSSARY.md", "zh-CN")
+    text = "*原地*操作与原地操作；原文写道：「叶节点的梯度会被跟踪」，代码里是 `x.data`。"
+    assert translate.variant_problems(text, variants, terms) == []
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        '"de/dc = d(c*d)/dc = d" and "de/dd = d(c*d)/dd = c"',  # 02's note, as it was
+        "the slope of 2*x is 2, and 3*x has slope 3",
+    ],
+)
+def test_a_star_that_commonmark_takes_as_emphasis_fails(markdown):
+    assert translate.emphasis_problems(markdown) != []
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    ["`de/dc = d(c*d)/dc = d`", "*原地*修改，**加粗**也行", "a * b and c * d", "*x*y"],
+)
+def test_stars_that_render_as_written_pass(markdown):
+    assert translate.emphasis_problems(markdown) == []
+
+
+def _editions():
+    """Every edition `_i18n.LANGUAGES` lists, with the notebooks released in it."""
+    found = []
+    for language in i18n.LANGUAGES:
+        names = [n for n in ASSIGNMENTS if release_path(n, language).is_file()]
+        assert names, f"{language} is an edition, but no notebook is released in it"
+        found += [(language, name) for name in names]
+    return found
+
+
+@pytest.mark.parametrize(("language", "name"), _editions())
+def test_every_edition_renders_as_written_and_names_its_widgets_labels(language, name):
+    nb = read(release_path(name, language))
+    text_source = _text_source(name)
+    names = translate.notebook_names(
+        read_text_source(text_source), text_source.parent / "checks.py"
+    )
+    assert translate.release_problems(nb, language, names) == []
