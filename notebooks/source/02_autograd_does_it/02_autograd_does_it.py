@@ -216,7 +216,7 @@ checks.reuse_prediction()
 # - `dc/da = b = 3`, so `a.grad = 4 · 3 = 12` (the chain rule: multiply along the path).
 #
 # > **Note on the source.** Article 000 (section "Backpropagation", its walk through
-# > `e = c * d`) writes "de/dc = d(c*d)/dc = d = 6.0" and "de/dd = d(c*d)/dd = c = 4.0". The
+# > `e = c * d`) writes `de/dc = d(c*d)/dc = d = 6.0` and `de/dd = d(c*d)/dd = c = 4.0`. The
 # > formulas are right but the numbers are swapped: `d = 4` and `c = 6`, so `de/dc = 4` and
 # > `de/dd = 6`. PyTorch agrees: with `c.retain_grad()`, `e.backward()` gives `c.grad = 4` and
 # > `d.grad = 6`. The article itself goes on with the right 4 ("再乘上傳進來的 4", times the 4
