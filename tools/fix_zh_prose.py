@@ -29,10 +29,12 @@ BLOCK_START = re.compile(r"([-*+]|\d+[.)])\s|#|\||<!--")
 def fix(text: str) -> str:
     lines, out, fenced = text.split("\n"), [], False
     for line in lines:
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
+        fence = line.lstrip().startswith("```")  # a fence line stays a line of its own
         previous = out[-1] if out else ""
-        joinable = not fenced and previous and not previous.lstrip().startswith(("```", "<!--"))
+        joinable = (
+            not (fenced or fence) and previous and not previous.lstrip().startswith(("```", "<!--"))
+        )
+        fenced = fenced != fence
         quoted = previous.startswith(">") and line.startswith(">")  # a quote's next line
         rest = line[1:].lstrip() if quoted else line.lstrip()
         opens_block = BLOCK_START.match(rest) and not quoted

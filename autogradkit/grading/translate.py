@@ -162,6 +162,7 @@ def structural(nb, sections: dict[str, Section], where: str = "") -> list[str]:
             found.append(f"{place}: the translation is empty")
         else:
             found += [f"{place}: {p}" for p in prose_problems(section.text)]
+            found += [f"{place}: {p}" for p in fence_problems(section.text)]
     return found
 
 
@@ -499,6 +500,18 @@ def emphasis_problems(markdown: str) -> list[str]:
     return found
 
 
+def fence_problems(markdown: str) -> list[str]:
+    """A code fence that never closes (its closing ``` joined to the line before): the rest
+    of the cell renders as code."""
+    lines = markdown.rstrip("\n").split("\n")
+    found = []
+    for token in MarkdownIt("commonmark").parse(markdown):
+        if token.type == "fence" and token.map and token.map[1] >= len(lines):
+            if not lines[-1].strip().startswith(token.markup) or token.map[1] - token.map[0] < 2:
+                found.append(f"the code fence on line {token.map[0] + 1} is never closed")
+    return found
+
+
 def widget_labels(nb) -> set[str]:
     """The labels a released notebook's widgets show: their descriptions, options and
     tooltips, from the widget state the notebook keeps."""
@@ -536,7 +549,8 @@ def release_problems(nb, language: str, names=frozenset()) -> list[str]:
     for number, cell in enumerate(nb["cells"], 1):
         source, place = cells.text(cell["source"]), f"cell {number} ({cell.get('id')}): "
         if cell["cell_type"] == "markdown":
-            found += [place + p for p in emphasis_problems(source) + label_problems(source, labels)]
+            found += [place + p for p in emphasis_problems(source) + fence_problems(source)]
+            found += [place + p for p in label_problems(source, labels)]
         elif cell["cell_type"] == "code" and is_chinese(language):
             found += [place + p for p in code_text_problems(source, names)]
     if is_chinese(language):
