@@ -175,7 +175,7 @@ class TrainingExplorer(_Displayable):
 
         rates, tr = tuple(sorted({*LEARNING_RATES, lr})), here()
         self.w0 = w0
-        self.lr = widgets.SelectionSlider(options=rates, value=lr, description="lr")
+        self.lr = widgets.SelectionSlider(options=rates, value=lr, description=tr("lr"))
         self.epochs = widgets.IntSlider(value=epochs, min=1, max=100, description=tr("epochs"))
         self.size = widgets.IntSlider(value=size, min=1, max=8, description=tr("data points"))
         self.mode = widgets.ToggleButtons(

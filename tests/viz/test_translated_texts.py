@@ -81,6 +81,7 @@ def test_the_training_explorer_and_its_figure_speak_chinese(zh_folder):
     assert chinese(explorer.status.value), explorer.status.value
     assert all(chinese(label) for label, _ in explorer.mode.options)
     assert chinese(explorer.epochs.description) and chinese(explorer.size.description)
+    assert explorer.lr.description == "学习率"  # the slider once said lr
     fig = training_figure(train_by_hand(*dataset(4)), 0.0)
     loss_ax, w_ax = fig.axes
     texts = [loss_ax.get_xlabel(), loss_ax.get_ylabel(), loss_ax.get_title(), w_ax.get_title()]
