@@ -28,9 +28,14 @@ from autogradkit.grading.house_style import (
     time_line,
 )
 
-from .conftest import ASSIGNMENTS, COURSE, HOUSE_STYLE, assert_follows, read, source_path
+from .conftest import ASSIGNMENTS, COURSE, HOUSE_STYLE, ROOT, assert_follows, read, source_path
 
-ARTICLES = ("000", "001", "002", "003", "004")
+# the articles' titles, as docs/TOPICS.md lists them: a box names its article by number and title
+ARTICLES = dict(
+    re.findall(
+        r"^\| (\d{3}) \| ([^|]+?) \|", (ROOT / "docs" / "TOPICS.md").read_text("utf-8"), re.M
+    )
+)
 GLOSSARY = COURSE / "GLOSSARY.md"
 ERRORS = COURSE / "ERRORS.md"
 SUPPORT_RULES = (
@@ -171,6 +176,8 @@ def _box_problem(box: str) -> str:
         return "start with '> **Note on the source.** Article 00N (where it says it)'"
     if found[1] not in ARTICLES:
         return f"there is no article {found[1]}"
+    if ARTICLES[found[1]] not in box:
+        return f"name article {found[1]} by its title, {ARTICLES[found[1]]!r} (docs/TOPICS.md)"
     return "" if "PyTorch" in box else "say what PyTorch does"
 
 
@@ -192,6 +199,8 @@ def test_a_box_in_another_format_is_caught():
     assert _box_problem(box.replace("Article 001", "Article 007"))
     assert _box_problem(box.replace("\n> ", "\n", 1))
     assert _box_problem(box.replace("PyTorch", "it"))
+    assert _box_problem(box.replace(ARTICLES["001"], "the article"))  # a number alone names nothing
+    assert sorted(ARTICLES) == ["000", "001", "002", "003", "004"]
 
 
 # ----- further reading --------------------------------------------------------------------------

@@ -117,7 +117,7 @@ for w_try in [0.0, 1.0, 1.5, 2.0]:
 # `loss = (w*x - y)**2 = x**2 * (w - 2)**2`, so here the loss is always `x**2 = 4` times the
 # squared distance of the weight from the answer.
 #
-# > **Note on the source.** Article 004 (section "什麼是 Backpropagation?", where it introduces
+# > **Note on the source.** Article 004 ("你所不知道的 Pytorch 大補包(十):Pytorch 如何實做出 Backpropagation 之什麼是 Backpropagation", a blog post that names no author or address; section "什麼是 Backpropagation?", where it introduces
 # > the mean squared error) says that at `w = 1` the loss is "(1-2)²=1", one unit away from the
 # > answer. That number is the squared distance of the *weight* from 2. The loss compares the
 # > prediction with the target, `(1·2 − 4)² = 4`, and that is what PyTorch computes:
@@ -406,7 +406,7 @@ def gradient_fixed(x, y, y_hat):
 checks.mean_gradient()
 
 # %% [markdown] id="01-note-on-the-source-article"
-# > **Note on the source.** Article 004 (its last section, where it adds data) gives its loop the
+# > **Note on the source.** Article 004 ("你所不知道的 Pytorch 大補包(十):Pytorch 如何實做出 Backpropagation 之什麼是 Backpropagation", a blog post that names no author or address; its last section, where it adds data) gives its loop the
 # > four examples `x = 2, 4, 6, 8` and prints a table that starts "loss: 30.00000000, w: 1.200,
 # > dw: -120.000". That table does not come from those four examples. Its gradient,
 # > `np.dot(2*x, y_hat-y).mean()`, is the classmate's function above: `np.dot` already adds the

@@ -82,7 +82,7 @@ for epoch in range(1, 11):
 # version, which kept `w` in double precision.) We never wrote a derivative. The rest of this
 # notebook opens up what happened inside `loss.backward()`.
 #
-# > **Note on the source.** Article 000 (its first code block, the loop with `MSELoss` and
+# > **Note on the source.** Article 000 ("你所不知道的 Pytorch 大補包(十一):Pytorch 如何實驗 Backpropagation 之 Pytorch AutoGrad 幫我們做了什麼事?", a blog post that names no author or address; its first code block, the loop with `MSELoss` and
 # > `SGD`) prints `f"epoch: {epoch+1}, ..."` inside `for epoch in range(1, epochs+1)`, so its
 # > first line would say epoch 2 about the first update; the table here counts from 1. It also
 # > prints `w.grad` after `optimizer.zero_grad()`, which in PyTorch 2.x is `None`: `zero_grad()`
@@ -215,7 +215,7 @@ checks.reuse_prediction()
 #   `c.grad_fn`;
 # - `dc/da = b = 3`, so `a.grad = 4 · 3 = 12` (the chain rule: multiply along the path).
 #
-# > **Note on the source.** Article 000 (section "Backpropagation", its walk through
+# > **Note on the source.** Article 000 ("你所不知道的 Pytorch 大補包(十一):Pytorch 如何實驗 Backpropagation 之 Pytorch AutoGrad 幫我們做了什麼事?", a blog post that names no author or address; section "Backpropagation", its walk through
 # > `e = c * d`) writes `de/dc = d(c*d)/dc = d = 6.0` and `de/dd = d(c*d)/dd = c = 4.0`. The
 # > formulas are right but the numbers are swapped: `d = 4` and `c = 6`, so `de/dc = 4` and
 # > `de/dd = 6`. PyTorch agrees: with `c.retain_grad()`, `e.backward()` gives `c.grad = 4` and

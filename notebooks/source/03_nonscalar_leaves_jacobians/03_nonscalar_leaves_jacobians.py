@@ -275,9 +275,9 @@ for start in ([1., 2.], [-1., -2.]):
 # which write `.grad`) and the **root** is the output you call `backward()` on. Backward walks
 # from the root to the leaves.
 #
-# > **Note on the source.** The blog post "使用pytorch的backward()报错" (it names no author or
-# > address), in its section "PyTorch Basics" and the heading after it, "静态计算图(Dynamic
-# > Computational graph)", calls this graph "静态计算图", a *static* computation graph,
+# > **Note on the source.** Article 001 ("使用pytorch的backward()报错", a blog post that names no
+# > author or address; its section "PyTorch Basics" and the heading after it, "静态计算图(Dynamic
+# > Computational graph)") calls this graph "静态计算图", a *static* computation graph,
 # > although the English it gives in brackets says dynamic. Dynamic is right. A static graph is declared
 # > once, before any data flows, and then run many times (TensorFlow 1 worked like that).
 # > PyTorch records a new graph on every forward pass, while the code runs: in PyTorch, the

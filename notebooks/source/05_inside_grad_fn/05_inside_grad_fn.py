@@ -532,8 +532,9 @@ for diamonds in (1, 2, 4, 8, 12, 16):
 # weight used for several examples), so counting is not an optimisation but a necessity. It also
 # keeps hooks honest: a hook on `h` sees the gradient of `h`, not one part of it at a time.
 #
-# > **Note on the source.** The blog post "PyTorch自动求导(Autograd)原理解析" (it names no
-# > author or address), in its last section, on how `e.backward()` reaches the leaves, says that when a node in `next_functions` is not an `AccumulateGrad`, the engine
+# > **Note on the source.** Article 002 ("PyTorch自动求导(Autograd)原理解析", a blog post that
+# > names no author or address; its last section, on how `e.backward()` reaches the leaves) says
+# > that when a node in `next_functions` is not an `AccumulateGrad`, the engine
 # > "递归遍历" (walks recursively) through that node's `next_functions` until it reaches every
 # > leaf. PyTorch's engine does not recurse, and it does not run a node when it first reaches it:
 # > it counts dependencies first and runs each node once, when all of its gradients have arrived

@@ -308,7 +308,7 @@ handle.remove()
 # backward hook `register_backward_hook`, and the converted input gets a tensor hook. Expected
 # result: `(1 + 2 + 3 + 4) · 8 + 2 = 82`, divided by 4: **20.5**.
 #
-# > **Note on the source.** Song's "pytorch中autograd以及hook函数详解" (pytorch中文网,
+# > **Note on the source.** Article 003 (Song, "pytorch中autograd以及hook函数详解", pytorch中文网,
 # > <https://ptorch.com/news/172.html>; section 2, "register_backward_hook") explains the
 # > result with "(1+2+3+4)*8 + 2/4 = 20.5". Read with the usual precedence, division before
 # > addition, that is `80 + 0.5 = 80.5`: only the bias is divided by 4. The network divides the
@@ -394,7 +394,8 @@ print("to(float64) makes a copy:", copy.grad_fn, "| is_leaf:", copy.is_leaf)
 print("the original leaf got the gradient:", original.grad)
 
 # %% [markdown] id="06-note-on-the-source-article" tags=["topic:T49"]
-# > **Note on the source.** Song's article (section 2, after the first run of this example) finds
+# > **Note on the source.** Article 003 (Song, "pytorch中autograd以及hook函数详解"; section 2,
+# > after the first run of this example) finds
 # > `input.grad: None` and says it is "很有可能是bug问题" (most likely a bug) that it will not go
 # > into. It is not a bug but the rule of notebook 02: `.to(...)` that has to copy is an
 # > operation, its result has a `grad_fn` (`ToCopyBackward0` in PyTorch too) and is not a leaf,
@@ -459,7 +460,8 @@ print("leaf_input.grad:", leaf_input.grad)
 # Now `grad_input` is `([2., 2., 2., 2.],)`, the gradient with respect to the network's input,
 # matching the tensor hook and `leaf_input.grad`, whatever order the module uses inside.
 #
-# > **Note on the source.** Song's article (the end of section 2) calls this behaviour "pytorch的一个
+# > **Note on the source.** Article 003 (Song, "pytorch中autograd以及hook函数详解"; the end of
+# > section 2) calls this behaviour "pytorch的一个
 # > bug" (a bug in PyTorch). It is how the legacy hook was built: PyTorch's documentation of
 # > `register_backward_hook` marks it deprecated in favour of `register_full_backward_hook`,
 # > and a forward pass with several nodes inside the module now triggers the `FutureWarning`
