@@ -11,7 +11,7 @@ import pytest
 import autogradkit as agk
 
 from . import exercises
-from .exercises import checks_of, editions, solution, translations, verdicts
+from .exercises import checks_of, editions, shown, solution, translations, verdicts
 
 NB = "02_autograd_does_it"
 checks = checks_of(NB)
@@ -116,6 +116,29 @@ def test_ex2_zeroing_in_any_order_passes_and_the_bug_or_the_end_point_do_not(ans
     assert_refused(checks.fixed_loop, answers, "", train_fixed=typed_in)
     detached = lambda x, y, epochs: train_zeroing_first(x, y, epochs).detach()  # noqa: E731
     assert_refused(checks.fixed_loop, answers, "return w itself", train_fixed=detached)
+
+
+def sections_own_train():
+    """Section 9's train(zero_grad, epochs), run by the notebook's own cell, as train_fixed:
+    the old exercise's answer was that cell, copied."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    notebook = shown(NB, "02-def-train-zero-grad-epochs", plt=plt, **DATA)
+    plt.close("all")
+
+    def train_fixed(x, y, epochs):
+        notebook.update(x=x, y=y)  # the data its loop reads
+        return notebook["train"](zero_grad=True, epochs=epochs)[0]
+
+    return train_fixed
+
+
+def test_ex2_the_notebooks_own_loop_is_refused(answers):
+    # Issue 29, item 5: section 9's train() with zero_grad=True was exercise 2's answer.
+    assert_refused(checks.fixed_loop, answers, "", train_fixed=sections_own_train())
 
 
 # ----- ex. 3: accumulation on purpose ----------------------------------------------------------
