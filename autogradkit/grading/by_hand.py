@@ -186,11 +186,11 @@ class _Bundle:
             return {"function": self.keys[id(fn)]}
         key = self.keys[id(fn)] = f"{fn.__qualname__}#{len(self.keys)}"
         _keep_source(fn.__code__.co_filename, self.sources)
-        item = {
-            "code": base64.b64encode(marshal.dumps(fn.__code__)).decode(),
-            "defaults": _encode(fn.__defaults__),
-            "kwdefaults": _encode(fn.__kwdefaults__),
-        }
+        item = {"code": base64.b64encode(marshal.dumps(fn.__code__)).decode()}
+        try:
+            item |= {"defaults": _encode(fn.__defaults__), "kwdefaults": _encode(fn.__kwdefaults__)}
+        except TypeError:  # a tensor, a complex number: refused when the answer is rebuilt
+            item |= {"defaults": None, "kwdefaults": None, "refused": f"{fn.__name__}'s defaults"}
         self.functions[key] = item
         cells = zip(fn.__code__.co_freevars, fn.__closure__ or ())
         item["closure"] = [self.crossing(name, cell.cell_contents) for name, cell in cells]

@@ -17,6 +17,7 @@ here: not a name, not a reference kept before the check, not an import inside th
 from __future__ import annotations
 
 import base64
+import builtins
 import io
 import json
 import linecache
@@ -35,8 +36,10 @@ REFUSED_EVENTS = ("os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpt
 REFUSED_EVENTS += ("os.kill", "os.killpg", "subprocess.", "pty.", "socket.", "ctypes.", "mmap.")
 REFUSED_EVENTS += ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.addaudithook")
 REFUSED_IMPORTS = {"ctypes", "_ctypes", "subprocess", "_posixsubprocess", "multiprocessing"}
-REFUSED_IMPORTS |= {"socket", "_socket", "pty", "mmap"}
+REFUSED_IMPORTS |= {"socket", "_socket", "pty", "mmap", "cmath"}
 NUMERIC_KINDS = "biufc"
+REAL_KINDS = "biuf"  # what crosses into the by-hand interpreter: no complex numbers
+CONSTANT_TYPES = (type(None), type(...), bool, int, float, str, bytes, tuple, frozenset)
 MAX_PRINTED = 4000
 
 
@@ -104,8 +107,8 @@ def decode(value):
 
 def encode(value, depth: int = 0, strict: bool = False):
     """Python to plain JSON, the inverse of ``decode``; anything else is ``{"object": name}``,
-    or with ``strict`` a ``TypeError`` (the parent's side: a by-hand answer gets numbers, not
-    the kit's objects)."""
+    or with ``strict`` a ``TypeError`` (the parent's side: a by-hand answer gets real numbers,
+    not the kit's objects, not complex numbers)."""
     if depth > 20:
         if strict:
             raise TypeError("nested too deeply")
@@ -114,9 +117,10 @@ def encode(value, depth: int = 0, strict: bool = False):
         return value
     if isinstance(value, float):
         return value if np.isfinite(value) else {"float": repr(value)}
-    if isinstance(value, np.generic) and value.dtype.kind in NUMERIC_KINDS:
+    kinds = REAL_KINDS if strict else NUMERIC_KINDS
+    if isinstance(value, np.generic) and value.dtype.kind in kinds:
         return {"scalar": encode(value.item(), strict=strict), "dtype": value.dtype.str}
-    if isinstance(value, np.ndarray) and value.dtype.kind in NUMERIC_KINDS:
+    if isinstance(value, np.ndarray) and value.dtype.kind in kinds:
         array = np.ascontiguousarray(value)
         data = base64.b64encode(array.tobytes()).decode()
         return {"nd": data, "dtype": array.dtype.str, "shape": list(array.shape)}
@@ -147,14 +151,34 @@ class Unavailable:
         raise BuildItYourself(f"a by-hand answer cannot use {self._name}")
 
 
+REAL_BUILTINS = {**vars(builtins), "complex": Unavailable("complex numbers")}
+
+
+def real(code: types.CodeType) -> types.CodeType:
+    """``code``, if every constant it and the code nested in it hold is real; else it refuses
+    (a complex constant, ``1j``, is the start of complex-step differentiation)."""
+    pending = list(code.co_consts)
+    while pending:
+        constant = pending.pop()
+        if isinstance(constant, types.CodeType):
+            pending += constant.co_consts
+        elif isinstance(constant, (tuple, frozenset)):
+            pending += constant
+        elif not isinstance(constant, CONSTANT_TYPES):
+            raise BuildItYourself(f"a by-hand answer works with real numbers, not {constant!r}")
+    return code
+
+
 def rebuild(bundle: dict) -> types.FunctionType:
     """The answer as a function again, its helpers and plain data in one global namespace."""
     for filename, lines in bundle["sources"].items():
         linecache.cache[filename] = (len("".join(lines)), None, lines, filename)
-    scope = {"__name__": "__main__", "__builtins__": __builtins__}
+    scope = {"__name__": "__main__", "__builtins__": REAL_BUILTINS}
     functions, cells = {}, []
     for key, item in bundle["functions"].items():
-        code = marshal.loads(base64.b64decode(item["code"]))
+        if "refused" in item:  # a default that is no plain real data
+            raise BuildItYourself(f"a by-hand answer cannot use {item['refused']}")
+        code = real(marshal.loads(base64.b64decode(item["code"])))
         closure = tuple(types.CellType() for _ in code.co_freevars)
         functions[key] = types.FunctionType(code, scope, code.co_name, None, closure or None)
         functions[key].__defaults__ = decode(item["defaults"])
@@ -178,7 +202,7 @@ def value(name: str, item: dict, scope: dict, functions: dict):
     if "unavailable" in item:
         return Unavailable(item["unavailable"])
     if "source" in item:
-        exec(compile(item["source"], item["filename"], "exec"), scope)
+        exec(real(compile(item["source"], item["filename"], "exec")), scope)
         return scope[name]
     return decode(item["data"])
 
@@ -195,17 +219,29 @@ def _raised(error: BaseException, files: set[str]) -> dict:
     return {"raised": name, "message": message, "frames": frames[-5:], "refused": refused}
 
 
+def _raising(error: BaseException):
+    """An answer that could not be rebuilt: each call raises what rebuilding it raised."""
+
+    def answer(*args, **kwargs):
+        raise error
+
+    return answer
+
+
 def main() -> None:
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")  # the answers' channel; prints go apart
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
     bundle = json.loads(sys.stdin.readline())
-    answer = rebuild(bundle)
     files = set(bundle["sources"])
     limit = bundle.get("recursion_limit")
     if limit:  # counted from here, so that the check's limit means the answer's own depth
         sys.setrecursionlimit(len(traceback.extract_stack()) + 8 + int(limit))
     sys.setrecursionlimit = Unavailable("sys.setrecursionlimit")
-    sys.addaudithook(_audit_hook(*_readable_roots()))
+    sys.addaudithook(_audit_hook(*_readable_roots()))  # before a class body of the answer runs
+    try:
+        answer = rebuild(bundle)
+    except BaseException as error:  # noqa: BLE001  (reported on every call, as the answer's)
+        answer = _raising(error)
     for line in sys.stdin:
         call = json.loads(line)
         printed = sys.stdout = io.StringIO()

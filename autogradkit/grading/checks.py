@@ -48,7 +48,9 @@ How a check refuses the shortcut its exercise invites (DESIGN's grading trust mo
 4. **Finite differences miss**: where a derivative is asked for by hand, draw float64 inputs
    where central differences' truncation error is large (steep, curved functions), judge with
    a tight ``atol``/``rtol`` (1e-9), or observe what differences do not give (each node's
-   local derivative). The exercise test shows differences failing at every step size.
+   local derivative). The exercise test shows differences failing at every step size. A
+   complex step (``f(x + 1e-20j).imag / 1e-20``, exact to rounding) finds no complex number by
+   hand: the by-hand interpreter's numbers are real.
 5. **Structure is judged as structure**: "without recursion" is
    ``obs.holds(name, call_graph(answer), "acyclic")`` on the answer's code (no function that
    calls itself, directly or through another), and the call runs under

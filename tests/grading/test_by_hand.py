@@ -166,6 +166,66 @@ def test_every_route_to_the_kit_works_in_the_kernel_and_is_refused_by_hand(route
         hand.close()
 
 
+# ----- numbers are real: complex-step differentiation has nothing to start from ----------------
+def by_a_complex_literal(x):
+    return ((x + 1e-20j) ** 3).imag / 1e-20
+
+
+def by_the_complex_type(x):
+    return (complex(x, 1e-20) ** 3).imag / 1e-20
+
+
+def by_cmath(x):
+    import cmath
+
+    return (cmath.exp(complex(x, 1e-20))).imag / 1e-20
+
+
+def by_a_helper_with_a_complex_default(x, unit=1j):
+    return ((x + 1e-20 * unit) ** 3).imag / 1e-20
+
+
+def by_a_class_with_a_complex_constant(x):
+    class Step:
+        unit = 1j
+
+    return ((x + 1e-20 * Step.unit) ** 3).imag / 1e-20
+
+
+COMPLEX_ROUTES = [
+    by_a_complex_literal,
+    by_the_complex_type,
+    by_cmath,
+    by_a_helper_with_a_complex_default,
+    by_a_class_with_a_complex_constant,
+]
+
+
+@pytest.mark.parametrize("route", COMPLEX_ROUTES, ids=lambda f: f.__name__)
+def test_complex_step_works_in_the_kernel_and_is_refused_by_hand(route):
+    # Issue 29, item 2: Im f(x + ih) / h is f'(x) to rounding, closer than any tolerance that
+    # lets the paper formula pass; the by-hand interpreter has no complex number to start from.
+    if route is not by_cmath:
+        assert abs(route(2.0) - 12.0) < 1e-12
+    hand = ByHand(route)
+    try:
+        with pytest.raises(RefusedByHand, match="real numbers|complex|cmath"):
+            hand(2.0)
+    finally:
+        hand.close()
+
+
+def test_complex_data_does_not_cross_into_a_by_hand_check():
+    hand = ByHand(cube_slope)
+    try:
+        for unit in (1j, np.complex128(1j), np.array([1j])):
+            with pytest.raises(TypeError, match="cannot cross"):
+                hand(2.0 + 1e-20 * unit)
+        assert hand(2.0) == 12.0  # real numbers, as ever
+    finally:
+        hand.close()
+
+
 def test_sys_modules_holds_no_kit_by_hand():
     hand = ByHand(by_sys_modules)
     try:

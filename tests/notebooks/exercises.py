@@ -11,8 +11,10 @@ languages too: the same verdicts, and every failing line in the student's langua
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
+import io
 import re
 from pathlib import Path
 
@@ -61,6 +63,19 @@ def solution(assignment: str, grade_id: str, language: str = "en", **namespace) 
     assert cells.is_solution(cell), f"{grade_id} is not an answer cell"
     scope = {"agk": agk, "np": np, "nn": agk.nn, **namespace}
     exec(compile(cells.text(cell.source), f"<{grade_id}>", "exec"), scope)
+    return scope
+
+
+def shown(assignment: str, *cell_ids: str, **namespace) -> dict:
+    """Run the notebook's own cells ``cell_ids`` (by their id, in order, quietly) in a
+    namespace holding ``agk``, ``np``, ``nn`` and ``namespace``; return it. A shortcut test
+    submits what the notebook already shows with it, never a copy typed into the test."""
+    nb = read_text_source(COURSE / assignment / f"{assignment}.py")
+    scope = {"agk": agk, "np": np, "nn": agk.nn, **namespace}
+    for cell_id in cell_ids:
+        cell = next(c for c in nb.cells if c.get("id") == cell_id)
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(cells.text(cell.source), f"<{cell_id}>", "exec"), scope)
     return scope
 
 

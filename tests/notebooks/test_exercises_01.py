@@ -15,6 +15,7 @@ from .exercises import (
     assert_refused,
     checks_of,
     editions,
+    shown,
     solution,
     translations,
     verdicts,
@@ -29,8 +30,8 @@ Y_LINE = 2 * X_LINE + 1
 # What a translated ✗ line may still hold in Latin letters: the names of the code it quotes
 # (answers, variables, the check's calls), Python's values and an exception's name.
 CODE_NAMES = set(
-    "w x y b s lr epochs y_hat dy_hat dyhat dloss ds dw db fit_line backward_by_hand "
-    "gradient_fixed dloss_ds ds_dyhat dyhat_dw dloss_dw True False None nan inf e".split()
+    "w x y b s n lr epochs y_hat dy_hat dyhat dloss ds dw db fit_line backward_by_hand "
+    "gradient_fixed dloss_ds ds_dyhat dyhat_dw dloss_dw True False None nan NaN inf e".split()
 )
 
 
@@ -144,6 +145,32 @@ def test_ex1_a_wrong_local_gradient_is_named(answers):
     refused(checks.chain_rule, answers, "four numbers", backward_by_hand=lambda *a: -8.0)
 
 
+def central_differences_ex1(step):
+    """The four numbers of ex. 1 from difference quotients of each piece of the tree."""
+
+    def quotient(f, at):
+        return (f(at + step) - f(at - step)) / (2 * step)
+
+    def backward_by_hand(w, x, y):
+        s = w * x - y
+        return (
+            quotient(lambda s: s**2, s),
+            quotient(lambda y_hat: y_hat - y, w * x),
+            quotient(lambda w: w * x, w),
+            quotient(lambda w: (w * x - y) ** 2, w),
+        )
+
+    return backward_by_hand
+
+
+def test_ex1_central_differences_miss_at_every_step(answers):
+    # Issue 29, item 2: every piece of the tree is linear or quadratic, so central differences
+    # were exact at any step; the check also works at y near 1e160, where s² overflows (inf)
+    # and every local gradient is an ordinary number.
+    for step in (1.0, 1e-3, 1e-6, 1e150):
+        refused(checks.chain_rule, answers, "", backward_by_hand=central_differences_ex1(step))
+
+
 def multiplied_by_w(w, x, y):
     s = w * x - y
     return 2 * s, 1.0, w, 2 * s * w
@@ -206,6 +233,30 @@ def fit_line_by_autograd(x, y, lr, epochs):
     return w.item(), b.item()
 
 
+def fit_line_by_central_differences(step):
+    """Both gradients as difference quotients of the loss, at a step of ``step``."""
+
+    def fit_line(x, y, lr, epochs):
+        x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        loss = lambda w, b: np.mean((w * x + b - y) ** 2)  # noqa: E731
+        w = b = 0.0
+        for _ in range(epochs):
+            dw = (loss(w + step, b) - loss(w - step, b)) / (2 * step)
+            db = (loss(w, b + step) - loss(w, b - step)) / (2 * step)
+            w, b = w - lr * dw, b - lr * db
+        return float(w), float(b)
+
+    return fit_line
+
+
+def test_ex2_central_differences_miss_at_every_step(answers):
+    # Issue 29, item 2: the loss is quadratic in w and b, so central differences are exact at
+    # any step; the check also trains on targets near 1e160, where the loss overflows (inf)
+    # and the gradients do not.
+    for step in (1.0, 1e-3, 1e-6, 1e150):
+        refused(checks.line_with_bias, answers, "", fit_line=fit_line_by_central_differences(step))
+
+
 def test_ex2_autograd_is_refused(answers):
     # Issue 29, family 1: the old check switched nothing off for exercise 2.
     refused(checks.line_with_bias, answers, "do it yourself", fit_line=fit_line_by_autograd)
@@ -237,23 +288,47 @@ def test_ex2_the_end_point_without_training_is_refused(answers):
 # ----- ex. 3: the gradient of a mean -----------------------------------------------------------
 def test_ex3_the_mean_passes_however_it_is_written(answers):
     assert_passes(checks.mean_gradient, answers)
-    by_dot = lambda x, y, y_hat: np.dot(2 * x, y_hat - y) / len(x)  # noqa: E731
+    by_dot = lambda x, y, y_hat: np.dot(2 * x**2, y_hat - y) / len(x)  # noqa: E731
     assert_passes(checks.mean_gradient, answers, gradient_fixed=by_dot)
 
 
+def test_ex3_the_notebooks_own_gradient_is_refused(answers):
+    # Issue 29, item 5: section 8's gradient(), a cell above, was the old exercise's answer;
+    # the exercise now asks for the gradient of y_hat = w * x**2, whose dy_hat/dw is x**2.
+    notebook = shown(NB, "01-def-mse-y-hat-y", "01-x-data-np-array-2", x=2.0, y=4.0)
+    refused(checks.mean_gradient, answers, "x**2 here", gradient_fixed=notebook["gradient"])
+
+
+def gradient_by_central_differences(step):
+    def gradient_fixed(x, y, y_hat):
+        w = float(y_hat[0] / x[0] ** 2)  # the model's weight, read back
+        loss = lambda w: np.mean((w * x**2 - y) ** 2)  # noqa: E731
+        return (loss(w + step) - loss(w - step)) / (2 * step)
+
+    return gradient_fixed
+
+
+def test_ex3_central_differences_miss_at_every_step(answers):
+    # The loss is quadratic in w: differences are exact at any step where it is a number.
+    for step in (1.0, 1e-3, 1e-6, 1e150):
+        refused(
+            checks.mean_gradient, answers, "", gradient_fixed=gradient_by_central_differences(step)
+        )
+
+
 def test_ex3_the_bug_reworded_is_refused(answers):
-    summed = lambda x, y, y_hat: np.sum(2 * x * (y_hat - y))  # noqa: E731
+    summed = lambda x, y, y_hat: np.sum(2 * x**2 * (y_hat - y))  # noqa: E731
     refused(checks.mean_gradient, answers, "grow with the number", gradient_fixed=summed)
 
 
 def test_ex3_dividing_by_the_notebook_size_is_refused(answers):
     # Passed the old visible check, which only used the classmate's four examples.
-    by_four = lambda x, y, y_hat: np.dot(2 * x, y_hat - y) / 4  # noqa: E731
+    by_four = lambda x, y, y_hat: np.dot(2 * x**2, y_hat - y) / 4  # noqa: E731
     refused(checks.mean_gradient, answers, "grow with the number", gradient_fixed=by_four)
 
 
 def test_ex3_a_flipped_sign_is_named(answers):
-    flipped = lambda x, y, y_hat: np.mean(2 * x * (y - y_hat))  # noqa: E731
+    flipped = lambda x, y, y_hat: np.mean(2 * x**2 * (y - y_hat))  # noqa: E731
     lines = refused(checks.mean_gradient, answers, "", gradient_fixed=flipped)
     assert "the sign is wrong" in lines[-1]
 

@@ -11,7 +11,7 @@ import pytest
 import autogradkit as agk
 
 from . import exercises
-from .exercises import checks_of, editions, solution, translations, verdicts
+from .exercises import checks_of, editions, shown, solution, translations, verdicts
 
 NB = "02_autograd_does_it"
 checks = checks_of(NB)
@@ -83,39 +83,79 @@ def test_ex1_the_gradient_along_one_use_only_is_refused_and_then_revealed(answer
     assert_refused(checks.reuse_prediction, answers, "it is None", predicted_b_grad=0.0)
 
 
-# ----- ex. 2: the loop that forgot zero_grad -------------------------------------------------
+# ----- ex. 2: the loop that clears w's gradient and not b's -----------------------------------
 def train_zeroing_first(x, y, epochs):
     w = agk.tensor(0.0, requires_grad=True)
-    optimizer = agk.optim.SGD([w], lr=0.01)
+    b = agk.tensor(0.0, requires_grad=True)
+    optimizer = agk.optim.SGD([w, b], lr=0.01)
     for _ in range(epochs):
         optimizer.zero_grad()
-        loss_fn(w * x, y).backward()
+        loss_fn(w * x + b, y).backward()
         optimizer.step()
-    return w
+    return w, b
+
+
+def train_clearing_both_by_hand(x, y, epochs):
+    w = agk.tensor(0.0, requires_grad=True)
+    b = agk.tensor(0.0, requires_grad=True)
+    optimizer = agk.optim.SGD([w, b], lr=0.01)
+    for _ in range(epochs):
+        loss_fn(w * x + b, y).backward()
+        optimizer.step()
+        w.grad.zero_()
+        b.grad = None
+    return w, b
 
 
 def train_classmate(x, y, epochs):
     w = agk.tensor(0.0, requires_grad=True)
-    optimizer = agk.optim.SGD([w], lr=0.01)
+    b = agk.tensor(0.0, requires_grad=True)
+    optimizer = agk.optim.SGD([w, b], lr=0.01)
     for _ in range(epochs):
-        loss_fn(w * x, y).backward()
+        loss_fn(w * x + b, y).backward()
         optimizer.step()
-    return w
+        w.grad = None
+    return w, b
 
 
 def least_squares(x, y, epochs):
-    best = float((x * y).sum() / (x * x).sum())  # where training heads, without training
-    return agk.tensor(best, requires_grad=True)
+    slope, intercept = np.polyfit(x.numpy(), y.numpy(), 1)  # where training heads, untrained
+    return agk.tensor(slope, requires_grad=True), agk.tensor(intercept, requires_grad=True)
 
 
-def test_ex2_zeroing_in_any_order_passes_and_the_bug_or_the_end_point_do_not(answers):
+def test_ex2_zeroing_every_leaf_passes_and_the_bug_or_the_end_point_do_not(answers):
     assert_passes(checks.fixed_loop, answers, train_fixed=train_zeroing_first)
-    assert_refused(checks.fixed_loop, answers, "still left in w.grad", train_fixed=train_classmate)
-    assert_refused(checks.fixed_loop, answers, "still left", train_fixed=least_squares)
-    typed_in = lambda x, y, epochs: agk.tensor(2.0, requires_grad=True)  # noqa: E731
+    assert_passes(checks.fixed_loop, answers, train_fixed=train_clearing_both_by_hand)
+    assert_refused(checks.fixed_loop, answers, "which of them", train_fixed=train_classmate)
+    assert_refused(checks.fixed_loop, answers, "which of them", train_fixed=least_squares)
+    typed_in = lambda x, y, epochs: (agk.tensor(2.0, requires_grad=True),) * 2  # noqa: E731
     assert_refused(checks.fixed_loop, answers, "", train_fixed=typed_in)
-    detached = lambda x, y, epochs: train_zeroing_first(x, y, epochs).detach()  # noqa: E731
-    assert_refused(checks.fixed_loop, answers, "return w itself", train_fixed=detached)
+    detached = lambda x, y, epochs: [t.detach() for t in train_zeroing_first(x, y, epochs)]  # noqa: E731
+    assert_refused(checks.fixed_loop, answers, "w, b themselves", train_fixed=detached)
+
+
+def sections_own_train():
+    """Section 9's train(zero_grad, epochs), run by the notebook's own cell, as train_fixed:
+    the old exercise's answer was that cell, copied."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    notebook = shown(NB, "02-def-train-zero-grad-epochs", plt=plt, **DATA)
+    plt.close("all")
+
+    def train_fixed(x, y, epochs):
+        notebook.update(x=x, y=y)  # the data its loop reads
+        return notebook["train"](zero_grad=True, epochs=epochs)[0]
+
+    return train_fixed
+
+
+def test_ex2_the_notebooks_own_loop_is_refused(answers):
+    # Issue 29, item 5: section 9's train() with zero_grad=True was exercise 2's answer; the
+    # exercise's model now has a bias, and its bug is a leaf the loop does not clear.
+    assert_refused(checks.fixed_loop, answers, "w, b themselves", train_fixed=sections_own_train())
 
 
 # ----- ex. 3: accumulation on purpose ----------------------------------------------------------

@@ -21,7 +21,8 @@
 # - compute the local gradients of the tree and chain them into `dloss/dw` (exercise 1);
 # - write a NumPy training loop for `y_hat = w * x + b`, with the gradient of the bias
 #   (exercise 2);
-# - find a gradient that does not average over the examples, and fix it (exercise 3);
+# - find a gradient that does not average over the examples, and write the right one for a new
+#   model, `y_hat = w * x**2` (exercise 3);
 # - predict where the first update lands and whether a learning rate converges (exercise 4).
 #
 # **Graded exercises:** 4 exercises, **7 points** in total (predictions teach: they count for no points). After each exercise a check cell
@@ -227,7 +228,9 @@ print("agrees with the measured slope:", bool(np.isclose(grad_w, slope_at(0.0)))
 # Then write the steps you took as `backward_by_hand(w, x, y)`: it returns the three local
 # gradients and `dloss/dw`, in the order `dloss_ds, ds_dyhat, dyhat_dw, dloss_dw`, for any
 # numbers `w`, `x` and `y`. Use plain arithmetic, as on paper (autograd is switched off while
-# this is checked). The check runs it on numbers of its own. To compare with your paper, call
+# this is checked). The check runs it on numbers of its own, one set with `y` near `1e160`:
+# there `s**2` is too large for a float (`inf`), but no local gradient is, so take them from
+# their formulas, not from differences of the loss. To compare with your paper, call
 # `backward_by_hand(1.5, 2.0, 4.0)` in a new cell once it is written.
 
 # %% nbgrader={"grade": false, "grade_id": "nb01_ex1_chain_rule", "locked": false, "schema_version": 3, "solution": true, "task": false}
@@ -321,7 +324,8 @@ w_one, history_one = fit(x_data, y_data)
 # Write `fit_line(x, y, lr, epochs)`: start from `w = 0` and `b = 0`, run `epochs` updates of both
 # parameters (each update uses the gradients computed *before* either parameter changes), and
 # return the final `(w, b)` as two floats. The check trains it on lines, learning rates and
-# numbers of epochs of its own.
+# numbers of epochs of its own, once with targets near `1e160`, where the loss overflows (`inf`)
+# and the gradients do not: the loop needs the gradients, never the loss itself.
 
 # %% nbgrader={"grade": false, "grade_id": "nb01_ex2_fit_line", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def fit_line(x, y, lr, epochs):
@@ -392,14 +396,18 @@ for epoch in range(1, 11):
 # section 4) is -30, not -120. The mistake is a scale factor that grows with the number of
 # examples, so the same learning rate that works on 4 examples would blow up on 4,000.
 #
-# Write `gradient_fixed(x, y, y_hat)` so that it returns the true gradient of `mse(y_hat, y)`
-# with respect to `w`, for any number of examples: the check tries one example, a few, and
-# many. *Hint:* what does `np.dot` do to the four products before `.mean()` is called?
+# The classmate's next model is a parabola through 0, `y_hat = w * x**2`, and they wrote its
+# gradient the same way: `np.dot(2 * x**2, y_hat - y).mean()`. Write
+# `gradient_fixed(x, y, y_hat)` so that it returns the true gradient of `mse(y_hat, y)` with
+# respect to `w` for this model, for any number of examples: the check tries one example, a
+# few, many, and targets near `1e160` (the loss overflows there, its gradient does not). Work it
+# out as in sections 5 and 6: which number multiplies `w` now? *Hint:* what does `np.dot` do to
+# the products before `.mean()` is called?
 
 # %% nbgrader={"grade": false, "grade_id": "nb01_ex3_find_the_bug", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def gradient_fixed(x, y, y_hat):
     ### BEGIN SOLUTION
-    return np.mean(2 * x * (y_hat - y))
+    return np.mean(2 * x**2 * (y_hat - y))
     ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "nb01_ex3_test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}

@@ -23,8 +23,8 @@
 # - follow a backward pass through `MulBackward0` and `AccumulateGrad` by hand (`a.grad = 12`,
 #   `d.grad = 6`);
 # - explain why non-leaf tensors keep no `.grad`, and keep one with `retain_grad()`;
-# - fix a loop that never zeroes the gradients (exercise 2), and accumulate the gradients of the
-#   pieces of a batch on purpose (exercise 3);
+# - fix a loop that clears one parameter's gradient and not the other's (exercise 2), and
+#   accumulate the gradients of the pieces of a batch on purpose (exercise 3);
 # - predict whether a result is tracked after `requires_grad_(False)`, `detach()` or `no_grad()`
 #   (exercise 4);
 # - say what `model.eval()`, `no_grad()` and `inference_mode()` each change (exercise 5), and
@@ -334,35 +334,40 @@ plt.show()
 # %% [markdown] id="02-exercise-2-find-the-bug"
 # ### Exercise 2 — find the bug (3 points)
 #
-# A classmate's loop never gets `w` to 2. Their code:
+# A classmate gave the model of section 1 a bias, `y_hat = w * x + b`. They read section 9 and
+# clear a gradient by hand after each step, yet their line drifts further off with every epoch.
+# Their code:
 #
 # ```python
 # def train_classmate(x, y, epochs):
 #     w = agk.tensor(0.0, requires_grad=True)
-#     optimizer = agk.optim.SGD([w], lr=0.01)
+#     b = agk.tensor(0.0, requires_grad=True)
+#     optimizer = agk.optim.SGD([w, b], lr=0.01)
 #     for _ in range(epochs):
-#         loss = loss_fn(w * x, y)
+#         loss = loss_fn(w * x + b, y)
 #         loss.backward()
 #         optimizer.step()
-#     return w
+#         w.grad = None    # a fresh gradient for the next epoch
+#     return w, b
 # ```
 #
-# Write a corrected `train_fixed(x, y, epochs)` that returns the trained `w` (the leaf tensor
-# itself). On the data of section 1 and `epochs=10` the weight should come out within 0.001 of 2,
-# as in the table there; the check also trains on data of its own.
+# Write a corrected `train_fixed(x, y, epochs)` that returns the two trained leaves `w, b` (the
+# tensors themselves). The check trains it on lines of its own and compares `w` and `b` after
+# one epoch and after several.
 
 # %% nbgrader={"grade": false, "grade_id": "nb02_ex2_find_the_bug", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def train_fixed(x, y, epochs):
     w = agk.tensor(0.0, requires_grad=True)
-    optimizer = agk.optim.SGD([w], lr=0.01)
+    b = agk.tensor(0.0, requires_grad=True)
+    optimizer = agk.optim.SGD([w, b], lr=0.01)
     ### BEGIN SOLUTION
     for _ in range(epochs):
-        loss = loss_fn(w * x, y)
+        loss = loss_fn(w * x + b, y)
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
     ### END SOLUTION
-    return w
+    return w, b
 
 # %% nbgrader={"grade": true, "grade_id": "nb02_ex2_test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 checks.fixed_loop()
