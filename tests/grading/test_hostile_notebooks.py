@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from autogradkit.grading.cli import main
+from autogradkit.grading.observations import Observation, judge
 
 from . import builders
 
@@ -80,6 +81,8 @@ FILES = {  # the notebook file itself: student -> bytes from the correct answers
         '"metadata": {', '"metadata": {"n": ' + "[" * 100_000 + "]" * 100_000 + ", ", 1
     ).encode(),
 }
+
+
 EDITS = {
     "grade_id_not_text": _grade_id_not_text,
     "nbgrader_not_a_dict": _nbgrader_not_a_dict,
@@ -133,7 +136,23 @@ def test_metadata_of_the_wrong_type_is_plain_data_not_a_grader_failure(graded, s
     row = graded[2][student]
     assert row["status"] == "ok", row
     assert not any("grader failed" in issue for issue in row["issues"]), row
-    assert row["tests"]["test_square_sum"]["points"] == 2.0, row  # the rest is graded
+    assert row["tests"]["test_mse"]["points"] == 5.0, row  # the rest is graded
+    assert row["tests"]["test_square_sum"]["points"] == 2.0, row
+
+
+@pytest.mark.parametrize(
+    ("want", "got"),
+    [
+        (3.2, 1e308),
+        ([1.0, 2.0], [1e308, 1e308]),
+        ([{"float": "nan"}, 2.0], [{"float": "nan"}, 5.0]),
+    ],
+)
+def test_the_judge_says_wrong_of_any_number_it_is_sent(want, got):
+    """1e308 from a kernel overflowed the judge's "n times the right value" test (round(inf)),
+    and NaN where the solution has NaN too (round(nan)): the row was "the grader failed"."""
+    reason = judge(Observation("s", want, "close"), Observation("s", got, "close"))
+    assert reason.startswith("the value is not right"), reason
 
 
 @pytest.mark.parametrize("student", sorted(SENDS))
