@@ -142,7 +142,7 @@ def find_submissions(root: Path, assignment: Assignment) -> list[Submission]:
     folders = sorted(p for p in root.glob(f"*/{assignment.name}") if p.is_dir())
     if folders:
         found = [
-            _in_folder(untrusted.name(f.parent.name), f, name)
+            _in_folder(untrusted.student_name(f.parent.name), f, name)
             for f in folders
             for name in assignment.sources
         ]
@@ -174,9 +174,10 @@ def _flat(path: Path, assignment: Assignment) -> Submission:
     """``alice.ipynb`` (one-notebook assignments) or ``alice_<notebook>.ipynb``."""
     for notebook in sorted(assignment.sources, key=len, reverse=True):
         if path.stem.endswith(f"_{notebook}") and len(path.stem) > len(notebook) + 1:
-            return Submission(untrusted.name(path.stem[: -len(notebook) - 1]), notebook, path, None)
+            student = untrusted.student_name(path.stem[: -len(notebook) - 1])
+            return Submission(student, notebook, path, None)
     only = next(iter(assignment.sources)) if len(assignment.sources) == 1 else ""
-    return Submission(untrusted.name(path.stem), only, path, None)
+    return Submission(untrusted.student_name(path.stem), only, path, None)
 
 
 @functools.cache

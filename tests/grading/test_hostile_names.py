@@ -41,6 +41,7 @@ NESTED = {  # folder name -> kind of answers; pairs that the grader used to show
     os.fsdecode(b"bob\xff"): "correct",
     "bob\\xff": "wrong",
     "\u202eann": "wrong",  # right-to-left override: shows as "nna"
+    os.fsdecode(b"long\xff" * 40): "correct",  # 200 bytes; escaped, over a name's 255
 }
 
 
@@ -74,6 +75,14 @@ def test_names_shown_alike_are_never_one_student(nested):
     assert len(pages) == len(rows), pages  # a page of one's own, never overwritten by another
     ann = (course / "feedback" / "ann" / "hw1" / "squares.html").read_text()
     assert "Score: 10 / 10" in ann
+
+
+def test_a_name_that_grows_when_escaped_is_still_graded(nested):
+    course = nested[0]
+    row = next(r for r in _rows(course) if r["student"].startswith("long"))
+    assert (row["status"], row["score"]) == ("ok", 10.0), row
+    assert len(row["student"].encode()) <= 255 and row["student"].startswith("long\\xfflong")
+    assert (course / "feedback" / row["student"] / "hw1" / "squares.html").is_file()
 
 
 def test_non_utf8_and_backslash_names_stay_two_students(nested):
