@@ -40,9 +40,10 @@ def tutorial_steps(guide: str) -> list[tuple[str, str]]:
         if found["path"]:
             steps.append(("file", found["path"], found["text"]))
         for line in (found["commands"] or "").splitlines():
-            command = line.split("#", 1)[0].strip()
+            command, _, comment = (part.strip() for part in line.partition("#"))
+            code = re.match(r"exits with (\d)", comment)  # what the text says it exits with
             if command:
-                steps.append(("run", command))
+                steps.append(("run", command, int(code[1]) if code else 0))
     return steps
 
 
@@ -50,8 +51,10 @@ STEPS = tutorial_steps((ROOT / "docs" / "instructor_guide.md").read_text(encodin
 GRADING = next(i for i, s in enumerate(STEPS) if s[0] == "run" and "autogradkit grade" in s[1])
 
 
-def _run(steps, project: Path) -> None:
+def _run(steps, project: Path) -> dict[str, str]:
+    """Write each file, run each command; what each command printed."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS", "PYTEST"))}
+    printed = {}
     for step in steps:
         if step[0] == "file":
             target = project / step[1]
@@ -61,7 +64,9 @@ def _run(steps, project: Path) -> None:
         done = subprocess.run(
             step[1], shell=True, cwd=project, env=env, capture_output=True, text=True
         )
-        assert done.returncode == 0, f"{step[1]}\n{done.stdout}\n{done.stderr}"
+        assert done.returncode == step[2], f"{step[1]}\n{done.stdout}\n{done.stderr}"
+        printed[step[1]] = done.stdout
+    return printed
 
 
 @pytest.fixture(scope="module")
@@ -100,6 +105,7 @@ def test_the_tutorial_writes_the_three_files_and_runs_each_step():
     assert commands[0] == ["make", "course"]
     for verb in ("build", "validate", "release", "grade", "export"):
         assert [".venv/bin/autogradkit", verb] in commands, verb
+    assert ["make", "report"] in commands
 
 
 def test_the_assignment_is_built_tested_validated_and_released(project):
@@ -120,7 +126,7 @@ def test_the_house_style_is_not_asked_of_it_but_can_be(project, capsys):
 
 @pytest.mark.needs("bubblewrap")
 def test_grading_gives_full_partial_and_no_marks_then_exports(project):
-    _run(STEPS[GRADING:], project)
+    printed = _run(STEPS[GRADING:], project)
     grades = project / "notebooks" / "grades" / NAME
     with (grades / "gradebook.csv").open(encoding="utf-8") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
@@ -136,3 +142,7 @@ def test_grading_gives_full_partial_and_no_marks_then_exports(project):
     exported = (grades / f"{NAME}_canvas.csv").read_text(encoding="utf-8")
     assert all(student in exported for student in rows)
     assert list((project / "notebooks" / "feedback" / "bob" / NAME).glob("*.html"))
+    assert (grades / "report.html").is_file()
+    validated = next(out for command, out in printed.items() if "validate" in command)
+    assert f"with the released files of notebooks/release/{NAME}" in validated  # not NameError
+    assert validated.count("not answered yet") == 2 and "0 / 4 points" in validated

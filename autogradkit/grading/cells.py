@@ -56,13 +56,16 @@ def text(value) -> str:
 
 
 def meta(cell: dict) -> dict:
-    """The cell's ``metadata.nbgrader`` dict ({} for an ordinary cell)."""
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+    """The cell's ``metadata.nbgrader`` dict ({} for an ordinary cell, and for one whose
+    ``nbgrader`` is not a dict: a submission's metadata is data, of any type)."""
+    found = cell.get("metadata", {}).get("nbgrader")
+    return found if isinstance(found, dict) else {}
 
 
 def grade_id(cell: dict) -> str | None:
-    """The cell's nbgrader ``grade_id``, or None when it has none."""
-    return meta(cell).get("grade_id") or None
+    """The cell's nbgrader ``grade_id``, or None when it has none (or one that is not text)."""
+    found = meta(cell).get("grade_id")
+    return found if isinstance(found, str) and found else None
 
 
 def is_grade(cell: dict) -> bool:

@@ -16,7 +16,7 @@ import os
 import shutil
 import stat
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import files, untrusted
@@ -129,21 +129,39 @@ class Submission:
     notebook: str
     path: Path | None
     folder: Path | None  # the student's other files (copied next to the graded notebook)
+    clash: tuple[str, ...] = ()  # every file handed in as this student's notebook, if several
 
 
 def find_submissions(root: Path, assignment: Assignment) -> list[Submission]:
-    """Every (student, notebook) pair under ``root``, sorted; missing notebooks included."""
+    """Every (student, notebook) pair under ``root``, sorted; missing notebooks included.
+    Two files that are one student's same notebook (``ann.ipynb``, ``ann_hw1.ipynb``) are
+    both kept, each with the other's name in ``clash``: a person chooses, not the grader."""
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"submissions folder {root} does not exist")
     folders = sorted(p for p in root.glob(f"*/{assignment.name}") if p.is_dir())
     if folders:
-        return [
-            _in_folder(untrusted.name(f.parent.name), f, name)
+        found = [
+            _in_folder(untrusted.student_name(f.parent.name), f, name)
             for f in folders
             for name in assignment.sources
         ]
-    return [_flat(path, assignment) for path in sorted(root.glob("*.ipynb"))]
+    else:
+        found = [_flat(path, assignment) for path in sorted(root.glob("*.ipynb"))]
+    return _mark_clashes(found)
+
+
+def _mark_clashes(found: list[Submission]) -> list[Submission]:
+    files: dict[tuple[str, str], list[str]] = {}
+    for sub in found:
+        shown = untrusted.name(str(sub.path.name if sub.path else sub.folder))
+        files.setdefault((sub.student, sub.notebook), []).append(shown)
+    return [
+        replace(sub, clash=tuple(files[sub.student, sub.notebook]))
+        if len(files[sub.student, sub.notebook]) > 1
+        else sub
+        for sub in found
+    ]
 
 
 def _in_folder(student: str, folder: Path, notebook: str) -> Submission:
@@ -156,9 +174,10 @@ def _flat(path: Path, assignment: Assignment) -> Submission:
     """``alice.ipynb`` (one-notebook assignments) or ``alice_<notebook>.ipynb``."""
     for notebook in sorted(assignment.sources, key=len, reverse=True):
         if path.stem.endswith(f"_{notebook}") and len(path.stem) > len(notebook) + 1:
-            return Submission(untrusted.name(path.stem[: -len(notebook) - 1]), notebook, path, None)
+            student = untrusted.student_name(path.stem[: -len(notebook) - 1])
+            return Submission(student, notebook, path, None)
     only = next(iter(assignment.sources)) if len(assignment.sources) == 1 else ""
-    return Submission(untrusted.name(path.stem), only, path, None)
+    return Submission(untrusted.student_name(path.stem), only, path, None)
 
 
 @functools.cache

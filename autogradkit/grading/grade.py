@@ -279,7 +279,8 @@ def _languages(assignment) -> list[str]:
 def _digest(sub, assignment, cfg: GradingConfig) -> str:
     limits = f"{cfg.timeout}/{cfg.total_timeout}/{cfg.memory_limit_mb}/{cfg.max_output_chars}"
     limits += f"/{cfg.sandbox}/{cfg.disk_limit_mb}/{cfg.max_processes}"
-    return course.digest(sub.path, assignment.digests.get(sub.notebook, ""), limits, GRADER_VERSION)
+    extra = (assignment.digests.get(sub.notebook, ""), limits, GRADER_VERSION, *sub.clash)
+    return course.digest(sub.path, *extra)
 
 
 def prepare(sub, assignment, cfg: GradingConfig, pack: bool = False) -> Task:
@@ -310,6 +311,12 @@ def _read(sub, assignment, task: Task) -> tuple[str, str] | None:
     """Read the submission into ``task.nb``; why there is nothing to run, or None."""
     if sub.path is None:
         return ("missing", f"{sub.notebook}.ipynb was not handed in")
+    if sub.clash:
+        files = " and ".join(sub.clash)
+        return ("error", f"{files} are both {sub.student}'s {sub.notebook}: keep one, grade again")
+    linked = [p for p in (sub.folder, sub.folder and sub.folder.parent) if p and p.is_symlink()]
+    if linked:  # another student's folder, or the course's own source/
+        return ("unreadable", f"{linked[0].name} is a symlink: it was not followed")
     if not sub.notebook:
         names = ", ".join(f"<student>_{n}.ipynb" for n in sorted(assignment.sources))
         return ("unmatched", f"{sub.path.name}: name the file like {names}")

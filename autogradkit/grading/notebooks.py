@@ -42,14 +42,18 @@ def read_notebook(path: str | Path) -> dict:
         autogradkit.grading.notebooks.UnreadableNotebook: not valid JSON (line 1, column 2)
     """
     try:
-        raw = _read_regular_file(Path(path)).decode("utf-8")
-        nb = json.loads(raw)
+        raw = _read_regular_file(Path(path)).decode("utf-8-sig")  # Notepad writes a BOM
+        nb = json.loads(raw, parse_constant=lambda constant: None)  # NaN: no reader takes it
+    except UnreadableNotebook:
+        raise
     except UnicodeDecodeError:
         raise UnreadableNotebook("not a UTF-8 text file") from None
     except json.JSONDecodeError as error:
         raise UnreadableNotebook(
             f"not valid JSON (line {error.lineno}, column {error.colno})"
         ) from None
+    except (ValueError, RecursionError) as error:  # a 5,000-digit number, [[[[...]]]]
+        raise UnreadableNotebook(f"JSON no reader can hold ({type(error).__name__})") from None
     except OSError as error:
         raise UnreadableNotebook(f"cannot be read ({error.strerror})") from None
     return normalise(untrusted.clean(nb))  # a lone surrogate in a \u escape: no file holds it

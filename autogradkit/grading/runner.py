@@ -39,6 +39,7 @@ HIDDEN_ERROR = {
     "traceback": ["HiddenError: the cell raised an error and kept it out of its output"],
 }
 ESSENTIAL_CHARS = 1000  # what is kept of an error or a result that is over the budget
+ITEM_CHARS = 100  # what each output costs the budget besides its text (an empty one too)
 MAX_RECORDS = 64  # check records kept per cell, outside the output budget
 
 
@@ -62,6 +63,7 @@ class Outputs:
     def __init__(self, max_chars: int):
         self.items: list[dict] = []
         self.max_chars, self.used, self.cut = max_chars, 0, False
+        self.over: dict[str, dict] = {}  # the last error and result over the budget
         self.count: int | None = None
         self.records = 0
         self._clear_next = False
@@ -84,34 +86,40 @@ class Outputs:
         self.used, self._clear_next = 0, False
 
     def _append(self, out: dict) -> None:
-        size = _size(out)
+        last = self.items[-1] if self.items else None
+        merged = out["output_type"] == "stream" and last and last.get("name") == out.get("name")
+        cost = 0 if merged else ITEM_CHARS
+        size = _size(out) + cost
         if MIME in out.get("data", {}):  # a check's record: what the verdict is made of
-            if size <= MAX_RECORD_CHARS and self.records < MAX_RECORDS:
+            if size - cost <= MAX_RECORD_CHARS and self.records < MAX_RECORDS:
                 self.items.append(out)
                 self.records += 1
             return
         if self.used + size > self.max_chars:
-            room = self.max_chars - self.used
+            room = self.max_chars - self.used - cost
             if out["output_type"] == "stream" and room > 0 and not self.cut:
                 self._append({**out, "text": out["text"][:room]})  # keep what fits
             elif out["output_type"] in ("error", "execute_result"):
-                self.items.append(_shrunk(out))  # scoring needs them: kept, cut short
+                self._keep_last(_shrunk(out))
             if not self.cut:
                 self.cut = True
                 note = TRUNCATED.format(limit=self.max_chars)
                 self.items.append({"output_type": "stream", "name": "stderr", "text": note})
             return
         self.used += size
-        last = self.items[-1] if self.items else None
-        if (
-            out["output_type"] == "stream"
-            and last
-            and last.get("name") == out["name"]
-            and not self.cut
-        ):
+        if merged and not self.cut:
             last["text"] += out["text"]
         else:
             self.items.append(out)
+
+    def _keep_last(self, out: dict) -> None:
+        """Scoring needs a cell's error and its result: over the budget, each is kept cut
+        short, and only the last of its kind (a kernel can send a million)."""
+        kind = out["output_type"]
+        if kind in self.over:
+            self.items = [item for item in self.items if item is not self.over[kind]]
+        self.over[kind] = out
+        self.items.append(out)
 
     def note(self, text: str) -> None:
         """A line of the grader's own at the end of the outputs (once)."""
@@ -126,7 +134,7 @@ class Outputs:
 def _size(out: dict) -> int:
     """Characters an output holds, whatever its type (text, data, traceback)."""
     parts = [out.get("text", ""), out.get("evalue", ""), *(out.get("traceback") or [])]
-    parts += list(out.get("data", {}).values())
+    parts += [*out.get("data", {}).values(), *out.get("metadata", {}).values()]
     return sum(len(str(part)) for part in parts)
 
 

@@ -91,12 +91,14 @@ def _known(kind, name) -> bool:
     return kind in guard.CHANGES and bool(named)
 
 
-def imported_names(nb: dict) -> dict[str, str]:
-    """The global names the instructor's own cells (locked and test cells, not answers) bind
-    with ``import``, and what they import: ``{"np": "numpy", "isclose": "numpy.isclose"}``."""
+def imported_names(nb: dict, every_cell: bool = False) -> dict[str, str]:
+    """The global names the instructor's own cells (locked and test cells, not answers; with
+    ``every_cell``, every code cell) bind with ``import``, and what they import:
+    ``{"np": "numpy", "isclose": "numpy.isclose"}``."""
     found = {}
     for cell in nb["cells"]:
-        if cell["cell_type"] != "code" or not (cells.is_locked(cell) or cells.is_test(cell)):
+        mine = every_cell or cells.is_locked(cell) or cells.is_test(cell)
+        if cell["cell_type"] != "code" or not mine:
             continue
         try:
             tree = ast.parse(cell["source"])

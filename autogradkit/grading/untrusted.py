@@ -8,7 +8,8 @@ checks every part of the grader shares:
   ``"\\ud800"`` is valid in a Python ``str`` and in JSON's ``\\u`` escapes, but no file can
   hold it);
 * ``text`` turns one untrusted value into one short line;
-* ``name`` shows a file name that is not valid UTF-8 (``b"ann\\xff"``) as ``ann\\xff``;
+* ``name`` shows a file name (a student's) with every character that does not print as its
+  escape (``b"ann\\xff"`` as ``ann\\xff``): two names never show alike, none is a path;
 * ``bounded`` keeps at most ``MAX_NOTES`` notes of at most ``MAX_NOTE_CHARS`` characters.
 
 Example:
@@ -22,10 +23,10 @@ Example:
 
 from __future__ import annotations
 
-import os
+import hashlib
 import re
 
-__all__ = ["MAX_NOTES", "MAX_NOTE_CHARS", "clean", "text", "name", "bounded"]
+__all__ = ["MAX_NOTES", "MAX_NOTE_CHARS", "clean", "text", "name", "student_name", "bounded"]
 
 MAX_NOTES = 20  # review notes or issues kept per row
 MAX_NOTE_CHARS = 300  # characters kept per note
@@ -57,13 +58,44 @@ def text(value, limit: int = MAX_NOTE_CHARS) -> str:
 
 
 def name(file_name: str) -> str:
-    """A file or folder name as printable text: bytes that are not UTF-8 (which Python keeps
-    as lone surrogates) are written ``\\xff``, so two different names stay different."""
-    try:
-        file_name = os.fsencode(file_name).decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:  # a surrogate that no file system byte gives
-        pass
-    return text(file_name, limit=255)
+    """A file or folder name as printable text that is also a safe folder name of its own.
+
+    Every character that does not print (a control character, a right-to-left override, a
+    byte that is not UTF-8, which Python keeps as a lone surrogate) is written as its escape,
+    and a backslash is doubled, so two different names never show alike; ``.`` and ``..``
+    (the folder itself, its parent) are written ``\\x2e``.
+
+    Example:
+        >>> name("ann\\udcff"), name("ann\\\\xff"), name("\\u202eann"), name("..")
+        ('ann\\\\xff', 'ann\\\\\\\\xff', '\\\\u202eann', '\\\\x2e\\\\x2e')
+    """
+    shown = "".join(_escape(char) for char in file_name)
+    return shown.replace(".", "\\x2e") if shown in (".", "..") else shown
+
+
+def student_name(file_name: str, max_bytes: int = 255) -> str:
+    """``name(file_name)``, which the grader also makes folders of: one whose escapes take it
+    past a folder name's ``max_bytes`` is cut, and ends with a hash of the whole name.
+
+    Example:
+        >>> len(student_name("\\udcff" * 100).encode()), student_name("ann")
+        (255, 'ann')
+    """
+    shown = name(file_name)
+    if len(shown.encode()) <= max_bytes:
+        return shown
+    whole = hashlib.sha256(file_name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return shown.encode()[: max_bytes - 17].decode("utf-8", "ignore") + "~" + whole
+
+
+def _escape(char: str) -> str:
+    if char == "\\":
+        return "\\\\"
+    if "\udc80" <= char <= "\udcff":  # a byte that is not UTF-8 (os.fsdecode's surrogate)
+        return f"\\x{ord(char) - 0xDC00:02x}"
+    if char.isprintable():
+        return char
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
 
 def bounded(notes: list[str], limit: int = MAX_NOTES) -> list[str]:

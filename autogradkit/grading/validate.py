@@ -41,9 +41,10 @@ def _working_folder(cfg: GradingConfig, path: Path, nb: dict, language: str, scr
 
 
 def _missing_modules(nb: dict, folder: Path) -> list[str]:
-    """The modules the notebook's own (locked and test) cells import that are neither files
-    in ``folder`` nor installed."""
-    modules = sorted({target.split(".")[0] for target in imported_names(nb).values()})
+    """The modules the notebook's cells import that are neither files in ``folder`` nor
+    installed (every cell: a setup cell that imports ``checks`` need not be locked)."""
+    modules = {target.split(".")[0] for target in imported_names(nb, every_cell=True).values()}
+    modules = sorted(modules)
     beside = {files.module_name(p.name) for p in folder.iterdir()}
     return _not_installed([m for m in modules if m not in beside])
 

@@ -194,6 +194,22 @@ def test_validate_finds_the_course_files_a_collected_submission_needs(course, ca
     assert not (path.parent / "checks.py").exists()  # the submission's folder is left alone
 
 
+def test_validate_finds_them_when_the_setup_cell_is_not_locked(course, capsys):
+    """The guide's tutorial and the shipped course import ``checks`` in a cell with no nbgrader
+    header: validate looked only at locked cells, ran the submission where it lay, and said
+    ``NameError: name 'checks' is not defined ... status ok``."""
+    path = builders.write_submission(course / "submitted", "alice", "correct")
+    nb = json.loads(path.read_text())
+    setup = next(c for c in nb["cells"] if "import checks" in c["source"])
+    setup["metadata"] = {}
+    path.write_text(json.dumps(nb))
+    args = ["validate", str(path), "--timeout", "20", "--sandbox", "none"]
+    main([*args, "--course", str(course)])
+    out = capsys.readouterr().out
+    assert "with the released files of" in out and "NameError" not in out, out
+    assert "✓ test_square_sum (2/2)" in out, out
+
+
 def test_validate_runs_inside_the_course_without_being_told(course, capsys, monkeypatch):
     path = builders.write_submission(course / "submitted", "alice", "correct")
     monkeypatch.chdir(course)
