@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autogradkit._i18n import KIT_CATALOGS  # noqa: E402
+from tools.fix_zh_prose import fix  # noqa: E402
 
 FROM, TO = "zh-CN", "zh-TW"
 
@@ -82,12 +83,30 @@ OVERRIDES = {
     "构建": "建構",
     "整型": "整數",
     "抛出": "拋出",
+    "异常": "例外",  # a raised exception (异常检测 stays 異常偵測: the longer phrase wins)
     "抛出异常": "拋出例外",
     "抛出了异常": "拋出了例外",
     "单元格": "儲存格",  # a notebook's cell, as JupyterLab's Traditional Chinese menus say
     "单元格里": "儲存格裡",
     "列表": "串列",  # a Python list
-    "类名": "類別名稱",
+    "类名": "類別名稱",  # a Python class: 類別
+    "了解类和": "了解類別和",
+    "哪个类。": "哪個類別。",
+    "节点的类以": "節點的類別以",
+    "栈": "堆疊",  # a stack
+    "访问到": "存取到",
+    "访问": "走訪",  # a node of the graph, visited
+    # 通过: 通過 where something passes, 透過 where it is the way through (via)
+    "通过 `": "透過 `",
+    "通过 .": "透過 .",
+    "通过 d": "透過 d",
+    "通过 {": "透過 {",
+    "他通过": "他透過",
+    "又通过": "又透過",
+    "再通过": "再透過",
+    "通过分离": "透過分離",
+    "通过引用": "透過引用",
+    "通过一串": "透過一串",
     "示例": "範例",
     "滑块": "滑桿",
     "拖动": "拖曳",
@@ -139,7 +158,8 @@ def _alternate(parts: list[str]):
 
 def convert_markdown(text: str, name: str) -> str:
     """A prose file converted; its first line, when it is the file's note (an HTML comment),
-    says instead where the file comes from."""
+    says instead where the file comes from. A line break that now shows as a space (after 」,
+    where zh-CN had ”) is joined, as ``tools/fix_zh_prose.py`` joins it."""
     first, _, rest = text.partition("\n")
     if first.startswith("<!--") and FROM in first:
         stem = name.replace(f".{FROM}.md", "")
@@ -147,8 +167,14 @@ def convert_markdown(text: str, name: str) -> str:
             f"<!-- {stem} in {TO}: made from {stem}.{FROM}.md by tools/make_zh_tw.py; do not "
             "edit: fix the zh-CN text, or the tool's OVERRIDES -->"
         )
-        return first + "\n" + convert(rest)
-    return convert(text)
+        return first + "\n" + _joined(convert(rest))
+    return _joined(convert(text))
+
+
+def _joined(text: str) -> str:
+    while (again := fix(text)) != text:
+        text = again
+    return text
 
 
 def convert_catalog(text: str) -> str:
