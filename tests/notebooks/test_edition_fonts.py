@@ -1,14 +1,14 @@
 """The Chinese editions' figures draw their Chinese with the kit's own font, on any machine.
 
-Each zh-CN release notebook (and a sample of zh-TW's, conftest.SAMPLED) runs in a copy of its folder (so the kernel reads the folder's
-language, as the student's kernel does, and registers the font the package ships:
-``_i18n.use_fonts``), with one cell first that records every text matplotlib draws (titles,
-axis labels, legends, the kit's widget figures alike) and, for each Chinese character, the
-font matplotlib found for it (``font_manager``, glyph by glyph through ``font.family``). Every
-Chinese character must come from the shipped subset of Noto Sans CJK, whatever the machine's
-fonts, and no cell may print a font warning. The same run with the kit's fonts taken away
-must fail both checks, so the check is known to catch boxes. That the subset holds every
-character of the edition's texts is tests/test_fonts.py.
+Each zh-CN release notebook (and a sample of zh-TW's, conftest.SAMPLED) runs in a copy of its
+folder (so the kernel reads the folder's language, as the student's kernel does, and registers
+the font the package ships: ``_i18n.use_fonts``), with one cell first that records every text
+matplotlib draws (titles, axis labels, legends, the kit's widget figures alike) and, for each
+Chinese character, the font matplotlib found for it (``font_manager``, glyph by glyph through
+``font.family``). Every Chinese character must come from the shipped subset of Noto Sans CJK,
+whatever the machine's fonts, and no cell may print a font warning. The same run with the kit's
+fonts taken away must fail both checks, so the check is known to catch boxes. That the subset
+holds every character of the edition's texts is tests/test_fonts.py.
 
 The browser side (widgets and pages) is tests/notebooks/test_edition_browser.py.
 """
