@@ -80,11 +80,12 @@ notebooks: $(STAMP_LAB)
 	$(MAKE) release
 
 # the languages ASSIGNMENT (any assignment, when none is named) is translated into: LANG of
-# each source/NN/NN.LANG.md. zh-TW is made from zh-CN first (tools/make_zh_tw.py: OpenCC)
+# each source/NN/NN.LANG.md. zh-TW is made from zh-CN first (tools/make_zh_tw.py: OpenCC), in
+# this repository (a project of its own, without the tool, releases the zh-TW texts it has)
+MAKE_ZH_TW = $(if $(wildcard tools/make_zh_tw.py),$(PY) tools/make_zh_tw.py --course $(COURSE) &&)
 TRANSLATIONS = $(sort $(subst .,,$(suffix $(basename $(wildcard $(COURSE)/source/$(or $(ASSIGNMENT),*)/*.*.md)))))
 release: $(STAMP_LAB)
-	$(PY) tools/make_zh_tw.py --course $(COURSE)
-	$(foreach lang,en $(TRANSLATIONS),$(PY) -m autogradkit release --course $(COURSE) --lang $(lang) $(ASSIGNMENT) &&) true
+	$(MAKE_ZH_TW) $(foreach lang,en $(TRANSLATIONS),$(PY) -m autogradkit release --course $(COURSE) --lang $(lang) $(ASSIGNMENT) &&) true
 
 grade: $(STAMP_LAB)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=NAME [SUBMITTED=$(COURSE)/submitted] [SCHEDULER=tcp://HOST:PORT]" >&2; exit 2; }
