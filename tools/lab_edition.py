@@ -8,8 +8,9 @@ Simplified one, ``notebooks/release/zh-CN/``; anything else the English one,
 ``notebooks/release/``. JupyterLab serves the whole course folder, so the other editions are
 beside it in the file browser (``release/`` holds the English notebooks and the ``zh-CN`` and
 ``zh-TW`` folders). JupyterLab's own menus follow the server's locale when its language pack is
-installed (``make lab`` installs ``jupyterlab-language-pack-zh-CN``) and the system has that
-locale (``locale -a`` lists ``zh_CN.utf8``), as a Chinese desktop has.
+installed (``make lab`` installs ``jupyterlab-language-pack-zh-CN`` and ``-zh-TW``) and the
+system has that locale (``locale -a`` lists ``zh_CN.utf8`` or ``zh_TW.utf8``), as a Chinese
+desktop has.
 
 Usage: ``python tools/lab_edition.py [--course DIR]`` prints the path, under the course
 folder, of the notebook to open first (for ``--LabApp.default_url=/lab/tree/PATH``), and says
