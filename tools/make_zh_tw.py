@@ -37,7 +37,7 @@ from tools.fix_zh_prose import fix  # noqa: E402
 FROM, TO = "zh-CN", "zh-TW"
 
 # zh-CN phrase -> the zh-TW words, used as written (OpenCC never sees them). The longest
-# phrase that matches wins, so a term can have a longer exception (参数 / 参数量).
+# phrase that matches wins, so a word can have a longer exception (单元格 / 单元格里).
 OVERRIDES = {
     # --- the glossary's 繁體中文 column, where s2twp writes another word --------------------
     "叶子节点": "葉節點",
@@ -175,13 +175,9 @@ def convert(text: str) -> str:
         >>> convert("默认的“叶子节点”，见 ERRORS.zh-CN.md")
         '預設的「葉節點」，見 ERRORS.zh-TW.md'
     """
-    parts = _PHRASES.split(text)  # odd items: the phrases the pattern's group matched
-    out = (OVERRIDES[part] if odd else _opencc().convert(part) for odd, part in _alternate(parts))
+    parts = _PHRASES.split(text)  # the odd items are the phrases the pattern matched
+    out = [OVERRIDES[part] if i % 2 else _opencc().convert(part) for i, part in enumerate(parts)]
     return "".join(out).translate(QUOTES).replace(f".{FROM}.", f".{TO}.")
-
-
-def _alternate(parts: list[str]):
-    return ((index % 2 == 1, part) for index, part in enumerate(parts))
 
 
 def convert_markdown(text: str, name: str) -> str:
