@@ -1,5 +1,6 @@
 # make lab    - create .venv if needed, install the kit, start JupyterLab on notebooks/ at the
-#               edition in the system's language (zh* locale: release/zh-CN/, else release/)
+#               edition in the system's language (zh_TW, zh_HK: release/zh-TW/; other zh*:
+#               release/zh-CN/; else release/)
 # make course - create .venv if needed, install the kit with JupyterLab and the grading tools
 #               (the [lab] and [grade] extras) and pytest for the shortcut tests, start
 #               nothing: an instructor's set-up
@@ -44,8 +45,9 @@ $(STAMP_COURSE): $(STAMP_LAB)
 # JupyterLab refuses to run as root unless told to (containers and CI machines run as root)
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-# opens the edition in the system's language (LC_ALL, LC_MESSAGES or LANG starting with zh:
-# release/zh-CN/, else release/), the other one beside it in the file browser
+# opens the edition in the system's language (LC_ALL, LC_MESSAGES or LANG: zh_TW, zh_HK, zh_MO
+# or zh_Hant: release/zh-TW/; another zh*: release/zh-CN/; else release/), the others beside it
+# in the file browser
 lab: $(STAMP_LAB)
 	$(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS) \
 		--LabApp.default_url=/lab/tree/$$($(PY) tools/lab_edition.py --course notebooks)
@@ -78,10 +80,12 @@ notebooks: $(STAMP_LAB)
 	$(MAKE) release
 
 # the languages ASSIGNMENT (any assignment, when none is named) is translated into: LANG of
-# each source/NN/NN.LANG.md
+# each source/NN/NN.LANG.md. zh-TW is made from zh-CN first (tools/make_zh_tw.py: OpenCC), in
+# this repository (a project of its own, without the tool, releases the zh-TW texts it has)
+MAKE_ZH_TW = $(if $(wildcard tools/make_zh_tw.py),$(PY) tools/make_zh_tw.py --course $(COURSE) &&)
 TRANSLATIONS = $(sort $(subst .,,$(suffix $(basename $(wildcard $(COURSE)/source/$(or $(ASSIGNMENT),*)/*.*.md)))))
 release: $(STAMP_LAB)
-	$(foreach lang,en $(TRANSLATIONS),$(PY) -m autogradkit release --course $(COURSE) --lang $(lang) $(ASSIGNMENT) &&) true
+	$(MAKE_ZH_TW) $(foreach lang,en $(TRANSLATIONS),$(PY) -m autogradkit release --course $(COURSE) --lang $(lang) $(ASSIGNMENT) &&) true
 
 grade: $(STAMP_LAB)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=NAME [SUBMITTED=$(COURSE)/submitted] [SCHEDULER=tcp://HOST:PORT]" >&2; exit 2; }

@@ -26,7 +26,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LANGUAGES = ("en", "zh-CN")
+# zh-TW (Traditional Chinese, Taiwan's words) is generated from zh-CN by tools/make_zh_tw.py
+LANGUAGES = ("en", "zh-CN", "zh-TW")
 LANGUAGE_FILE = ".autogradkit-language"
 KIT_CATALOGS = Path(__file__).resolve().parent / "grading" / "locale"
 FONT_FOLDER = Path(__file__).resolve().parent / "fonts"
@@ -96,7 +97,8 @@ class EditionFont:
 # the fonts of the languages that matplotlib's own (DejaVu Sans) cannot draw (Noto Sans CJK:
 # SIL Open Font License, autogradkit/fonts/OFL.txt)
 FONTS = {
-    "zh-CN": EditionFont("Noto Sans CJK SC Subset", "NotoSansCJKsc-Subset.otf", "Noto Sans CJK SC")
+    "zh-CN": EditionFont("Noto Sans CJK SC Subset", "NotoSansCJKsc-Subset.otf", "Noto Sans CJK SC"),
+    "zh-TW": EditionFont("Noto Sans CJK TC Subset", "NotoSansCJKtc-Subset.otf", "Noto Sans CJK TC"),
 }
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from fontTools.ttLib import TTFont
 
-from autogradkit._i18n import FONTS, LANGUAGE_FILE
+from autogradkit._i18n import FONTS, LANGUAGE_FILE, folder_language
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -58,7 +58,7 @@ DRAW = textwrap.dedent(
     {load}
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots()
-    ax.set_title("损失：第 1 步")
+    ax.set_title({title!r})
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         fig.canvas.draw()
@@ -67,22 +67,28 @@ DRAW = textwrap.dedent(
 )
 
 
+TITLES = {"zh-CN": "损失：第 1 步", "zh-TW": "損失：第 1 步"}
+
+
 def draw_chinese(folder: Path, load: str) -> str:
-    """What drawing a Chinese title prints in a fresh process whose folder is ``folder``,
-    after ``load`` (how the kernel learns its language)."""
-    script = DRAW.format(load=load)
+    """What drawing a Chinese title (in the folder's language; zh-CN's in an English folder)
+    prints in a fresh process whose folder is ``folder``, after ``load`` (how the kernel
+    learns its language)."""
+    language = folder_language(folder)
+    script = DRAW.format(load=load, title=TITLES.get(language, TITLES["zh-CN"]))
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=folder, capture_output=True, text=True, check=True
     )
     return done.stdout.strip()
 
 
-@pytest.fixture
-def zh_folder(tmp_path):
+@pytest.fixture(params=sorted(FONTS))
+def zh_folder(tmp_path, request):
+    """A notebook's folder in a Chinese edition (zh-CN, zh-TW)."""
     (tmp_path / "checks.py").write_text(
         "from autogradkit.grading.checks import Checks\ncheck = Checks(__file__)\n"
     )
-    (tmp_path / LANGUAGE_FILE).write_text("zh-CN\n", encoding="utf-8")
+    (tmp_path / LANGUAGE_FILE).write_text(f"{request.param}\n", encoding="utf-8")
     return tmp_path
 
 

@@ -14,6 +14,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import lab_edition  # noqa: E402
 
 ZH_START = "release/zh-CN/00_start_here/00_start_here.ipynb"
+TW_START = "release/zh-TW/00_start_here/00_start_here.ipynb"
 EN_START = "release/00_start_here/00_start_here.ipynb"
 
 
@@ -21,7 +22,13 @@ EN_START = "release/00_start_here/00_start_here.ipynb"
     ("environ", "language"),
     [
         ({"LANG": "zh_CN.UTF-8"}, "zh-CN"),
-        ({"LANG": "zh_TW.UTF-8"}, "zh-CN"),  # the one Chinese edition there is
+        ({"LANG": "zh_TW.UTF-8"}, "zh-TW"),
+        ({"LANG": "zh_HK.UTF-8"}, "zh-TW"),
+        ({"LANG": "zh_MO"}, "zh-TW"),
+        ({"LC_ALL": "zh_Hant_TW.UTF-8"}, "zh-TW"),
+        ({"LC_MESSAGES": "zh_TW.UTF-8", "LANG": "zh_CN.UTF-8"}, "zh-TW"),
+        ({"LANG": "zh_SG.UTF-8"}, "zh-CN"),
+        ({"LANG": "zh_twx"}, "zh-CN"),  # not a region: a language starting with zh
         ({"LANG": "zh"}, "zh-CN"),
         ({"LC_MESSAGES": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, "zh-CN"),
         ({"LC_ALL": "zh_CN.UTF-8", "LANG": "en_GB.UTF-8"}, "zh-CN"),
@@ -40,8 +47,9 @@ def test_the_locale_chooses_the_edition(environ, language):
 def test_a_chinese_locale_opens_the_zh_cn_edition_and_english_the_english_one():
     course = ROOT / "notebooks"
     assert lab_edition.start_notebook("zh-CN", course) == ZH_START
+    assert lab_edition.start_notebook("zh-TW", course) == TW_START
     assert lab_edition.start_notebook("en", course) == EN_START
-    assert (course / ZH_START).is_file() and (course / EN_START).is_file()
+    assert all((course / start).is_file() for start in (ZH_START, TW_START, EN_START))
 
 
 def test_a_course_without_the_zh_cn_release_opens_english(tmp_path):
@@ -58,6 +66,15 @@ def test_the_command_prints_the_notebook_to_open_and_names_both_editions(capsys)
     out, err = capsys.readouterr()
     assert out == ZH_START + "\n"
     assert "简体中文 edition, notebooks/release/zh-CN/" in err and "notebooks/release/" in err
+    assert "繁體中文: notebooks/release/zh-TW/" in err
+
+
+def test_a_taiwanese_desktop_opens_the_zh_tw_edition(capsys):
+    course = ROOT / "notebooks"
+    assert lab_edition.main(["--course", str(course)], {"LANG": "zh_TW.UTF-8"}) == 0
+    out, err = capsys.readouterr()
+    assert out == TW_START + "\n"
+    assert "繁體中文 edition, notebooks/release/zh-TW/" in err
 
 
 def test_make_lab_opens_the_chosen_notebook_with_the_whole_course_in_the_file_browser():

@@ -59,3 +59,14 @@ def test_notebooks_builds_then_releases_the_one_assignment(course):
     runs = planned(course, "notebooks", "ASSIGNMENT=02_english")
     assert runs[0] == ["build", "--course", str(course), "02_english"]
     assert [run[-1] for run in runs[1:]] == ["02_english"]
+
+
+def test_release_makes_the_zh_tw_texts_from_zh_cn_first(course):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}
+    command = ["make", "-n", "--no-print-directory", f"COURSE={course}", "release"]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    lines = done.stdout.replace("&&", "\n").splitlines()
+    made = [i for i, line in enumerate(lines) if "tools/make_zh_tw.py" in line]
+    released = [i for i, line in enumerate(lines) if "autogradkit release" in line]
+    assert made and released and made[0] < released[0]
+    assert f"--course {course}" in lines[made[0]]

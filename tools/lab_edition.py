@@ -1,13 +1,16 @@
 """Which edition of the course ``make lab`` opens: the one in the system's language.
 
 The locale's language is read as the C library reads it for messages (``LC_ALL``, then
-``LC_MESSAGES``, then ``LANG``; an empty value counts as unset): a language starting with
-``zh`` opens the Simplified Chinese edition, ``notebooks/release/zh-CN/``, anything else the
-English one, ``notebooks/release/``. JupyterLab serves the whole course folder, so the other
-edition is beside it in the file browser (``release/`` holds the English notebooks and the
-``zh-CN`` folder). JupyterLab's own menus follow the server's locale when its language pack is
-installed (``make lab`` installs ``jupyterlab-language-pack-zh-CN``) and the system has that
-locale (``locale -a`` lists ``zh_CN.utf8``), as a Chinese desktop has.
+``LC_MESSAGES``, then ``LANG``; an empty value counts as unset): Taiwan's, Hong Kong's and
+Macau's Chinese (``zh_TW``, ``zh_HK``, ``zh_MO``, or a ``zh_Hant`` script) open the Traditional
+Chinese edition, ``notebooks/release/zh-TW/``; any other language starting with ``zh`` the
+Simplified one, ``notebooks/release/zh-CN/``; anything else the English one,
+``notebooks/release/``. JupyterLab serves the whole course folder, so the other editions are
+beside it in the file browser (``release/`` holds the English notebooks and the ``zh-CN`` and
+``zh-TW`` folders). JupyterLab's own menus follow the server's locale when its language pack is
+installed (``make lab`` installs ``jupyterlab-language-pack-zh-CN`` and ``-zh-TW``) and the
+system has that locale (``locale -a`` lists ``zh_CN.utf8`` or ``zh_TW.utf8``), as a Chinese
+desktop has.
 
 Usage: ``python tools/lab_edition.py [--course DIR]`` prints the path, under the course
 folder, of the notebook to open first (for ``--LabApp.default_url=/lab/tree/PATH``), and says
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,16 +29,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")  # the first one set wins, as in POSIX
 FIRST_NOTEBOOK = "00_start_here"
-EDITIONS = {"en": "release", "zh-CN": "release/zh-CN"}  # folders under the course
+EDITIONS = {"en": "release", "zh-CN": "release/zh-CN", "zh-TW": "release/zh-TW"}
+NAMES = {"en": "English", "zh-CN": "简体中文", "zh-TW": "繁體中文"}
+TRADITIONAL = re.compile(r"zh[_-](tw|hk|mo|hant)(?![a-z])")  # zh_TW.UTF-8, zh_HK, zh_Hant_TW
 
 
 def system_language(environ: Mapping[str, str]) -> str:
-    """The edition for the locale in ``environ``: ``zh-CN`` for any Chinese locale (the one
-    Chinese edition there is: zh_TW readers get Simplified Chinese), else ``en``."""
+    """The edition for the locale in ``environ``: ``zh-TW`` for Traditional Chinese (Taiwan,
+    Hong Kong, Macau), ``zh-CN`` for any other Chinese locale, else ``en``."""
     for variable in LOCALE_VARIABLES:
-        value = environ.get(variable, "")
+        value = environ.get(variable, "").lower()
         if value:
-            return "zh-CN" if value.lower().startswith("zh") else "en"
+            if TRADITIONAL.match(value):
+                return "zh-TW"
+            return "zh-CN" if value.startswith("zh") else "en"
     return "en"
 
 
@@ -53,12 +61,15 @@ def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
     parser.add_argument("--course", type=Path, default=ROOT / "notebooks")
     args = parser.parse_args(argv)
     path = start_notebook(system_language(environ), args.course)
-    opened = "zh-CN" if path.startswith(EDITIONS["zh-CN"]) else "en"
-    other = "en" if opened == "zh-CN" else "zh-CN"
-    names = {"en": "English", "zh-CN": "简体中文"}
+    opened = next(lang for lang in ("zh-CN", "zh-TW", "en") if path.startswith(EDITIONS[lang]))
+    others = "; ".join(
+        f"{NAMES[lang]}: {args.course.name}/{EDITIONS[lang]}/"
+        for lang in EDITIONS
+        if lang != opened
+    )
     print(
-        f"lab: the {names[opened]} edition, {args.course.name}/{EDITIONS[opened]}/; "
-        f"the {names[other]} one is beside it, {args.course.name}/{EDITIONS[other]}/",
+        f"lab: the {NAMES[opened]} edition, {args.course.name}/{EDITIONS[opened]}/; "
+        f"the others are beside it ({others})",
         file=sys.stderr,
     )
     print(path)

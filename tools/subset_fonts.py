@@ -1,20 +1,21 @@
 """Cut the font a translated edition ships: the glyphs its texts use, plus common characters.
 
-A zh-CN figure draws Chinese, which matplotlib's own font (DejaVu Sans) lacks. So that every
-machine draws it alike, with no system font, the package ships a subset of Noto Sans CJK
-(SIL Open Font License 1.1, whose text ships beside it as ``autogradkit/fonts/OFL.txt``), and
-a kernel registers it with matplotlib (``autogradkit._i18n.use_fonts``). ``_i18n.FONTS`` says,
+A zh-CN or zh-TW figure draws Chinese, which matplotlib's own font (DejaVu Sans) lacks. So that
+every machine draws it alike, with no system font, the package ships a subset of Noto Sans CJK
+(SIL Open Font License 1.1, whose text ships beside it as ``autogradkit/fonts/OFL.txt``), and a
+kernel registers it with matplotlib (``autogradkit._i18n.use_fonts``). ``_i18n.FONTS`` says,
 per language, the family the subset is known by, its file in ``autogradkit/fonts/``, and the
 full font it is cut from.
 
 The subset holds every character of the edition's texts that DejaVu Sans lacks: the prose and
 code twins ``source/*/*.<language>.md``, the checks' catalogs ``checks.<language>.po`` and the
 kit's catalog ``autogradkit/grading/locale/<language>.po``. Then a margin, so that a few new
-words need no new subset: ``COMMON[language]``, for zh-CN the 3,755 characters of GB2312
-level 1 (the common hanzi, computed from Python's ``gb2312`` codec) with GB2312's
-punctuation and full-width forms, and printable ASCII. The zh-CN subset is 963 KB, 4,134
-characters: the course's 901 alone would take 200 KB. tests/test_fonts.py fails when an
-edition uses a character its subset lacks: run this tool again then.
+words need no new subset: ``COMMON[language]``: for zh-CN the 3,755 characters of GB2312 level
+1 (the common hanzi, computed from Python's ``gb2312`` codec) with GB2312's punctuation and
+full-width forms, and printable ASCII; for zh-TW, Big5's symbols and its 5,401 frequent hanzi
+(Python's ``big5`` codec), and printable ASCII. The zh-CN subset is 963 KB, 4,134 characters
+(the course's 901 alone would take 200 KB); the zh-TW one 1,601 KB, 5,898. tests/test_fonts.py
+fails when an edition uses a character its subset lacks: run this tool again then.
 
 The full font is read from ``--source FILE`` or, by default, from the file fontconfig knows
 the family by (``fc-match``; Debian's fonts-noto-cjk, which tools/install_fonts.sh installs,
@@ -57,9 +58,15 @@ def encoded(codec: str, leads: range, trails: range = range(0xA1, 0xFF)) -> set[
     return found
 
 
-# rows 0xA1 to 0xA3 (punctuation, numerals, full-width ASCII), then level 1's hanzi (0xB0 to
-# 0xD7)
-COMMON = {"zh-CN": encoded("gb2312", range(0xA1, 0xA4)) | encoded("gb2312", range(0xB0, 0xD8))}
+# GB2312: rows 0xA1 to 0xA3 (punctuation, numerals, full-width ASCII), then level 1's hanzi
+# (0xB0 to 0xD7). Big5: its symbols (0xA140 to 0xA3BF), then its 5,401 frequent hanzi (常用字,
+# 0xA440 to 0xC67E)
+BIG5_TRAILS = [*range(0x40, 0x7F), *range(0xA1, 0xFF)]
+COMMON = {
+    "zh-CN": encoded("gb2312", range(0xA1, 0xA4)) | encoded("gb2312", range(0xB0, 0xD8)),
+    "zh-TW": encoded("big5", range(0xA1, 0xC6), BIG5_TRAILS)
+    | encoded("big5", range(0xC6, 0xC7), range(0x40, 0x7F)),
+}
 
 
 def edition_texts(language: str, course: Path) -> list[Path]:

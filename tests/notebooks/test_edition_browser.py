@@ -1,5 +1,6 @@
-"""The zh-CN edition in a real JupyterLab, in headless Chromium on a desktop set to zh-CN:
-the zh-CN release notebooks that hold the kit's widgets and drawings run, their widgets render
+"""The Chinese editions in a real JupyterLab, in headless Chromium on a desktop set to their
+language: the release notebooks that hold the kit's widgets and drawings run (zh-CN's all, and
+zh-TW's stepper, 05: its other widgets are zh-CN's, in other characters), their widgets render
 and speak Chinese, and no character of the notebook (prose, outputs, widgets, SVG drawings)
 fell back to a box.
 
@@ -24,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autogradkit._i18n import catalog
+from autogradkit._i18n import FONTS, catalog
 from autogradkit.grading.translate import kit_messages
 
 from .conftest import ROOT, TRANSLATED, release_path
@@ -49,11 +50,11 @@ VIZ_ENGLISH = sorted(
 pytestmark = [pytest.mark.browser, pytest.mark.needs("chromium", "cjk_font")]
 
 
-def browser_check(notebook: Path, shot: Path) -> dict:
-    """browser_check.py's JSON report on ``notebook`` in a zh-CN desktop, with the glyphs
-    checked; its exit code and screenshot path added."""
+def browser_check(notebook: Path, shot: Path, language: str = "zh-CN") -> dict:
+    """browser_check.py's JSON report on ``notebook`` in a ``language`` desktop, with the
+    glyphs checked; its exit code and screenshot path added."""
     args = [sys.executable, str(CHECK), str(notebook), str(shot), "--json", "--glyphs"]
-    args += ["--locale", "zh-CN", "--fail-on-console-error"]
+    args += ["--locale", language, "--fail-on-console-error"]
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     done = subprocess.run(args, capture_output=True, text=True, timeout=400, env=env, cwd=ROOT)
     try:
@@ -73,6 +74,7 @@ def browser_check(notebook: Path, shot: Path) -> dict:
 # prose uses the same fonts.
 BROWSED = ["00_start_here", "01_backprop_by_hand", "03_nonscalar_leaves_jacobians"]
 BROWSED += ["05_inside_grad_fn", "07_capstone"]
+EDITIONS = [("zh-CN", name) for name in BROWSED] + [("zh-TW", "05_inside_grad_fn")]
 
 
 def test_the_browsed_notebooks_hold_every_kit_widget():
@@ -86,10 +88,12 @@ def test_the_browsed_notebooks_hold_every_kit_widget():
     assert set(BROWSED) <= set(TRANSLATED["zh-CN"])
 
 
-@pytest.fixture(scope="module", params=BROWSED)
+@pytest.fixture(scope="module", params=EDITIONS, ids="-".join)
 def report(request, tmp_path_factory):
-    shot = tmp_path_factory.mktemp("edition") / f"{request.param}.zh-CN.png"
-    return browser_check(release_path(request.param, "zh-CN"), shot)
+    language, name = request.param
+    shot = tmp_path_factory.mktemp("edition") / f"{name}.{language}.png"
+    found = browser_check(release_path(name, language), shot, language)
+    return {**found, "language": language}
 
 
 def test_every_cell_runs_and_every_widget_renders(report):
@@ -118,9 +122,10 @@ def test_no_character_fell_back_to_a_box(report):
     assert report["font_warnings"] == []
 
 
-def test_chinese_is_drawn_with_noto_sans_cjk_sc(report):
+def test_chinese_is_drawn_with_the_editions_noto_sans_cjk(report):
+    region = FONTS[report["language"]].source.split()[-1]  # SC, TC
     cjk = {font for font in report["fonts"] if "CJK" in font}
-    assert cjk and all(font.endswith(" SC") for font in cjk), report["fonts"]
+    assert cjk and all(font.endswith(f" {region}") for font in cjk), report["fonts"]
 
 
 def test_the_screenshot_is_kept(report):

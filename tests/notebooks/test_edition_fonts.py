@@ -1,14 +1,14 @@
-"""The zh-CN edition's figures draw their Chinese with the kit's own font, on any machine.
+"""The Chinese editions' figures draw their Chinese with the kit's own font, on any machine.
 
-Each zh-CN release notebook runs in a copy of its folder (so the kernel reads the folder's
-language, as the student's kernel does, and registers the font the package ships:
-``_i18n.use_fonts``), with one cell first that records every text matplotlib draws (titles,
-axis labels, legends, the kit's widget figures alike) and, for each Chinese character, the
-font matplotlib found for it (``font_manager``, glyph by glyph through ``font.family``). Every
-Chinese character must come from the shipped subset of Noto Sans CJK, whatever the machine's
-fonts, and no cell may print a font warning. The same run with the kit's fonts taken away
-must fail both checks, so the check is known to catch boxes. That the subset holds every
-character of the edition's texts is tests/test_fonts.py.
+Each zh-CN release notebook (and a sample of zh-TW's, conftest.SAMPLED) runs in a copy of its
+folder (so the kernel reads the folder's language, as the student's kernel does, and registers
+the font the package ships: ``_i18n.use_fonts``), with one cell first that records every text
+matplotlib draws (titles, axis labels, legends, the kit's widget figures alike) and, for each
+Chinese character, the font matplotlib found for it (``font_manager``, glyph by glyph through
+``font.family``). Every Chinese character must come from the shipped subset of Noto Sans CJK,
+whatever the machine's fonts, and no cell may print a font warning. The same run with the kit's
+fonts taken away must fail both checks, so the check is known to catch boxes. That the subset
+holds every character of the edition's texts is tests/test_fonts.py.
 
 The browser side (widgets and pages) is tests/notebooks/test_edition_browser.py.
 """
@@ -25,7 +25,7 @@ import pytest
 from autogradkit._i18n import FONTS
 from autogradkit.grading.build import execute
 
-from .conftest import COURSE, EDITIONS, TRANSLATED, read, release_path
+from .conftest import COURSE, EDITIONS, TRANSLATED, read, release_path, sampled
 
 pytestmark = [pytest.mark.notebook]
 
@@ -70,11 +70,11 @@ def font_warnings(cells) -> list[str]:
     return [text for text in texts if FONT_WARNING.search(text)]
 
 
-def draw_and_record(name: str, folder, kits_fonts: bool = True) -> dict:
-    """Run the zh-CN release of ``name`` in a copy of its folder (without the kit's fonts if
-    ``kits_fonts`` is false): the texts drawn, each Chinese character's font, and the font
-    warnings."""
-    release = release_path(name, "zh-CN")
+def draw_and_record(name: str, folder, language: str, kits_fonts: bool = True) -> dict:
+    """Run the ``language`` release of ``name`` in a copy of its folder (without the kit's
+    fonts if ``kits_fonts`` is false): the texts drawn, each Chinese character's font, and the
+    font warnings."""
+    release = release_path(name, language)
     shutil.copytree(release.parent, folder)
     nb = nbformat.read(release, as_version=4)
     first = RECORD if kits_fonts else RECORD + WITHOUT_THE_KITS_FONTS
@@ -89,10 +89,15 @@ def draw_and_record(name: str, folder, kits_fonts: bool = True) -> dict:
     }
 
 
-@pytest.fixture(scope="module", params=TRANSLATED["zh-CN"])
+@pytest.fixture(
+    scope="module",
+    params=[(lang, name) for lang in FONTS for name in sampled(lang)],
+    ids="-".join,
+)
 def release_fonts(request, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("fonts") / request.param
-    return draw_and_record(request.param, folder)
+    language, name = request.param
+    folder = tmp_path_factory.mktemp("fonts") / name
+    return {**draw_and_record(name, folder, language), "language": language}
 
 
 def test_no_stored_output_of_a_release_holds_a_font_warning():
@@ -102,12 +107,13 @@ def test_no_stored_output_of_a_release_holds_a_font_warning():
 
 
 def test_figures_carry_chinese_labels(release_fonts):
-    assert release_fonts["chinese_texts"], "no figure of the zh-CN release has Chinese text"
+    assert release_fonts["chinese_texts"], "no figure of the release has Chinese text"
 
 
 def test_every_chinese_character_in_a_figure_comes_from_the_kits_font(release_fonts):
     fonts = release_fonts["fonts"]
-    wrong = {c: font for c, font in fonts.items() if font != FONTS["zh-CN"].family}
+    family = FONTS[release_fonts["language"]].family
+    wrong = {c: font for c, font in fonts.items() if font != family}
     assert fonts and not wrong, wrong
 
 
@@ -117,7 +123,7 @@ def test_no_figure_draws_a_glyph_its_fonts_lack(release_fonts):
 
 def test_without_the_kits_font_the_figures_draw_boxes_and_are_caught(tmp_path):
     name = TRANSLATED["zh-CN"][0]
-    found = draw_and_record(name, tmp_path / name, kits_fonts=False)
+    found = draw_and_record(name, tmp_path / name, "zh-CN", kits_fonts=False)
     assert found["chinese_texts"]
     assert found["warnings"], "matplotlib did not warn of the missing glyphs"
     assert None in found["fonts"].values()  # no font of font.family has them: boxes

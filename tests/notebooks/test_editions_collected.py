@@ -1,5 +1,5 @@
-"""`make test` runs nbval on both editions: every English and zh-CN release notebook is in the
-notebooks stage's selection and nbval collects its cells; an empty selection fails."""
+"""`make test` runs nbval on every edition: every English, zh-CN and zh-TW release notebook is
+in the notebooks stage's selection and nbval collects its cells; an empty selection fails."""
 
 from __future__ import annotations
 
@@ -16,20 +16,22 @@ sys.path.insert(0, str(ROOT / "tools"))
 import run_stages  # noqa: E402
 
 
-def test_the_notebooks_stage_selects_both_editions():
+def test_the_notebooks_stage_selects_every_edition():
     command = run_stages.commands("notebooks", [])[0]
     wanted = [release_path(name) for name in ASSIGNMENTS]
     wanted += [release_path(name, lang) for lang, names in TRANSLATED.items() for name in names]
-    assert TRANSLATED["zh-CN"], "no zh-CN edition: nothing of it would be tested"
+    for language, names in TRANSLATED.items():
+        assert names, f"no {language} edition: nothing of it would be tested"
     missing = [str(p.relative_to(ROOT)) for p in wanted if str(p.relative_to(ROOT)) not in command]
     assert missing == []
-    on_disk = sorted((ROOT / "notebooks" / "release" / "zh-CN").glob("*/*.ipynb"))
+    on_disk = sorted((ROOT / "notebooks" / "release").glob("*/*/*.ipynb"))
     assert all(str(p.relative_to(ROOT)) in command for p in on_disk)
 
 
-def test_nbval_collects_every_cell_of_a_zh_cn_release():
-    name = TRANSLATED["zh-CN"][0]
-    path = release_path(name, "zh-CN")
+@pytest.mark.parametrize("language", sorted(TRANSLATED))
+def test_nbval_collects_every_cell_of_a_translated_release(language):
+    name = TRANSLATED[language][0]
+    path = release_path(name, language)
     command = [sys.executable, "-m", "pytest", *run_stages.NBVAL, "--collect-only", "-q"]
     done = subprocess.run(
         [*command, str(path.relative_to(ROOT))],

@@ -1,7 +1,8 @@
-"""The error index in Chinese (notebooks/ERRORS.zh-CN.md) says what the English one says.
+"""The error index in Chinese (notebooks/ERRORS.zh-CN.md, and ERRORS.zh-TW.md made from it)
+says what the English one says.
 
 Each row keeps the message verbatim (it is what the student's screen shows) and the same
-places; only the explanation is written in Chinese. The zh-CN 00 links it.
+places; only the explanation is written in Chinese. Each edition's 00 links its own.
 """
 
 from __future__ import annotations
@@ -10,11 +11,16 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from autogradkit._i18n import LANGUAGES
 from autogradkit.grading import translate
 
 COURSE = Path(__file__).resolve().parents[2] / "notebooks"
 ENGLISH = COURSE / "ERRORS.md"
-CHINESE = COURSE / "ERRORS.zh-CN.md"
+CHINESE = LANGUAGES[1:]  # zh-CN, zh-TW
+# each edition's link from its 00 (a release copy is three folders below notebooks/)
+LINKS = {"zh-CN": "](../../../ERRORS.zh-CN.md)", "zh-TW": "](../../../ERRORS.zh-TW.md)"}
 HAN = re.compile(r"[\u4e00-\u9fff]")
 # Latin words an explanation may keep: identifiers in code font are stripped before this check
 PROSE_WORD = re.compile(r"\b[A-Za-z]{3,}\b")
@@ -29,21 +35,24 @@ def rows(path: Path) -> list[list[str]]:
     return found[1:]  # the header row
 
 
-def test_every_row_keeps_the_message_and_the_places():
-    english, chinese = rows(ENGLISH), rows(CHINESE)
+@pytest.mark.parametrize("language", CHINESE)
+def test_every_row_keeps_the_message_and_the_places(language):
+    english, chinese = rows(ENGLISH), rows(COURSE / f"ERRORS.{language}.md")
     assert [row[:2] for row in chinese] == [row[:2] for row in english]
 
 
-def test_every_explanation_is_written_in_chinese():
-    for message, _, meaning in rows(CHINESE):
+@pytest.mark.parametrize("language", CHINESE)
+def test_every_explanation_is_written_in_chinese(language):
+    for message, _, meaning in rows(COURSE / f"ERRORS.{language}.md"):
         prose = re.sub(r"`[^`]*`", "", meaning)
         assert HAN.search(prose), message
         assert not PROSE_WORD.findall(prose.replace("Variable", "")), (message, prose)
 
 
-def test_the_chinese_start_notebook_links_it():
-    source = COURSE / "source" / "00_start_here" / "00_start_here.zh-CN.md"
-    assert "](../../../ERRORS.zh-CN.md)" in source.read_text(encoding="utf-8")
+@pytest.mark.parametrize("language", CHINESE)
+def test_the_chinese_start_notebook_links_it(language):
+    source = COURSE / "source" / "00_start_here" / f"00_start_here.{language}.md"
+    assert LINKS[language] in source.read_text(encoding="utf-8")
 
 
 def test_every_markdown_page_in_chinese_renders_as_written():

@@ -66,8 +66,8 @@ def assert_refused(check, reference: dict, words: str = "", **answers) -> list[s
 
 
 def test_every_edition_is_judged_and_chinese_lines_are_checked():
-    assert editions(NB) == ["en", "zh-CN"]
-    assert [tr.language for tr in translations(checks.fixed_loop)] == ["zh-CN"]
+    assert editions(NB) == ["en", "zh-CN", "zh-TW"]
+    assert [tr.language for tr in translations(checks.fixed_loop)] == ["zh-CN", "zh-TW"]
     assert ENGLISH_PROSE.search("✗ w after 5 epochs: it is 1.5, not 2 (a hint)")
     assert ENGLISH_PROSE.search("✓ w after 1 epoch")
     assert not ENGLISH_PROSE.search("✗ train_fixed(x, y, 3) 返回叶子节点 w：实际是 None")

@@ -405,7 +405,7 @@ LINK = re.compile(r"\]\((?!https?://|#|mailto:)([^)\s]+)\)")
 
 def test_every_relative_link_of_every_notebook_opens_a_file():
     """Links to the glossary, the error index or another notebook resolve from where each
-    copy sits (a zh-CN release is one folder deeper than an English one)."""
+    copy sits (a zh-CN or zh-TW release is one folder deeper than an English one)."""
     notebooks = sorted(COURSE.glob("source/*/*.ipynb")) + sorted(COURSE.glob("release/**/*.ipynb"))
     broken = [
         f"{path.relative_to(COURSE)}: {target}"
@@ -421,6 +421,7 @@ def test_the_first_notebook_points_at_the_glossary_and_the_error_index():
     for path in (
         source_path("00_start_here"),
         COURSE / "release/zh-CN/00_start_here/00_start_here.ipynb",
+        COURSE / "release/zh-TW/00_start_here/00_start_here.ipynb",
     ):
         targets = {t for c in _markdown(read(path)) for t in LINK.findall(_cell_text(c))}
         assert {Path(t).name for t in targets} >= {"GLOSSARY.md", "ERRORS.md"}, path

@@ -1,0 +1,260 @@
+"""The checks of notebook 06: hooks.
+
+Each check runs your answer on inputs it draws itself and reports what it saw. It is compared
+with what the instructor's solution gives on the same inputs: here, with the answers recorded
+for practice; when your notebook is graded, on inputs drawn fresh for the grading run.
+"""
+
+import numpy as np
+
+import autogradkit as agk
+from autogradkit import nn
+from autogradkit.grading.checks import Checks, hooks_fired, kit_calls
+
+check = Checks(__file__)
+
+
+@check.exercise("printed_by_a", "final_x_grad")
+def predicted_hooks(obs, printed_by_a, final_x_grad):
+    """Exercise 1: what the hooks print, and x.grad"""
+    obs.predicted(
+        "what hook A prints",
+        printed_by_a,
+        hint="hook A runs before hook B: what gradient does y.sum() send to y?",
+    )
+    obs.predicted("x.grad", final_x_grad, hint="hook B's result flows on to x, through y = x * 3")
+
+
+# ----- exercise 2: capture intermediate gradients --------------------------------------------
+def _graph(obs):
+    """Fresh leaves x and w; intermediates with a fork (u used twice) and a diamond (h reaches
+    s directly and through u); a scalar loss. Returns the leaves, the tensors and the loss."""
+    size = int(obs.rng.integers(2, 5))
+    x, w = (agk.tensor(obs.rng.normal(size=size), requires_grad=True) for _ in range(2))
+    k = agk.tensor(obs.rng.normal(size=size))  # needs no gradient
+    h = x * w
+    u = h.tanh()
+    v = u * u
+    s = u + h
+    loss = (v * k).sum() + (s * s).mean()
+    return (x, w), {"h": h, "u": u, "v": v, "s": s, "loss": loss}, loss
+
+
+def _some(obs, tensors: dict, count: int, leave_out=()) -> dict:
+    """``count`` of ``tensors``, other than ``leave_out``, in a random order."""
+    names = [name for name in tensors if name not in leave_out]
+    chosen = obs.rng.choice(names, size=count, replace=False)
+    return {str(name): tensors[str(name)] for name in chosen}
+
+
+def _numbers(value) -> np.ndarray:
+    """A copy of a tensor's (or an array's) numbers."""
+    if isinstance(value, agk.Tensor):
+        return value.detach().numpy().copy()
+    return np.array(value, dtype=float)
+
+
+def _observe_captured(obs, what: str, captured, named: dict) -> None:
+    obs.require(
+        f"capture_grads returns a dict ({what})",
+        isinstance(captured, dict),
+        hint="return the dict your hooks filled",
+    )
+    obs.equal(
+        f"the names in it ({what})",
+        sorted(str(name) for name in captured),
+        hint="one entry per tensor in named; each hook must remember its own tensor's name",
+    )
+    for name in sorted(named):
+        obs.close(
+            f"the gradient of {name} ({what})",
+            captured.get(name),
+            hint="store a copy of the gradient your hook receives",
+        )
+
+
+def _later_passes_change(captured: dict, named: dict, obs) -> bool:
+    """Run a new backward pass into each tensor: a hook still in place would fire again."""
+    before = {name: _numbers(captured[name]) for name in named}
+    for t in named.values():
+        try:
+            (t * agk.tensor(obs.rng.normal(size=t.shape))).sum().backward()
+        except RuntimeError:  # the graph below t was freed, after t's hooks ran
+            pass
+    return any(not np.array_equal(before[n], _numbers(captured[n])) for n in named)
+
+
+# What capture_grads may use of the kit: hooks, their handles, one backward(), copies
+HOOKING = ("register_hook", "remove", "__enter__", "__exit__", "backward", "clone", "detach")
+
+
+@check.exercise("capture_grads")
+def captured_grads(obs, capture_grads):
+    """Exercise 2: capture_grads records gradients with hooks and leaves them unchanged"""
+    leaves, tensors, loss = _graph(obs)
+    named = _some(obs, tensors, int(obs.rng.integers(2, 5)))
+    with kit_calls(*HOOKING) as calls, hooks_fired(**named) as fired:
+        captured = obs.call(capture_grads, named, loss)
+    obs.holds(
+        "capture_grads takes the gradients from its hooks only",
+        calls,
+        "empty",
+        hint="no autograd.grad, retain_grad() or .grad: what a hook receives is the gradient",
+    )
+    obs.equal(
+        f"the tensors whose hooks ran, once each ({len(named)} tensors)",
+        sorted(fired),
+        hint="register one hook on each tensor, then call loss.backward() once",
+    )
+    _observe_captured(obs, f"for {', '.join(named)}", captured, named)
+    for name, leaf in zip(("x", "w"), leaves):
+        obs.close(
+            f"{name}.grad after capture_grads",
+            leaf.grad,
+            hint="the hooks only look: return None, so the gradient flows on unchanged",
+        )
+    obs.equal(
+        "a later backward pass changes what you captured",
+        obs.call(_later_passes_change, captured, named, obs),
+        hint="remove each hook with its handle once loss.backward() has run",
+    )
+
+
+# ----- exercise 3: the gradient lands in the leaf -------------------------------------------
+class _Net(nn.Module):
+    """Linear, tanh, Linear, with weights drawn from ``obs.rng`` (the notebook's own random
+    numbers stay untouched, so the cells after the check print what they always print)."""
+
+    def __init__(self, obs, size: int):
+        super().__init__()
+        hidden = int(obs.rng.integers(2, 5))
+        for name, shape in (("w1", (hidden, size)), ("b1", (hidden,)), ("w2", (1, hidden))):
+            values = obs.rng.normal(size=shape).astype(np.float32)
+            self.register_parameter(name, nn.Parameter(agk.tensor(values)))
+
+    def forward(self, input):
+        hidden = nn.functional.linear(input, self.w1, self.b1).tanh()
+        return nn.functional.linear(hidden, self.w2)
+
+
+@check.exercise("input_gradient")
+def leaf_input(obs, input_gradient):
+    """Exercise 3: the gradient lands in the leaf"""
+    size = int(obs.rng.integers(3, 6))
+    for what, shape in (("one input", (size,)), ("a batch", (int(obs.rng.integers(2, 4)), size))):
+        values = obs.rng.uniform(-2.0, 2.0, size=shape).round(2)
+        result = obs.call(input_gradient, values.tolist(), _Net(obs, size))
+        obs.require(
+            f"input_gradient returns (inp, input_grad) ({what})",
+            isinstance(result, tuple) and len(result) == 2,
+            hint="return inp, input_grad",
+        )
+        inp, input_grad = result
+        obs.require(
+            f"inp is a leaf that requires grad ({what})",
+            isinstance(inp, agk.Tensor) and inp.is_leaf and inp.requires_grad,
+            hint=".to(...) returns the result of an operation: which tensor is the leaf?",
+        )
+        obs.equal(f"inp's dtype ({what})", str(inp.dtype), hint="the net computes in float32")
+        obs.close(f"inp's values ({what})", inp)
+        obs.require(
+            f"input_grad is inp.grad, filled by backward() ({what})",
+            input_grad is not None and input_grad is inp.grad,
+            hint="call backward() and read the gradient it left in inp.grad",
+        )
+        obs.close(f"input_grad ({what})", input_grad, atol=1e-5)
+
+
+# ----- exercise 4: the example by hand -------------------------------------------------------
+def _draw(obs, huge: bool):
+    """x, w and b; ``huge``: x and w near 1e160, so that w · x overflows float64 while each
+    gradient is an ordinary number (a difference of the result is not)."""
+    size = int(obs.rng.integers(2, 6))
+    if not huge:
+        x, w = (obs.rng.uniform(-3.0, 3.0, size=size).round(2) for _ in range(2))
+        return x, w, round(float(obs.rng.uniform(-3.0, 3.0)), 2)
+    x = obs.rng.uniform(1.0, 3.0, size=size) * 1e160
+    return x, x * obs.rng.uniform(0.5, 1.0, size=size), float(obs.rng.uniform(-3.0, 3.0))
+
+
+@check.exercise("linear_by_hand")
+def by_hand(obs, linear_by_hand):
+    """Exercise 4: Linear, then / 4, by hand"""
+    hand = obs.by_hand(linear_by_hand)  # runs where autograd does not exist: by hand, by design
+    for draw, huge in ((1, False), (2, False), (3, True)):
+        x, w, b = _draw(obs, huge)
+        found = obs.call(hand, x.copy(), w.copy(), b)
+        at = f"draw {draw}: x and w of {len(x)} numbers"
+        if huge:
+            at = f"draw {draw}: x and w of {len(x)} numbers near 1e160"
+        obs.require(
+            f"linear_by_hand returns three results ({at})",
+            isinstance(found, (tuple, list)) and len(found) == 3,
+            hint="return result, weight_grad, bias_grad",
+        )
+        result, weight_grad, bias_grad = found
+        if not huge:  # there the result overflows; the gradients do not
+            obs.close(f"the result ({at})", result, hint="first the layer, w · x + b, then / 4")
+        obs.close(
+            f"the weight gradient ({at})",
+            weight_grad,
+            hint="by how much does the result change when one weight grows by one?",
+        )
+        obs.close(f"the bias gradient ({at})", bias_grad, hint="the bias is added before / 4")
+
+
+# ----- exercise 5: fine-tune the last layer ------------------------------------------------
+def _deep_network(obs):
+    """Two or three Linear layers with Tanh between them, weights drawn from ``obs.rng``."""
+    sizes = [int(obs.rng.integers(2, 5))]
+    sizes += [int(obs.rng.integers(3, 7)) for _ in range(int(obs.rng.integers(1, 3)))] + [1]
+    layers = []
+    for n_in, n_out in zip(sizes, sizes[1:]):
+        layers += [nn.Linear(n_in, n_out), nn.Tanh()]
+    model = nn.Sequential(*layers[:-1])
+    with agk.no_grad():
+        for param in model.parameters():
+            param.copy_(agk.tensor(obs.rng.normal(0.0, 0.8, size=param.shape)))
+    return model, sizes[0]
+
+
+@check.exercise("fine_tune_last")
+def fine_tuned(obs, fine_tune_last):
+    """Exercise 5: only the last layer trains, and only it is in the optimizer"""
+    model, n_in = _deep_network(obs)
+    n = int(obs.rng.integers(4, 9))
+    x = agk.tensor(obs.rng.normal(size=(n, n_in)), dtype=agk.float32)
+    y = agk.tensor(obs.rng.normal(size=(n, 1)), dtype=agk.float32)
+    steps, lr = int(obs.rng.integers(2, 6)), round(float(obs.rng.uniform(0.05, 0.3)), 3)
+    names = {id(param): name for name, param in model.named_parameters()}
+    optimizer = obs.call(fine_tune_last, model, x, y, steps, lr)
+    obs.require(
+        "fine_tune_last returns an optimizer",
+        isinstance(optimizer, agk.optim.Optimizer),
+        hint="return the SGD optimizer you made",
+    )
+    held = [names.get(id(p), "?") for group in optimizer.param_groups for p in group["params"]]
+    obs.equal(
+        "the parameters the optimizer holds",
+        sorted(held),
+        hint="hand it [p for p in model.parameters() if p.requires_grad]",
+    )
+    obs.equal(
+        "the parameters that require grad afterwards",
+        [name for name, param in model.named_parameters() if param.requires_grad],
+        hint="freeze with requires_grad_(False), on every parameter but the last layer's",
+    )
+    obs.equal(
+        "the parameters that have a .grad afterwards",
+        [name for name, param in model.named_parameters() if param.grad is not None],
+        hint="a frozen parameter gets no gradient: was it frozen before the first backward()?",
+    )
+    for name, param in model.named_parameters():
+        obs.close(
+            f"{name} after {steps} steps with lr = {lr:g}",
+            param,
+            atol=1e-5,
+            hint="each step: zero the gradients, forward, MSE loss, backward, step",
+        )
+
+
