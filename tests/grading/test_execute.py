@@ -47,9 +47,10 @@ def test_each_run_gets_a_fresh_kernel(ctx):
 
 
 def test_endless_loop_is_interrupted_and_later_cells_still_run(ctx):
-    nb, seconds = _run(ctx, "while True:\n    pass", "print('after')")
+    nb, _ = _run(ctx, "while True:\n    pass", "print('after')")
     assert ctx.status == "timeout" and _error(nb["cells"][0]) == "CellTimeoutError"
-    assert _text(nb["cells"][1]) == "after\n" and seconds < 3 + 2
+    assert _text(nb["cells"][1]) == "after\n"
+    assert not any("ignored the interrupt" in issue for issue in ctx.issues)  # no kill needed
 
 
 def test_loop_that_swallows_interrupts_is_killed_and_state_replayed(ctx):
@@ -57,16 +58,16 @@ def test_loop_that_swallows_interrupts_is_killed_and_state_replayed(ctx):
         "while True:\n    try:\n        sum(range(10**5))\n"
         "    except KeyboardInterrupt:\n        pass"
     )
-    nb, seconds = _run(ctx, "x = 41", loop, "print(x + 1)")
+    nb, _ = _run(ctx, "x = 41", loop, "print(x + 1)")
     assert ctx.status == "timeout" and "ignored the interrupt" in ctx.issues[0]
-    assert _text(nb["cells"][2]) == "42\n" and seconds < 3 + 1 + 3
+    assert _text(nb["cells"][2]) == "42\n"
 
 
 def test_kernel_death_is_noticed_at_once(ctx):
-    nb, seconds = _run(ctx, "x = 1", "import os\nos._exit(3)", "print(x)")
+    nb, seconds = _run(ctx, "x = 1", "import os\nos._exit(3)", "print(x)", timeout=120.0)
     assert ctx.status == "kernel_died" and _error(nb["cells"][1]) == "DeadKernelError"
-    # noticed at once: well before the 3 s cell timeout could have fired (slack for a busy CI)
-    assert _text(nb["cells"][2]) == "1\n" and seconds < 2.5
+    # noticed at once, not when the (here long) cell timeout fires: a bound no load can reach
+    assert _text(nb["cells"][2]) == "1\n" and seconds < 120
 
 
 def test_a_kernel_that_dies_while_starting_is_replaced(pool, monkeypatch):
