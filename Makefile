@@ -13,6 +13,8 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
+# the instructor's command, from the package autogradkit_instructor
+AGK    := $(VENV)/bin/autogradkit
 STAMP_LAB  := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 STAMP_COURSE := $(VENV)/.installed-course
@@ -74,26 +76,26 @@ bench: $(STAMP_TEST)
 # ASSIGNMENT=NAME builds and releases that one alone; without it, every assignment. Releasing
 # a notebook whose source did not change changes no byte of its release copies.
 notebooks: $(STAMP_LAB)
-	$(PY) -m autogradkit build --course $(COURSE) $(ASSIGNMENT)
+	$(AGK) build --course $(COURSE) $(ASSIGNMENT)
 	$(MAKE) release
 
 # the languages ASSIGNMENT (any assignment, when none is named) is translated into: LANG of
 # each source/NN/NN.LANG.md
 TRANSLATIONS = $(sort $(subst .,,$(suffix $(basename $(wildcard $(COURSE)/source/$(or $(ASSIGNMENT),*)/*.*.md)))))
 release: $(STAMP_LAB)
-	$(foreach lang,en $(TRANSLATIONS),$(PY) -m autogradkit release --course $(COURSE) --lang $(lang) $(ASSIGNMENT) &&) true
+	$(foreach lang,en $(TRANSLATIONS),$(AGK) release --course $(COURSE) --lang $(lang) $(ASSIGNMENT) &&) true
 
 grade: $(STAMP_LAB)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=NAME [SUBMITTED=$(COURSE)/submitted] [SCHEDULER=tcp://HOST:PORT]" >&2; exit 2; }
-	$(PY) -m autogradkit grade $(or $(SUBMITTED),$(COURSE)/submitted) --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
+	$(AGK) grade $(or $(SUBMITTED),$(COURSE)/submitted) --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 report: $(STAMP_LAB)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make report ASSIGNMENT=NAME [ANONYMOUS=1]" >&2; exit 2; }
-	$(PY) -m autogradkit report --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(ANONYMOUS),--anonymous)
+	$(AGK) report --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(ANONYMOUS),--anonymous)
 
 validate: $(STAMP_LAB)
 	@test -n "$(NB)" || { echo "usage: make validate NB=path/to/notebook.ipynb" >&2; exit 2; }
-	$(PY) -m autogradkit validate $(NB)
+	$(AGK) validate $(NB)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from autogradkit._i18n import FONTS
-from autogradkit.grading import cells
+from autogradkit_instructor import cells
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "notebooks" / "source"

@@ -6,9 +6,9 @@ import dataclasses
 import json
 import time
 
-from autogradkit.grading.context import Context
-from autogradkit.grading.kernels import Kernel, KernelDied
-from autogradkit.grading.steps import Execute
+from autogradkit_instructor.context import Context
+from autogradkit_instructor.kernels import Kernel, KernelDied
+from autogradkit_instructor.steps import Execute
 
 from .helpers import code, notebook
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autogradkit.grading import house_style
+from autogradkit_instructor import house_style
 
 from .exercises import RECORDS
 

@@ -25,7 +25,7 @@ import nbformat
 import pytest
 
 from autogradkit._i18n import catalog
-from autogradkit.grading.translate import kit_messages
+from autogradkit_instructor.translate import kit_messages
 
 from .conftest import ROOT, TRANSLATED, release_path
 

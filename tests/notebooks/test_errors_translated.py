@@ -10,7 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from autogradkit.grading import translate
+from autogradkit_instructor import translate
 
 COURSE = Path(__file__).resolve().parents[2] / "notebooks"
 ENGLISH = COURSE / "ERRORS.md"
