@@ -178,7 +178,7 @@ def test_workers_leave_no_scratch_folder(runs):
 
 def test_without_scheduler_dask_is_never_imported():
     code = (
-        "import sys; from autogradkit.grading import cli, grade, export; "
+        "import sys; from autogradkit_instructor import cli, grade, export; "
         "cli.parse_config(['grade', 'subs', '--assignment', 'hw1']); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
     )
