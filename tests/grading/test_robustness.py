@@ -187,7 +187,7 @@ def test_a_killed_grader_can_be_rerun_and_finishes_the_job(course, sandbox, caps
         nb["cells"][2]["source"] += "\nimport time\ntime.sleep(5)"
         path.write_text(json.dumps(nb))
     args = ["grade", str(course / "submitted"), "--assignment", "hw1", "--course", str(course)]
-    cmd = [sys.executable, "-m", "autogradkit", *args, *FAST]
+    cmd = [sys.executable, "-m", "autogradkit_instructor", *args, *FAST]
     grader = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     results = course / "grades" / "hw1" / "results"
     deadline = time.monotonic() + 60  # a guard against hanging, not a timing check
