@@ -14,6 +14,8 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
+# the instructor's command, from the package autogradkit_instructor
+AGK    := $(VENV)/bin/autogradkit
 STAMP_LAB  := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
 STAMP_COURSE := $(VENV)/.installed-course
@@ -76,7 +78,7 @@ bench: $(STAMP_TEST)
 # ASSIGNMENT=NAME builds and releases that one alone; without it, every assignment. Releasing
 # a notebook whose source did not change changes no byte of its release copies.
 notebooks: $(STAMP_LAB)
-	$(PY) -m autogradkit build --course $(COURSE) $(ASSIGNMENT)
+	$(AGK) build --course $(COURSE) $(ASSIGNMENT)
 	$(MAKE) release
 
 # the languages ASSIGNMENT (any assignment, when none is named) is translated into: LANG of
@@ -85,19 +87,19 @@ notebooks: $(STAMP_LAB)
 MAKE_ZH_TW = $(if $(wildcard tools/make_zh_tw.py),$(PY) tools/make_zh_tw.py --course $(COURSE) &&)
 TRANSLATIONS = $(sort $(subst .,,$(suffix $(basename $(wildcard $(COURSE)/source/$(or $(ASSIGNMENT),*)/*.*.md)))))
 release: $(STAMP_LAB)
-	$(MAKE_ZH_TW) $(foreach lang,en $(TRANSLATIONS),$(PY) -m autogradkit release --course $(COURSE) --lang $(lang) $(ASSIGNMENT) &&) true
+	$(MAKE_ZH_TW) $(foreach lang,en $(TRANSLATIONS),$(AGK) release --course $(COURSE) --lang $(lang) $(ASSIGNMENT) &&) true
 
 grade: $(STAMP_LAB)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make grade ASSIGNMENT=NAME [SUBMITTED=$(COURSE)/submitted] [SCHEDULER=tcp://HOST:PORT]" >&2; exit 2; }
-	$(PY) -m autogradkit grade $(or $(SUBMITTED),$(COURSE)/submitted) --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
+	$(AGK) grade $(or $(SUBMITTED),$(COURSE)/submitted) --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 report: $(STAMP_LAB)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make report ASSIGNMENT=NAME [ANONYMOUS=1]" >&2; exit 2; }
-	$(PY) -m autogradkit report --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(ANONYMOUS),--anonymous)
+	$(AGK) report --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(ANONYMOUS),--anonymous)
 
 validate: $(STAMP_LAB)
 	@test -n "$(NB)" || { echo "usage: make validate NB=path/to/notebook.ipynb" >&2; exit 2; }
-	$(PY) -m autogradkit validate $(NB)
+	$(AGK) validate $(NB)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

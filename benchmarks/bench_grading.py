@@ -70,7 +70,7 @@ def kernel_env() -> dict[str, str]:
 
 PEAK_RSS = (  # the grader's own peak resident memory, kernels excluded (they are other processes)
     "import resource, sys\n"
-    "from autogradkit.grading.cli import main\n"
+    "from autogradkit_instructor.cli import main\n"
     "code = main(sys.argv[2:])\n"
     "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
     "open(sys.argv[1], 'w').write(str(peak))\n"

@@ -34,7 +34,7 @@ NBGRADER_VENV = ROOT / ".venv" / "nbgrader"
 
 
 def _bubblewrap() -> str | None:
-    from autogradkit.grading.sandbox import Bubblewrap, Limits, SandboxUnavailable
+    from autogradkit_instructor.sandbox import Bubblewrap, Limits, SandboxUnavailable
 
     if shutil.which("bwrap") is None:
         return "bwrap is not installed"
@@ -46,8 +46,8 @@ def _bubblewrap() -> str | None:
 
 
 def _podman() -> str | None:
-    from autogradkit.grading.container import Container
-    from autogradkit.grading.sandbox import Limits, SandboxUnavailable
+    from autogradkit_instructor.container import Container
+    from autogradkit_instructor.sandbox import Limits, SandboxUnavailable
 
     if shutil.which("podman") is None:
         return "podman is not installed"

@@ -1,4 +1,5 @@
-"""The base install (``pip install autogradkit``: NumPy alone) imports, and draws graphs.
+"""The base install (``pip install autogradkit``: NumPy alone) imports, draws graphs, and runs
+every notebook's checks (the instructor's toolchain is not needed in a kernel).
 
 The venv here holds the kit and NumPy, and nothing else: made offline in a second (no pip,
 no index), with the package and this environment's NumPy linked into its site-packages (what
@@ -78,3 +79,31 @@ def test_viz_imports_and_draws_with_numpy_alone_and_the_rest_names_the_lab_extra
     assert (
         found["figure"].startswith("matplotlib is not installed") and LAB_INSTALL in found["figure"]
     )
+
+
+CHECKS = """\
+import importlib.util, json, sys
+import autogradkit as agk
+
+x = agk.tensor([1.0, 2.0], requires_grad=True)
+(x * x).sum().backward()
+for path in sys.argv[1:]:
+    spec = importlib.util.spec_from_file_location("checks", path)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+print(json.dumps({"grad": x.grad.tolist(), "modules": sorted(sys.modules)}))
+"""
+
+
+def test_every_notebooks_checks_import_without_the_instructor_toolchain(base_python, tmp_path):
+    """A student's kernel needs the library and its check API alone: the venv here has not
+    the toolchain (``autogradkit_instructor``) nor any of its dependencies."""
+    root = Path(autogradkit.__file__).resolve().parents[1]
+    checks = sorted((root / "notebooks" / "release").glob("*/checks.py"))
+    assert len(checks) >= 8
+    argv = [base_python, "-c", CHECKS, *map(str, checks)]
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["grad"] == [2.0, 4.0]
+    assert "autogradkit.grading.checks" in found["modules"]
+    assert not {"autogradkit_instructor", "nbformat", "nbclient"} & set(found["modules"])

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from autogradkit.grading import cli
+from autogradkit_instructor import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "08_my_quiz"

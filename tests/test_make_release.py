@@ -33,7 +33,8 @@ def planned(course: Path, *arguments: str) -> list[list[str]]:
     command = ["make", "-n", "--no-print-directory", f"COURSE={course}", *arguments]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     runs = [part.split() for part in done.stdout.replace("&&", "\n").splitlines()]
-    return [run[run.index("autogradkit") + 1 :] for run in runs if "autogradkit" in run]
+    command = ".venv/bin/autogradkit"  # the Makefile's $(AGK)
+    return [run[run.index(command) + 1 :] for run in runs if command in run]
 
 
 def test_release_of_one_assignment_releases_it_in_each_of_its_languages(course):

@@ -17,10 +17,11 @@ def test_code_stays_within_the_style_budgets(capsys):
 
 
 def test_the_package_never_imports_torch():
-    root = Path(__file__).resolve().parent.parent / "autogradkit"
+    root = Path(__file__).resolve().parent.parent
     offenders = [
         str(p)
-        for p in root.rglob("*.py")
+        for folder in ("autogradkit", "autogradkit_instructor")
+        for p in (root / folder).rglob("*.py")
         if any(
             line.strip().startswith(("import torch", "from torch"))
             for line in p.read_text().splitlines()
@@ -70,7 +71,7 @@ LAYERS = {
     | {f"optim.{p.stem}" for p in (PACKAGE / "optim").glob("*.py") if p.stem != "__init__"},
     "package": {""},  # autogradkit/__init__.py: agk.tensor, agk.nn... (viz writes agk.)
     "viz": _subpackage("viz"),
-    "grading": _subpackage("grading") | {"__main__"},
+    "grading": _subpackage("grading"),  # the kernel's side; the toolchain is TOOLCHAIN, above
 }
 ORDER = list(LAYERS)
 LAYER_OF = {module: ORDER.index(layer) for layer, modules in LAYERS.items() for module in modules}
@@ -236,6 +237,96 @@ def test_autograd_touches_no_private_attribute_of_another_layer():
                 if not node.attr.endswith("__"):
                     used.append((path.name, node.lineno, node.attr))
     assert [u for u in used if u[2] not in defined] == []
+
+
+# ----- the instructor's toolchain sits above the whole package -------------------------------
+# autogradkit_instructor (the CLI, build/release, the grader, its sandboxes) imports autogradkit;
+# autogradkit never names it: not in an import, and not in any string or name its code holds,
+# which is what every run-time lookup needs (importlib, __import__, sys.modules, a
+# ``python -m`` of it). A student's kernel and a base install never load it.
+TOOLCHAIN = "autogradkit_instructor"
+
+
+def _names_of_the_toolchain(path: Path) -> list[str]:
+    """Where ``path``'s code (docstrings aside) names the toolchain: ``line: what``."""
+    tree = ast.parse(path.read_text())
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            words = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            words = [node.module or ""]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            words = [] if id(node) in docstrings else [node.value]
+        elif isinstance(node, (ast.Name, ast.Attribute)):
+            words = [getattr(node, "id", None) or getattr(node, "attr", "")]
+        else:
+            continue
+        found += [f"{node.lineno}: {word!r}" for word in words if TOOLCHAIN in word]
+    return found
+
+
+def test_the_package_never_names_the_instructor_toolchain():
+    found = {
+        str(path.relative_to(PACKAGE.parent)): where
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (where := _names_of_the_toolchain(path))
+    }
+    assert found == {}
+
+
+def test_the_toolchain_test_sees_an_import_and_a_run_time_lookup(tmp_path):
+    fake = tmp_path / "checks.py"
+    fake.write_text(
+        '"""Docstrings may name autogradkit_instructor."""\n'
+        "import importlib\n"
+        "from autogradkit_instructor import cells\n"
+        "def later():\n"
+        "    return importlib.import_module('autogradkit_instructor.cli')\n"
+    )
+    assert _names_of_the_toolchain(fake) == [
+        "3: 'autogradkit_instructor'",
+        "5: 'autogradkit_instructor.cli'",
+    ]
+
+
+STUDENT_SIDE = """\
+import importlib.util, json, sys
+import autogradkit as agk
+import autogradkit.grading, autogradkit.grading.guard, autogradkit.nn, autogradkit.optim
+import autogradkit.viz
+x = agk.tensor([1.0, 2.0], requires_grad=True)
+(x * x).sum().backward()
+for path in sys.argv[1:]:  # each notebook's checks.py, as its kernel imports it
+    spec = importlib.util.spec_from_file_location("checks", path)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+print(json.dumps({"grad": x.grad.tolist(), "loaded": sorted(sys.modules)}))
+"""
+
+
+def test_a_student_kernel_loads_none_of_the_toolchain(tmp_path):
+    """The kit, its viz, and every released notebook's checks.py import without loading one
+    module of the toolchain (in a fresh Python, from a folder that is not the checkout)."""
+    import json
+    import subprocess
+
+    checks = sorted((PACKAGE.parent / "notebooks" / "release").glob("*/checks.py"))
+    assert len(checks) >= 8
+    argv = [sys.executable, "-c", STUDENT_SIDE, *map(str, checks)]
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["grad"] == [2.0, 4.0]
+    assert "autogradkit.grading.checks" in found["loaded"]
+    assert [m for m in found["loaded"] if m.split(".")[0] == TOOLCHAIN] == []
 
 
 def test_every_module_has_a_layer():

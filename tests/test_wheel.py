@@ -1,4 +1,5 @@
-"""The installed package is the library: no reference answer, hidden check or course data.
+"""The installed packages are the library and the toolchain: no reference answer, hidden check
+or course data.
 
 The wheel is built as ``pip install`` would build it. Then no solution of any source notebook
 (each ``### BEGIN SOLUTION`` region, whole or any three consecutive lines of it), no hidden
@@ -16,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from autogradkit._i18n import FONTS
-from autogradkit.grading import cells
+from autogradkit._i18n import FONTS, LANGUAGES
+from autogradkit_instructor import cells
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "notebooks" / "source"
@@ -64,6 +65,20 @@ def test_the_wheel_is_the_library_and_nothing_of_the_course(wheel):
     ]
     assert course_files == []
     assert not any(name.startswith(("notebooks/", "tests/")) for name in names)
+
+
+def test_the_wheel_ships_both_packages_the_catalogs_and_the_command(wheel):
+    """One distribution, two packages: the student's library (with the kit's catalogs, which
+    are data files) and the instructor's toolchain, whose ``main`` is the ``autogradkit``
+    command."""
+    names = set(wheel.namelist())
+    for language in LANGUAGES[1:]:
+        assert f"autogradkit/grading/locale/{language}.po" in names
+    assert {"autogradkit_instructor/cli.py", "autogradkit_instructor/steps/score.py"} <= names
+    assert not any(name.startswith("autogradkit/grading/steps/") for name in names)
+    (entry_points,) = [name for name in names if name.endswith(".dist-info/entry_points.txt")]
+    scripts = wheel.read(entry_points).decode().split("[console_scripts]")[1]
+    assert "autogradkit = autogradkit_instructor.__main__:main" in scripts
 
 
 def test_no_solution_or_hidden_check_of_any_notebook_is_in_the_wheel(wheel):

@@ -16,7 +16,7 @@ import re
 import sys
 from pathlib import Path
 
-from autogradkit.grading.translate import breaks_badly
+from autogradkit_instructor.translate import breaks_badly
 
 # a short label with no punctuation of its own (**用时：**), so that two bold spans never pair up
 BOLD_PUNCTUATION = re.compile(

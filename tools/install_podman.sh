@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install Podman and runc from Debian's packages, for `autogradkit grade --sandbox podman` and
 # the tests that run the attack suite in containers too. No registry is needed: the kit makes
-# its image itself (autogradkit/grading/container.py). Idempotent. Usage, from anywhere:
+# its image itself (autogradkit_instructor/container.py). Idempotent. Usage, from anywhere:
 #   tools/install_podman.sh
 set -euo pipefail
 here="$(dirname "$0")"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
-LINTED = ["autogradkit", "tests", "tools", "benchmarks"]
+LINTED = ["autogradkit", "autogradkit_instructor", "tests", "tools", "benchmarks"]
 NBVAL = [
     "-p",
     "no:hypothesispytest",
@@ -49,7 +49,16 @@ def commands(stage: str, allowed_skips: list[str]) -> list[list[str]]:
         ruff = [PY, "-m", "ruff"]
         return [[*ruff, "check", *LINTED], [*ruff, "format", "--check", *LINTED]]
     if stage == "unit":
-        return [[*pytest, *WORKERS, "tests", "autogradkit", "--doctest-modules"]]
+        return [
+            [
+                *pytest,
+                *WORKERS,
+                "tests",
+                "autogradkit",
+                "autogradkit_instructor",
+                "--doctest-modules",
+            ]
+        ]
     if stage == "notebooks":
         found = notebooks()
         if not found:  # pytest would then collect its testpaths: a silent pass, never nbval

@@ -1,8 +1,9 @@
-"""Grading: the check API a course's ``checks.py`` is written with, and the instructor's
-build/release/validate/grade pipeline.
+"""Grading, the side that runs in a student's kernel: the check API a course's ``checks.py``
+is written with (``checks``, judged by ``observations``; ``by_hand`` runs a by-hand answer in
+``by_hand_child``), and the import guard a grading kernel installs (``guard``).
 
-``checks`` is what a course's checks import. The pipeline (``pipeline``, ``steps``, ``cli``)
-loads nbformat/nbclient lazily, so ``import autogradkit.grading`` stays cheap inside a kernel.
+The instructor's build/release/validate/grade toolchain is the package
+``autogradkit_instructor``, which imports this one; nothing here imports it.
 """
 
 from __future__ import annotations

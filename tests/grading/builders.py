@@ -145,7 +145,7 @@ def write_course(root: Path) -> Path:
     """``root/source/hw1/squares.ipynb``, its ``checks.py`` with the practice answers that
     ``build`` would record, and a helper file; and their release in ``root/release/hw1/``
     (the student version, not executed); returns the notebook path."""
-    from autogradkit.grading.release import release_files
+    from autogradkit_instructor.release import release_files
 
     folder = root / "source" / ASSIGNMENT
     folder.mkdir(parents=True, exist_ok=True)
@@ -199,7 +199,7 @@ def write_expected(folder: Path) -> None:
 
 def student_version() -> dict:
     """The released notebook, built without executing it (as the grader derives it)."""
-    from autogradkit.grading.pipeline import student_version as make
+    from autogradkit_instructor.pipeline import student_version as make
 
     return make()(json.loads(nbformat.writes(source_notebook())), None)
 

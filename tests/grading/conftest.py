@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from autogradkit.grading.config import GradingConfig
-from autogradkit.grading.context import Context
-from autogradkit.grading.kernels import KernelPool
-from autogradkit.grading.sandbox import Bubblewrap, Limits, SandboxUnavailable
+from autogradkit_instructor.config import GradingConfig
+from autogradkit_instructor.context import Context
+from autogradkit_instructor.kernels import KernelPool
+from autogradkit_instructor.sandbox import Bubblewrap, Limits, SandboxUnavailable
 
 from ..optional import skip_unless
 from . import builders
@@ -29,7 +29,7 @@ def sandbox() -> Bubblewrap:
 @pytest.fixture(scope="session")
 def podman():
     """The Podman backend, or a skip that says why (CI installs it: tools/install_podman.sh)."""
-    from autogradkit.grading.container import Container
+    from autogradkit_instructor.container import Container
 
     skip_unless("podman")
     backend = Container("podman", Limits(memory_mb=1024))

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import autogradkit
-from autogradkit.grading.cli import main
 from autogradkit.grading.observations import MIME, judge_record
+from autogradkit_instructor.cli import main
 
 from . import builders
 

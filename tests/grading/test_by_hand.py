@@ -442,7 +442,7 @@ except RefusedByHand as refused:
 def test_by_hand_runs_inside_the_grading_sandbox(sandbox, tmp_path):
     import subprocess
 
-    from autogradkit.grading.sandbox import Box
+    from autogradkit_instructor.sandbox import Box
 
     box = Box(str(tmp_path))
     command = sandbox.command(box, [sys.executable, "-c", IN_THE_SANDBOX])

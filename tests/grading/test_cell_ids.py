@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from autogradkit.grading.build import read_text_source
-from autogradkit.grading.cell_ids import assign_ids
+from autogradkit_instructor.build import read_text_source
+from autogradkit_instructor.cell_ids import assign_ids
 
 SOURCE = """# %% [markdown]
 # # 01 · Title
@@ -86,7 +86,7 @@ def test_an_id_used_twice_or_on_a_graded_cell_is_refused(tmp_path):
 
 
 def test_the_ids_command_writes_the_ids_of_the_named_assignment(tmp_path):
-    from autogradkit.grading import cli
+    from autogradkit_instructor import cli
 
     folder = tmp_path / "source" / "01_demo"
     folder.mkdir(parents=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autogradkit.grading import cells
+from autogradkit_instructor import cells
 
 from .helpers import code, markdown
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from types import SimpleNamespace
 
-from autogradkit.grading.steps import CheckLockedCells
+from autogradkit_instructor.steps import CheckLockedCells
 
 from .helpers import by_id
 

@@ -18,13 +18,13 @@ from types import SimpleNamespace
 import pytest
 
 from autogradkit import _i18n as i18n
-from autogradkit.grading import class_report
-from autogradkit.grading.cli import main
-from autogradkit.grading.config import GradingConfig
-from autogradkit.grading.context import CellResult, Context
-from autogradkit.grading.notebooks import write_notebook
 from autogradkit.grading.observations import MIME, Observation, Record, judge_record
-from autogradkit.grading.report import feedback_html, make_row, write_gradebook
+from autogradkit_instructor import class_report
+from autogradkit_instructor.cli import main
+from autogradkit_instructor.config import GradingConfig
+from autogradkit_instructor.context import CellResult, Context
+from autogradkit_instructor.notebooks import write_notebook
+from autogradkit_instructor.report import feedback_html, make_row, write_gradebook
 
 from .helpers import code, notebook
 

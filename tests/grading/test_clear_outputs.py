@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nbformat.v4 import new_output
 
-from autogradkit.grading.steps import ClearOutputs
+from autogradkit_instructor.steps import ClearOutputs
 
 from .helpers import code, notebook
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autogradkit.grading.steps import ClearSolutions
+from autogradkit_instructor.steps import ClearSolutions
 
 from .helpers import code, markdown, notebook
 

@@ -13,7 +13,7 @@ import types
 import nbformat
 import pytest
 
-from autogradkit.grading.cli import build_parser, main
+from autogradkit_instructor.cli import build_parser, main
 
 from . import builders
 from .helpers import code, notebook

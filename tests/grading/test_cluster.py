@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from autogradkit.grading import cells, reference
-from autogradkit.grading.cli import main
+from autogradkit_instructor import cells, reference
+from autogradkit_instructor.cli import main
 from benchmarks.bench_grading import check_rows, make_course, submissions
 
 from . import builders
@@ -178,7 +178,7 @@ def test_workers_leave_no_scratch_folder(runs):
 
 def test_without_scheduler_dask_is_never_imported():
     code = (
-        "import sys; from autogradkit.grading import cli, grade, export; "
+        "import sys; from autogradkit_instructor import cli, grade, export; "
         "cli.parse_config(['grade', 'subs', '--assignment', 'hw1']); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
     )
@@ -187,7 +187,7 @@ def test_without_scheduler_dask_is_never_imported():
 
 
 def test_a_worker_refuses_to_write_outside_its_task_folder(tmp_path):
-    from autogradkit.grading.cluster import unpack
+    from autogradkit_instructor.cluster import unpack
 
     unpack({"checks.py": b"x", "data/a.txt": b"y"}, tmp_path / "ok")
     assert (tmp_path / "ok" / "data" / "a.txt").read_bytes() == b"y"
@@ -202,7 +202,7 @@ def test_a_submission_no_worker_can_grade_is_an_error_row_that_is_not_kept(
 ):
     """A task that fails on the cluster still gets its row, says why, and is graded again by
     the next run (nothing is kept in results/); the command exits with 1."""
-    from autogradkit.grading import cluster
+    from autogradkit_instructor import cluster
 
     def broken(self):
         raise RuntimeError("this worker cannot grade: no bubblewrap here")

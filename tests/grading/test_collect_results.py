@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from nbformat.v4 import new_output
 
-from autogradkit.grading.steps import CollectResults
+from autogradkit_instructor.steps import CollectResults
 
 from .helpers import code, markdown, notebook
 

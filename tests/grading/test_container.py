@@ -12,8 +12,8 @@ import tarfile
 
 import pytest
 
-from autogradkit.grading.container import Container, root_tar
-from autogradkit.grading.sandbox import Box, Limits, SandboxUnavailable, readable_paths
+from autogradkit_instructor.container import Container, root_tar
+from autogradkit_instructor.sandbox import Box, Limits, SandboxUnavailable, readable_paths
 
 
 def _fake_client(tmp_path, monkeypatch, script: str, name: str = "docker") -> None:

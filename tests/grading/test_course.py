@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from autogradkit.grading.course import find_submissions, load_assignment
-from autogradkit.grading.files import copy_files
+from autogradkit_instructor.course import find_submissions, load_assignment
+from autogradkit_instructor.files import copy_files
 
 from . import builders
 

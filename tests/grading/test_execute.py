@@ -6,10 +6,10 @@ import dataclasses
 import json
 import time
 
-from autogradkit.grading import runner
-from autogradkit.grading.context import Context
-from autogradkit.grading.kernels import Kernel, KernelDied
-from autogradkit.grading.steps import Execute
+from autogradkit_instructor import runner
+from autogradkit_instructor.context import Context
+from autogradkit_instructor.kernels import Kernel, KernelDied
+from autogradkit_instructor.steps import Execute
 
 from .helpers import code, notebook
 

@@ -18,9 +18,9 @@ import json
 
 import pytest
 
-from autogradkit.grading.cli import main
-from autogradkit.grading.config import GradingConfig
-from autogradkit.grading.export import export_gradebook
+from autogradkit_instructor.cli import main
+from autogradkit_instructor.config import GradingConfig
+from autogradkit_instructor.export import export_gradebook
 
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
 EVIL = '=HYPERLINK("http://x","click")'

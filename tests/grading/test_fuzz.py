@@ -18,7 +18,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autogradkit.grading.cli import main
+from autogradkit_instructor.cli import main
 
 from . import builders
 

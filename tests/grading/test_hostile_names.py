@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from autogradkit.grading.cli import main
+from autogradkit_instructor.cli import main
 
 from . import builders
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from autogradkit.grading.cli import main
+from autogradkit_instructor.cli import main
 from autogradkit.grading.observations import Observation, judge
 
 from . import builders

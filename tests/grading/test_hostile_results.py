@@ -48,7 +48,7 @@ def graded(tmp_path_factory, sandbox):
         path.parent.mkdir(parents=True)
         path.write_text(json.dumps(nb))
     args = ["grade", str(course / "submitted"), "--assignment", "hw1", "--course", str(course)]
-    run = [sys.executable, "-m", "autogradkit", *args, *FLAGS]
+    run = [sys.executable, "-m", "autogradkit_instructor", *args, *FLAGS]
     try:
         done = subprocess.run(run, capture_output=True, text=True, timeout=240)
     except subprocess.TimeoutExpired:
@@ -82,7 +82,7 @@ def test_the_graded_copy_replaces_what_the_kernel_left(graded, student):
 
 def test_files_a_kernel_leaves_never_reach_the_report(graded):
     course = graded[0]
-    from autogradkit.grading.cli import main
+    from autogradkit_instructor.cli import main
 
     assert main(["report", "--assignment", "hw1", "--course", str(course)]) == 0
     assert CANARY not in Path(course / "grades" / "hw1" / "report.html").read_text()

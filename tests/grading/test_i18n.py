@@ -9,11 +9,12 @@ import pytest
 from babel.messages.pofile import read_po
 
 from autogradkit import _i18n as i18n
-from autogradkit.grading import checks, report
+from autogradkit.grading import checks
 from autogradkit.grading.checks import CheckFailed, Checks
-from autogradkit.grading.context import CellResult
 from autogradkit.grading.observations import Observation, Record, judge, judge_record
-from autogradkit.grading.translate import catalog_problems, kit_messages, placeholders
+from autogradkit_instructor import report
+from autogradkit_instructor.context import CellResult
+from autogradkit_instructor.translate import catalog_problems, kit_messages, placeholders
 
 ZH_PO = """\
 msgid "Exercise 1: your first tensor"
@@ -153,7 +154,7 @@ def test_a_translation_with_other_placeholders_is_reported(tmp_path):
 
 
 def test_translate_keeps_the_entries_written_by_hand_and_drops_empty_vanished_ones(tmp_path):
-    from autogradkit.grading.translate import HAND_WRITTEN, update_catalog
+    from autogradkit_instructor.translate import HAND_WRITTEN, update_catalog
 
     po = tmp_path / "checks.zh-CN.po"
     po.write_text(

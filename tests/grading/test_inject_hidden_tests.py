@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from autogradkit.grading.steps import InjectHiddenTests
+from autogradkit_instructor.steps import InjectHiddenTests
 
 from .helpers import by_id
 

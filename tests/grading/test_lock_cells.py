@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from autogradkit.grading import cells
-from autogradkit.grading.steps import LockCells
+from autogradkit_instructor import cells
+from autogradkit_instructor.steps import LockCells
 
 from .helpers import code, markdown, notebook
 

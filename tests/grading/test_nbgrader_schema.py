@@ -20,7 +20,7 @@ import subprocess
 
 import pytest
 
-from autogradkit.grading import cells
+from autogradkit_instructor import cells
 
 from ..optional import nbgrader_python
 from . import builders

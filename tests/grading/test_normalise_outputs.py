@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 from nbformat.v4 import new_output
 
-from autogradkit.grading.steps import NormaliseOutputs
+from autogradkit_instructor.steps import NormaliseOutputs
 
 from .helpers import code, notebook
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from autogradkit.grading.notebooks import UnreadableNotebook, read_notebook, write_notebook
+from autogradkit_instructor.notebooks import UnreadableNotebook, read_notebook, write_notebook
 
 
 @pytest.mark.parametrize(

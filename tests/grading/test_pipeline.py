@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from autogradkit.grading import pipeline
-from autogradkit.grading.steps import ClearOutputs, Execute, InjectHiddenTests
+from autogradkit_instructor import pipeline
+from autogradkit_instructor.steps import ClearOutputs, Execute, InjectHiddenTests
 
 
 def test_every_command_pipeline_is_valid_and_ordered():

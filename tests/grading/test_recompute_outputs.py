@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from autogradkit.grading.config import GradingConfig
-from autogradkit.grading.context import Context
-from autogradkit.grading.steps import RecomputeOutputs
+from autogradkit_instructor.config import GradingConfig
+from autogradkit_instructor.context import Context
+from autogradkit_instructor.steps import RecomputeOutputs
 
 from .helpers import code, notebook
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autogradkit.grading.config import GradingConfig
-from autogradkit.grading.context import CellResult, Context
-from autogradkit.grading.report import feedback_html, make_row, scrub
+from autogradkit_instructor.config import GradingConfig
+from autogradkit_instructor.context import CellResult, Context
+from autogradkit_instructor.report import feedback_html, make_row, scrub
 
 
 def _ctx() -> Context:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from autogradkit.grading.steps import RestoreLockedCells
+from autogradkit_instructor.steps import RestoreLockedCells
 
 from .helpers import by_id
 

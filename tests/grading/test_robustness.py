@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from autogradkit.grading.cli import main
+from autogradkit_instructor.cli import main
 
 from . import builders
 
@@ -187,7 +187,7 @@ def test_a_killed_grader_can_be_rerun_and_finishes_the_job(course, sandbox, caps
         nb["cells"][2]["source"] += "\nimport time\ntime.sleep(5)"
         path.write_text(json.dumps(nb))
     args = ["grade", str(course / "submitted"), "--assignment", "hw1", "--course", str(course)]
-    cmd = [sys.executable, "-m", "autogradkit", *args, *FAST]
+    cmd = [sys.executable, "-m", "autogradkit_instructor", *args, *FAST]
     grader = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     results = course / "grades" / "hw1" / "results"
     deadline = time.monotonic() + 60  # a guard against hanging, not a timing check
@@ -219,7 +219,7 @@ def test_a_notebook_under_another_name_is_reported_not_lost(course, sandbox, cap
 
 def test_the_sandbox_keeps_only_the_blas_settings_of_the_grader_environment(tmp_path, monkeypatch):
     """Some CPUs need a forced OpenBLAS kernel: that setting reaches the kernel, secrets do not."""
-    from autogradkit.grading.sandbox import Box, Bubblewrap, Limits
+    from autogradkit_instructor.sandbox import Box, Bubblewrap, Limits
 
     monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")
     monkeypatch.setenv("AGK_GRADER_TOKEN", "secret")

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 from nbformat.v4 import new_output
 
-from autogradkit.grading.context import CellResult
-from autogradkit.grading.steps import Score
+from autogradkit_instructor.context import CellResult
+from autogradkit_instructor.steps import Score
 
 from .helpers import code, notebook
 

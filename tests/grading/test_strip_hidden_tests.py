@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autogradkit.grading.steps import StripHiddenTests
+from autogradkit_instructor.steps import StripHiddenTests
 
 from .helpers import code, notebook
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nbformat.v4 import new_output
 
-from autogradkit.grading.steps import TagRaisingCells
+from autogradkit_instructor.steps import TagRaisingCells
 
 from .helpers import code, notebook
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from autogradkit.grading.cli import main
-from autogradkit.grading.runner import REFUSED
-from autogradkit.grading.untrusted import MAX_NOTE_CHARS, MAX_NOTES
+from autogradkit_instructor.cli import main
+from autogradkit_instructor.runner import REFUSED
+from autogradkit_instructor.untrusted import MAX_NOTE_CHARS, MAX_NOTES
 
 from . import builders
 

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from autogradkit import _i18n as i18n
-from autogradkit.grading import house_style
+from autogradkit_instructor import house_style
 
 from .exercises import RECORDS
 

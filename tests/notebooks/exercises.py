@@ -22,9 +22,9 @@ import numpy as np
 
 import autogradkit as agk
 from autogradkit import _i18n as i18n
-from autogradkit.grading import cells, translate
-from autogradkit.grading.build import read_text_source
 from autogradkit.grading.observations import judge_record
+from autogradkit_instructor import cells, translate
+from autogradkit_instructor.build import read_text_source
 
 COURSE = Path(__file__).resolve().parents[2] / "notebooks" / "source"
 SEEDS = (None, 11, 2024, 987654321)  # None: the practice seed; the others as grading draws them

@@ -15,7 +15,7 @@ import shutil
 import nbformat
 import pytest
 
-from autogradkit.grading import cli, house_style
+from autogradkit_instructor import cli, house_style
 
 from .conftest import COURSE, ROOT, lesson
 

@@ -18,9 +18,9 @@ import warnings
 
 import pytest
 
-from autogradkit.grading import cells
-from autogradkit.grading.build import read_text_source
 from autogradkit.grading.observations import is_evidence
+from autogradkit_instructor import cells
+from autogradkit_instructor.build import read_text_source
 
 from .exercises import COURSE, checks_of
 

@@ -26,7 +26,7 @@ import nbformat
 import pytest
 
 from autogradkit._i18n import FONTS, catalog
-from autogradkit.grading.translate import kit_messages
+from autogradkit_instructor.translate import kit_messages
 
 from .conftest import ROOT, TRANSLATED, release_path
 

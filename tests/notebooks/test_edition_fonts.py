@@ -23,7 +23,7 @@ import nbformat
 import pytest
 
 from autogradkit._i18n import FONTS
-from autogradkit.grading.build import execute
+from autogradkit_instructor.build import execute
 
 from .conftest import COURSE, EDITIONS, TRANSLATED, read, release_path, sampled
 

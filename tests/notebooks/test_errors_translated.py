@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from autogradkit._i18n import LANGUAGES
-from autogradkit.grading import translate
+from autogradkit_instructor import translate
 
 COURSE = Path(__file__).resolve().parents[2] / "notebooks"
 ENGLISH = COURSE / "ERRORS.md"

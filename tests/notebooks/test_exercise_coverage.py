@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autogradkit.grading.house_style import checks_called
+from autogradkit_instructor.house_style import checks_called
 
 from .conftest import assert_follows
 

@@ -1,6 +1,6 @@
 """Each Chinese notebook states the time it takes, measured from its own Chinese text.
 
-The English edition's **Time:** line is a house rule (autogradkit/grading/house_style.py); the
+The English edition's **Time:** line is a house rule (autogradkit_instructor/house_style.py); the
 same formula, reading a Chinese text's characters (house_style.reading_minutes), gives the
 **用时** line of each zh-CN notebook. A failure prints the line to paste into NN.zh-CN.md.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autogradkit.grading import house_style, translate
+from autogradkit_instructor import house_style, translate
 
 SOURCE = Path(__file__).resolve().parents[2] / "notebooks" / "source"
 TIME = re.compile(

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from autogradkit._i18n import catalog
-from autogradkit.grading import cli, translate
+from autogradkit_instructor import cli, translate
 
 from ..optional import skip_unless
 from .conftest import (
@@ -155,7 +155,7 @@ def test_release_writes_exactly_the_committed_files(fresh_course):
 def test_release_copy_equals_a_fresh_release(fresh_course, language, name):
     fresh = release_path(name, language, course=fresh_course)
     assert comparable(fresh) == comparable(release_path(name, language)), (
-        f"notebooks/release is stale: run `python -m autogradkit release --lang {language}`"
+        f"notebooks/release is stale: run `autogradkit release --lang {language}`"
     )
 
 

@@ -1,7 +1,7 @@
 """What every course notebook must contain.
 
 The house rules (exercises, figure, widget, nbgrader cells, checks called once, the opening
-and the recap) live in ``autogradkit.grading.house_style``, the code behind
+and the recap) live in ``autogradkit_instructor.house_style``, the code behind
 ``autogradkit check-course``; these tests run them on the shipped course
 (``notebooks/house_style.txt``). The rules at the end hold for every assignment in
 ``notebooks/source/``: what build and release must give any notebook.

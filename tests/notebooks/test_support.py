@@ -3,7 +3,7 @@ closing progress cell, the "Note on the source" boxes, the further reading, the 
 (notebooks/GLOSSARY.md) and the error index (notebooks/ERRORS.md).
 
 The house rules among them (``time-estimate``, ``before-you-start``, ``learning-goals``,
-``further-reading``, ``progress-cell``) live in ``autogradkit.grading.house_style``, with the
+``further-reading``, ``progress-cell``) live in ``autogradkit_instructor.house_style``, with the
 time formula; these tests run them on the shipped course (``notebooks/house_style.txt``). The
 rest is the shipped course's own material: its articles, glossary, error index and the
 documentation pages checked to exist. Run ``python -m tests.notebooks.test_support`` to print
@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autogradkit.grading.house_style import (
+from autogradkit_instructor.house_style import (
     DOCS,
     MINUTES_PER_POINT,
     PROSE_WORDS_PER_MINUTE,

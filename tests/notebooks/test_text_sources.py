@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autogradkit.grading.build import read_text_source
+from autogradkit_instructor.build import read_text_source
 
 from .conftest import ASSIGNMENTS, COURSE, read, source_path
 

@@ -10,9 +10,9 @@ import shutil
 import pytest
 
 from autogradkit import _i18n as i18n
-from autogradkit.grading import translate
-from autogradkit.grading.build import read_text_source
 from autogradkit.grading.checks import read_expected
+from autogradkit_instructor import translate
+from autogradkit_instructor.build import read_text_source
 
 from .conftest import ASSIGNMENTS, COURSE, TRANSLATED, read, release_path
 from .exercises import checks_of

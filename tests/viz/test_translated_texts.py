@@ -14,7 +14,7 @@ import pytest
 
 import autogradkit
 from autogradkit._i18n import LANGUAGE_FILE
-from autogradkit.grading.translate import english_left, kit_names
+from autogradkit_instructor.translate import english_left, kit_names
 from autogradkit.viz import BackpropStepper, FunctionPlotter, TrainingExplorer, draw_graph
 from autogradkit.viz.draw import legend_entries, text_families
 from autogradkit.viz.layout import columns

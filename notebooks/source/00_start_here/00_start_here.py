@@ -209,7 +209,7 @@ checks.printout_prediction()
 # 3. Hand in the `.ipynb` file the way your instructor asked (for example by uploading it to the
 #    course page). Keep the file name unchanged.
 #
-# Your instructor grades all submissions with `python -m autogradkit grade`: your notebook runs in
+# Your instructor grades all submissions with `autogradkit grade`: your notebook runs in
 # a fresh kernel, the locked check cells are restored from the original, the checks run your
 # answers on inputs drawn for this grading run (the hidden checks too), and you get back a
 # feedback file with the points for each exercise.

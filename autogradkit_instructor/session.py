@@ -12,7 +12,9 @@ import ast
 import re
 import time
 
-from . import cells, guard, hidden, untrusted
+from autogradkit.grading import guard
+
+from . import cells, hidden, untrusted
 from .kernels import Kernel, KernelDied, run_silent
 from .runner import CellRun, run_cell
 

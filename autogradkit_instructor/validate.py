@@ -7,7 +7,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .. import _i18n as i18n
+from autogradkit import _i18n as i18n
+
 from . import cells, course, files, pipeline, sandbox
 from .config import GradingConfig
 from .context import Context

@@ -38,13 +38,14 @@ from urllib.parse import quote
 
 import numpy as np
 
-from .. import _i18n as i18n
-from .._i18n import N_
+from autogradkit import _i18n as i18n
+from autogradkit._i18n import N_
+from autogradkit.grading.observations import BUILTIN_ERRORS, Record, failed_line, records_in
+
 from . import cells, course, report
 from .config import GradingConfig
 from .context import STATUSES
 from .notebooks import UnreadableNotebook, read_notebook
-from .observations import BUILTIN_ERRORS, Record, failed_line, records_in
 from .steps.strip_hidden_tests import BEGIN
 
 __all__ = [

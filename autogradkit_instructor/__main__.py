@@ -1,10 +1,11 @@
-"""``python -m autogradkit`` (and the ``autogradkit`` script): release, validate, grade."""
+"""The ``autogradkit`` command (also ``python -m autogradkit_instructor``): build, release,
+validate, grade, report."""
 
 from __future__ import annotations
 
 import sys
 
-from .grading.cli import main as cli_main
+from .cli import main as cli_main
 
 
 def main(argv: list[str] | None = None) -> int:

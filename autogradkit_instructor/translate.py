@@ -10,8 +10,8 @@
 whose English changed since is found (*stale*). A code cell's section is the whole cell in a
 ```` ```python ```` fence, changed only in its comments and strings (``same_code``).
 ``source/NN_name/checks.<language>.po`` translates the texts ``checks.py`` writes
-(``check_texts`` finds them); ``locale/<language>.po`` beside this file, the kit's own words
-(``kit_messages``). ``autogradkit translate`` writes and updates all three (``update``).
+(``check_texts`` finds them); ``autogradkit/grading/locale/<language>.po``, the kit's own
+words (``kit_messages``). ``autogradkit translate`` writes and updates all three (``update``).
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ from babel.messages.pofile import read_po, write_po
 from IPython.core.inputtransformer2 import TransformerManager
 from markdown_it import MarkdownIt
 
-from .._i18n import KIT_CATALOGS, LANGUAGES, TEMPLATE_FLAG
+from autogradkit._i18n import KIT_CATALOGS, LANGUAGES, TEMPLATE_FLAG
+
 from . import cells
 from .build import read_text_source, text_sources
 
@@ -690,18 +691,23 @@ def _text(node) -> tuple[str, bool, int] | None:
 
 def kit_messages() -> list[tuple[str, str, int]]:
     """``(msgid, file, line)`` of every message of the kit: each ``tr("...")`` and
-    ``N_("...")`` in ``grading/`` and ``viz/`` (found by Babel's extractor). A message that is
-    not a plain string literal has msgid ``None``: the tests refuse it."""
-    package = Path(__file__).resolve().parents[1]
+    ``N_("...")`` in autogradkit's ``grading/`` and ``viz/`` and in this toolchain (found by
+    Babel's extractor). A message that is not a plain string literal has msgid ``None``: the
+    tests refuse it."""
+    package = KIT_CATALOGS.parents[1]  # autogradkit/
     found = []
-    for folder in ("grading", "viz"):
+    for folder, label in (
+        (package / "grading", "grading"),
+        (package / "viz", "viz"),
+        (Path(__file__).resolve().parent, "autogradkit_instructor"),
+    ):
         for filename, line, message, _, _ in extract_from_dir(
-            package / folder,
+            folder,
             method_map=[("**.py", "python")],
             keywords={"tr": None, "N_": None},
         ):
             msgid = message if isinstance(message, str) else None
-            found.append((msgid, f"{folder}/{filename}", line))
+            found.append((msgid, f"{label}/{filename}", line))
     return found
 
 

@@ -18,7 +18,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from .._i18n import ENGLISH, N_
+from autogradkit._i18n import ENGLISH, N_
+
 from . import untrusted
 from .context import Context
 

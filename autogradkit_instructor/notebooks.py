@@ -39,7 +39,7 @@ def read_notebook(path: str | Path) -> dict:
         >>> read_notebook(bad)
         Traceback (most recent call last):
         ...
-        autogradkit.grading.notebooks.UnreadableNotebook: not valid JSON (line 1, column 2)
+        autogradkit_instructor.notebooks.UnreadableNotebook: not valid JSON (line 1, column 2)
     """
     try:
         raw = _read_regular_file(Path(path)).decode("utf-8-sig")  # Notepad writes a BOM

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from ..._i18n import ENGLISH, N_, Catalog, catalog, notebook_language
+from autogradkit._i18n import ENGLISH, N_, Catalog, catalog, notebook_language
+
 from .. import cells
 
 __all__ = ["BEGIN", "END", "CODE_STUB", "VALUE_STUB", "TEXT_STUB", "code_stub", "ClearSolutions"]

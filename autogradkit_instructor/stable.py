@@ -54,7 +54,7 @@ def kernel_paths(text: str) -> str:
 
 def strip_paths(line: str, workdir: Path) -> str:
     """Remove this checkout's, the notebook folder's and site-packages' prefixes."""
-    checkout = Path(__file__).resolve().parents[2]
+    checkout = Path(__file__).resolve().parents[1]
     for prefix in (sysconfig.get_paths()["purelib"], str(workdir.resolve()), str(checkout)):
         line = line.replace(prefix + "/", "")
     return line

@@ -5,7 +5,7 @@ This server pays that once: each request (one JSON line on stdin naming a connec
 forks a child that becomes a brand-new kernel in about 0.1 s. The child gets its own session
 (so a kill reaches everything it started), a memory cap and new random seeds; student code in
 one kernel can never touch another. Run as
-``python -m autogradkit.grading.forkserver [--memory-limit MB]``; answers ``{"pid": N}``.
+``python -m autogradkit_instructor.forkserver [--memory-limit MB]``; answers ``{"pid": N}``.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def serve(memory_limit_mb: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m autogradkit.grading.forkserver")
+    parser = argparse.ArgumentParser(prog="python -m autogradkit_instructor.forkserver")
     parser.add_argument("--memory-limit", type=int, default=0, help="MiB per kernel (0: none)")
     args = parser.parse_args(argv)
     preload()

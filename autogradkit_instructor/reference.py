@@ -15,11 +15,12 @@ import secrets
 import shutil
 from pathlib import Path
 
+from autogradkit.grading.observations import Record, records_in
+
 from . import cells, course, files, pipeline
 from .config import GradingConfig
 from .context import Context
 from .notebooks import write_notebook
-from .observations import Record, records_in
 
 __all__ = ["draw_seeds", "run_reference"]
 

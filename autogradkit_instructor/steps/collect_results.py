@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from ..._i18n import ENGLISH
+from autogradkit._i18n import ENGLISH
+from autogradkit.grading.observations import (
+    BUILTIN_ERRORS,
+    failed_line,
+    judge_record,
+    passed_line,
+    records_in,
+)
+
 from .. import cells
 from ..context import CellResult
-from ..observations import BUILTIN_ERRORS, failed_line, judge_record, passed_line, records_in
 from .strip_hidden_tests import BEGIN
 
 __all__ = ["MAX_ERROR_CHARS", "CollectResults"]

@@ -22,7 +22,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .. import _i18n as i18n
+from autogradkit import _i18n as i18n
+
 from . import cells, course, hidden, pipeline, reference, release, report, untrusted
 from .config import GradingConfig
 from .context import Context

@@ -20,7 +20,7 @@ class Score:
 
     Example:
         >>> from types import SimpleNamespace
-        >>> from autogradkit.grading.context import CellResult
+        >>> from autogradkit_instructor.context import CellResult
         >>> cell = {"cell_type": "code", "execution_count": 1, "outputs": [
         ...     {"output_type": "execute_result", "data": {"text/plain": "1.5"}}],
         ...     "metadata": {"nbgrader": {"grade": True, "grade_id": "t", "points": 2}}}

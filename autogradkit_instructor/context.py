@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._i18n import ENGLISH, Catalog
+from autogradkit._i18n import ENGLISH, Catalog
+
 from .config import GradingConfig
 
 __all__ = ["STATUSES", "CellResult", "Context"]

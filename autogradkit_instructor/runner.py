@@ -13,9 +13,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from autogradkit.grading.observations import MAX_RECORD_CHARS, MIME
+
 from . import untrusted
 from .kernels import MAX_MESSAGE_BYTES, Kernel, get_reply, ready_reply, replies_to
-from .observations import MAX_RECORD_CHARS, MIME
 
 __all__ = [
     "SLOW_AFTER",

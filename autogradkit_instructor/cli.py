@@ -15,7 +15,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .._i18n import LANGUAGES
+from autogradkit._i18n import LANGUAGES
+
 from .build import build_assignments, give_ids
 from .class_report import class_report
 from .config import GradingConfig, default_jobs
@@ -246,7 +247,7 @@ def parse_config(argv: Sequence[str] | None = None) -> GradingConfig:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; returns the exit code (``python -m autogradkit`` exits with it)."""
+    """Run one command; returns the exit code (the ``autogradkit`` command exits with it)."""
     try:
         cfg = parse_config(argv)
     except ValueError as error:

@@ -25,8 +25,9 @@ import jupytext
 import nbformat
 from nbclient import NotebookClient
 
+from autogradkit.grading.checks import EXPECTED_FILE, RECORD_ENV, expected_text
+
 from .cell_ids import assign_ids, cell_id, check_ids
-from .checks import EXPECTED_FILE, RECORD_ENV, expected_text
 from .config import GradingConfig
 from .context import Context
 from .kernels import kernel_env, local_kernel_manager

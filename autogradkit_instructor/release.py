@@ -15,9 +15,10 @@ from pathlib import Path
 
 import nbformat
 
-from .._i18n import LANGUAGE_FILE, LANGUAGES
+from autogradkit._i18n import LANGUAGE_FILE, LANGUAGES
+from autogradkit.grading.checks import EXPECTED_FILE, public_expected
+
 from . import cells, course, files, pipeline, translate
-from .checks import EXPECTED_FILE, public_expected
 from .config import GradingConfig
 from .context import Context
 from .steps.strip_hidden_tests import BEGIN, END

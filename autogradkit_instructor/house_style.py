@@ -24,7 +24,7 @@ from pathlib import Path
 
 import nbformat
 
-from .checks import Check
+from autogradkit.grading.checks import Check
 
 __all__ = [
     "HOUSE_STYLE_FILE",

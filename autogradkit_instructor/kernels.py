@@ -94,7 +94,7 @@ class ForkServer:
         cmd = [
             sys.executable,
             "-m",
-            "autogradkit.grading.forkserver",
+            "autogradkit_instructor.forkserver",
             "--memory-limit",
             str(self.memory_limit_mb),
         ]
