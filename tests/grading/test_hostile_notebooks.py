@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from autogradkit_instructor.cli import main
 from autogradkit.grading.observations import Observation, judge
+from autogradkit_instructor.cli import main
 
 from . import builders
 

@@ -14,13 +14,13 @@ import pytest
 
 import autogradkit
 from autogradkit._i18n import LANGUAGE_FILE
-from autogradkit_instructor.translate import english_left, kit_names
 from autogradkit.viz import BackpropStepper, FunctionPlotter, TrainingExplorer, draw_graph
 from autogradkit.viz.draw import legend_entries, text_families
 from autogradkit.viz.layout import columns
 from autogradkit.viz.progress import progress
 from autogradkit.viz.training import dataset, train_by_hand, training_figure
 from autogradkit.viz.widgets import plot_function_and_derivative
+from autogradkit_instructor.translate import english_left, kit_names
 
 from . import examples
 
