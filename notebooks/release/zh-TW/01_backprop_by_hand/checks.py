@@ -24,6 +24,12 @@ def _is_number(value) -> bool:
     return np.ndim(value) == 0 and np.issubdtype(np.asarray(value).dtype, np.number)
 
 
+def _huge(obs) -> float:
+    """A number near 1e160, of either sign: its square overflows float64 (``inf``), twice it
+    times an ordinary number does not. A difference quotient of a loss there is ``nan``."""
+    return float(obs.rng.choice([-1.0, 1.0])) * _one_decimal(obs, 1.0, 9.0) * 1e160
+
+
 def _line(obs, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``n`` positive inputs and noisy targets on a fresh line ``y = slope * x + intercept``."""
     x = obs.rng.uniform(0.5, 2.5, size=n)
@@ -42,8 +48,9 @@ def chain_rule(obs, backward_by_hand):
         "chain the three local gradients as in section 6",
     )
     hand = obs.by_hand(backward_by_hand)  # runs where autograd does not exist
-    for _ in range(2):
+    for huge in (False, False, True):  # near 1e160, s**2 overflows; no local gradient does
         w, x, y = (_one_decimal(obs, -3, 3), _one_decimal(obs, -3, 3), _one_decimal(obs, -5, 5))
+        y = _huge(obs) if huge else y
         found = obs.call(hand, w, x, y)
         at = f"at w = {w:g}, x = {x:g}, y = {y:g}"
         obs.require(
@@ -61,9 +68,16 @@ def line_with_bias(obs, fit_line):
     x, y = _line(obs, int(obs.rng.integers(3, 9)))
     lr = round(float(obs.rng.uniform(0.02, 0.08)), 3)
     hand = obs.by_hand(fit_line)  # the gradients by hand: autograd does not exist there
-    for epochs in (1, int(obs.rng.integers(2, 6)), int(obs.rng.integers(100, 300))):
-        call = f"fit_line(x, y, lr={lr:g}, epochs={epochs})"
-        found = obs.call(hand, x.copy(), y.copy(), lr=lr, epochs=epochs)
+    huge = float(obs.rng.choice([-1.0, 1.0])) * 1e160  # the loss overflows, no gradient does
+    for targets, epochs in (
+        (y, 1),
+        (y, int(obs.rng.integers(2, 6))),
+        (y, int(obs.rng.integers(100, 300))),
+        (y.astype(np.float64) * huge, int(obs.rng.integers(2, 6))),
+    ):
+        data = "y" if targets is y else f"{huge:g} * y"
+        call = f"fit_line(x, {data}, lr={lr:g}, epochs={epochs})"
+        found = obs.call(hand, x.astype(targets.dtype), targets.copy(), lr=lr, epochs=epochs)
         obs.require(
             f"{call} returns (w, b)",
             isinstance(found, (tuple, list)) and len(found) == 2 and all(map(_is_number, found)),
@@ -82,17 +96,22 @@ def line_with_bias(obs, fit_line):
 @check.exercise("gradient_fixed")
 def mean_gradient(obs, gradient_fixed):
     """Exercise 3: the gradient of the mean squared error"""
-    for n in (1, int(obs.rng.integers(2, 10)), int(obs.rng.integers(500, 2000))):
-        x = obs.rng.normal(0, 2, size=n).astype(np.float32)
-        y = (obs.rng.uniform(-3, 3) * x + obs.rng.normal(0, 0.5, size=n)).astype(np.float32)
+    hand = obs.by_hand(gradient_fixed)  # a gradient by hand: autograd does not exist there
+    sizes = (1, int(obs.rng.integers(2, 10)), int(obs.rng.integers(500, 2000)))
+    for n, huge in zip(sizes + (int(obs.rng.integers(2, 10)),), (False, False, False, True)):
+        x = obs.rng.normal(0, 2, size=n)
+        y = obs.rng.uniform(-3, 3) * x**2 + obs.rng.normal(0, 0.5, size=n)
         w = round(float(obs.rng.uniform(-2, 2)), 2)
-        found = obs.call(gradient_fixed, x.copy(), y.copy(), (w * x).astype(np.float32))
+        x, y = (x, y * 1e160) if huge else (x.astype(np.float32), y.astype(np.float32))
+        name = f"the gradient at w = {w:g} (n = {n})"
+        if huge:
+            name = f"the gradient at w = {w:g} (n = {n}), targets times 1e160"
         obs.close(
-            f"the gradient with {n} example{'s' if n > 1 else ''} at w = {w:g}",
-            found,
-            rtol=1e-3,
-            hint="the gradient of a mean is the mean of the per-example gradients: "
-            "does your result grow with the number of examples?",
+            name,
+            obs.call(hand, x.copy(), y.copy(), (w * x**2).astype(x.dtype)),
+            rtol=1e-9 if huge else 1e-3,
+            hint="dy_hat/dw is x**2 here; the gradient of a mean is the mean of the "
+            "per-example gradients: does your result grow with the number of examples?",
         )
 
 

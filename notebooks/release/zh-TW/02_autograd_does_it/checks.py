@@ -29,22 +29,28 @@ def reuse_prediction(obs, predicted_a_grad, predicted_b_grad):
     obs.predicted("b.grad", predicted_b_grad, hint="did b ask for a gradient?")
 
 
+def _is_leaf(value) -> bool:
+    return isinstance(value, agk.Tensor) and value.is_leaf and value.requires_grad
+
+
 @check.exercise("train_fixed")
 def fixed_loop(obs, train_fixed):
     """Exercise 2: the corrected training loop"""
     x, y = _data(obs, int(obs.rng.integers(4, 9)))
+    y = y + float(obs.rng.uniform(-2.0, 2.0))  # a line with an intercept, for b to learn
     for epochs in (1, int(obs.rng.integers(3, 13))):
-        w = obs.call(train_fixed, x, y, epochs)
+        found = obs.call(train_fixed, x, y, epochs)
         obs.require(
-            f"train_fixed(x, y, {epochs}) returns the leaf w",
-            isinstance(w, agk.Tensor) and w.is_leaf and w.requires_grad,
-            hint="return w itself, the tensor the optimizer updates",
+            f"train_fixed(x, y, {epochs}) returns the leaves w and b",
+            isinstance(found, (tuple, list)) and len(found) == 2 and all(map(_is_leaf, found)),
+            hint="return w, b themselves, the tensors the optimizer updates",
         )
         obs.close(
-            f"w after {epochs} epoch{'s' if epochs > 1 else ''}",
-            w,
+            f"w and b after epoch {epochs}",
+            [found[0].item(), found[1].item()],
             atol=1e-4,
-            hint="after optimizer.step(), what is still left in w.grad for the next epoch?",
+            hint="which leaves does AccumulateGrad add into, and which of them does the loop "
+            "clear after optimizer.step()?",
         )
 
 
