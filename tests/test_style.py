@@ -72,6 +72,7 @@ LAYERS = {
     "package": {""},  # autogradkit/__init__.py: agk.tensor, agk.nn... (viz writes agk.)
     "viz": _subpackage("viz"),
     "grading": _subpackage("grading"),  # the kernel's side; the toolchain is TOOLCHAIN, above
+    "program": {"__main__"},  # `python -m autogradkit`: says where the instructor's commands are
 }
 ORDER = list(LAYERS)
 LAYER_OF = {module: ORDER.index(layer) for layer, modules in LAYERS.items() for module in modules}

@@ -7,6 +7,7 @@ import hashlib
 import importlib.machinery
 import json
 import shutil
+import subprocess
 import sys
 import types
 
@@ -251,3 +252,12 @@ def test_every_help_is_made_of_whole_sentences(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "translate" in capsys.readouterr().out
+
+
+def test_python_m_autogradkit_says_where_the_commands_went():
+    """The student's package holds no instructor tool: ``python -m autogradkit grade`` (the
+    old way) fails with the command to run instead, not Python's "cannot be executed"."""
+    done = subprocess.run(
+        [sys.executable, "-m", "autogradkit", "grade", "submitted"], capture_output=True, text=True
+    )
+    assert done.returncode == 1 and "run `autogradkit grade submitted`" in done.stderr
