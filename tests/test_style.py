@@ -61,7 +61,7 @@ LAYERS = {
     },
     "autograd": {"autograd", "autograd.grad_mode", "autograd.anomaly_mode", "autograd.graph"}
     | {"autograd.saved", "autograd.engine", "autograd.function", "autograd.gradcheck"}
-    | {"autograd.observer", "autograd.variable", "autograd.hooks", "autograd.custom_function"},
+    | {"autograd.observer", "autograd.variable", "autograd.custom_function"},
     "ops": {"ops"} | {f"ops.{p.stem}" for p in (PACKAGE / "ops").glob("[!_]*.py")},
     "tensor": {"tensor", "_inplace", "_matmul", "_indexing", "_numpy_dispatch", "_legacy"}
     | {"_functions", "creation", "autograd.functional"},

@@ -2,11 +2,11 @@
 
 Counts non-blank lines that are neither comments nor docstrings. The core (tensor.py and
 what it delegates to, _inplace.py and _matmul.py, + autograd/ + ops/) should stay near 2,000
-such lines (reported, a guideline). Budgets that fail the check: engine.py <= 350 lines
-(whole file: backward(), grad(), the walk and AccumulateGrad, the whole backward pass in one
-file), each ops/ file <= 300 lines (whole file), function bodies <= 40 lines (longer ones
-must say why in a ``# long:`` comment on their ``def`` line or their first line). Exit code 1
-when a budget is broken.
+such lines (reported, a guideline). Budgets that fail the check: engine.py <= 700 lines
+(whole file: TensorBase, the graph's nodes and AccumulateGrad, backward(), grad() and the
+hooks they run: everything the backward pass touches, in one file), each ops/ file <= 300
+lines (whole file), function bodies <= 40 lines (longer ones must say why in a ``# long:``
+comment on their ``def`` line or their first line). Exit code 1 when a budget is broken.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "autogradkit"
 CORE = ["tensor.py", "_inplace.py", "_matmul.py", "autograd", "ops"]
-CORE_BUDGET, ENGINE_BUDGET, OPS_FILE_BUDGET, FUNCTION_BUDGET = 2000, 350, 300, 40
+CORE_BUDGET, ENGINE_BUDGET, OPS_FILE_BUDGET, FUNCTION_BUDGET = 2000, 700, 300, 40
 
 
 def code_lines(path: Path) -> int:

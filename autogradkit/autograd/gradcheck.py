@@ -13,8 +13,8 @@ import numpy as np
 
 from ..random import _generator
 from . import engine
+from .engine import TensorBase
 from .grad_mode import enable_grad
-from .variable import TensorBase
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
