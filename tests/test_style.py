@@ -163,7 +163,7 @@ def _local_imports_of(name: str) -> list[tuple[int, set[str]]]:
 
 # Lookups at run time that no import statement at the top shows, allowed where named here:
 # the package root loads agk.viz and agk.grading at their first use (they are optional
-# extras' users). No frame is read anywhere (nn's warnings count their stacklevel on the
+# extras' users). No frame is read below viz (nn's warnings count their stacklevel on the
 # call structure).
 RUNTIME_LOOKUPS_ALLOWED = {("", "importlib")}
 RUNTIME_LOOKUPS = {"importlib", "__import__", "_getframe", "currentframe", "f_locals"}
