@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .autograd.variable import TensorBase
+from .autograd.engine import TensorBase
 from .ops import indexing, movement
 
 __all__ = ["getitem", "normalize_index", "is_advanced", "selects_everything"]

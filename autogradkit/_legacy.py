@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _device, _dtype
 from ._shape import Size
-from .autograd.variable import TensorBase
+from .autograd.engine import TensorBase
 
 _SIGNATURES = (
     " * (*, autogradkit.device device = None)\n"

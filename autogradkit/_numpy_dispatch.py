@@ -11,7 +11,7 @@ import operator
 
 import numpy as np
 
-from .autograd.variable import TensorBase
+from .autograd.engine import TensorBase
 from .ops.joining import CatBackward0, StackBackward0
 from .ops.selection import WhereBackward0
 

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from . import _device, _dtype, _inplace, _matmul, autograd
+from . import _device, _dtype, _inplace, _matmul
 from ._device import device
 from ._indexing import getitem
 from ._legacy import BY_NAME, new
@@ -19,7 +19,7 @@ from ._numpy_dispatch import array_function, array_ufunc
 from ._shape import Size, check_expandable, normalize_dim
 from ._tensor_str import tensor_repr
 from .autograd import grad_mode
-from .autograd.variable import TensorBase
+from .autograd.engine import TensorBase
 from .ops import (
     arithmetic,
     indexing,
@@ -73,11 +73,7 @@ class Tensor(TensorBase, wraps_outputs=True):
     def __init__(self, *args, **kwargs):
         pass  # __new__ made the tensor
 
-    # ----- autograd (the state and its methods: TensorBase, autograd/variable.py) ---------
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Compute the gradient of this tensor with respect to the graph's leaves."""
-        autograd.backward(self, gradient, retain_graph, create_graph, inputs)
-
+    # ----- autograd (the state, backward and the rest: TensorBase, autograd/engine.py) -----
     def detach_(self) -> Tensor:
         """Cut this tensor from the graph in place: it becomes a leaf that needs no grad."""
         return _inplace.detach_(self)

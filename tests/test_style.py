@@ -62,7 +62,7 @@ LAYERS = {
     },
     "autograd": {"autograd", "autograd.grad_mode", "autograd.anomaly_mode", "autograd.graph"}
     | {"autograd.saved", "autograd.engine", "autograd.function", "autograd.gradcheck"}
-    | {"autograd.observer", "autograd.variable", "autograd.hooks", "autograd.custom_function"},
+    | {"autograd.observer", "autograd.variable", "autograd.custom_function"},
     "ops": {"ops"} | {f"ops.{p.stem}" for p in (PACKAGE / "ops").glob("[!_]*.py")},
     "tensor": {"tensor", "_inplace", "_matmul", "_indexing", "_numpy_dispatch", "_legacy"}
     | {"_functions", "creation", "autograd.functional"},
@@ -165,8 +165,9 @@ def _local_imports_of(name: str) -> list[tuple[int, set[str]]]:
 
 # Lookups at run time that no import statement at the top shows, allowed where named here:
 # the package root loads agk.viz and agk.grading at their first use (they are optional
-# extras' users), and nn counts the frames between a warning and the user's code.
-RUNTIME_LOOKUPS_ALLOWED = {("", "importlib"), ("nn._backward_hooks", "_getframe")}
+# extras' users). No frame is read below viz (nn's warnings count their stacklevel on the
+# call structure).
+RUNTIME_LOOKUPS_ALLOWED = {("", "importlib")}
 RUNTIME_LOOKUPS = {"importlib", "__import__", "_getframe", "currentframe", "f_locals"}
 
 

@@ -1,8 +1,9 @@
 """``autogradkit.autograd``: the graph and how backward walks it.
 
-Read in this order: ``function.py`` (what ``apply`` records for one op), ``graph.py`` (the
-nodes), ``engine.py`` (what ``backward()`` does), then ``saved.py`` (what forward keeps for
-backward) and ``grad_mode.py``. ``functional`` (Jacobians, vjp, hvp...) is built on the
+Read in this order: ``function.py`` (what ``apply`` records for one op), ``engine.py`` (a
+tensor's autograd state, the nodes, and what ``backward()`` does), then ``saved.py`` (what
+forward keeps for backward), ``variable.py`` (the methods the lesson never calls) and
+``grad_mode.py``. ``functional`` (Jacobians, vjp, hvp...) is built on the
 Tensor API; ``autogradkit`` loads it after ``tensor.py``.
 """
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import functools
 
 from . import anomaly_mode, grad_mode
+from .engine import TensorBase, as_tensors
 from .graph import link
-from .hooks import as_tensors
-from .variable import TensorBase, increment_version
+from .variable import increment_version
 
 __all__ = ["once_differentiable"]
 

@@ -1,27 +1,164 @@
-"""The engine: ``backward()`` and ``grad()`` run the graph from the outputs back to the leaves.
+"""The engine: a tensor's autograd state, the graph's nodes, and ``backward()``, in one file.
 
-1. Seed each output with its gradient (ones for a scalar).  2. Count, for every reachable
-node, how many consumers will send it a gradient.  3. Run each node whose count reached zero
-(latest-created first, as PyTorch does), reduce each gradient to its input's shape and pass it
-on; free what the node saved unless ``retain_graph``.  4. At a leaf, ``AccumulateGrad`` adds
-the gradient into ``.grad``. No recursion: a 100,000-op chain is fine.
+micrograd's ``engine.py`` is the model: what ``c.sum().backward()`` runs reads top to bottom
+here, with no other file between its steps but the op's own ``backward`` (``ops/``) and
+``ctx.saved_tensors`` (``function.py``).
+
+- ``TensorBase``: what autograd keeps on every tensor (``requires_grad``, ``grad``,
+  ``grad_fn``, hooks), ``_wrap`` (an array as a Tensor) and ``backward``;
+- ``backward()`` and ``grad()``: 1. seed each output with its gradient (ones for a scalar);
+  2. count, for every reachable node, how many consumers will send it a gradient; 3. run
+  each node whose count reached zero (latest-created first, as PyTorch does), reduce each
+  gradient to its input's shape and pass it on; free what the node saved unless
+  ``retain_graph``. No recursion: a 100,000-op chain is fine;
+- ``Node`` (what ``grad_fn`` is), ``gradient_edge`` (where a tensor's gradient goes) and
+  ``AccumulateGrad``, the node at a leaf that adds the gradient into ``.grad``;
+- the runners of the hooks these call (a node's or a tensor's).
+
+``tensor.py`` builds ``Tensor`` on ``TensorBase``; ``function.py`` records the nodes.
 """
 
 from __future__ import annotations
 
 import heapq
 import warnings
+import weakref
 
 import numpy as np
 
 from .. import _dtype, _shape
-from . import anomaly_mode, grad_mode, observer, saved
-from .graph import gradient_edge, nodes_leading_to
-from .hooks import run_tensor_hooks
+from .._dtype import tensor_type
+from ..utils.hooks import next_id
+from . import anomaly_mode, grad_mode, observer
 from .observer import observe
-from .variable import TensorBase
+from .variable import INFERENCE, AutogradMethods, NodeMethods, VersionCounter, increment_version
 
-__all__ = ["backward", "grad", "run_backward", "observe"]
+__all__ = [
+    "AccumulateGrad",
+    "Node",
+    "TensorBase",
+    "backward",
+    "grad",
+    "gradient_edge",
+    "observe",
+    "run_backward",
+]
+
+
+_NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
+class TensorBase(AutogradMethods):
+    """An array with the state autograd needs; ``Tensor`` adds the ops."""
+
+    # slots, not a __dict__ entry: vars(t) stays {} as in PyTorch (the articles look at it)
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "_grad_fn",
+        "_version_counter",
+        "_output_nr",
+        "_grad",
+        "_base",
+        "_hooks",
+        "_post_accumulate_hooks",
+        "_accumulator_ref",
+        "__dict__",
+        "__weakref__",
+    )
+
+    def __init_subclass__(cls, wraps_outputs: bool = False, **kwargs):
+        """``class Tensor(TensorBase, wraps_outputs=True)``: the higher layer registers the
+        class of every tensor autograd makes (op outputs, gradients, what hooks see)."""
+        super().__init_subclass__(**kwargs)
+        if wraps_outputs:
+            TensorBase._output_class = cls
+
+    @staticmethod
+    def _wrap(data, grad_fn=None, output_nr=0) -> TensorBase:
+        """Wrap an array without copying (internal; ``grad_fn`` set means requires grad)."""
+        t = object.__new__(TensorBase._output_class)
+        t._data = data if type(data) is np.ndarray else np.asarray(data)
+        t._grad_fn, t._output_nr, t._requires_grad = grad_fn, output_nr, grad_fn is not None
+        if grad_mode._inference:
+            t._version_counter = INFERENCE
+        else:  # a leaf's counter now, an op's output's when it needs one (VersionCounter)
+            t._version_counter = VersionCounter() if grad_fn is None else None
+        t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
+        return t
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor with respect to the graph's leaves (what
+        ``torch.Tensor.backward`` does: call ``autograd.backward``, just below)."""
+        backward(self, gradient, retain_graph, create_graph, inputs)
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self._grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and self._data.dtype.kind != "f":
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
+        if value and self.is_inference() and not grad_mode._inference:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed."
+            )
+        self._requires_grad = bool(value)
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (None for leaves)."""
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors you created, and for any tensor that does not require grad."""
+        return self._grad_fn is None
+
+    @property
+    def grad(self):
+        """Gradient accumulated by backward (leaves, and non-leaves that ``retain_grad()``)."""
+        if self._grad_fn is not None and not self.retains_grad and self._grad is None:
+            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, TensorBase):
+                raise TypeError(
+                    "assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+
+TensorBase._output_class = TensorBase  # until Tensor registers itself
+
+
+# ----- backward(): the pass, step by step --------------------------------------------------
 
 _CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the "
@@ -30,6 +167,8 @@ _CREATE_GRAPH_WARNING = (
     "make sure to reset the .grad fields of your parameters to None after use to break the "
     "cycle and avoid the leak."
 )
+
+FREED = "freed by backward"  # stands in a node's store once backward released it
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -184,7 +323,7 @@ def run_backward(
             elif node._plain and not anomaly_mode._mode["enabled"]:
                 grad_inputs = node.backward(node, *grad_outputs)  # the op's, as in ops/
                 if not retain_graph and node._saved is not None:
-                    node._saved = saved.FREED
+                    node._saved = FREED
             else:  # hooks, custom Functions, anomaly mode, several outputs
                 grad_inputs = run_node(node, grad_outputs, retain_graph)
             if type(grad_inputs) is not tuple:
@@ -240,7 +379,7 @@ def run_node(node, grad_outputs: list, retain_graph: bool) -> tuple:
     else:
         grad_inputs = node._backward(grad_outputs)
     if not retain_graph and node._saved is not None:
-        node._saved = saved.FREED
+        node._saved = FREED
     return grad_inputs
 
 
@@ -285,3 +424,208 @@ def _capture(node, grad_outputs, targets, captured) -> None:
         if variable is not None and variable._hooks and not targets[(node, nr)]:
             g = run_tensor_hooks(variable._hooks, g)
         captured[(node, nr)] = g
+
+
+def nodes_leading_to(roots, target_nodes) -> set:
+    """The nodes from which some target node can be reached (iterative post-order walk)."""
+    needed, done, stack = set(), set(), [(n, False) for n in roots]
+    while stack:
+        node, children_done = stack.pop()
+        if children_done:
+            done.add(node)
+            if node in target_nodes or any(c in needed for c, _ in node.next_functions if c):
+                needed.add(node)
+        elif node not in done:
+            stack.append((node, True))
+            stack.extend((c, False) for c, _ in node.next_functions if c and c not in done)
+    return needed
+
+
+# ----- the graph: its nodes, its edges, and the node at a leaf ----------------------------
+
+
+class Node(NodeMethods):
+    """One step of the backward graph.
+
+    Attributes a student can explore (the same as PyTorch's):
+        next_functions: ``((node, output_index), ...)`` per input, ``(None, 0)`` for an
+            input that needs no gradient.
+        metadata: a dict for your own notes.
+    """
+
+    __slots__ = ("next_functions", "_input_meta", "_priority", "__dict__", "__weakref__")
+    # rarely set, so they live on the class until a node needs its own (fast to create)
+    _metadata = _pre_hooks = _post_hooks = _tensor_hooks = _retained = None
+    _saved = None  # what backward will read (a Function node keeps it in a slot)
+    _num_outputs = 1
+    # True while the engine may call backward(node, *grads) directly: no hooks on the node,
+    # nothing special to do around it (registering a hook sets it False on that node)
+    _plain = False
+    _custom = False
+    # an op's own names (forward, backward, apply...), not the node's: dir() leaves them out
+    _op_api = frozenset({"backward"})
+
+    def __init__(self, next_functions=(), input_meta=()):
+        self.next_functions = next_functions
+        self._input_meta = input_meta  # ((shape, numpy dtype), ...) per input
+        self._priority = -next_id()  # later nodes run first among ready ones
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __call__(self, *grad_outputs):
+        """Run this node's backward on Tensors, as calling a PyTorch node does."""
+        grads = [g._data if isinstance(g, TensorBase) else g for g in grad_outputs]
+        return tuple(
+            None if g is None else TensorBase._wrap(np.asarray(g)) for g in self._backward(grads)
+        )
+
+    def _backward(self, grad_outputs: list) -> tuple:
+        """The gradients for ``next_functions``, hooks and all (the engine's general case)."""
+        raise NotImplementedError
+
+
+def gradient_edge(tensor) -> tuple:
+    """``(node, output_nr)``: where a gradient for ``tensor`` goes in the graph, its grad_fn,
+    or for a leaf its AccumulateGrad node (made at the leaf's first use in a graph). The
+    plain pair ``next_functions`` holds, as PyTorch prints it."""
+    if tensor._grad_fn is None:
+        return (grad_accumulator(tensor), 0)
+    return (tensor._grad_fn, tensor._output_nr)
+
+
+def grad_accumulator(leaf: TensorBase) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node: one per leaf while any graph holds it."""
+    node = leaf._accumulator_ref() if leaf._accumulator_ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._accumulator_ref = weakref.ref(node)
+    return node
+
+
+_ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
+
+
+class AccumulateGrad(Node):
+    """The node at a leaf: adds the incoming gradient into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+    __module__ = "builtins"  # prints as <AccumulateGrad object at ...>, as in PyTorch
+    _plain = True  # the engine calls backward(node, g): it runs every hook itself
+
+    next_functions = ()  # a leaf: nothing comes before it
+
+    def __init__(self, variable: TensorBase):
+        self.variable = variable
+        self._input_meta = ((variable._data.shape, variable._data.dtype),)
+        self._priority = _ACCUMULATE_FIRST - next_id()
+
+    def name(self) -> str:
+        return "autogradkit::autograd::AccumulateGrad"
+
+    @staticmethod
+    def backward(node, g) -> tuple:
+        """Add ``g`` into the leaf's ``.grad``: a new tensor the first time (laid out like
+        the leaf, in its ``grad_dtype``), the same tensor one version later after that."""
+        leaf = node.variable
+        if leaf._hooks:  # the leaf's own hooks first, then this node's pre-hooks
+            g = run_tensor_hooks(leaf._hooks, g)
+        if node._pre_hooks:
+            (g,) = run_node_pre_hooks(node._pre_hooks, [g])
+        if isinstance(g, TensorBase):  # create_graph=True: keep the graph of the gradient
+            if leaf._grad is None:  # a copy, as PyTorch makes it (CopyBackwards)
+                leaf._grad = TensorBase._wrap(np.zeros_like(leaf._data)).copy_(g)
+            else:
+                leaf._grad = leaf._grad + g
+        elif leaf._grad is None:
+            dtype = leaf.__dict__.get("_grad_dtype", leaf._data.dtype)  # leaf.grad_dtype
+            if dtype is None:
+                dtype = np.asarray(g).dtype
+            grad = np.empty_like(leaf._data, getattr(dtype, "numpy", dtype))  # numpy's dtype
+            np.copyto(grad, g, casting="unsafe")
+            leaf._grad = TensorBase._wrap(grad)
+        else:  # in place, as PyTorch does: the same .grad tensor, one version later
+            leaf._grad._data += g
+            increment_version(leaf._grad)
+        if leaf._post_accumulate_hooks:
+            for hook in tuple(leaf._post_accumulate_hooks.values()):
+                hook(leaf)
+        if observer._watchers:
+            observer.report("gradient_accumulated", leaf, leaf._grad)
+        if node._post_hooks:
+            run_node_post_hooks(node._post_hooks, (), [g])
+        return ()
+
+    def _backward(self, grad_outputs: list) -> tuple:
+        return self.backward(self, *grad_outputs)
+
+
+# ----- hooks: the user's functions run around a node, and what they see --------------------
+
+
+def run_tensor_hooks(hooks: dict, g):
+    """Call a tensor's hooks in order; each may return a replacement gradient."""
+    as_tensor = g if isinstance(g, TensorBase) else TensorBase._wrap(g)
+    for hook in tuple(hooks.values()):
+        result = hook(as_tensor)
+        if result is None:
+            continue
+        name = getattr(hook, "__name__", type(hook).__name__)
+        before, after = as_tensor._data, result._data
+        if after.shape != before.shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        if after.dtype != before.dtype:
+            raise RuntimeError(
+                f"hook '{name}' has changed the type of value (was "
+                f"{tensor_type(before.dtype)} got {tensor_type(after.dtype)})"
+            )
+        as_tensor = result
+    return as_tensor if isinstance(g, TensorBase) else as_tensor._data
+
+
+def as_tensors(values) -> tuple:
+    """Arrays as Tensors (None and Tensors as they are): what hooks and custom backwards see."""
+    return tuple(
+        v if v is None or isinstance(v, TensorBase) else TensorBase._wrap(np.asarray(v))
+        for v in values
+    )
+
+
+def _as_arrays(values, like):
+    if any(isinstance(v, TensorBase) and v._requires_grad for v in like if v is not None):
+        return list(values)  # create_graph: keep Tensors
+    return [v._data if isinstance(v, TensorBase) else v for v in values]
+
+
+def run_node_pre_hooks(hooks, grads):
+    """``hook(grad_outputs)`` before a node runs; a returned tuple replaces them."""
+    for hook in tuple(hooks.values()):
+        result = hook(as_tensors(grads))
+        if result is not None:
+            grads = _as_arrays(result, grads)
+    return grads
+
+
+def run_node_post_hooks(hooks, grad_inputs, grad_outputs):
+    """``hook(grad_inputs, grad_outputs)`` after a node ran; a returned tuple replaces them."""
+    for hook in tuple(hooks.values()):
+        result = hook(as_tensors(grad_inputs), as_tensors(grad_outputs))
+        if result is not None:
+            grad_inputs = tuple(_as_arrays(result, grad_inputs))
+    return grad_inputs
+
+
+def run_output_hooks(node, grads):
+    """Hooks registered on the node's output tensors, then retain_grad, as in PyTorch."""
+    grads = list(grads)
+    for nr, hooks in (node._tensor_hooks or {}).items():
+        if grads[nr] is not None and hooks:
+            grads[nr] = run_tensor_hooks(hooks, grads[nr])
+    for nr, ref in (node._retained or {}).items():
+        t = ref()
+        if t is None or grads[nr] is None:
+            continue
+        g = grads[nr]
+        g = g.detach().clone() if isinstance(g, TensorBase) else TensorBase._wrap(np.array(g))
+        t._grad = g if t._grad is None else t._grad + g
+    return grads

@@ -16,11 +16,18 @@ from .. import _dtype, _shape
 from ..utils.hooks import next_id
 from . import anomaly_mode, custom_function, grad_mode, saved
 from .custom_function import once_differentiable
-from .engine import fit
-from .graph import Node, _saved_tensors_hooks, gradient_edge
-from .hooks import run_node_post_hooks, run_node_pre_hooks, run_output_hooks
+from .engine import (
+    Node,
+    TensorBase,
+    fit,
+    gradient_edge,
+    run_node_post_hooks,
+    run_node_pre_hooks,
+    run_output_hooks,
+)
+from .graph import _saved_tensors_hooks
 from .saved import SavedOrigin
-from .variable import InferenceVersion, TensorBase, version_counter
+from .variable import InferenceVersion, version_counter
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "REGISTRY"]
 

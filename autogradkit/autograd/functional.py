@@ -3,6 +3,7 @@
 Each calls the function on fresh copies of the inputs and asks ``autograd.grad`` for what it
 needs, as ``torch.autograd.functional`` does: one backward per output element for a
 Jacobian, and the "double backward" trick for ``jvp`` and ``hvp`` (reverse mode only).
+Built on the public API, which the engine never calls back: beside the core.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 The numerical Jacobian nudges each input element by ``+-eps`` and takes central differences;
 the analytical one runs backward once per output element. Rows are input elements, columns
-output elements, exactly as PyTorch prints them when they disagree.
+output elements, exactly as PyTorch prints them when they disagree. Built on
+``autograd.grad``, which the engine never calls back: beside the core, as ``functional.py``.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import numpy as np
 
 from ..random import _generator
 from . import engine
+from .engine import TensorBase
 from .grad_mode import enable_grad
-from .variable import TensorBase
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 

@@ -21,8 +21,8 @@ import numpy as np
 
 from .. import _dtype
 from . import anomaly_mode, grad_mode
-from .graph import grad_accumulator
-from .variable import TensorBase, version_counter
+from .engine import FREED, TensorBase, grad_accumulator
+from .variable import version_counter
 
 __all__ = ["SavedOrigin", "SavedTensor", "describe", "saved_inputs"]
 
@@ -33,7 +33,6 @@ FREED_MESSAGE = (
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward."
 )
-FREED = "freed by backward"  # stands in the store once backward released it
 
 
 class SavedOrigin(NamedTuple):

@@ -1,33 +1,29 @@
-"""``TensorBase``: what autograd keeps on every tensor, and the methods that use it.
+"""The autograd methods of a tensor and of a node that the lesson never calls; versions.
 
-PyTorch's ``torch._C.TensorBase`` and MiniTorch's ``Variable`` are the models: the array
-(``_data``), ``requires_grad``, ``grad``, ``grad_fn`` (with ``output_nr``), the version
-counter (and ``increment_version``, the one function that moves it), hooks and ``detach``
-live here, in autograd's layer. ``Tensor`` (``tensor.py``) builds on this class with the
-ops; it registers itself (``class Tensor(TensorBase, wraps_outputs=True)``) as the class
-autograd makes its outputs of, so autograd never looks the Tensor class up.
+``TensorBase`` (``engine.py``) holds what ``a * b`` and ``backward()`` use: the array,
+``requires_grad``, ``grad``, ``grad_fn``, ``_wrap`` and ``backward``. It builds on
+``AutogradMethods`` here: hooks, ``retain_grad``, ``grad_dtype``, ``detach`` and ``.data``,
+the version (``_version``, and ``increment_version``, the one function that moves it) and
+inference tensors. PyTorch keeps the same split between its C++ ``TensorBase`` and the
+``VariableHooks`` behind it. ``Node`` (``engine.py``) builds on ``NodeMethods`` the same way.
 """
 
 from __future__ import annotations
 
-import warnings
 import weakref
-
-import numpy as np
 
 from .. import _dtype
 from ..utils.hooks import HookDict, add_hook
-from . import grad_mode
 
-__all__ = ["TensorBase", "increment_version"]
+__all__ = [
+    "AutogradMethods",
+    "NodeMethods",
+    "VersionCounter",
+    "increment_version",
+    "version_counter",
+]
 
-_NON_LEAF_GRAD_WARNING = (
-    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
-    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
-    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
-    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
-)
+_STORE = frozenset({"_saved", "_saved_meta"})  # what _saved_<name> reads: not in dir(node)
 
 
 class VersionCounter:
@@ -71,47 +67,13 @@ def increment_version(tensor) -> None:
             counter.value += 1
 
 
-class TensorBase:
-    """An array with the state autograd needs; ``Tensor`` adds the ops."""
+class AutogradMethods:
+    """The autograd methods of a tensor beyond the lesson's (``TensorBase`` adds the rest)."""
 
-    # slots, not a __dict__ entry: vars(t) stays {} as in PyTorch (the articles look at it)
-    __slots__ = (
-        "_data",
-        "_requires_grad",
-        "_grad_fn",
-        "_version_counter",
-        "_output_nr",
-        "_grad",
-        "_base",
-        "_hooks",
-        "_post_accumulate_hooks",
-        "_accumulator_ref",
-        "__dict__",
-        "__weakref__",
-    )
-
-    def __init_subclass__(cls, wraps_outputs: bool = False, **kwargs):
-        """``class Tensor(TensorBase, wraps_outputs=True)``: the higher layer registers the
-        class of every tensor autograd makes (op outputs, gradients, what hooks see)."""
-        super().__init_subclass__(**kwargs)
-        if wraps_outputs:
-            TensorBase._output_class = cls
+    __slots__ = ()  # the slots are TensorBase's
 
     @staticmethod
-    def _wrap(data, grad_fn=None, output_nr=0) -> TensorBase:
-        """Wrap an array without copying (internal; ``grad_fn`` set means requires grad)."""
-        t = object.__new__(TensorBase._output_class)
-        t._data = data if type(data) is np.ndarray else np.asarray(data)
-        t._grad_fn, t._output_nr, t._requires_grad = grad_fn, output_nr, grad_fn is not None
-        if grad_mode._inference:
-            t._version_counter = INFERENCE
-        else:  # a leaf's counter now, an op's output's when it needs one (VersionCounter)
-            t._version_counter = VersionCounter() if grad_fn is None else None
-        t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
-        return t
-
-    @staticmethod
-    def _make_subclass(cls, data: TensorBase, requires_grad: bool = False) -> TensorBase:
+    def _make_subclass(cls, data: AutogradMethods, requires_grad: bool = False) -> AutogradMethods:
         """A ``cls`` instance sharing ``data``'s memory and version counter, a new leaf (how
         ``nn.Parameter`` is made, as in PyTorch)."""
         t = object.__new__(cls)
@@ -126,68 +88,12 @@ class TensorBase:
             t._requires_grad = True
         return t
 
-    @property
-    def requires_grad(self) -> bool:
-        return self._requires_grad
-
-    @requires_grad.setter
-    def requires_grad(self, value: bool) -> None:
-        if self._grad_fn is not None:
-            if value:
-                return
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use "
-                "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach()."
-            )
-        if value and self._data.dtype.kind != "f":
-            raise RuntimeError(
-                "only Tensors of floating point and complex dtype can require gradients"
-            )
-        if value and self.is_inference() and not grad_mode._inference:
-            raise RuntimeError(
-                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
-                "allowed."
-            )
-        self._requires_grad = bool(value)
-
-    def requires_grad_(self, requires_grad: bool = True) -> TensorBase:
+    def requires_grad_(self, requires_grad: bool = True) -> AutogradMethods:
         """Set ``requires_grad`` in place and return the tensor."""
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
-
-    @property
-    def grad_fn(self):
-        """The node that made this tensor (None for leaves)."""
-        return self._grad_fn
-
-    @property
-    def is_leaf(self) -> bool:
-        """True for tensors you created, and for any tensor that does not require grad."""
-        return self._grad_fn is None
-
-    @property
-    def grad(self):
-        """Gradient accumulated by backward (leaves, and non-leaves that ``retain_grad()``)."""
-        if self._grad_fn is not None and not self.retains_grad and self._grad is None:
-            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
-        return self._grad
-
-    @grad.setter
-    def grad(self, value) -> None:
-        if value is not None:
-            if not isinstance(value, TensorBase):
-                raise TypeError(
-                    "assigned grad expected to be a Tensor or None but got grad of type "
-                    f"{type(value).__name__}"
-                )
-            if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
-        self._grad = value
 
     @property
     def grad_dtype(self):
@@ -236,19 +142,19 @@ class TensorBase:
             self._post_accumulate_hooks = HookDict()
         return add_hook(self._post_accumulate_hooks, hook)
 
-    def detach(self) -> TensorBase:
+    def detach(self) -> AutogradMethods:
         """A tensor sharing this one's memory and version counter, cut from the graph."""
-        t = TensorBase._wrap(self._data)
+        t = self._wrap(self._data)
         t._version_counter = version_counter(self)
         return t
 
     @property
-    def data(self) -> TensorBase:
+    def data(self) -> AutogradMethods:
         """The same memory as a new leaf: no history and a version counter of its own."""
-        return TensorBase._wrap(self._data)
+        return self._wrap(self._data)
 
     @data.setter
-    def data(self, value: TensorBase) -> None:
+    def data(self, value: AutogradMethods) -> None:
         self._data = value._data
 
     @property
@@ -266,4 +172,66 @@ class TensorBase:
         return self._output_nr
 
 
-TensorBase._output_class = TensorBase  # until Tensor registers itself
+class NodeMethods:
+    """A node's methods beyond the lesson's (``Node``, ``engine.py``, adds the rest): hooks,
+    ``metadata``, retained gradients, and how it prints and lists its names."""
+
+    __slots__ = ()  # the slots are Node's
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = HookDict()
+        self._plain = False
+        return add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = HookDict()
+        self._plain = False
+        return add_hook(self._pre_hooks, fn)
+
+    def _tensor_hook_dict(self, output_nr: int) -> HookDict:
+        """The hooks of this node's output ``output_nr`` (``tensor.register_hook``)."""
+        if self._tensor_hooks is None:
+            self._tensor_hooks = HookDict()
+        self._plain = False
+        return self._tensor_hooks.setdefault(output_nr, HookDict())
+
+    def _retain(self, output_nr: int, tensor_ref) -> None:
+        """Keep the gradient of output ``output_nr`` in that tensor's ``.grad``."""
+        if self._retained is None:
+            self._retained = {}
+        self._plain = False
+        self._retained[output_nr] = tensor_ref
+
+    @property
+    def requires_grad(self) -> bool:
+        return True  # a node exists only where some input requires grad
+
+    def __repr__(self) -> str:
+        cls = type(self)
+        name = f"{cls.__module__}.{cls.__name__}" if self._custom else cls.__name__
+        return f"<{name} object at {hex(id(self))}>"
+
+    def __dir__(self):
+        """What PyTorch's nodes show: a node's public names only (not the op's forward,
+        backward and ctx helpers), the ``_saved_<name>`` fields this node has, and no store."""
+        if self._custom:
+            return sorted(n for n in super().__dir__() if n not in _STORE)
+        cls = type(self)
+        names = set(dir(cls)) - cls._op_api
+        return sorted(n for n in names if n not in _STORE and _is_field(cls, n))
+
+
+def _is_field(cls, name: str) -> bool:
+    """False for a ``_saved_*`` name the node's op does not have (a parent op's field)."""
+    value = getattr(cls, name, None)
+    return not (isinstance(value, property) and getattr(value.fget, "__name__", "") == "_not_saved")

@@ -9,11 +9,11 @@ output, so it only sees the module's last operation.
 
 from __future__ import annotations
 
-import sys
 import warnings
 import weakref
 
 from ..autograd import grad_mode
+from ..autograd.anomaly_mode import is_anomaly_enabled
 from ..autograd.function import Function
 from ..tensor import Tensor
 
@@ -49,6 +49,20 @@ _LEGACY_MANY_OUTPUT_NODES = (
     "deprecated and will be removed in future versions. This hook will be missing some "
     "grad_output. Please use register_full_backward_hook to get the documented behavior."
 )
+
+# Where the warnings point: counted on the call structure, so that no frame is read (Python
+# 3.11's warnings.warn has no skip_file_prefixes). tests/nn/test_hooks.py holds both counts.
+# At forward, the line that called the module (the user's, when the user called it; a kit
+# container's own line when the module sits in one, as PyTorch's stacklevel=2 points into
+# its module.py): _warn <- _maybe_warn <- attach_legacy_hooks <- Module._call_with_hooks <-
+# Module.__call__ <- that line.
+FORWARD_STACKLEVEL = 6
+# At backward, PyTorch's stacklevel=5 counted the kit's way: the user's ``t.backward()`` line
+# (one line further for a direct ``autograd.backward`` or ``grad``, as in PyTorch):
+# _fire_without_input_grads <- the node's hook <- engine.run_node_post_hooks <-
+# FunctionCtx._backward <- engine.run_node (<- anomaly_mode.run_node_checked) <-
+# engine.run_backward <- engine.backward <- TensorBase.backward <- the user's line.
+BACKWARD_STACKLEVEL = 9
 
 
 class BackwardHookFunction(Function):
@@ -133,7 +147,8 @@ class BackwardHook:
             self.grad_outputs = new
 
     def _fire_without_input_grads(self) -> None:
-        warnings.warn(_NO_INPUT_GRAD, UserWarning, stacklevel=user_stacklevel())
+        stacklevel = BACKWARD_STACKLEVEL + is_anomaly_enabled()  # anomaly mode: one frame more
+        warnings.warn(_NO_INPUT_GRAD, UserWarning, stacklevel=stacklevel)
         grad_inputs = (None,) * self.n_inputs
         for user_hook in self.hooks:
             res = user_hook(self.module, grad_inputs, self.grad_outputs)
@@ -217,12 +232,4 @@ def _maybe_warn(inputs, result, node) -> None:
 
 
 def _warn(message: str) -> None:
-    warnings.warn(message, FutureWarning, stacklevel=user_stacklevel())
-
-
-def user_stacklevel() -> int:
-    """The ``stacklevel`` that makes a warning point at the first line outside autogradkit."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("autogradkit"):
-        frame, level = frame.f_back, level + 1
-    return level
+    warnings.warn(message, FutureWarning, stacklevel=FORWARD_STACKLEVEL)

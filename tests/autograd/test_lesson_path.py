@@ -14,6 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
+import line_count  # noqa: E402
 import trace_path  # noqa: E402
 
 
@@ -49,3 +50,12 @@ def test_backward_runs_each_node_once_and_ends_in_accumulate_grad():
     names = [name for _, name in calls]
     assert names.count("MulBackward0.backward") == names.count("SumBackward0.backward") == 1
     assert "AccumulateGrad.backward" in names
+
+
+def test_line_count_names_the_files_the_path_runs_through():
+    """tools/line_count.py reports the lesson's path files: exactly the ones traced."""
+    files = set()
+    for statement, setup, again, *_ in trace_path.PATHS:
+        calls = trace_path.trace(statement, trace_path.SETUP + setup, again)
+        files |= {where.removeprefix("autogradkit/") for where, _ in calls}
+    assert files == set(line_count.PATH)

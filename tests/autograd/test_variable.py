@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 import autogradkit as agk
+from autogradkit.autograd.engine import TensorBase
 from autogradkit.autograd.graph import GradientEdge, get_gradient_edge
 from autogradkit.autograd.observer import BackwardObserver, observe
-from autogradkit.autograd.variable import TensorBase
 
 
 def test_tensor_builds_on_tensor_base_and_autograd_makes_tensors():

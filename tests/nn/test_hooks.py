@@ -3,6 +3,7 @@ through BackwardHookFunction, and the legacy last-node backward hook with its wa
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import pytest
@@ -165,6 +166,21 @@ def test_full_hook_when_no_input_requires_grad_warns_and_passes_none():
     assert calls == [(None,)]
 
 
+@pytest.mark.parametrize("anomaly", [False, True], ids=["plain", "anomaly mode"])
+def test_the_no_input_grad_warning_points_at_the_users_backward_line(anomaly):
+    """As PyTorch's stacklevel=5 does for ``t.backward()``: counted on the call structure
+    (nn reads no frames), anomaly mode's extra frame included."""
+    lin = _linear([[1.0, 1.0]], [0.0])
+    lin.register_full_backward_hook(lambda m, gi, go: None)
+    out = lin(agk.ones(1, 2)).sum()
+    with warnings.catch_warnings(record=True) as caught, agk.autograd.set_detect_anomaly(anomaly):
+        warnings.simplefilter("always")
+        out.backward()
+        line = sys._getframe().f_lineno - 1  # the test reads its own frame: the line above
+    (w,) = [w for w in caught if "Full backward hook is firing" in str(w.message)]
+    assert (w.category, w.filename, w.lineno) == (UserWarning, __file__, line)
+
+
 def test_full_hook_with_an_input_that_needs_no_grad():
     class Two(nn.Module):
         def forward(self, a, b):
@@ -247,11 +263,33 @@ def test_legacy_hook_warns_at_forward_and_points_at_the_caller():
         lin(agk.ones(2, requires_grad=True))
     (w,) = caught
     assert w.category is FutureWarning and w.filename == __file__
+    assert w.lineno == sys._getframe().f_lineno - 3  # the line of lin(...) above
     assert str(w.message) == (
         "Using a non-full backward hook when the forward contains multiple autograd Nodes is "
         "deprecated and will be removed in future versions. This hook will be missing some "
         "grad_input. Please use register_full_backward_hook to get the documented behavior."
     )
+
+
+def test_legacy_hook_warning_points_at_the_line_that_called_the_module():
+    """A hooked module called in the user's own forward: the warning names that line."""
+
+    class Outer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(2, 1)
+
+        def forward(self, x):
+            self.line = sys._getframe().f_lineno + 1
+            return self.lin(x)
+
+    outer = Outer()
+    outer.lin.register_backward_hook(lambda *a: None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        outer(agk.ones(2, requires_grad=True))
+    (w,) = caught
+    assert (w.category, w.filename, w.lineno) == (FutureWarning, __file__, outer.line)
 
 
 def test_legacy_hook_with_output_not_requiring_grad_is_silent():

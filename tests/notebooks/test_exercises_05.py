@@ -248,9 +248,9 @@ def leaves_by_a_kept_walk(t):
 
 
 def leaves_by_the_engines_helper(t):
-    from autogradkit.autograd import graph
+    from autogradkit.autograd import engine
 
-    nodes = graph.nodes_leading_to([t.grad_fn], Everything())
+    nodes = engine.nodes_leading_to([t.grad_fn], Everything())
     return [n.variable for n in nodes if hasattr(n, "variable")]
 
 
