@@ -18,6 +18,8 @@ from autogradkit.grading.cli import build_parser, main
 from . import builders
 from .helpers import code, notebook
 
+pytestmark = pytest.mark.slow  # grade and validate runs, each with its kernels
+
 KINDS = list(builders.EXPECTED)
 FAST = ["--timeout", "3", "--interrupt-grace", "1", "-j", "2", "--no-progress"]
 
