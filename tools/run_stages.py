@@ -10,6 +10,7 @@ Usage: ``python tools/run_stages.py [--allowed-skips FILE] [STAGE ...]``
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -31,10 +32,12 @@ NBVAL = [
 ]
 # every stage's tests run on every core (pytest-xdist), one test file per worker at a time:
 # a file's module fixtures (a course released once, kernels) are made once, and a notebook's
-# cells share one kernel. The files go out in the order collected (tests/conftest.py puts the
-# slow ones first), never re-sorted by their number of tests: else the few-test files whose
-# one fixture grades a whole course start last, and one core works alone at the end
-WORKERS = ["--numprocesses", "auto", "--dist", "loadfile", "--no-loadscope-reorder"]
+# cells share one kernel. One worker more than cores: a worker often waits (a kernel, a
+# sandbox or a browser starting, a time limit running out); the unit stage's processes used
+# about 1.3 of 2 cores on average with two. The files go out in the order collected
+# (tests/conftest.py puts the slow ones first), never re-sorted by their number of tests
+CORES = os.cpu_count() or 1
+WORKERS = ["--numprocesses", str(CORES + 1), "--dist", "loadfile", "--no-loadscope-reorder"]
 # release/ holds the English edition and, in release/LANG/, each translated one (zh-CN)
 NOTEBOOK_FOLDERS = ("notebooks/source", "notebooks/release", "notebooks/demos")
 COUNT = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)\b")
