@@ -23,6 +23,8 @@ from autogradkit_instructor.cli import main
 
 from . import builders
 
+pytestmark = pytest.mark.slow  # one grading run of the whole class per sandbox backend
+
 SECRET = "agk-grader-secret-4f1d"  # a grader environment variable no output may contain
 DAEMON = "agk-attack-daemon-9c2e"  # marks the detached process a student leaves behind
 FLAGS = ["--timeout", "10", "-j", "2", "--no-progress", "--disk-limit", "16"]

@@ -19,6 +19,8 @@ from autogradkit_instructor.cli import build_parser, main
 from . import builders
 from .helpers import code, notebook
 
+pytestmark = pytest.mark.slow  # grade and validate runs, each with its kernels
+
 KINDS = list(builders.EXPECTED)
 FAST = ["--timeout", "3", "--interrupt-grace", "1", "-j", "2", "--no-progress"]
 
@@ -110,8 +112,10 @@ def test_csv_has_one_column_per_test(graded):
     assert len(lines) == 1 + len(KINDS)
 
 
-def test_regrading_only_grades_new_or_changed_submissions(graded, capsys):
-    course = graded[0]
+def test_regrading_only_grades_new_or_changed_submissions(graded, tmp_path, capsys):
+    """On a copy of the graded course: the other tests read the shared one as graded once."""
+    course = tmp_path / "course"
+    shutil.copytree(graded[0], course)
     args = [
         "grade",
         str(course / "submitted"),

@@ -16,6 +16,8 @@ from autogradkit._i18n import ENGLISH
 from . import exercises
 from .exercises import assert_passes, assert_refused, checks_of, editions, solution
 
+pytestmark = pytest.mark.slow  # the slowest checks of all, run on every seed and edition
+
 NB = "07_capstone"
 checks = checks_of(NB)
 loss_fn = nn.CrossEntropyLoss()

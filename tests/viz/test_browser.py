@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "tools" / "browser_check.py"
 DEMO = ROOT / "notebooks" / "demos" / "viz_demo.ipynb"
 
-pytestmark = [pytest.mark.browser, pytest.mark.needs("chromium")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.needs("chromium")]
 
 COUNTS = {
     ".jp-RenderedSVG": "draw_graph(e) shown through _repr_svg_",
