@@ -115,7 +115,7 @@ def test_a_symlinked_submission_folder_is_refused_not_followed(nested, student):
 FLAT = {  # file name -> kind
     "ann.ipynb": "correct",
     "ann_squares.ipynb": "wrong",  # the same student and notebook, named the other way
-    "...ipynb": "correct",  # student "..": autograded/../hw1 is outside autograded/
+    "...ipynb": "correct",  # student "..": its work folder would climb out of autograded/
     "..ipynb": "correct",  # student ".": autograded/./hw1 is autograded/hw1
     "hw1.ipynb": "wrong",  # ... which is this student's
     "zoe.ipynb": "correct",

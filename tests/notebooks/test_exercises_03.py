@@ -403,7 +403,7 @@ def test_the_shortcuts_are_told_why_in_chinese_through_and_through(answers):
         checks.integer_quantities, answers, quantity_grad=caller_made_float
     ) == (
         "✗ 算完 sum(prices * q) 之后，quantities 仍是原来那些整数：不对"
-        "（提示：做一个需要梯度的浮点型副本；调用者的张量不要去动）"
+        "（提示：创建一个需要梯度的浮点型副本，不要改动调用者的张量）"
     )
     by_autograd = {"vjp_by_hand": vjp_by_autograd}
     assert last_line_in_chinese(checks.vjp_written_by_hand, answers, **by_autograd) == (
