@@ -28,10 +28,10 @@ import numpy as np
 
 from .. import _dtype, _shape
 from .._dtype import tensor_type
-from ..utils.hooks import next_id
+from ..utils.hooks import HookDict, add_hook, next_id
 from . import anomaly_mode, grad_mode, observer
 from .observer import observe
-from .variable import INFERENCE, AutogradMethods, NodeMethods, VersionCounter, increment_version
+from .variable import INFERENCE, AutogradMethods, VersionCounter, increment_version
 
 __all__ = [
     "AccumulateGrad",
@@ -444,7 +444,7 @@ def nodes_leading_to(roots, target_nodes) -> set:
 # ----- the graph: its nodes, its edges, and the node at a leaf ----------------------------
 
 
-class Node(NodeMethods):
+class Node:
     """One step of the backward graph.
 
     Attributes a student can explore (the same as PyTorch's):
@@ -483,6 +483,68 @@ class Node(NodeMethods):
     def _backward(self, grad_outputs: list) -> tuple:
         """The gradients for ``next_functions``, hooks and all (the engine's general case)."""
         raise NotImplementedError
+
+    # ----- what the lesson never calls: hooks, metadata, retained gradients, printing -----
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = HookDict()
+        self._plain = False
+        return add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = HookDict()
+        self._plain = False
+        return add_hook(self._pre_hooks, fn)
+
+    def _tensor_hook_dict(self, output_nr: int) -> HookDict:
+        """The hooks of this node's output ``output_nr`` (``tensor.register_hook``)."""
+        if self._tensor_hooks is None:
+            self._tensor_hooks = HookDict()
+        self._plain = False
+        return self._tensor_hooks.setdefault(output_nr, HookDict())
+
+    def _retain(self, output_nr: int, tensor_ref) -> None:
+        """Keep the gradient of output ``output_nr`` in that tensor's ``.grad``."""
+        if self._retained is None:
+            self._retained = {}
+        self._plain = False
+        self._retained[output_nr] = tensor_ref
+
+    @property
+    def requires_grad(self) -> bool:
+        return True  # a node exists only where some input requires grad
+
+    def __repr__(self) -> str:
+        cls = type(self)
+        name = f"{cls.__module__}.{cls.__name__}" if self._custom else cls.__name__
+        return f"<{name} object at {hex(id(self))}>"
+
+    def __dir__(self):
+        """What PyTorch's nodes show: a node's public names only (not the op's forward,
+        backward and ctx helpers), the ``_saved_<name>`` fields this node has, and no store."""
+        if self._custom:
+            return sorted(n for n in super().__dir__() if n not in _STORE)
+        cls = type(self)
+        names = set(dir(cls)) - cls._op_api
+        return sorted(n for n in names if n not in _STORE and _is_field(cls, n))
+
+
+_STORE = frozenset({"_saved", "_saved_meta"})  # what _saved_<name> reads: not in dir(node)
+
+
+def _is_field(cls, name: str) -> bool:
+    """False for a ``_saved_*`` name the node's op does not have (a parent op's field)."""
+    value = getattr(cls, name, None)
+    return not (isinstance(value, property) and getattr(value.fget, "__name__", "") == "_not_saved")
 
 
 def gradient_edge(tensor) -> tuple:
