@@ -8,9 +8,11 @@ pass that runs it, in ``engine.py``; this module gives PyTorch's public names fo
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
-from .engine import Node, gradient_edge
+from .engine import Node, gradient_edge, pack_hooks
+from .saved import pack_all
 from .variable import increment_version
 
 __all__ = [
@@ -22,9 +24,6 @@ __all__ = [
     "save_on_cpu",
     "walk",
 ]
-
-# the (pack, unpack) pairs of the saved_tensors_hooks blocks entered, innermost last
-_saved_tensors_hooks: list = []
 
 
 class GradientEdge(NamedTuple):
@@ -81,10 +80,11 @@ class saved_tensors_hooks:
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
 
     def __enter__(self) -> None:
-        _saved_tensors_hooks.append((self.pack_hook, self.unpack_hook))
+        packer = functools.partial(pack_all, pack_hook=self.pack_hook, unpack_hook=self.unpack_hook)
+        pack_hooks.append(packer)  # what Function.apply runs on what each op saves
 
     def __exit__(self, *exc_info) -> None:
-        _saved_tensors_hooks.pop()
+        pack_hooks.pop()
 
 
 class save_on_cpu(saved_tensors_hooks):

@@ -1,30 +1,38 @@
-"""What forward saved, read back: version checks, freeing, pack hooks and PyTorch's names.
+"""What forward saved, beyond the lesson: as Tensors, freed, packed, and PyTorch's names.
 
-``ctx.save_for_backward`` (``function.py``) keeps each value with its origin: the input
+``ctx.save_for_backward`` keeps each value with its origin (a ``SavedOrigin``: the input
 Tensor it is, or the output, or the Python number it was made from, and that tensor's
-version then. Here that store is read back: backward refuses a value changed in place since,
-``grad_fn._saved_self`` (``_saved_other``, ``_saved_result``...) shows it under PyTorch's
-names, and a ``saved_tensors_hooks`` block or ``grad_fn._raw_saved_self.register_hooks`` may
-pack a value away until it is needed.
-
-Each value's origin is a ``SavedOrigin`` (``node._saved_meta``); ``NOTHING`` stands for a value
-saved as None.
+version then), and ``ctx.saved_tensors`` hands a built-in op's backward its arrays, checked
+against in-place changes: both in ``engine.py``, on the lesson's path. Here, beside it:
+what ``saved_tensors`` does for everything else (``unpack_all``: Tensors for ``create_graph``
+and your own Functions, values a hook packed, the error once backward freed them);
+``grad_fn._saved_self`` (``_saved_other``, ``_saved_result``...), a saved value under
+PyTorch's names; ``saved_tensors_hooks`` blocks and ``grad_fn._raw_saved_self.register_hooks``,
+which pack a value away until it is needed; and what viz asks a node about what it saved.
+This file imports the engine, which cannot import it back: it hands ``unpack_all`` to
+``FunctionCtx`` when it loads (at the end).
 """
 
 from __future__ import annotations
 
 import functools
-import re
-from typing import NamedTuple
 
 import numpy as np
 
-from .. import _dtype
-from . import anomaly_mode, grad_mode
-from .engine import FREED, TensorBase, grad_accumulator
+from . import grad_mode
+from .engine import (
+    FREED,
+    NOTHING,
+    FunctionCtx,
+    Packed,
+    SavedOrigin,
+    TensorBase,
+    grad_accumulator,
+    version_message,
+)
 from .variable import version_counter
 
-__all__ = ["SavedOrigin", "SavedTensor", "describe", "saved_inputs"]
+__all__ = ["SavedOrigin", "SavedTensor", "add_fields", "describe", "saved_inputs"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -32,25 +40,6 @@ FREED_MESSAGE = (
     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward."
-)
-
-
-class SavedOrigin(NamedTuple):
-    """Where a value forward saved came from, noted when it was saved (``_saved_meta``)."""
-
-    tensor: object  # the input Tensor the value is, the number it was made from, or None
-    counter: object  # that tensor's version counter (None for a number)
-    version: int | None  # the counter's value then
-    is_output: bool  # the value is output ``output_nr`` of the node itself
-    output_nr: int
-
-
-NOTHING = SavedOrigin(None, None, None, False, 0)  # the origin of a value saved as None
-INFERENCE_SAVED = (
-    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
-    "inference mode in computation tracked by autograd. To work around this, you can make a "
-    "clone to get a normal tensor and use it in autograd, or use `autogradkit.no_grad()` "
-    "instead of `autogradkit.inference_mode()`."
 )
 _PACK_IN_PLACE = (
     "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
@@ -63,27 +52,6 @@ _PACK_IN_PLACE = (
 _SCALARS = frozenset({"alpha", "beta", "exponent", "min", "max", "negative_slope", "ord"})
 _SCALARS |= {"correction", "self", "other"}
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}  # PyTorch keeps its Reduction enum's number
-
-
-class Packed:
-    """A saved value a pack hook holds: ``unpack_hook(packed)`` gives the tensor back."""
-
-    __slots__ = ("unpack_hook", "packed")
-
-    def __init__(self, unpack_hook, packed):
-        self.unpack_hook, self.packed = unpack_hook, packed
-
-    def __repr__(self) -> str:
-        return "packed by a saved-tensor hook"
-
-    def unpack(self):
-        t = self.unpack_hook(self.packed)
-        if not isinstance(t, TensorBase):
-            raise TypeError(
-                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
-                f"type {type(t).__name__}"
-            )
-        return t
 
 
 # ----- packing ---------------------------------------------------------------------------------
@@ -176,25 +144,6 @@ def check_version(value, meta, node) -> None:
         raise RuntimeError(version_message(value, meta, node))
 
 
-def tensor_at(node, index: int):
-    """``grad_fn._saved_<name>``: one saved tensor as PyTorch hands it out (an input is the
-    very input object; an output, a number or a hook's result is a new Tensor)."""
-    saved, meta = node._saved, node._saved_meta[index]
-    if saved is FREED:
-        if meta is NOTHING:
-            return None
-        raise RuntimeError(FREED_MESSAGE)
-    value = saved[index]
-    if isinstance(value, Packed):
-        return _as_saved(value.unpack(), meta, node)
-    if value is None:
-        return None
-    check_version(value, meta, node)
-    if meta is not None and meta.counter is None:  # PyTorch wraps a number in a 0-dim tensor
-        return TensorBase._wrap(np.asarray(meta.tensor))
-    return _unpack(value, meta, node)
-
-
 def _unpack(value, meta, node):
     """A saved value as a Tensor that is part of the graph (for create_graph=True)."""
     if value is None or meta is None or meta.counter is None:
@@ -226,6 +175,25 @@ def _as_saved(t, meta, node):
         grad_accumulator(source)
         out._accumulator_ref = source._accumulator_ref
     return out
+
+
+def tensor_at(node, index: int):
+    """``grad_fn._saved_<name>``: one saved tensor as PyTorch hands it out (an input is the
+    very input object; an output, a number or a hook's result is a new Tensor)."""
+    saved, meta = node._saved, node._saved_meta[index]
+    if saved is FREED:
+        if meta is NOTHING:
+            return None
+        raise RuntimeError(FREED_MESSAGE)
+    value = saved[index]
+    if isinstance(value, Packed):
+        return _as_saved(value.unpack(), meta, node)
+    if value is None:
+        return None
+    check_version(value, meta, node)
+    if meta is not None and meta.counter is None:  # PyTorch wraps a number in a 0-dim tensor
+        return TensorBase._wrap(np.asarray(meta.tensor))
+    return _unpack(value, meta, node)
 
 
 def value_at(node, name: str):
@@ -271,6 +239,25 @@ def node_properties(tensor_names: tuple, value_names: tuple) -> dict:
     for name in value_names:
         attrs[f"_saved_{name}"] = property(functools.partial(value_at, name=name))
     return attrs
+
+
+def add_fields(op: type) -> None:
+    """Give a built-in op's nodes PyTorch's ``_saved_<name>`` fields (``ops/__init__.py``
+    calls this for every op, parents first, once it has made them all)."""
+    own = node_properties(op.saved_names, op.saved_values)
+    for name in dir(op):  # what a parent op saved under other names is not this node's
+        inherited = isinstance(getattr(op, name), property)
+        if inherited and name.startswith(("_saved_", "_raw_saved_")) and name not in own:
+            own[name] = _NOT_SAVED
+    for name, value in own.items():
+        setattr(op, name, value)
+
+
+def _not_saved(node):
+    raise AttributeError("this node saves no such value")
+
+
+_NOT_SAVED = property(_not_saved)
 
 
 class SavedTensor:
@@ -341,29 +328,4 @@ def _check_can_pack(node, index: int) -> None:
         raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
 
 
-# ----- the version error -----------------------------------------------------------------------
-def version_message(value, meta, node) -> str:
-    t, counter, expected, is_output, nr = meta
-    data = value._data if isinstance(value, TensorBase) else np.asarray(value)
-    where = ""
-    fn = node if is_output else (t._grad_fn if t is not None else None)
-    if fn is not None:
-        nr = nr if is_output else t._output_nr
-        op = re.sub(r"Backward\d*$", "", fn.name())  # PyTorch names the op, not the node
-        where = f", which is output {nr} of {op},"
-    return (
-        "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [{_dtype.tensor_type(data.dtype)} [{', '.join(map(str, data.shape))}]]"
-        f"{where} is at version {counter.value}; expected version {expected} instead. Hint: "
-        + (_ANOMALY_HINT if anomaly_mode._mode["enabled"] else _ENABLE_ANOMALY_HINT)
-    )
-
-
-_ENABLE_ANOMALY_HINT = (
-    "enable anomaly detection to find the operation that failed to compute its gradient, with "
-    "autogradkit.autograd.set_detect_anomaly(True, check_nan=False)."
-)
-_ANOMALY_HINT = (
-    "the backtrace further above shows the operation that failed to compute its gradient. The "
-    "variable in question was changed in there or anywhere later. Good luck!"
-)
+FunctionCtx._unpack_all = unpack_all  # what ctx.saved_tensors (engine.py) runs beyond arrays
