@@ -12,8 +12,7 @@ from __future__ import annotations
 import functools
 
 from . import anomaly_mode, grad_mode
-from .engine import Function, FunctionCtx, TensorBase, as_tensors
-from .graph import link
+from .engine import Function, FunctionCtx, TensorBase, as_tensors, link
 from .variable import increment_version
 
 __all__ = ["once_differentiable"]

@@ -303,6 +303,17 @@ def grad_accumulator(leaf: TensorBase) -> AccumulateGrad:
     return node
 
 
+def link(node, tensors) -> None:
+    """Point a node at the nodes that made its tensor inputs, and note each input's shape
+    (a custom Function's node, an in-place op's CopySlices: apply does it inline)."""
+    node.next_functions = tuple(
+        gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors
+    )
+    node._input_meta = tuple(
+        (x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors
+    )
+
+
 _ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
 
 
