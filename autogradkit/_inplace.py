@@ -16,9 +16,8 @@ import numpy as np
 
 from ._indexing import getitem, is_advanced, normalize_index, selects_everything
 from .autograd import grad_mode, saved
-from .autograd.engine import TensorBase
+from .autograd.engine import TensorBase, link
 from .autograd.function import FunctionCtx
-from .autograd.graph import link
 from .autograd.variable import increment_version
 from .ops.indexing import AsStridedBackward0, IndexPutBackward0
 from .ops.movement import CopyBackwards

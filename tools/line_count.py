@@ -8,15 +8,20 @@ guidelines from issue 30):
   ``PATH`` names exactly those), about 1,000 lines;
 - the core: tensor.py and what it delegates to (_inplace.py, _matmul.py), autograd/ and ops/,
   about 3,000 lines;
-- beside the core, counted apart: PyTorch's tools built on ``autograd.grad`` that the engine
-  never calls (``autograd/functional.py``, ``autograd/gradcheck.py``; they keep PyTorch's
-  module names, and each module's docstring says it is built on ``autograd.grad``).
+- beside the core, counted apart: PyTorch's tools and names built on the engine, which the
+  engine never imports (``tests/test_style.py`` checks no core module does, but the package
+  inits that export them and ``ops/__init__.py`` giving ops their ``_saved_<name>`` fields):
+  ``autograd/functional.py`` and ``autograd/gradcheck.py`` (built on ``autograd.grad``),
+  ``autograd/graph.py`` (``torch.autograd.graph``'s walks, edges and ``saved_tensors_hooks``)
+  and ``autograd/saved_fields.py`` (``grad_fn._saved_self``, ``_raw_saved_self`` and pack
+  hooks).
 
-Budgets that fail the check: engine.py <= 700 lines (whole file: TensorBase, the graph's nodes
-and AccumulateGrad, backward(), grad() and the hooks they run: everything the backward pass
-touches, in one file), each ops/ file <= 300 lines (whole file), function bodies <= 40 lines
-(longer ones must say why in a ``# long:`` comment on their ``def`` line or their first
-line). Exit code 1 when a budget is broken.
+Budgets that fail the check: engine.py <= 1,200 lines (whole file: TensorBase, the graph's
+nodes and AccumulateGrad, Function.apply and its ctx, backward(), grad() and the hooks they
+run: everything the lesson's two lines touch but the op's own math, in one file), each
+ops/ file <= 300 lines (whole file), function bodies <= 40 lines (longer ones must say why
+in a ``# long:`` comment on their ``def`` line or their first line). Exit code 1 when a
+budget is broken.
 """
 
 from __future__ import annotations
@@ -28,10 +33,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent / "autogradkit"
 TOOLCHAIN = ROOT.parent / "autogradkit_instructor"  # the function budget holds there too
 CORE = ["tensor.py", "_inplace.py", "_matmul.py", "autograd", "ops"]
-BESIDE = ["autograd/functional.py", "autograd/gradcheck.py"]  # built on autograd.grad
-PATH = ["tensor.py", "autograd/function.py", "autograd/engine.py", "ops/arithmetic.py"]
+BESIDE = [  # built on the engine, never imported by it
+    "autograd/functional.py",
+    "autograd/gradcheck.py",
+    "autograd/graph.py",
+    "autograd/saved_fields.py",
+]
+PATH = ["tensor.py", "autograd/engine.py", "ops/arithmetic.py"]
 PATH_BUDGET, CORE_BUDGET = 1000, 3000  # guidelines, reported
-ENGINE_BUDGET, OPS_FILE_BUDGET, FUNCTION_BUDGET = 700, 300, 40
+ENGINE_BUDGET, OPS_FILE_BUDGET, FUNCTION_BUDGET = 1200, 300, 40
 
 
 def code_lines(path: Path) -> int:

@@ -1,15 +1,17 @@
 """``autogradkit.autograd``: the graph and how backward walks it.
 
-Read in this order: ``function.py`` (what ``apply`` records for one op), ``engine.py`` (a
-tensor's autograd state, the nodes, and what ``backward()`` does), then ``saved.py`` (what
-forward keeps for backward), ``variable.py`` (the methods the lesson never calls) and
-``grad_mode.py``. ``functional`` (Jacobians, vjp, hvp...) is built on the
-Tensor API; ``autogradkit`` loads it after ``tensor.py``.
+Read ``engine.py`` first: a tensor's autograd state, the nodes, what ``Function.apply``
+records for one op, and what ``backward()`` does. Then, beside it: ``saved.py`` (what forward
+kept, beyond the arrays an op's backward reads), ``custom_function.py`` (your own
+Functions), ``variable.py`` (the methods the lesson never calls) and ``grad_mode.py``.
+``functional`` (Jacobians, vjp, hvp...) is built on the Tensor API; ``autogradkit`` loads it
+after ``tensor.py``.
 """
 
 from __future__ import annotations
 
-from . import engine, graph
+# custom_function.py and saved.py hand the engine their parts when they load
+from . import custom_function, engine, graph, saved  # noqa: F401
 from .anomaly_mode import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,

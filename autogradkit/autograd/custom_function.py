@@ -1,9 +1,10 @@
 """Your own ``Function``: forward and backward on Tensors, as ``torch.autograd.Function``.
 
-``Function.apply`` (``function.py``) sends a subclass you wrote here: its forward runs on
+``Function.apply`` (``engine.py``) sends a subclass you wrote here: its forward runs on
 Tensors with grad mode off, then one ``<YourClass>Backward`` node links its Tensor inputs
 to its outputs (``mark_dirty`` and ``mark_non_differentiable`` honoured); its backward gets
-and returns Tensors. Built-in ops never come here.
+and returns Tensors. Built-in ops never come here. This file imports the engine, which
+cannot import it back: it hands ``run`` to ``Function`` when it loads (at the end).
 """
 
 from __future__ import annotations
@@ -11,20 +12,34 @@ from __future__ import annotations
 import functools
 
 from . import anomaly_mode, grad_mode
-from .engine import TensorBase, as_tensors
-from .graph import link
+from .engine import Function, FunctionCtx, TensorBase, as_tensors, link
 from .variable import increment_version
 
 __all__ = ["once_differentiable"]
 
 
-def call_backward(node, grads):
-    """A custom Function's backward gets and returns Tensors, as in PyTorch."""
-    result = node._function.backward(node, *as_tensors(grads))
-    result = _one_gradient_per_tensor_input(node, result)
-    if grad_mode._enabled:
-        return result
-    return tuple(r._data if isinstance(r, TensorBase) else r for r in result)
+class CustomFunctionBackward(FunctionCtx):
+    """The node of your own Function (``<YourClass>Backward`` builds on it)."""
+
+    __slots__ = ()
+    __module__ = "autogradkit.autograd.function"  # as torch.autograd.function's nodes print
+    _custom = True
+
+    def _custom_backward(self, grads) -> tuple:
+        """Your backward gets and returns Tensors, as in PyTorch."""
+        result = self._function.backward(self, *as_tensors(grads))
+        result = _one_gradient_per_tensor_input(self, result)
+        if grad_mode._enabled:
+            return result
+        return tuple(r._data if isinstance(r, TensorBase) else r for r in result)
+
+
+def node_class(cls) -> type:
+    """``<YourClass>Backward``: the ``grad_fn`` class of your Function, made at its first use."""
+    if cls._node_class is None:
+        attrs = {"_function": cls, "__slots__": (), "__module__": CustomFunctionBackward.__module__}
+        cls._node_class = type(f"{cls.__name__}Backward", (CustomFunctionBackward,), attrs)
+    return cls._node_class
 
 
 def once_differentiable(backward):
@@ -77,7 +92,7 @@ def run(cls, inputs, static):
     Returns ``(node or None, what apply returns, the outputs)``; apply notes what was saved."""
     needs = tuple(isinstance(x, TensorBase) and x._requires_grad for x in inputs)
     record = grad_mode._enabled and True in needs
-    ctx = cls.node_class()()
+    ctx = node_class(cls)()
     ctx.needs_input_grad = needs
     if record and anomaly_mode._mode["enabled"]:
         anomaly_mode.record_forward(ctx)
@@ -115,3 +130,6 @@ def _attach_output(ctx, index: int, out, inputs):
     if differentiable:
         out._grad_fn, out._output_nr, out._requires_grad = ctx, index, True
     return out
+
+
+Function._run_custom = staticmethod(run)  # what Function.apply runs for a class you wrote

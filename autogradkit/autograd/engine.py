@@ -1,41 +1,62 @@
-"""The engine: a tensor's autograd state, the graph's nodes, and ``backward()``, in one file.
+"""The engine: one op recorded, and ``backward()`` run, in one file.
 
-micrograd's ``engine.py`` is the model: what ``c.sum().backward()`` runs reads top to bottom
-here, with no other file between its steps but the op's own ``backward`` (``ops/``) and
-``ctx.saved_tensors`` (``function.py``).
+micrograd's ``engine.py`` is the model: what ``c = a * b`` and ``c.sum().backward()`` run
+reads top to bottom here, with no other file between their steps but the op's own
+``forward`` and ``backward`` (``ops/``).
 
 - ``TensorBase``: what autograd keeps on every tensor (``requires_grad``, ``grad``,
   ``grad_fn``, hooks), ``_wrap`` (an array as a Tensor) and ``backward``;
+- ``Node`` (what ``grad_fn`` is), ``gradient_edge`` (where a tensor's gradient goes) and
+  ``AccumulateGrad``, the node at a leaf that adds the gradient into ``.grad``;
+- ``Function.apply``, which runs an op's ``forward`` and records its node, and
+  ``FunctionCtx``, the ``ctx`` forward saves into and backward reads from
+  (``saved_tensors``, checked against in-place changes);
 - ``backward()`` and ``grad()``: 1. seed each output with its gradient (ones for a scalar);
   2. count, for every reachable node, how many consumers will send it a gradient; 3. run
   each node whose count reached zero (latest-created first, as PyTorch does), reduce each
   gradient to its input's shape and pass it on; free what the node saved unless
   ``retain_graph``. No recursion: a 100,000-op chain is fine;
-- ``Node`` (what ``grad_fn`` is), ``gradient_edge`` (where a tensor's gradient goes) and
-  ``AccumulateGrad``, the node at a leaf that adds the gradient into ``.grad``;
 - the runners of the hooks these call (a node's or a tensor's).
 
-``tensor.py`` builds ``Tensor`` on ``TensorBase``; ``function.py`` records the nodes.
+``tensor.py`` builds ``Tensor`` on ``TensorBase``; ``ops/`` defines each op as a
+``Function``. Beside the lesson, importing this file and never imported by it: your own
+Functions (``custom_function.py``), saved values beyond arrays and pack hooks (``saved.py``),
+PyTorch's graph names (``graph.py``). Where this file runs their code, they hand it over when
+they load: ``Function._run_custom``, ``FunctionCtx._unpack_all``, ``pack_hooks``.
 """
 
 from __future__ import annotations
 
 import heapq
+import numbers
+import re
 import warnings
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import _dtype, _shape
 from .._dtype import tensor_type
-from ..utils.hooks import next_id
+from ..utils.hooks import HookDict, add_hook, next_id
 from . import anomaly_mode, grad_mode, observer
 from .observer import observe
-from .variable import INFERENCE, AutogradMethods, NodeMethods, VersionCounter, increment_version
+from .variable import (
+    INFERENCE,
+    AutogradMethods,
+    InferenceVersion,
+    VersionCounter,
+    increment_version,
+    version_counter,
+)
 
 __all__ = [
     "AccumulateGrad",
+    "Function",
+    "FunctionCtx",
     "Node",
+    "REGISTRY",
+    "SavedOrigin",
     "TensorBase",
     "backward",
     "grad",
@@ -158,6 +179,651 @@ class TensorBase(AutogradMethods):
 TensorBase._output_class = TensorBase  # until Tensor registers itself
 
 
+# ----- the graph: its nodes, its edges, and the node at a leaf ----------------------------
+
+
+class Node:
+    """One step of the backward graph.
+
+    Attributes a student can explore (the same as PyTorch's):
+        next_functions: ``((node, output_index), ...)`` per input, ``(None, 0)`` for an
+            input that needs no gradient.
+        metadata: a dict for your own notes.
+    """
+
+    __slots__ = ("next_functions", "_input_meta", "_priority", "__dict__", "__weakref__")
+    # rarely set, so they live on the class until a node needs its own (fast to create)
+    _metadata = _pre_hooks = _post_hooks = _tensor_hooks = _retained = None
+    _saved = None  # what backward will read (a Function node keeps it in a slot)
+    _num_outputs = 1
+    # True while the engine may call backward(node, *grads) directly: no hooks on the node,
+    # nothing special to do around it (registering a hook sets it False on that node)
+    _plain = False
+    _custom = False
+    # an op's own names (forward, backward, apply...), not the node's: dir() leaves them out
+    _op_api = frozenset({"backward"})
+
+    def __init__(self, next_functions=(), input_meta=()):
+        self.next_functions = next_functions
+        self._input_meta = input_meta  # ((shape, numpy dtype), ...) per input
+        self._priority = -next_id()  # later nodes run first among ready ones
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __call__(self, *grad_outputs):
+        """Run this node's backward on Tensors, as calling a PyTorch node does."""
+        grads = [g._data if isinstance(g, TensorBase) else g for g in grad_outputs]
+        return tuple(
+            None if g is None else TensorBase._wrap(np.asarray(g)) for g in self._backward(grads)
+        )
+
+    def _backward(self, grad_outputs: list) -> tuple:
+        """The gradients for ``next_functions``, hooks and all (the engine's general case)."""
+        raise NotImplementedError
+
+    # ----- what the lesson never calls: hooks, metadata, retained gradients, printing -----
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = HookDict()
+        self._plain = False
+        return add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = HookDict()
+        self._plain = False
+        return add_hook(self._pre_hooks, fn)
+
+    def _tensor_hook_dict(self, output_nr: int) -> HookDict:
+        """The hooks of this node's output ``output_nr`` (``tensor.register_hook``)."""
+        if self._tensor_hooks is None:
+            self._tensor_hooks = HookDict()
+        self._plain = False
+        return self._tensor_hooks.setdefault(output_nr, HookDict())
+
+    def _retain(self, output_nr: int, tensor_ref) -> None:
+        """Keep the gradient of output ``output_nr`` in that tensor's ``.grad``."""
+        if self._retained is None:
+            self._retained = {}
+        self._plain = False
+        self._retained[output_nr] = tensor_ref
+
+    @property
+    def requires_grad(self) -> bool:
+        return True  # a node exists only where some input requires grad
+
+    def __repr__(self) -> str:
+        cls = type(self)
+        name = f"{cls.__module__}.{cls.__name__}" if self._custom else cls.__name__
+        return f"<{name} object at {hex(id(self))}>"
+
+    def __dir__(self):
+        """What PyTorch's nodes show: a node's public names only (not the op's forward,
+        backward and ctx helpers), the ``_saved_<name>`` fields this node has, and no store."""
+        if self._custom:
+            return sorted(n for n in super().__dir__() if n not in _STORE)
+        cls = type(self)
+        names = set(dir(cls)) - cls._op_api
+        return sorted(n for n in names if n not in _STORE and _is_field(cls, n))
+
+
+_STORE = frozenset({"_saved", "_saved_meta"})  # what _saved_<name> reads: not in dir(node)
+
+
+def _is_field(cls, name: str) -> bool:
+    """False for a ``_saved_*`` name the node's op does not have (a parent op's field)."""
+    value = getattr(cls, name, None)
+    return not (isinstance(value, property) and getattr(value.fget, "__name__", "") == "_not_saved")
+
+
+def gradient_edge(tensor) -> tuple:
+    """``(node, output_nr)``: where a gradient for ``tensor`` goes in the graph, its grad_fn,
+    or for a leaf its AccumulateGrad node (made at the leaf's first use in a graph). The
+    plain pair ``next_functions`` holds, as PyTorch prints it."""
+    if tensor._grad_fn is None:
+        return (grad_accumulator(tensor), 0)
+    return (tensor._grad_fn, tensor._output_nr)
+
+
+def grad_accumulator(leaf: TensorBase) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node: one per leaf while any graph holds it."""
+    node = leaf._accumulator_ref() if leaf._accumulator_ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._accumulator_ref = weakref.ref(node)
+    return node
+
+
+def link(node, tensors) -> None:
+    """Point a node at the nodes that made its tensor inputs, and note each input's shape
+    (a custom Function's node, an in-place op's CopySlices: apply does it inline)."""
+    node.next_functions = tuple(
+        gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors
+    )
+    node._input_meta = tuple(
+        (x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors
+    )
+
+
+_ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
+
+
+class AccumulateGrad(Node):
+    """The node at a leaf: adds the incoming gradient into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+    __module__ = "builtins"  # prints as <AccumulateGrad object at ...>, as in PyTorch
+    _plain = True  # the engine calls backward(node, g): it runs every hook itself
+
+    next_functions = ()  # a leaf: nothing comes before it
+
+    def __init__(self, variable: TensorBase):
+        self.variable = variable
+        self._input_meta = ((variable._data.shape, variable._data.dtype),)
+        self._priority = _ACCUMULATE_FIRST - next_id()
+
+    def name(self) -> str:
+        return "autogradkit::autograd::AccumulateGrad"
+
+    @staticmethod
+    def backward(node, g) -> tuple:
+        """Add ``g`` into the leaf's ``.grad``: a new tensor the first time (laid out like
+        the leaf, in its ``grad_dtype``), the same tensor one version later after that."""
+        leaf = node.variable
+        if leaf._hooks:  # the leaf's own hooks first, then this node's pre-hooks
+            g = run_tensor_hooks(leaf._hooks, g)
+        if node._pre_hooks:
+            (g,) = run_node_pre_hooks(node._pre_hooks, [g])
+        if isinstance(g, TensorBase):  # create_graph=True: keep the graph of the gradient
+            if leaf._grad is None:  # a copy, as PyTorch makes it (CopyBackwards)
+                leaf._grad = TensorBase._wrap(np.zeros_like(leaf._data)).copy_(g)
+            else:
+                leaf._grad = leaf._grad + g
+        elif leaf._grad is None:
+            dtype = leaf.__dict__.get("_grad_dtype", leaf._data.dtype)  # leaf.grad_dtype
+            if dtype is None:
+                dtype = np.asarray(g).dtype
+            grad = np.empty_like(leaf._data, getattr(dtype, "numpy", dtype))  # numpy's dtype
+            np.copyto(grad, g, casting="unsafe")
+            leaf._grad = TensorBase._wrap(grad)
+        else:  # in place, as PyTorch does: the same .grad tensor, one version later
+            leaf._grad._data += g
+            increment_version(leaf._grad)
+        if leaf._post_accumulate_hooks:
+            for hook in tuple(leaf._post_accumulate_hooks.values()):
+                hook(leaf)
+        if observer._watchers:
+            observer.report("gradient_accumulated", leaf, leaf._grad)
+        if node._post_hooks:
+            run_node_post_hooks(node._post_hooks, (), [g])
+        return ()
+
+    def _backward(self, grad_outputs: list) -> tuple:
+        return self.backward(self, *grad_outputs)
+
+
+# ----- recording one op: Function.apply, and the ctx it gives forward --------------------
+
+REGISTRY: dict[str, type] = {}  # every built-in op class, filled at import by __init_subclass__
+
+
+class _Scratch:
+    """The ctx forward gets when nothing is recorded: it accepts saves and forgets them."""
+
+    needs_input_grad = (True, True, True)  # Function.call on arrays: compute everything
+
+    def save_for_backward(self, *values) -> None:
+        pass
+
+    def mark_non_differentiable(self, *values) -> None:
+        pass
+
+    def mark_dirty(self, *values) -> None:
+        pass
+
+    def set_materialize_grads(self, value: bool) -> None:
+        pass
+
+
+class FunctionCtx(Node):
+    """A node that runs a ``Function``'s backward, and the ``ctx`` its forward and backward
+    share: what forward saves (``save_for_backward``) is what backward reads
+    (``saved_tensors``)."""
+
+    # slots, not the node's __dict__ (which holds the op's own notes, such as ``ctx.dim``):
+    # _saved is what forward saved, _saved_meta where each value came from (SavedOrigin)
+    __slots__ = ("needs_input_grad", "_saved", "_saved_meta")
+    # what saved_tensors does beyond arrays (Tensors, packed or freed values): saved.py's
+    # unpack_all, which it puts here when it loads (it imports this file)
+    _unpack_all = None
+    _function: type  # the Function subclass this node runs backward for
+    _outputs_meta = None  # set only for ops with several outputs
+    _edge_inputs = None  # positions that got an edge, when a number operand got none
+    quiet_floating_errors = False  # log(0), 1/0...: inf or nan without NumPy's warning
+    pack_order: tuple | None = None  # PyTorch's order for pack hooks, if not the saved order
+
+    def __init__(self):
+        self._priority = -next_id()  # later nodes run first among ready ones
+        self._saved = None
+
+    def save_for_backward(self, *values) -> None:
+        """Keep arrays (or Tensors, in a custom Function) for backward."""
+        self._saved = values
+
+    def mark_non_differentiable(self, *outputs) -> None:
+        self.__dict__["_non_differentiable"] = {id(o) for o in outputs}
+
+    def mark_dirty(self, *tensors) -> None:
+        self.__dict__["_dirty"] = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.__dict__["_materialize_grads"] = value
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """What forward saved, checked against in-place changes since then.
+
+        A built-in op's backward on arrays (the usual case) gets the arrays themselves, once
+        each one's version is checked here; everything else is unpacked in ``saved.py``.
+        """
+        values = self._saved
+        if values is None:
+            return ()
+        if self._custom or grad_mode._enabled or values is FREED:
+            return self._unpack_all()
+        metas = self._saved_meta
+        for i in self.pack_order or range(len(values)):
+            value, meta = values[i], metas[i]
+            if type(value) is Packed:
+                return self._unpack_all()
+            if meta is not None and meta.counter is not None and meta.counter.value != meta.version:
+                raise RuntimeError(version_message(value, meta, self))
+        return values
+
+    def _backward(self, grad_outputs: list) -> tuple:
+        """The general case of running this node: hooks, custom backward, several outputs,
+        Scalar arguments (the engine calls ``backward`` directly on a plain node)."""
+        grads = grad_outputs
+        if self._tensor_hooks or self._retained:
+            grads = run_output_hooks(self, grads)
+        if (
+            self._outputs_meta
+            and any(g is None for g in grads)
+            and self.__dict__.get("_materialize_grads", True)
+        ):
+            grads = [_zeros_like_output(self, i) if g is None else g for i, g in enumerate(grads)]
+        if self._pre_hooks:
+            grads = run_node_pre_hooks(self._pre_hooks, grads)
+        if self.quiet_floating_errors:
+            with np.errstate(all="ignore"):
+                result = self.backward(self, *grads)
+        elif self._custom:
+            result = self._custom_backward(grads)  # custom_function.py's node class
+        else:
+            result = self.backward(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        if self._edge_inputs is not None:  # drop the gradients of Scalar arguments
+            result = tuple(result[i] for i in self._edge_inputs)
+        if self._post_hooks:  # PyTorch reduces to input shapes before post hooks run
+            result = tuple(
+                g if g is None or m is None else fit(g, m, self, i)
+                for i, (g, m) in enumerate(zip(result, self._input_meta))
+            )
+            result = run_node_post_hooks(self._post_hooks, result, grads)
+        return result
+
+
+class Function(FunctionCtx):
+    """Base class of every differentiable operation, built-in or your own.
+
+    A built-in op (in ``autogradkit.ops``) is named after the node PyTorch records for it
+    (``MulBackward0``): it works on NumPy arrays, and its instances are the nodes of the
+    graph. A subclass you write works on Tensors, exactly as ``torch.autograd.Function``
+    does, and its nodes are a ``<YourClass>Backward`` class made for it::
+
+        class Square(Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 2 * x * g
+
+        y = Square.apply(x)   # y.grad_fn is a SquareBackward node
+    """
+
+    promotes = True  # inputs are cast to one dtype by PyTorch's promotion rules
+    is_view = False  # the output shares memory and version counter with input 0
+    broadcasts = False  # elementwise on two inputs: shapes must broadcast (PyTorch's error)
+    # a Python number is a Scalar argument of the op (rsub.Scalar, pow.Tensor_Scalar), not an
+    # input: it gets no edge in next_functions; add, mul... wrap it in a tensor: (None, 0)
+    numbers_are_scalars = False
+    node_name: str | None = None  # only for nodes PyTorch names without the class's name
+    # PyTorch's names for what forward saves (grad_fn._saved_self...), in save_for_backward's
+    # order, and for the numbers and sizes it keeps on ctx under the same names (_saved_dim)
+    saved_names: tuple = ()
+    saved_values: tuple = ()
+    argument_names = ("self", "other")  # what ctx calls a number given as a Scalar argument
+    _builtin = False
+    _node_class = None  # a custom Function's node class, made at its first apply
+    # your own Functions run in custom_function.py (it imports this file, which cannot import
+    # it back): it puts its ``run`` here when it loads
+    _run_custom = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._builtin = cls.__module__.startswith("autogradkit.ops")
+        if not cls._builtin:
+            cls._node_class = None
+            return
+        assert cls.__qualname__ not in REGISTRY, f"two ops named {cls.__qualname__}"
+        REGISTRY[cls.__qualname__] = cls
+        cls._function = cls  # a built-in op's nodes are instances of the op's own class
+        cls.__module__ = "builtins"  # type(grad_fn) prints <class 'MulBackward0'>, as torch's
+        cls._plain = not cls.quiet_floating_errors  # the engine may call backward directly
+        # (PyTorch's _saved_<name> fields: saved.add_fields, once ops/ has made every op)
+        # what a node shows in dir(): Node's names, not the op's (forward, alpha, is_view...)
+        cls._op_api = Node._op_api | {n for n in dir(cls) if n[0] != "_"} - set(dir(Node))
+        if cls.node_name:  # PyTorch's NotImplemented nodes: two ops, one printed name
+            cls.__name__ = cls.node_name
+            cls.name = _qualified_name
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Save for backward here, and write ``forward(*inputs)`` without ctx (optional)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    @classmethod
+    def has_setup_context(cls) -> bool:
+        """True when ``forward`` takes no ctx and ``setup_context`` saves (PyTorch 2's way)."""
+        return cls.setup_context is not Function.setup_context
+
+    @classmethod
+    def call(cls, *args, **static):
+        """``forward`` on arrays, ``apply`` when any argument is a Tensor.
+
+        Lets one op's backward use another op, so it also works under ``create_graph``.
+        """
+        if any(isinstance(a, TensorBase) for a in args):
+            return cls.apply(*args, **static)
+        return cls.forward(_Scratch(), *args, **static)
+
+    @classmethod
+    def apply(cls, *inputs, **static):  # long: the recording of one op, read top to bottom
+        """Run forward; record a node when grad mode is on and an input requires grad.
+
+        The steps, as PyTorch takes them: 1. take the arrays out of the inputs (cast to one
+        dtype); 2. run ``forward``, whose ctx is the new node; 3. point the node at the nodes
+        that made the inputs; 4. wrap the output with the node as its ``grad_fn``; 5. note
+        the version of what forward saved.
+        """
+        if not cls._builtin:
+            node, result, outputs = cls._run_custom(cls, inputs, static)
+            if node is not None and node._saved is not None:
+                _keep(node, inputs, inputs, outputs, outputs)
+            return result
+        recording = grad_mode._enabled
+        arrays, needs, edges, metas = [], [], [], []
+        dtype = False  # the one dtype of all inputs, else None (then they are promoted)
+        for x in inputs:  # 1. (a plain loop: the cheapest way through two or three inputs)
+            if isinstance(x, TensorBase):
+                a = x._data
+                arrays.append(a)
+                if dtype is not a.dtype:
+                    dtype = a.dtype if dtype is False else None
+                if x._requires_grad:
+                    needs.append(True)
+                    if recording:  # 3. (ahead)
+                        edges.append(gradient_edge(x))
+                        metas.append((a.shape, a.dtype))
+                    continue
+            else:
+                arrays.append(x)
+                dtype = None
+            needs.append(False)
+            edges.append((None, 0))
+            metas.append(None)
+        if dtype is None and cls.promotes and len(arrays) > 1:
+            arrays = _promote(inputs, arrays, TensorBase)
+        needs = tuple(needs)
+        node = None
+        if recording and True in needs:
+            node = cls.__new__(cls)  # an instance of this op's own class: MulBackward0
+            node._priority = -next_id()  # later nodes run first among ready ones
+            node._saved = None
+            if anomaly_mode._mode["enabled"]:
+                anomaly_mode.record_forward(node)
+        ctx = _Scratch() if node is None else node
+        ctx.needs_input_grad = needs
+        try:  # 2.
+            if cls.quiet_floating_errors:
+                with np.errstate(all="ignore"):
+                    out = cls.forward(ctx, *arrays, **static)
+            else:
+                out = cls.forward(ctx, *arrays, **static)
+        except ValueError:
+            if cls.broadcasts:  # two shapes that do not broadcast: PyTorch's words
+                _shape.broadcast_shape(np.shape(arrays[0]), np.shape(arrays[1]))
+            raise
+        if node is None:
+            if type(out) is tuple or cls.is_view:
+                return _wrap_outputs(cls, out, inputs, None)
+            return TensorBase._wrap(out)
+        if cls.numbers_are_scalars:  # a number given as a Scalar argument gets no edge
+            edges, metas = _scalar_arguments(node, inputs, edges, metas)
+        node.next_functions, node._input_meta = tuple(edges), tuple(metas)
+        if type(out) is tuple or cls.is_view:  # 4.
+            result = _wrap_outputs(cls, out, inputs, node)
+        else:
+            result = TensorBase._wrap(out, node)
+        if node._saved is not None:  # 5.
+            outputs, results = (out, result) if type(out) is tuple else ((out,), (result,))
+            _keep(node, inputs, arrays, outputs, results)
+        return result
+
+
+# the ctx helpers and the op's own names (forward, apply...) are not the node's (see __dir__)
+FunctionCtx._op_api = Node._op_api | {n for n in dir(FunctionCtx) if n[0] != "_"} - set(dir(Node))
+Function._op_api = Node._op_api | {n for n in dir(Function) if n[0] != "_"} - set(dir(Node))
+
+
+def _qualified_name(node) -> str:
+    return f"autogradkit::autograd::{type(node).__name__}"
+
+
+def _promote(inputs, arrays, tensor_cls):
+    """Cast inputs to their common dtype; Python scalars become arrays of that dtype."""
+    is_tensor = [isinstance(x, tensor_cls) for x in inputs]
+    dt = _dtype.result_type([(a, t) for a, t in zip(arrays, is_tensor) if a is not None])
+    return [
+        None if a is None else a.astype(dt, copy=False) if t else np.asarray(a, dtype=dt)
+        for a, t in zip(arrays, is_tensor)
+    ]
+
+
+def _scalar_arguments(node, inputs, edges, metas) -> tuple[list, list]:
+    """Numbers given to an op whose overload takes a Scalar: no edge, a ctx attribute each
+    (``ctx.exponent``...), and backward's gradient for them is dropped."""
+    kept = [i for i, x in enumerate(inputs) if not isinstance(x, numbers.Number)]
+    for i, x in enumerate(inputs):
+        if isinstance(x, numbers.Number):
+            node.__dict__[node.argument_names[i]] = x
+    if len(kept) < len(inputs):
+        node._edge_inputs = tuple(kept)
+        node._plain = False
+    return [edges[i] for i in kept], [metas[i] for i in kept]
+
+
+# a saved_tensors_hooks block (graph.py) puts here what packs each value saved in it, the
+# innermost last: ``pack(node, results)`` (saved.pack_all with the block's two hooks)
+pack_hooks: list = []
+
+
+def _keep(node, inputs, arrays, outputs, results) -> None:
+    """Note where each value forward saved came from, and that tensor's version now."""
+    metas = []
+    for value in node._saved:
+        source = meta = None  # None: an array forward made (a mask, a cast copy)
+        if value is None:
+            meta = NOTHING
+        else:
+            for x, a in zip(inputs, arrays):  # an input (or the number it was made from)?
+                if value is a:
+                    source = x
+                    break
+            else:
+                for nr, (o, r) in enumerate(zip(outputs, results)):  # an output?
+                    if value is o and isinstance(r, TensorBase):
+                        counter = version_counter(r)
+                        meta = SavedOrigin(None, counter, counter.value, True, nr)
+                        break
+                else:
+                    if isinstance(value, TensorBase):  # a custom Function saved a tensor it made
+                        source = value
+        if isinstance(source, TensorBase):
+            counter = source._version_counter or version_counter(source)  # made if none
+            if type(counter) is InferenceVersion:
+                raise RuntimeError(INFERENCE_SAVED)
+            meta = SavedOrigin(source, counter, counter.value, False, 0)
+        elif source is not None:  # a Python number: nothing can change it
+            meta = SavedOrigin(source, None, None, False, 0)
+        metas.append(meta)
+    node._saved_meta = tuple(metas)
+    if pack_hooks:  # the innermost saved_tensors_hooks block packs what was saved
+        pack_hooks[-1](node, results)
+
+
+def _wrap_outputs(cls, out, inputs, ctx):
+    """Several outputs, or a view: Tensors that know their node (``apply`` wraps the rest)."""
+    if isinstance(out, tuple):
+        non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
+        if ctx is not None:
+            ctx._outputs_meta = tuple((np.shape(o), np.asarray(o).dtype) for o in out)
+            ctx._num_outputs = len(out)
+            ctx._plain = False  # an unused output's gradient may have to be zeros
+        return tuple(
+            TensorBase._wrap(o, None if ctx is None or id(o) in non_diff else ctx, i)
+            for i, o in enumerate(out)
+        )
+    result = TensorBase._wrap(out, ctx)
+    if (
+        cls.is_view
+        and isinstance(inputs[0], TensorBase)
+        and np.may_share_memory(out, inputs[0]._data)
+    ):
+        base = inputs[0]
+        result._version_counter = version_counter(base)
+        result._base = base if base._base is None else base._base
+        # made under no_grad, a view still requires grad (PyTorch forbids changing it in place)
+        if ctx is None and base._requires_grad:
+            result._requires_grad = True
+    return result
+
+
+def _zeros_like_output(node, index):
+    meta = node._outputs_meta[index]
+    return None if meta is None else np.zeros(meta[0], meta[1])  # None for a number output
+
+
+# ----- what forward saved, read back: its origin, its version, freed or packed -------------
+
+FREED = "freed by backward"  # stands in a node's store once backward released it
+
+
+class SavedOrigin(NamedTuple):
+    """Where a value forward saved came from, noted when it was saved (``_saved_meta``)."""
+
+    tensor: object  # the input Tensor the value is, the number it was made from, or None
+    counter: object  # that tensor's version counter (None for a number)
+    version: int | None  # the counter's value then
+    is_output: bool  # the value is output ``output_nr`` of the node itself
+    output_nr: int
+
+
+NOTHING = SavedOrigin(None, None, None, False, 0)  # the origin of a value saved as None
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `autogradkit.no_grad()` "
+    "instead of `autogradkit.inference_mode()`."
+)
+
+
+class Packed:
+    """A saved value a pack hook holds: ``unpack_hook(packed)`` gives the tensor back."""
+
+    __slots__ = ("unpack_hook", "packed")
+
+    def __init__(self, unpack_hook, packed):
+        self.unpack_hook, self.packed = unpack_hook, packed
+
+    def __repr__(self) -> str:
+        return "packed by a saved-tensor hook"
+
+    def unpack(self):
+        t = self.unpack_hook(self.packed)
+        if not isinstance(t, TensorBase):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(t).__name__}"
+            )
+        return t
+
+
+# ----- the version error -----------------------------------------------------------------------
+def version_message(value, meta, node) -> str:
+    t, counter, expected, is_output, nr = meta
+    data = value._data if isinstance(value, TensorBase) else np.asarray(value)
+    where = ""
+    fn = node if is_output else (t._grad_fn if t is not None else None)
+    if fn is not None:
+        nr = nr if is_output else t._output_nr
+        op = re.sub(r"Backward\d*$", "", fn.name())  # PyTorch names the op, not the node
+        where = f", which is output {nr} of {op},"
+    return (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{_dtype.tensor_type(data.dtype)} [{', '.join(map(str, data.shape))}]]"
+        f"{where} is at version {counter.value}; expected version {expected} instead. Hint: "
+        + (_ANOMALY_HINT if anomaly_mode._mode["enabled"] else _ENABLE_ANOMALY_HINT)
+    )
+
+
+_ENABLE_ANOMALY_HINT = (
+    "enable anomaly detection to find the operation that failed to compute its gradient, with "
+    "autogradkit.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+_ANOMALY_HINT = (
+    "the backtrace further above shows the operation that failed to compute its gradient. The "
+    "variable in question was changed in there or anywhere later. Good luck!"
+)
+
+
 # ----- backward(): the pass, step by step --------------------------------------------------
 
 _CREATE_GRAPH_WARNING = (
@@ -167,8 +833,6 @@ _CREATE_GRAPH_WARNING = (
     "make sure to reset the .grad fields of your parameters to None after use to break the "
     "cycle and avoid the leak."
 )
-
-FREED = "freed by backward"  # stands in a node's store once backward released it
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -439,125 +1103,6 @@ def nodes_leading_to(roots, target_nodes) -> set:
             stack.append((node, True))
             stack.extend((c, False) for c, _ in node.next_functions if c and c not in done)
     return needed
-
-
-# ----- the graph: its nodes, its edges, and the node at a leaf ----------------------------
-
-
-class Node(NodeMethods):
-    """One step of the backward graph.
-
-    Attributes a student can explore (the same as PyTorch's):
-        next_functions: ``((node, output_index), ...)`` per input, ``(None, 0)`` for an
-            input that needs no gradient.
-        metadata: a dict for your own notes.
-    """
-
-    __slots__ = ("next_functions", "_input_meta", "_priority", "__dict__", "__weakref__")
-    # rarely set, so they live on the class until a node needs its own (fast to create)
-    _metadata = _pre_hooks = _post_hooks = _tensor_hooks = _retained = None
-    _saved = None  # what backward will read (a Function node keeps it in a slot)
-    _num_outputs = 1
-    # True while the engine may call backward(node, *grads) directly: no hooks on the node,
-    # nothing special to do around it (registering a hook sets it False on that node)
-    _plain = False
-    _custom = False
-    # an op's own names (forward, backward, apply...), not the node's: dir() leaves them out
-    _op_api = frozenset({"backward"})
-
-    def __init__(self, next_functions=(), input_meta=()):
-        self.next_functions = next_functions
-        self._input_meta = input_meta  # ((shape, numpy dtype), ...) per input
-        self._priority = -next_id()  # later nodes run first among ready ones
-
-    def name(self) -> str:
-        return type(self).__name__
-
-    def __call__(self, *grad_outputs):
-        """Run this node's backward on Tensors, as calling a PyTorch node does."""
-        grads = [g._data if isinstance(g, TensorBase) else g for g in grad_outputs]
-        return tuple(
-            None if g is None else TensorBase._wrap(np.asarray(g)) for g in self._backward(grads)
-        )
-
-    def _backward(self, grad_outputs: list) -> tuple:
-        """The gradients for ``next_functions``, hooks and all (the engine's general case)."""
-        raise NotImplementedError
-
-
-def gradient_edge(tensor) -> tuple:
-    """``(node, output_nr)``: where a gradient for ``tensor`` goes in the graph, its grad_fn,
-    or for a leaf its AccumulateGrad node (made at the leaf's first use in a graph). The
-    plain pair ``next_functions`` holds, as PyTorch prints it."""
-    if tensor._grad_fn is None:
-        return (grad_accumulator(tensor), 0)
-    return (tensor._grad_fn, tensor._output_nr)
-
-
-def grad_accumulator(leaf: TensorBase) -> AccumulateGrad:
-    """The leaf's AccumulateGrad node: one per leaf while any graph holds it."""
-    node = leaf._accumulator_ref() if leaf._accumulator_ref is not None else None
-    if node is None:
-        node = AccumulateGrad(leaf)
-        leaf._accumulator_ref = weakref.ref(node)
-    return node
-
-
-_ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
-
-
-class AccumulateGrad(Node):
-    """The node at a leaf: adds the incoming gradient into ``variable.grad``."""
-
-    __slots__ = ("variable",)
-    __module__ = "builtins"  # prints as <AccumulateGrad object at ...>, as in PyTorch
-    _plain = True  # the engine calls backward(node, g): it runs every hook itself
-
-    next_functions = ()  # a leaf: nothing comes before it
-
-    def __init__(self, variable: TensorBase):
-        self.variable = variable
-        self._input_meta = ((variable._data.shape, variable._data.dtype),)
-        self._priority = _ACCUMULATE_FIRST - next_id()
-
-    def name(self) -> str:
-        return "autogradkit::autograd::AccumulateGrad"
-
-    @staticmethod
-    def backward(node, g) -> tuple:
-        """Add ``g`` into the leaf's ``.grad``: a new tensor the first time (laid out like
-        the leaf, in its ``grad_dtype``), the same tensor one version later after that."""
-        leaf = node.variable
-        if leaf._hooks:  # the leaf's own hooks first, then this node's pre-hooks
-            g = run_tensor_hooks(leaf._hooks, g)
-        if node._pre_hooks:
-            (g,) = run_node_pre_hooks(node._pre_hooks, [g])
-        if isinstance(g, TensorBase):  # create_graph=True: keep the graph of the gradient
-            if leaf._grad is None:  # a copy, as PyTorch makes it (CopyBackwards)
-                leaf._grad = TensorBase._wrap(np.zeros_like(leaf._data)).copy_(g)
-            else:
-                leaf._grad = leaf._grad + g
-        elif leaf._grad is None:
-            dtype = leaf.__dict__.get("_grad_dtype", leaf._data.dtype)  # leaf.grad_dtype
-            if dtype is None:
-                dtype = np.asarray(g).dtype
-            grad = np.empty_like(leaf._data, getattr(dtype, "numpy", dtype))  # numpy's dtype
-            np.copyto(grad, g, casting="unsafe")
-            leaf._grad = TensorBase._wrap(grad)
-        else:  # in place, as PyTorch does: the same .grad tensor, one version later
-            leaf._grad._data += g
-            increment_version(leaf._grad)
-        if leaf._post_accumulate_hooks:
-            for hook in tuple(leaf._post_accumulate_hooks.values()):
-                hook(leaf)
-        if observer._watchers:
-            observer.report("gradient_accumulated", leaf, leaf._grad)
-        if node._post_hooks:
-            run_node_post_hooks(node._post_hooks, (), [g])
-        return ()
-
-    def _backward(self, grad_outputs: list) -> tuple:
-        return self.backward(self, *grad_outputs)
 
 
 # ----- hooks: the user's functions run around a node, and what they see --------------------

@@ -3,14 +3,17 @@
 The graph itself (``Node``, ``gradient_edge``, ``AccumulateGrad``) lives with the backward
 pass that runs it, in ``engine.py``; this module gives PyTorch's public names for it
 (``graph.Node``, ``get_gradient_edge``), the walks the viz and the checks use, and the
-``saved_tensors_hooks`` blocks. Also here, as in PyTorch: ``increment_version``.
+``saved_tensors_hooks`` blocks. Also here, as in PyTorch: ``increment_version``. The engine
+never imports this file (``tools/line_count.py`` counts it beside the core).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
-from .engine import Node, gradient_edge
+from .engine import Node, gradient_edge, pack_hooks
+from .saved_fields import pack_all
 from .variable import increment_version
 
 __all__ = [
@@ -23,9 +26,6 @@ __all__ = [
     "walk",
 ]
 
-# the (pack, unpack) pairs of the saved_tensors_hooks blocks entered, innermost last
-_saved_tensors_hooks: list = []
-
 
 class GradientEdge(NamedTuple):
     """Where a gradient goes in the graph: output ``output_nr`` of ``node``."""
@@ -37,16 +37,6 @@ class GradientEdge(NamedTuple):
 def get_gradient_edge(tensor) -> GradientEdge:
     """PyTorch's ``torch.autograd.graph.get_gradient_edge``: the same edge, with names."""
     return GradientEdge(*gradient_edge(tensor))
-
-
-def link(node, tensors) -> None:
-    """Point a node at the nodes that made its tensor inputs, and note each input's shape."""
-    node.next_functions = tuple(
-        gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors
-    )
-    node._input_meta = tuple(
-        (x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors
-    )
 
 
 def walk(root: Node):
@@ -81,10 +71,11 @@ class saved_tensors_hooks:
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
 
     def __enter__(self) -> None:
-        _saved_tensors_hooks.append((self.pack_hook, self.unpack_hook))
+        packer = functools.partial(pack_all, pack_hook=self.pack_hook, unpack_hook=self.unpack_hook)
+        pack_hooks.append(packer)  # what Function.apply runs on what each op saves
 
     def __exit__(self, *exc_info) -> None:
-        _saved_tensors_hooks.pop()
+        pack_hooks.pop()
 
 
 class save_on_cpu(saved_tensors_hooks):

@@ -1,11 +1,12 @@
-"""The autograd methods of a tensor and of a node that the lesson never calls; versions.
+"""The autograd methods of a tensor that the lesson never calls; version counters.
 
 ``TensorBase`` (``engine.py``) holds what ``a * b`` and ``backward()`` use: the array,
 ``requires_grad``, ``grad``, ``grad_fn``, ``_wrap`` and ``backward``. It builds on
 ``AutogradMethods`` here: hooks, ``retain_grad``, ``grad_dtype``, ``detach`` and ``.data``,
 the version (``_version``, and ``increment_version``, the one function that moves it) and
 inference tensors. PyTorch keeps the same split between its C++ ``TensorBase`` and the
-``VariableHooks`` behind it. ``Node`` (``engine.py``) builds on ``NodeMethods`` the same way.
+``VariableHooks`` behind it. (``Node`` keeps its own such methods: a class between a node
+and ``object`` costs every op it records, where a tensor's costs little.)
 """
 
 from __future__ import annotations
@@ -17,13 +18,10 @@ from ..utils.hooks import HookDict, add_hook
 
 __all__ = [
     "AutogradMethods",
-    "NodeMethods",
     "VersionCounter",
     "increment_version",
     "version_counter",
 ]
-
-_STORE = frozenset({"_saved", "_saved_meta"})  # what _saved_<name> reads: not in dir(node)
 
 
 class VersionCounter:
@@ -170,68 +168,3 @@ class AutogradMethods:
     @property
     def output_nr(self) -> int:
         return self._output_nr
-
-
-class NodeMethods:
-    """A node's methods beyond the lesson's (``Node``, ``engine.py``, adds the rest): hooks,
-    ``metadata``, retained gradients, and how it prints and lists its names."""
-
-    __slots__ = ()  # the slots are Node's
-
-    @property
-    def metadata(self) -> dict:
-        if self._metadata is None:
-            self._metadata = {}
-        return self._metadata
-
-    def register_hook(self, fn):
-        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
-        if self._post_hooks is None:
-            self._post_hooks = HookDict()
-        self._plain = False
-        return add_hook(self._post_hooks, fn)
-
-    def register_prehook(self, fn):
-        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
-        if self._pre_hooks is None:
-            self._pre_hooks = HookDict()
-        self._plain = False
-        return add_hook(self._pre_hooks, fn)
-
-    def _tensor_hook_dict(self, output_nr: int) -> HookDict:
-        """The hooks of this node's output ``output_nr`` (``tensor.register_hook``)."""
-        if self._tensor_hooks is None:
-            self._tensor_hooks = HookDict()
-        self._plain = False
-        return self._tensor_hooks.setdefault(output_nr, HookDict())
-
-    def _retain(self, output_nr: int, tensor_ref) -> None:
-        """Keep the gradient of output ``output_nr`` in that tensor's ``.grad``."""
-        if self._retained is None:
-            self._retained = {}
-        self._plain = False
-        self._retained[output_nr] = tensor_ref
-
-    @property
-    def requires_grad(self) -> bool:
-        return True  # a node exists only where some input requires grad
-
-    def __repr__(self) -> str:
-        cls = type(self)
-        name = f"{cls.__module__}.{cls.__name__}" if self._custom else cls.__name__
-        return f"<{name} object at {hex(id(self))}>"
-
-    def __dir__(self):
-        """What PyTorch's nodes show: a node's public names only (not the op's forward,
-        backward and ctx helpers), the ``_saved_<name>`` fields this node has, and no store."""
-        if self._custom:
-            return sorted(n for n in super().__dir__() if n not in _STORE)
-        cls = type(self)
-        names = set(dir(cls)) - cls._op_api
-        return sorted(n for n in names if n not in _STORE and _is_field(cls, n))
-
-
-def _is_field(cls, name: str) -> bool:
-    """False for a ``_saved_*`` name the node's op does not have (a parent op's field)."""
-    value = getattr(cls, name, None)
-    return not (isinstance(value, property) and getattr(value.fget, "__name__", "") == "_not_saved")

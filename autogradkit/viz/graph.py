@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._i18n import here
-from ..autograd import saved
+from ..autograd import saved_fields
 from ..tensor import Tensor
 
 __all__ = [
@@ -226,13 +226,13 @@ def tensor_lines(tensor, name, show_data=True, show_grad=True, grad=...) -> tupl
 
 def saved_inputs(node) -> list:
     """The input tensors a node saved for backward (how ``MulBackward0`` knows ``b``)."""
-    return saved.saved_inputs(node)
+    return saved_fields.saved_inputs(node)
 
 
 def saved_line(node, names: dict) -> str | None:
     """``saved: a, 3.``: what a node keeps for its backward (names where we know them), in
     the notebook's language."""
-    described = saved.describe(node)
+    described = saved_fields.describe(node)
     tr = here()
     if described is None:
         return tr("saved: (freed by backward)")

@@ -377,3 +377,24 @@ def test_forward_may_return_a_python_number():
             return g
 
     assert Count.apply(_x()) == 3
+
+
+def test_the_files_beside_the_engine_have_handed_it_their_parts():
+    """engine.py cannot import custom_function.py or saved.py (they import it): each hands
+    the engine its part when it loads, and ``import autogradkit`` loads both."""
+    from autogradkit.autograd import custom_function, engine, saved
+
+    assert engine.Function._run_custom is custom_function.run
+    assert engine.FunctionCtx._unpack_all is saved.unpack_all
+    assert saved.unpack_all.__module__ == "autogradkit.autograd.saved"
+    names_in_engine = set(vars(engine))
+    assert not {"custom_function", "saved", "graph", "function"} & names_in_engine
+
+
+def test_a_pack_hooks_block_hands_the_engine_its_packer_only_while_open():
+    from autogradkit.autograd import engine
+    from autogradkit.autograd.graph import saved_tensors_hooks
+
+    with saved_tensors_hooks(lambda t: t, lambda t: t):
+        assert len(engine.pack_hooks) == 1
+    assert engine.pack_hooks == []

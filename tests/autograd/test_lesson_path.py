@@ -41,7 +41,7 @@ def test_the_first_use_of_a_leaf_counts():
 def test_the_multiplication_runs_its_op_and_records_its_node():
     calls = trace_path.trace("c = a * b", trace_path.SETUP + trace_path.LEAVES)
     assert ("autogradkit/ops/arithmetic.py", "MulBackward0.forward") in calls
-    assert ("autogradkit/autograd/function.py", "Function.apply") in calls
+    assert ("autogradkit/autograd/engine.py", "Function.apply") in calls
 
 
 def test_backward_runs_each_node_once_and_ends_in_accumulate_grad():

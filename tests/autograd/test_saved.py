@@ -121,7 +121,7 @@ def test_in_place_on_a_view_of_a_view_gives_the_right_gradient():
 
 
 def test_describe_lists_what_a_node_saved_and_nothing_once_freed():
-    from autogradkit.autograd.saved import describe
+    from autogradkit.autograd.saved_fields import describe
 
     a = agk.tensor([1.0, 2.0], requires_grad=True)
     e = a.exp()  # saves its result
