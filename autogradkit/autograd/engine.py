@@ -952,9 +952,10 @@ def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[lis
 
 def run_backward(
     roots, grads, retain_graph: bool, create_graph: bool, targets=None
-) -> dict:  # long: step 3, the loop a student follows, in one piece
-    """Run the graph from ``roots`` (``(node, output_nr)`` pairs) seeded with ``grads``: count
-    who waits for how many gradients (step 2), then run the ready nodes (step 3).
+) -> dict:  # long: steps 2 and 3, the two phases a student follows, in one piece
+    """Run the graph from ``roots`` (``(node, output_nr)`` pairs) seeded with ``grads``, in
+    two phases: count who waits for how many gradients (step 2), then run the ready nodes
+    (step 3).
 
     Without ``targets`` every node runs and every reached leaf accumulates into ``.grad``.
     With ``targets`` (``{(node, output_nr): run_accumulator}``) only nodes leading to a
@@ -962,7 +963,17 @@ def run_backward(
     """
     nodes = [node for node, _ in roots]
     needed = None if targets is None else nodes_leading_to(nodes, {n for n, _ in targets})
-    dependencies = count_dependencies(nodes, needed)  # 2.
+    # 2. for every node reachable from the roots (and leading to a target, when ``needed``
+    # says which do): how many gradients will arrive before it can run
+    dependencies, stack, seen = {}, list(nodes), set(nodes)
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is None or (needed is not None and child not in needed):
+                continue
+            dependencies[child] = dependencies.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
     pending, captured = {}, {}  # gradients on their way; gradients that reached a target
     for (node, nr), g in zip(roots, grads):
         slots = pending.setdefault(node, [None] * node._num_outputs)
@@ -971,6 +982,7 @@ def run_backward(
     heapq.heapify(ready)
     watched = bool(observer._watchers)  # someone watches (viz's stepper): tell them each step
     if watched:
+        observer.report("dependencies_counted", dict(dependencies))
         observer.report_ready(ready)
     # grad mode during backward is create_graph: set here directly, restored after
     previous, grad_mode._enabled = grad_mode._enabled, create_graph
@@ -1016,23 +1028,6 @@ def run_backward(
     finally:
         grad_mode._enabled = previous
     return captured
-
-
-def count_dependencies(roots, needed=None) -> dict:
-    """Step 2: for every node reachable from ``roots`` (and leading to a target, when
-    ``needed`` says which do), how many gradients will arrive before it can run."""
-    dependencies, stack, seen = {}, list(roots), set(roots)
-    while stack:
-        for child, _ in stack.pop().next_functions:
-            if child is None or (needed is not None and child not in needed):
-                continue
-            dependencies[child] = dependencies.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
-    if observer._watchers:
-        observer.report("dependencies_counted", dict(dependencies))
-    return dependencies
 
 
 def run_node(node, grad_outputs: list, retain_graph: bool) -> tuple:
