@@ -54,10 +54,22 @@ def repository_files() -> tuple[str, ...]:
     return tuple(out.stdout.split())
 
 
-def resolve(path: str) -> str | None:
-    """The kit file ``path`` names (it ends with it, in the whole repository), if just one."""
+@functools.cache
+def resolve(path: str, here: str = "") -> str | None:
+    """The kit file ``path`` names: beside the text (``here``, a module docstring's folder),
+    else the one file of the repository whose path ends with it."""
+    if here and f"{here}/{path}" in repository_files():
+        return f"{here}/{path}"
     hits = [f for f in repository_files() if f == path or f.endswith("/" + path)]
     return hits[0] if len(hits) == 1 and hits[0].startswith(KIT_DIRS) else None
+
+
+@functools.cache
+def kit_files_ending(path: str) -> list[str]:
+    """The kit files whose path ends with ``path``."""
+    return [
+        f for f in repository_files() if f.startswith(KIT_DIRS) and f"/{f}".endswith(f"/{path}")
+    ]
 
 
 @functools.cache
@@ -152,17 +164,17 @@ def class_binds(cls: str, name: str) -> bool:
     return False
 
 
-def cited_files(text: str) -> list[str]:
-    """The kit files ``text`` names in code font."""
+def cited_files(text: str, here: str = "") -> list[str]:
+    """The kit files ``text`` (written in the folder ``here``) names in code font."""
     spans = [m.group(2).strip() for m in CODE.finditer(text)]
-    return [f for f in (resolve(s) for s in spans if PATH.match(s)) if f]
+    return [f for f in (resolve(s, here) for s in spans if PATH.match(s)) if f]
 
 
-def wrong_citations(unit: str, context: str = "") -> list[str]:
-    """What ``unit`` (one sentence, in a list item under ``context``) cites that is not where
-    it says."""
+def wrong_citations(unit: str, context: str = "", here: str = "") -> list[str]:
+    """What ``unit`` (one sentence, in a list item under ``context``, of a text in the folder
+    ``here``) cites that is not where it says."""
     spans = [m.group(2).strip() for m in CODE.finditer(unit)]
-    files = cited_files(unit) + cited_files(context)
+    files = cited_files(unit, here) + cited_files(context, here)
     bound = set().union(*(bindings(f)[0] for f in files))
     wrong = []
     for span in spans:
@@ -235,8 +247,29 @@ TEXTS = texts()
 
 @pytest.mark.parametrize("path", sorted(TEXTS))
 def test_every_name_cited_in_a_kit_file_is_there(path):
-    wrong = [w for unit, context in units(TEXTS[path]) for w in wrong_citations(unit, context)]
+    here = folder(path)
+    wrong = [w for u, context in units(TEXTS[path]) for w in wrong_citations(u, context, here)]
     assert not wrong, f"{path} cites names that are not where it says:\n" + "\n".join(wrong)
+
+
+@pytest.mark.parametrize("path", sorted(TEXTS))
+def test_a_kit_file_cited_by_a_short_path_is_one_file(path):
+    """`graph.py` is autograd's and viz's: a reader must be told which (`autograd/graph.py`);
+    a module's docstring may name a file beside it by its name alone."""
+    spans = {m.group(2).strip() for m in CODE.finditer(TEXTS[path])}
+    ambiguous = sorted(
+        f"`{span}`: {', '.join(kit_files_ending(span))}"
+        for span in spans
+        if PATH.match(span) and not resolve(span, folder(path)) and len(kit_files_ending(span)) > 1
+    )
+    assert not ambiguous, f"{path} cites a file more than one path ends with:\n" + "\n".join(
+        ambiguous
+    )
+
+
+def folder(path: str) -> str:
+    """Where a text is written, for the short paths it cites: a kit module's own folder."""
+    return path.rsplit("/", 1)[0] if path.startswith(KIT_DIRS) else ""
 
 
 @pytest.mark.parametrize("path", sorted(TEXTS))
