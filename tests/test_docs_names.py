@@ -2,20 +2,24 @@
 
 A reader told "read `_send` in `autogradkit/autograd/engine.py`" opens the file and greps. So,
 in the course's text (the markdown cells and comments of ``notebooks/source/*/*.py``, the
-``.zh-CN.md`` and ``.zh-TW.md`` twins), ``docs/*.md``, the README, CONTRIBUTING and the module
-docstrings of the kit and its tools, every *citation* must hold. What counts as citing is an
-allow-list of shapes, in code font (`x` or ``x``):
+``.zh-CN.md`` and ``.zh-TW.md`` twins, ``notebooks/*.md``), ``docs/*.md``, the README,
+CONTRIBUTING and the module docstrings of the kit and its tools, every *citation* must hold.
+What counts as citing is an allow-list of shapes, in code font (`x` or ``x``):
 
-- **a name beside a kit file**: in the same sentence (or list item, or table row) as a path of
-  a kit file (`autogradkit/autograd/engine.py`, or a shorter `autograd/engine.py`,
-  `engine.py` when it names one file of the repository), a name with an underscore in it
-  (`run_backward`, `_seeds`) or written as a call (`name()`). It must be bound in one of the
-  files the sentence cites. Plain words (`backward`, `walk`) and PyTorch's CamelCase classes
-  are not read as citations: they are English or PyTorch as often as they are the file's.
-- **a qualified name**: `module.name` whose module is a kit module (`engine.run_backward`,
-  `utils.hooks.next_id`), and `Class.name` whose class the kit defines in one file
-  (`TensorBase._wrap`, `Function.apply`): the module, or the class or one of its bases,
-  must bind the name.
+- **a name beside a kit file**: in the same sentence as the path of a kit file
+  (`autogradkit/autograd/engine.py`, or a shorter `autograd/engine.py`, `engine.py`, which
+  must then name one kit file; a module docstring may name a file beside it), or in a list
+  item under a sentence or item that names it: a name whose underscore joins two words or
+  leads it (`run_backward`, `_seeds`; not PyTorch's in-place `fill_`), or one written as a
+  call (`name()`). One of the files cited must bind it. Plain words (`backward`, `walk`) and
+  CamelCase classes alone are not read as citations: they are English or PyTorch's as often
+  as the file's. A sentence, not a paragraph: a paragraph often cites several files, each
+  for its own names.
+- **a qualified name**, with or without a path: `module.name` whose module is a kit module no
+  other file of the repository is named like and the kit never names a value like
+  (`engine.run_backward`, `utils.hooks.next_id`; not `loss.backward()`), and `Class.name`
+  whose class the kit defines in one file (`TensorBase._wrap`, `Function.apply`): the
+  module, or the class or one of its bases, must bind the name.
 
 "Bound" is read from the syntax tree: a def, class, method, assignment, attribute set on
 ``self`` or on the class, parameter, ``__slots__`` entry or import. Every `autogradkit/...`
@@ -211,23 +215,23 @@ def units(text: str) -> list[tuple[str, str]]:
 
 
 def comment_blocks(source: str) -> str:
-    """A Jupytext source's markdown cells and comments, one paragraph per block."""
-    blocks, block = [], []
+    """A Jupytext source's markdown cells and comments as Markdown, a blank line between two
+    blocks of comment lines."""
+    lines = []
     for line in source.splitlines():
         comment = line.strip()
         if comment.startswith("#") and not comment.startswith("# %%"):
-            block.append(comment.lstrip("#").strip())
-        else:
-            blocks.append(" ".join(block))
-            block = []
-    blocks.append(" ".join(block))
-    return "\n\n".join(b for b in blocks if b)
+            lines.append(comment[1:].removeprefix(" "))
+        elif lines and lines[-1]:
+            lines.append("")
+    return "\n".join(lines)
 
 
 def texts() -> dict[str, str]:
     """Every text a reader reads as the course or the docs, by path."""
     prose = [
         *sorted(ROOT.glob("notebooks/source/*/*.*.md")),
+        *sorted(ROOT.glob("notebooks/*.md")),
         *sorted(ROOT.glob("docs/*.md")),
         ROOT / "README.md",
         ROOT / "CONTRIBUTING.md",
@@ -236,7 +240,7 @@ def texts() -> dict[str, str]:
     for source in sorted(ROOT.glob("notebooks/source/*/*.py")):
         found[source.relative_to(ROOT).as_posix()] = comment_blocks(source.read_text("utf-8"))
     for path in repository_files():
-        if path.endswith(".py") and path.startswith((*(f"{k}/" for k in KIT), "tools/")):
+        if path.endswith(".py") and path.startswith((*KIT_DIRS, "tools/")):
             docstring = ast.get_docstring(ast.parse((ROOT / path).read_text(encoding="utf-8")))
             found[path] = docstring or ""
     return found
