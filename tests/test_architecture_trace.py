@@ -1,8 +1,8 @@
 """docs/ARCHITECTURE.md's call-by-call listing is what ``tools/trace_path.py`` traces today.
 
 The block between its ``trace_path.py --markdown`` markers is generated: after a change to
-the lesson's path, ``.venv/bin/python tools/trace_path.py --update docs/ARCHITECTURE.md``
-rewrites it, and this test fails until it is.
+the lesson's path, ``.venv/bin/python tools/trace_path.py --update`` rewrites it, and this
+test fails until it does.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def listing(text: str) -> str:
 def test_the_architecture_listing_is_the_trace_of_today():
     assert listing(DOC.read_text(encoding="utf-8")) == trace_path.markdown(), (
         "docs/ARCHITECTURE.md's call listing is stale: run "
-        "`.venv/bin/python tools/trace_path.py --update docs/ARCHITECTURE.md`"
+        "`.venv/bin/python tools/trace_path.py --update`"
     )
 
 

@@ -3,7 +3,7 @@
     python tools/trace_path.py            # the two paths of issue 30, with their budgets
     python tools/trace_path.py --setup "import autogradkit as agk; x = agk.ones(2)" "x.exp()"
     python tools/trace_path.py --markdown # the two paths as docs/ARCHITECTURE.md shows them
-    python tools/trace_path.py --update docs/ARCHITECTURE.md  # write them there
+    python tools/trace_path.py --update   # write them there (or into --update DOC)
 
 The setup and the statement run once untraced (a warm-up: imports and caches), then the path's
 own setup again (fresh leaves, a fresh graph); then ``sys.setprofile`` records every call of a
@@ -84,6 +84,7 @@ def show(statement: str, calls: list[tuple[str, str]]) -> tuple[int, int]:
     return len(calls), switches(calls)
 
 
+DOC = PACKAGE.parent / "docs" / "ARCHITECTURE.md"  # the page showing the paths call by call
 BEGIN = "<!-- begin: python tools/trace_path.py --markdown -->"
 END = "<!-- end: python tools/trace_path.py --markdown -->"
 
@@ -119,7 +120,14 @@ def main(argv=None) -> int:
     parser.add_argument("statement", nargs="?", help="what to trace (default: issue 30's paths)")
     parser.add_argument("--setup", default=SETUP + LEAVES, help="run first, untraced")
     parser.add_argument("--markdown", action="store_true", help="print the paths' block")
-    parser.add_argument("--update", type=Path, metavar="DOC", help="write the block into DOC")
+    parser.add_argument(
+        "--update",
+        type=Path,
+        nargs="?",
+        const=DOC,
+        metavar="DOC",
+        help="write it into DOC (docs/ARCHITECTURE.md)",
+    )
     args = parser.parse_args(argv)
     if args.markdown:
         print(markdown())
