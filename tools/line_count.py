@@ -13,7 +13,7 @@ guidelines from issue 30):
   inits that export them and ``ops/__init__.py`` giving ops their ``_saved_<name>`` fields):
   ``autograd/functional.py`` and ``autograd/gradcheck.py`` (built on ``autograd.grad``),
   ``autograd/graph.py`` (``torch.autograd.graph``'s walks, edges and ``saved_tensors_hooks``)
-  and ``autograd/saved_fields.py`` (``grad_fn._saved_self``, ``_raw_saved_self`` and pack
+  and ``autograd/saved_fields.py`` (``grad_fn._saved_self``, ``grad_fn._raw_saved_self``, pack
   hooks).
 
 Budgets that fail the check: engine.py <= 1,200 lines (whole file: TensorBase, the graph's
