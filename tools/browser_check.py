@@ -88,7 +88,7 @@ def free_port() -> int:
 
 def write_settings(home: Path, disabled: list[str]) -> dict[str, str]:
     """Config, settings, workspace and runtime dirs of our own: no news, no announcements,
-    no autosave, every cell rendered (windowingMode none)."""
+    no build check, no autosave, every cell rendered (windowingMode none)."""
     dirs = {
         k: home / k.lower()
         for k in (
@@ -103,7 +103,7 @@ def write_settings(home: Path, disabled: list[str]) -> dict[str, str]:
     off = {name: True for name in ["@jupyterlab/apputils-extension:announcements", *disabled]}
     (dirs["JUPYTER_CONFIG_DIR"] / "labconfig").mkdir()
     (dirs["JUPYTER_CONFIG_DIR"] / "labconfig" / "page_config.json").write_text(
-        json.dumps({"disabledExtensions": off})
+        json.dumps({"disabledExtensions": off, "buildCheck": False})  # no node run per page
     )
     settings = dirs["JUPYTERLAB_SETTINGS_DIR"]
     for plugin, values in {
