@@ -489,6 +489,7 @@ def prepare(args: argparse.Namespace, into: Path) -> tuple[Path, str]:
 
 
 def new_report(args: argparse.Namespace) -> dict:
+    """A report before any check: it stays not ok unless a check finds nothing wrong."""
     return {
         "notebook": str(args.notebook),
         "ok": False,
