@@ -1,10 +1,10 @@
 """One JupyterLab server and one headless Chromium per test process, shared by the browser tests.
 
 ``tools/browser_check.py`` starts a server, playwright's driver and a browser for each notebook
-it checks: about 10 s of CPU before the first cell runs. A test process starts each once, when
-its first browser test asks for them (the session fixtures ``jupyterlab`` and ``chromium`` of
-tests/conftest.py), and every test still starts from nothing of another test's: its own copy of
-the notebook's folder, its own browser context (page, cookies, storage) and its own kernel,
+it checks: about 8 s of CPU between them, on top of the check. A test process starts each once,
+when its first browser test asks for them (the session fixtures ``jupyterlab`` and ``chromium``
+of tests/conftest.py), and every test still starts from nothing of another test's: its own copy
+of the notebook's folder, its own browser context (page, cookies, storage) and its own kernel,
 shut down when its check ends.
 
 Playwright's sync API marks its thread as running an asyncio loop for as long as it is open, so
