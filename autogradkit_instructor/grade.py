@@ -160,9 +160,13 @@ def _grade_all(todo: list, assignment, cfg: GradingConfig, backend, folder: Path
         from .cluster import grade_on_cluster  # dask is needed (and imported) only here
 
         def start() -> tuple[dict, Iterable[Task]]:  # the references stay in this process
-            with KernelPool(1, cfg.memory_limit_mb, sandbox=backend, limits=cfg.limits()) as pool:
+            notebooks = {s.notebook for s in todo}
+            limits, expected = cfg.limits(), len(notebooks)  # one kernel per reference run
+            with KernelPool(
+                1, cfg.memory_limit_mb, sandbox=backend, limits=limits, expected=expected
+            ) as pool:
                 pool.check()
-                judged = _references(assignment, {s.notebook for s in todo}, cfg, pool, folder)
+                judged = _references(assignment, notebooks, cfg, pool, folder)
             return judged, (prepare(sub, assignment, cfg, pack=True) for sub in todo)
 
         return rows, grade_on_cluster(cfg, start, done)
@@ -173,10 +177,14 @@ def _grade_all(todo: list, assignment, cfg: GradingConfig, backend, folder: Path
 def _grade_here(todo: list, assignment, cfg: GradingConfig, backend, folder: Path, done) -> None:
     """Grade ``todo`` on ``cfg.jobs`` threads, each driving one kernel at a time."""
     cpu = threading.Semaphore(cfg.jobs)  # cfg.jobs submissions compute at a time...
-    size = min(cfg.jobs, len(todo))
-    with KernelPool(size, cfg.memory_limit_mb, sandbox=backend, limits=cfg.limits()) as pool:
+    size, notebooks = min(cfg.jobs, len(todo)), {sub.notebook for sub in todo}
+    expected = len(notebooks) + len(todo)  # a kernel per reference run and per submission
+    limits = cfg.limits()
+    with KernelPool(
+        size, cfg.memory_limit_mb, sandbox=backend, limits=limits, expected=expected
+    ) as pool:
         pool.check()  # no kernel at all: one clear error, not a gradebook of zeros
-        judged = _references(assignment, {sub.notebook for sub in todo}, cfg, pool, folder)
+        judged = _references(assignment, notebooks, cfg, pool, folder)
 
         def grade_one(sub) -> tuple[Task, Outcome]:
             task = prepare(sub, assignment, cfg)
