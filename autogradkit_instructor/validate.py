@@ -121,7 +121,10 @@ def validate_notebook(cfg: GradingConfig) -> dict:
             CheckLockedCells()(nb, ctx)
         else:
             backend, limits = _sandbox(cfg), cfg.limits()
-            with KernelPool(1, cfg.memory_limit_mb, sandbox=backend, limits=limits) as pool:
+            # one kernel runs the notebook (another only if a cell stops it)
+            with KernelPool(
+                1, cfg.memory_limit_mb, sandbox=backend, limits=limits, expected=1
+            ) as pool:
                 ctx.kernels = pool
                 pipeline.validate()(nb, ctx)
     for gid, result in ctx.results.items():
