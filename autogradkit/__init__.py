@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 
 from . import _dtype, autograd, cuda, nn, optim
+from ._device import device
 from ._dtype import (
     bool,
     double,
@@ -75,7 +76,7 @@ from .creation import (
     zeros_like,
 )
 from .random import Generator, default_generator, initial_seed, manual_seed, seed
-from .tensor import Tensor, device, where
+from .tensor import Tensor, where
 
 __version__ = "0.1.0"
 

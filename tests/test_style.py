@@ -66,6 +66,7 @@ LAYERS = {
     | {"autograd.saved_fields"},
     "ops": {"ops"} | {f"ops.{p.stem}" for p in (PACKAGE / "ops").glob("[!_]*.py")},
     "tensor": {"tensor", "_inplace", "_matmul", "_indexing", "_numpy_dispatch", "_legacy"}
+    | {"_tensor_math", "_tensor_movement", "_tensor_conversion", "_tensor_comparison"}
     | {"_functions", "creation", "autograd.functional"},
     "nn/optim": {"nn", "optim"}
     | {f"nn.{p.stem}" for p in (PACKAGE / "nn").glob("*.py") if p.stem != "__init__"}

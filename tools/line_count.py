@@ -32,7 +32,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "autogradkit"
 TOOLCHAIN = ROOT.parent / "autogradkit_instructor"  # the function budget holds there too
-CORE = ["tensor.py", "_inplace.py", "_matmul.py", "autograd", "ops"]
+CORE = ["tensor.py", "_tensor_math.py", "_tensor_movement.py", "_tensor_conversion.py"]
+CORE += ["_tensor_comparison.py", "_inplace.py", "_matmul.py", "autograd", "ops"]
 BESIDE = [  # built on the engine, never imported by it
     "autograd/functional.py",
     "autograd/gradcheck.py",
