@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import heapq
 import numbers
-import re
 import warnings
 import weakref
 from typing import NamedTuple
@@ -43,11 +42,13 @@ from . import anomaly_mode, grad_mode, observer
 from .observer import observe
 from .variable import (
     INFERENCE,
+    INFERENCE_SAVED,
     AutogradMethods,
     InferenceVersion,
     VersionCounter,
     increment_version,
     version_counter,
+    version_message,
 )
 
 __all__ = [
@@ -767,12 +768,6 @@ class SavedOrigin(NamedTuple):
 
 
 NOTHING = SavedOrigin(None, None, None, False, 0)  # the origin of a value saved as None
-INFERENCE_SAVED = (
-    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
-    "inference mode in computation tracked by autograd. To work around this, you can make a "
-    "clone to get a normal tensor and use it in autograd, or use `autogradkit.no_grad()` "
-    "instead of `autogradkit.inference_mode()`."
-)
 
 
 class Packed:
@@ -794,34 +789,6 @@ class Packed:
                 f"type {type(t).__name__}"
             )
         return t
-
-
-# ----- the version error -----------------------------------------------------------------------
-def version_message(value, meta, node) -> str:
-    t, counter, expected, is_output, nr = meta
-    data = value._data if isinstance(value, TensorBase) else np.asarray(value)
-    where = ""
-    fn = node if is_output else (t._grad_fn if t is not None else None)
-    if fn is not None:
-        nr = nr if is_output else t._output_nr
-        op = re.sub(r"Backward\d*$", "", fn.name())  # PyTorch names the op, not the node
-        where = f", which is output {nr} of {op},"
-    return (
-        "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [{_dtype.tensor_type(data.dtype)} [{', '.join(map(str, data.shape))}]]"
-        f"{where} is at version {counter.value}; expected version {expected} instead. Hint: "
-        + (_ANOMALY_HINT if anomaly_mode._mode["enabled"] else _ENABLE_ANOMALY_HINT)
-    )
-
-
-_ENABLE_ANOMALY_HINT = (
-    "enable anomaly detection to find the operation that failed to compute its gradient, with "
-    "autogradkit.autograd.set_detect_anomaly(True, check_nan=False)."
-)
-_ANOMALY_HINT = (
-    "the backtrace further above shows the operation that failed to compute its gradient. The "
-    "variable in question was changed in there or anywhere later. Good luck!"
-)
 
 
 # ----- backward(): the pass, step by step --------------------------------------------------
