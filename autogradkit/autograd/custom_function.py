@@ -12,7 +12,8 @@ from __future__ import annotations
 import functools
 
 from . import anomaly_mode, grad_mode
-from .engine import Function, FunctionCtx, TensorBase, as_tensors, link
+from .engine import Function, FunctionCtx, TensorBase, link
+from .hooks import as_tensors
 from .variable import increment_version
 
 __all__ = ["once_differentiable"]

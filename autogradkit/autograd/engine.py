@@ -36,9 +36,14 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _dtype, _shape
-from .._dtype import tensor_type
 from ..utils.hooks import HookDict, add_hook, next_id
 from . import anomaly_mode, grad_mode, observer
+from .hooks import (
+    run_node_post_hooks,
+    run_node_pre_hooks,
+    run_output_hooks,
+    run_tensor_hooks,
+)
 from .observer import observe
 from .variable import (
     INFERENCE,
@@ -100,7 +105,7 @@ class TensorBase(AutogradMethods):
         class of every tensor autograd makes (op outputs, gradients, what hooks see)."""
         super().__init_subclass__(**kwargs)
         if wraps_outputs:
-            TensorBase._output_class = cls
+            AutogradMethods._output_class = cls  # (variable.py: lower files make tensors too)
 
     @staticmethod
     def _wrap(data, grad_fn=None, output_nr=0) -> TensorBase:
@@ -177,7 +182,7 @@ class TensorBase(AutogradMethods):
         self._grad = value
 
 
-TensorBase._output_class = TensorBase  # until Tensor registers itself
+AutogradMethods._output_class = TensorBase  # until Tensor registers itself
 
 
 # ----- the graph: its nodes, its edges, and the node at a leaf ----------------------------
@@ -1065,74 +1070,3 @@ def nodes_leading_to(roots, target_nodes) -> set:
             stack.append((node, True))
             stack.extend((c, False) for c, _ in node.next_functions if c and c not in done)
     return needed
-
-
-# ----- hooks: the user's functions run around a node, and what they see --------------------
-
-
-def run_tensor_hooks(hooks: dict, g):
-    """Call a tensor's hooks in order; each may return a replacement gradient."""
-    as_tensor = g if isinstance(g, TensorBase) else TensorBase._wrap(g)
-    for hook in tuple(hooks.values()):
-        result = hook(as_tensor)
-        if result is None:
-            continue
-        name = getattr(hook, "__name__", type(hook).__name__)
-        before, after = as_tensor._data, result._data
-        if after.shape != before.shape:
-            raise RuntimeError(f"hook '{name}' has changed the size of value")
-        if after.dtype != before.dtype:
-            raise RuntimeError(
-                f"hook '{name}' has changed the type of value (was "
-                f"{tensor_type(before.dtype)} got {tensor_type(after.dtype)})"
-            )
-        as_tensor = result
-    return as_tensor if isinstance(g, TensorBase) else as_tensor._data
-
-
-def as_tensors(values) -> tuple:
-    """Arrays as Tensors (None and Tensors as they are): what hooks and custom backwards see."""
-    return tuple(
-        v if v is None or isinstance(v, TensorBase) else TensorBase._wrap(np.asarray(v))
-        for v in values
-    )
-
-
-def _as_arrays(values, like):
-    if any(isinstance(v, TensorBase) and v._requires_grad for v in like if v is not None):
-        return list(values)  # create_graph: keep Tensors
-    return [v._data if isinstance(v, TensorBase) else v for v in values]
-
-
-def run_node_pre_hooks(hooks, grads):
-    """``hook(grad_outputs)`` before a node runs; a returned tuple replaces them."""
-    for hook in tuple(hooks.values()):
-        result = hook(as_tensors(grads))
-        if result is not None:
-            grads = _as_arrays(result, grads)
-    return grads
-
-
-def run_node_post_hooks(hooks, grad_inputs, grad_outputs):
-    """``hook(grad_inputs, grad_outputs)`` after a node ran; a returned tuple replaces them."""
-    for hook in tuple(hooks.values()):
-        result = hook(as_tensors(grad_inputs), as_tensors(grad_outputs))
-        if result is not None:
-            grad_inputs = tuple(_as_arrays(result, grad_inputs))
-    return grad_inputs
-
-
-def run_output_hooks(node, grads):
-    """Hooks registered on the node's output tensors, then retain_grad, as in PyTorch."""
-    grads = list(grads)
-    for nr, hooks in (node._tensor_hooks or {}).items():
-        if grads[nr] is not None and hooks:
-            grads[nr] = run_tensor_hooks(hooks, grads[nr])
-    for nr, ref in (node._retained or {}).items():
-        t = ref()
-        if t is None or grads[nr] is None:
-            continue
-        g = grads[nr]
-        g = g.detach().clone() if isinstance(g, TensorBase) else TensorBase._wrap(np.array(g))
-        t._grad = g if t._grad is None else t._grad + g
-    return grads

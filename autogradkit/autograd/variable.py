@@ -82,6 +82,10 @@ class AutogradMethods:
     """The autograd methods of a tensor beyond the lesson's (``TensorBase`` adds the rest)."""
 
     __slots__ = ()  # the slots are TensorBase's
+    # the class of every tensor autograd makes (op outputs, gradients, what hooks see):
+    # ``class Tensor(TensorBase, wraps_outputs=True)`` registers it (TensorBase.__init_subclass__),
+    # here, so that the files below the engine make Tensors too (``hooks.wrap``)
+    _output_class: type
 
     @staticmethod
     def _make_subclass(cls, data: AutogradMethods, requires_grad: bool = False) -> AutogradMethods:
