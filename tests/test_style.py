@@ -63,7 +63,7 @@ LAYERS = {
     "autograd": {"autograd", "autograd.grad_mode", "autograd.anomaly_mode", "autograd.graph"}
     | {"autograd.saved", "autograd.engine", "autograd.function", "autograd.gradcheck"}
     | {"autograd.observer", "autograd.variable", "autograd.custom_function", "autograd.hooks"}
-    | {"autograd.targets"}
+    | {"autograd.targets", "autograd.outputs"}
     | {"autograd.saved_fields"},
     "ops": {"ops"} | {f"ops.{p.stem}" for p in (PACKAGE / "ops").glob("[!_]*.py")},
     "tensor": {"tensor", "_inplace", "_matmul", "_indexing", "_numpy_dispatch", "_legacy"}

@@ -45,6 +45,7 @@ from .hooks import (
     run_tensor_hooks,
 )
 from .observer import observe
+from .outputs import _wrap_outputs, _zeros_like_output
 from .targets import _capture, _should_run, nodes_leading_to
 from .variable import (
     INFERENCE,
@@ -724,38 +725,6 @@ def _keep(node, inputs, arrays, outputs, results) -> None:
     node._saved_meta = tuple(metas)
     if pack_hooks:  # the innermost saved_tensors_hooks block packs what was saved
         pack_hooks[-1](node, results)
-
-
-def _wrap_outputs(cls, out, inputs, ctx):
-    """Several outputs, or a view: Tensors that know their node (``apply`` wraps the rest)."""
-    if isinstance(out, tuple):
-        non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
-        if ctx is not None:
-            ctx._outputs_meta = tuple((np.shape(o), np.asarray(o).dtype) for o in out)
-            ctx._num_outputs = len(out)
-            ctx._plain = False  # an unused output's gradient may have to be zeros
-        return tuple(
-            TensorBase._wrap(o, None if ctx is None or id(o) in non_diff else ctx, i)
-            for i, o in enumerate(out)
-        )
-    result = TensorBase._wrap(out, ctx)
-    if (
-        cls.is_view
-        and isinstance(inputs[0], TensorBase)
-        and np.may_share_memory(out, inputs[0]._data)
-    ):
-        base = inputs[0]
-        result._version_counter = version_counter(base)
-        result._base = base if base._base is None else base._base
-        # made under no_grad, a view still requires grad (PyTorch forbids changing it in place)
-        if ctx is None and base._requires_grad:
-            result._requires_grad = True
-    return result
-
-
-def _zeros_like_output(node, index):
-    meta = node._outputs_meta[index]
-    return None if meta is None else np.zeros(meta[0], meta[1])  # None for a number output
 
 
 # ----- what forward saved, read back: its origin, its version, freed or packed -------------

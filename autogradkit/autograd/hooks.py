@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import tensor_type
-from .variable import AutogradMethods
+from .variable import AutogradMethods, wrap
 
 __all__ = [
     "as_tensors",
@@ -19,13 +19,7 @@ __all__ = [
     "run_node_pre_hooks",
     "run_output_hooks",
     "run_tensor_hooks",
-    "wrap",
 ]
-
-
-def wrap(array):
-    """An array as a new Tensor (of the class ``Tensor`` registered: ``TensorBase._wrap``)."""
-    return AutogradMethods._output_class._wrap(np.asarray(array))
 
 
 def run_tensor_hooks(hooks: dict, g):

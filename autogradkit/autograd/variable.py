@@ -28,6 +28,7 @@ __all__ = [
     "increment_version",
     "version_counter",
     "version_message",
+    "wrap",
 ]
 
 
@@ -58,6 +59,12 @@ INFERENCE_SAVED = (
 )
 
 
+def wrap(data, grad_fn=None, output_nr=0) -> AutogradMethods:
+    """A new Tensor of the class ``Tensor`` registered (``TensorBase._wrap``), for the files
+    below the engine (hooks, views, several outputs)."""
+    return AutogradMethods._output_class._wrap(data, grad_fn, output_nr)
+
+
 def version_counter(tensor) -> VersionCounter:
     """``tensor``'s version counter, made now if it had none (to be shared or saved)."""
     if tensor._version_counter is None:
@@ -84,7 +91,7 @@ class AutogradMethods:
     __slots__ = ()  # the slots are TensorBase's
     # the class of every tensor autograd makes (op outputs, gradients, what hooks see):
     # ``class Tensor(TensorBase, wraps_outputs=True)`` registers it (TensorBase.__init_subclass__),
-    # here, so that the files below the engine make Tensors too (``hooks.wrap``)
+    # here, so that the files below the engine make Tensors too (``wrap``)
     _output_class: type
 
     @staticmethod
