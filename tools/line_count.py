@@ -19,8 +19,8 @@ guidelines from issue 30):
   op its fields once every op is made).
 
 Budgets that fail the check: engine.py <= 1,200 lines (whole file: TensorBase, the graph's
-nodes and AccumulateGrad, Function.apply and its ctx, backward(), grad() and the hooks they
-run: everything the lesson's two lines touch but the op's own math, in one file), each
+nodes and AccumulateGrad, Function.apply and its ctx, backward() and grad(): everything the
+lesson's two lines touch but the op's own math, in one file), each
 ops/ file <= 300 lines (whole file), function bodies <= 40 lines (longer ones must say why
 in a ``# long:`` comment on their ``def`` line or their first line). Exit code 1 when a
 budget is broken.

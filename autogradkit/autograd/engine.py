@@ -15,8 +15,12 @@ reads top to bottom here, with no other file between their steps but the op's ow
   2. count, for every reachable node, how many consumers will send it a gradient; 3. run
   each node whose count reached zero (latest-created first, as PyTorch does), reduce each
   gradient to its input's shape and pass it on; free what the node saved unless
-  ``retain_graph``. No recursion: a 100,000-op chain is fine;
-- the runners of the hooks these call (a node's or a tensor's).
+  ``retain_graph``. No recursion: a 100,000-op chain is fine.
+
+What the lesson's two lines never run sits in files this one imports, each named where it is
+called: the hook runners (``hooks.py``), backward toward chosen targets (``targets.py``:
+``grad()``, ``backward(inputs=...)``), several outputs and views (``outputs.py``), and the
+version counters with PyTorch's version error (``variable.py``).
 
 ``tensor.py`` builds ``Tensor`` on ``TensorBase``; ``ops/`` defines each op as a
 ``Function``. Beside the lesson, importing this file and never imported by it: your own
