@@ -25,8 +25,10 @@ version counters with PyTorch's version error (``variable.py``).
 ``tensor.py`` builds ``Tensor`` on ``TensorBase``; ``ops/`` defines each op as a
 ``Function``. Beside the lesson, importing this file and never imported by it: your own
 Functions (``custom_function.py``), saved values beyond arrays and pack hooks (``saved.py``),
-PyTorch's graph names (``graph.py``). Where this file runs their code, they hand it over when
-they load: ``Function._run_custom``, ``FunctionCtx._unpack_all``, ``pack_hooks``.
+PyTorch's graph names (``graph.py``). Where this file runs their code: the ``Function`` you
+subclass (``custom_function.py``) sets ``_run_custom``; ``saved.py`` hands over
+``FunctionCtx._unpack_all`` when it loads; a ``saved_tensors_hooks`` block pushes onto
+``pack_hooks``.
 """
 
 from __future__ import annotations
@@ -531,8 +533,8 @@ class Function(FunctionCtx):
     argument_names = ("self", "other")  # what ctx calls a number given as a Scalar argument
     _builtin = False
     _node_class = None  # a custom Function's node class, made at its first apply
-    # your own Functions run in custom_function.py (it imports this file, which cannot import
-    # it back): it puts its ``run`` here when it loads
+    # how apply runs a class you wrote: autograd.Function (custom_function.py, a subclass of
+    # this one: this file never imports it) sets it to its ``run``
     _run_custom = None
 
     def __init_subclass__(cls, **kwargs):
