@@ -242,6 +242,19 @@ def test_the_core_never_imports_what_is_counted_beside_it():
     assert set(line_count.PATH) & set(line_count.BESIDE) == set()
 
 
+def test_the_core_counts_every_module_of_its_layers_it_imports():
+    """The other side of the rule: what a core module imports from autograd, ops or the
+    tensor facade is core too (counted), not left out of both rooms."""
+    beside = {p.removesuffix(".py").replace("/", ".") for p in line_count.BESIDE}
+    core = {_module_name(p) for p in line_count.core_files()}
+    layers = {ORDER.index(name) for name in ("autograd", "ops", "tensor")}
+    left_out = {
+        m: sorted(i for i in _imports(m)[0] if LAYER_OF.get(i) in layers and i not in core)
+        for m in sorted(core - beside - PUBLIC_NAMESPACES)
+    }
+    assert {m: found for m, found in left_out.items() if found} == {}
+
+
 def test_the_beside_rule_sees_a_core_module_importing_a_beside_one(tmp_path, monkeypatch):
     """What ops/__init__.py did before: giving the ops their fields by importing saved_fields."""
     fake = tmp_path / "__init__.py"
