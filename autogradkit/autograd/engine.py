@@ -502,7 +502,8 @@ class Function(FunctionCtx):
 
     A built-in op (in ``autogradkit.ops``) is named after the node PyTorch records for it
     (``MulBackward0``): it works on NumPy arrays, and its instances are the nodes of the
-    graph. A subclass you write works on Tensors, exactly as ``torch.autograd.Function``
+    graph. A subclass you write (of ``autograd.Function``: this class, with the way to run
+    yours, ``custom_function.py``) works on Tensors, exactly as ``torch.autograd.Function``
     does, and its nodes are a ``<YourClass>Backward`` class made for it::
 
         class Square(Function):
