@@ -3,10 +3,10 @@
 The grader (this process, the *driver*) does everything that touches the course folder: it
 reads the submissions, copies their files into ``autograded/`` as a local run does, runs the
 instructor's notebook for this run's seeds and references, and writes every result. A worker
-only computes: it receives a ``grade.Task`` (the notebook, its files as bytes, seeds and
+only computes: it receives a ``submission.Task`` (the notebook, its files as bytes, seeds and
 references), writes the files into a scratch folder of its own, runs the notebook in its own
 sandboxed kernels (the same ``--sandbox``, with the same limits) and sends back a
-``grade.Outcome`` (the row, the feedback page's text, the graded notebook). The scratch folder
+``submission.Outcome`` (the row, the feedback page's text, the graded notebook). The scratch folder
 lies in the worker's dask folder and is removed when the task ends; a worker killed mid-task
 leaves its folder to the next worker started there, which removes it (dask's ``WorkSpace``).
 
@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath
 
 from distributed import Client, WorkerPlugin, as_completed, get_worker
 
-from . import grade
+from . import submission
 from .config import GradingConfig
 from .kernels import KernelPool, sandbox_backend
 
@@ -81,7 +81,7 @@ class GradingKernels(WorkerPlugin):
             self.pool.close()
 
 
-def grade_task(task: grade.Task, judged: dict, plugin: str) -> grade.Outcome:
+def grade_task(task: submission.Task, judged: dict, plugin: str) -> submission.Outcome:
     """Run on a worker: ``task`` graded in a scratch folder that is gone when it returns."""
     worker = get_worker()
     kernels = worker.plugins[plugin]
@@ -92,7 +92,7 @@ def grade_task(task: grade.Task, judged: dict, plugin: str) -> grade.Outcome:
     ) as scratch:
         workdir = Path(scratch) / "work"
         unpack(task.files, workdir)
-        return grade.evaluate(task, judged, kernels.cfg, pool, kernels.cpu, workdir)
+        return submission.evaluate(task, judged, kernels.cfg, pool, kernels.cpu, workdir)
 
 
 def unpack(files: dict[str, bytes], folder: Path) -> None:
@@ -110,7 +110,7 @@ def unpack(files: dict[str, bytes], folder: Path) -> None:
 
 def grade_on_cluster(
     cfg: GradingConfig,
-    start: Callable[[], tuple[dict, Iterable[grade.Task]]],
+    start: Callable[[], tuple[dict, Iterable[submission.Task]]],
     done: Callable[..., None],
 ) -> list[str]:
     """Grade on the cluster at ``cfg.scheduler``; ``done(task, outcome)`` for each task as it
@@ -136,14 +136,16 @@ def grade_on_cluster(
                 else:
                     reason = _why(future)
                     lost.append(f"{task.label}: no worker could grade it ({reason})")
-                    outcome = grade.lost(task, cfg, f"the cluster could not grade it: {reason}")
+                    outcome = submission.lost(
+                        task, cfg, f"the cluster could not grade it: {reason}"
+                    )
                     done(task, outcome, keep=False)
         finally:
             client.unregister_worker_plugin(name)
     return lost
 
 
-def _key(task: grade.Task) -> str:
+def _key(task: submission.Task) -> str:
     """A task's name on the dashboard: whose, which notebook, and unique."""
     return f"grade-{task.student}-{task.notebook}-{uuid.uuid4().hex[:8]}"
 

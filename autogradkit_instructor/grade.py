@@ -4,12 +4,9 @@ Each submission becomes exactly one gradebook row, whatever happens to it. Submi
 file (and the instructor's notebook and limits) did not change since the last run keep their
 row: re-running after a few late submissions only grades those.
 
-Grading one submission has three parts, so that it can run here or on a cluster alike:
-``prepare`` (here: read the notebook, copy its files into ``autograded/``, all into a ``Task``),
-``evaluate`` (wherever kernels run: the task's notebook through the pipeline, into an
-``Outcome`` of plain data) and ``record`` (here: the graded copy, the feedback page and the
-kept result written from the outcome). ``--scheduler`` sends ``evaluate`` to a dask cluster
-(``cluster.py``); without it a thread pool runs it on this machine.
+Grading one submission has three parts (``submission.py``: ``prepare``, ``evaluate``,
+``record``), so that it can run here or on a cluster alike: ``--scheduler`` sends ``evaluate``
+to a dask cluster (``cluster.py``); without it a thread pool runs it on this machine.
 """
 
 from __future__ import annotations
@@ -19,80 +16,17 @@ import threading
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autogradkit import _i18n as i18n
 
-from . import cells, course, hidden, pipeline, reference, release, report, untrusted
+from . import course, hidden, reference, release, report
 from .config import GradingConfig
-from .context import Context
 from .kernels import KernelPool, sandbox_backend
-from .notebooks import UnreadableNotebook, read_notebook, write_notebook
 from .progress import Progress
+from .submission import GRADER_VERSION, Judged, Outcome, Task, digest, evaluate, prepare, record
 
-__all__ = [
-    "GRADER_VERSION",
-    "GRADE",
-    "Judged",
-    "Task",
-    "Outcome",
-    "grade_assignment",
-    "prepare",
-    "evaluate",
-    "record",
-    "lost",
-]
-
-GRADER_VERSION = "1"
-GRADE = pipeline.grade()
-
-
-@dataclass(frozen=True)
-class Judged:
-    """One notebook of the assignment as every submission of it is judged: the instructor's
-    version, the student version, this run's seeds and the references they gave, the
-    catalogs of the languages it is translated into (the feedback's words, by language), and
-    the hidden checks' code, sent to a kernel only as their test cell runs (``hidden.py``)."""
-
-    source: dict
-    student: dict
-    seeds: dict
-    references: dict
-    catalogs: dict = field(default_factory=dict)
-    hidden: dict = field(default_factory=dict)  # module -> its hidden checks' code
-
-
-@dataclass
-class Task:
-    """One submission as data: all that grading it needs, nothing that points into the course.
-
-    ``failure`` (status, issue) is set when there is nothing to run (missing, unmatched,
-    unreadable). ``files`` holds the working folder's files (``{relative path: bytes}``) when
-    the task travels to another machine; a local task's files are already in ``workdir``.
-    """
-
-    student: str
-    assignment: str
-    notebook: str
-    label: str  # the submission's path, as the row shows it
-    page: str  # the feedback page's file name
-    digest: str
-    max_score: float
-    workdir: Path  # autograded/<student>/<assignment>/ here
-    nb: dict | None = None
-    failure: tuple[str, str] | None = None
-    refused: list[str] = field(default_factory=list)
-    files: dict[str, bytes] = field(default_factory=dict)
-
-
-@dataclass
-class Outcome:
-    """What grading a task produced, as data: the row, the feedback page, the graded notebook."""
-
-    row: dict
-    feedback: str
-    graded: dict | None
+__all__ = ["grade_assignment"]
 
 
 def grade_assignment(cfg: GradingConfig) -> dict:
@@ -112,7 +46,7 @@ def grade_assignment(cfg: GradingConfig) -> dict:
     rows, todo = [], []
     for sub in submissions:  # a result of an earlier (maybe killed) run is kept if still valid
         old = report.read_result(folder, sub.student, sub.notebook)
-        if not cfg.force and old and old["digest"] == _digest(sub, assignment, cfg):
+        if not cfg.force and old and old["digest"] == digest(sub, assignment, cfg):
             rows.append(old)
         else:
             todo.append(sub)
@@ -226,9 +160,13 @@ def _grade_all(todo: list, assignment, cfg: GradingConfig, backend, folder: Path
         from .cluster import grade_on_cluster  # dask is needed (and imported) only here
 
         def start() -> tuple[dict, Iterable[Task]]:  # the references stay in this process
-            with KernelPool(1, cfg.memory_limit_mb, sandbox=backend, limits=cfg.limits()) as pool:
+            notebooks = {s.notebook for s in todo}
+            limits, expected = cfg.limits(), len(notebooks)  # one kernel per reference run
+            with KernelPool(
+                1, cfg.memory_limit_mb, sandbox=backend, limits=limits, expected=expected
+            ) as pool:
                 pool.check()
-                judged = _references(assignment, {s.notebook for s in todo}, cfg, pool, folder)
+                judged = _references(assignment, notebooks, cfg, pool, folder)
             return judged, (prepare(sub, assignment, cfg, pack=True) for sub in todo)
 
         return rows, grade_on_cluster(cfg, start, done)
@@ -239,10 +177,14 @@ def _grade_all(todo: list, assignment, cfg: GradingConfig, backend, folder: Path
 def _grade_here(todo: list, assignment, cfg: GradingConfig, backend, folder: Path, done) -> None:
     """Grade ``todo`` on ``cfg.jobs`` threads, each driving one kernel at a time."""
     cpu = threading.Semaphore(cfg.jobs)  # cfg.jobs submissions compute at a time...
-    size = min(cfg.jobs, len(todo))
-    with KernelPool(size, cfg.memory_limit_mb, sandbox=backend, limits=cfg.limits()) as pool:
+    size, notebooks = min(cfg.jobs, len(todo)), {sub.notebook for sub in todo}
+    expected = len(notebooks) + len(todo)  # a kernel per reference run and per submission
+    limits = cfg.limits()
+    with KernelPool(
+        size, cfg.memory_limit_mb, sandbox=backend, limits=limits, expected=expected
+    ) as pool:
         pool.check()  # no kernel at all: one clear error, not a gradebook of zeros
-        judged = _references(assignment, {sub.notebook for sub in todo}, cfg, pool, folder)
+        judged = _references(assignment, notebooks, cfg, pool, folder)
 
         def grade_one(sub) -> tuple[Task, Outcome]:
             task = prepare(sub, assignment, cfg)
@@ -275,157 +217,3 @@ def _languages(assignment) -> list[str]:
     names = [p.name for p in assignment.folder.iterdir()]
     translated = [lang for lang in i18n.LANGUAGES if any(f".{lang}." in n for n in names)]
     return ["en", *(lang for lang in translated if lang != "en")]
-
-
-def _digest(sub, assignment, cfg: GradingConfig) -> str:
-    limits = f"{cfg.timeout}/{cfg.total_timeout}/{cfg.memory_limit_mb}/{cfg.max_output_chars}"
-    limits += f"/{cfg.sandbox}/{cfg.disk_limit_mb}/{cfg.max_processes}"
-    extra = (assignment.digests.get(sub.notebook, ""), limits, GRADER_VERSION, *sub.clash)
-    return course.digest(sub.path, *extra)
-
-
-def prepare(sub, assignment, cfg: GradingConfig, pack: bool = False) -> Task:
-    """The task for ``sub``: its notebook read and its files copied into ``autograded/`` (and,
-    with ``pack``, read back into the task to travel). Never raises: a failure is the task's."""
-    source = assignment.sources.get(sub.notebook, {"cells": []})
-    task = Task(
-        student=sub.student,
-        assignment=assignment.name,
-        notebook=sub.notebook,
-        label=str(sub.path or Path(sub.notebook)),
-        page=f"{sub.notebook or Path(sub.path).stem}.html",
-        digest=_digest(sub, assignment, cfg),
-        max_score=sum(cells.points(c) for c in source["cells"] if cells.is_grade(c)),
-        workdir=Path(cfg.course) / "autograded" / sub.student / assignment.name,
-    )
-    try:
-        task.failure = _read(sub, assignment, task)
-        if task.failure is None:
-            _copy(sub, assignment, cfg, task)
-            task.files = _pack(task.workdir) if pack else {}
-    except Exception as error:  # a grader bug on one submission must not stop the class
-        task.failure = ("error", f"the grader failed: {type(error).__name__}: {error}")
-    return task
-
-
-def _read(sub, assignment, task: Task) -> tuple[str, str] | None:
-    """Read the submission into ``task.nb``; why there is nothing to run, or None."""
-    if sub.path is None:
-        return ("missing", f"{sub.notebook}.ipynb was not handed in")
-    if sub.clash:
-        files = " and ".join(sub.clash)
-        return ("error", f"{files} are both {sub.student}'s {sub.notebook}: keep one, grade again")
-    linked = [p for p in (sub.folder, sub.folder and sub.folder.parent) if p and p.is_symlink()]
-    if linked:  # another student's folder, or the course's own source/
-        return ("unreadable", f"{linked[0].name} is a symlink: it was not followed")
-    if not sub.notebook:
-        names = ", ".join(f"<student>_{n}.ipynb" for n in sorted(assignment.sources))
-        return ("unmatched", f"{sub.path.name}: name the file like {names}")
-    try:
-        task.nb = read_notebook(sub.path)
-    except UnreadableNotebook as error:
-        return ("unreadable", f"{sub.path.name} is {error}")
-    return None
-
-
-def _copy(sub, assignment, cfg: GradingConfig, task: Task) -> None:
-    """A fresh working folder, made of an allow-list: the student's own files, then the
-    released files of the notebook's edition over them (``course.working_folder``)."""
-    language = i18n.notebook_language(task.nb)
-    released = course.release_folder(cfg.course, assignment.name, language)
-    limit = cfg.disk_limit_mb * 2**20
-    task.refused = course.working_folder(released, sub.folder, task.workdir, limit)
-
-
-def _pack(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder`` (regular files only: ``copy_files`` made them)."""
-    return {
-        str(path.relative_to(folder)): path.read_bytes()
-        for path in sorted(folder.rglob("*"))
-        if path.is_file() and not path.is_symlink()
-    }
-
-
-def evaluate(task: Task, judged: dict, cfg: GradingConfig, pool, cpu, workdir: Path) -> Outcome:
-    """Grade ``task`` with kernels from ``pool``, its files in ``workdir``; writes nothing but
-    what the kernels' sandboxes do. Never raises: any failure becomes the row's status.
-
-    ``judged`` maps a notebook to its ``Judged``; without an entry every test cell is judged by
-    whether it raised. ``cpu`` is a semaphore of computing slots (or None).
-    """
-    ctx = Context(cfg, Path(task.label), workdir, kernels=pool, cpu=cpu)
-    found = judged.get(task.notebook)
-    if found is not None:
-        ctx.seeds, ctx.references = found.seeds, found.references
-        ctx.hidden_checks = found.hidden
-    graded = None
-    if cpu is not None:
-        cpu.acquire()
-    started = time.monotonic()
-    try:
-        graded = _run(task, found, ctx)
-    except Exception as error:  # a grader bug on one submission must not stop the class
-        ctx.fail("error", f"the grader failed: {type(error).__name__}: {error}")
-    finally:
-        if cpu is not None:
-            cpu.release()
-    row = report.make_row(
-        ctx,
-        student=task.student,
-        assignment=task.assignment,
-        notebook=task.notebook,
-        seconds=time.monotonic() - started,
-        digest=task.digest,
-        max_score=task.max_score,
-    )
-    return Outcome(row, report.feedback_html(row, ctx), graded)
-
-
-def _run(task: Task, found: Judged | None, ctx: Context) -> dict | None:
-    """The graded notebook, or None when there was nothing to run."""
-    if task.failure is not None:
-        ctx.fail(*task.failure)
-        return None
-    for refused in task.refused:
-        ctx.fail("bad_files", refused)
-    ctx.source, ctx.student = found.source, found.student
-    ctx.tr = found.catalogs.get(i18n.notebook_language(task.nb), i18n.ENGLISH)
-    return GRADE(task.nb, ctx)
-
-
-def record(task: Task, outcome: Outcome, cfg: GradingConfig, folder: Path, keep: bool = True):
-    """Write what ``outcome`` holds: the graded copy, the feedback page, the kept result (not
-    with ``keep=False``); returns the row. Never raises: a file that cannot be written is the
-    row's status, and the other submissions are graded and kept as usual."""
-    row = outcome.row
-    page = Path(cfg.course) / "feedback" / task.student / task.assignment / task.page
-    writes = [
-        ("graded notebook", task.workdir / f"{task.notebook}.ipynb", outcome.graded),
-        ("feedback page", page, outcome.feedback),
-    ]
-    for what, path, content in writes:
-        if content is None:
-            continue
-        try:
-            _write(path, content)
-        except Exception as error:  # e.g. a folder in the page's place: this row only
-            row["issues"].append(untrusted.text(f"the {what} could not be written: {error}"))
-            row["status"] = "error" if row["status"] == "ok" else row["status"]
-    if keep:
-        try:
-            report.write_result(folder, row)  # a re-run after a kill resumes here
-        except Exception as error:  # not kept: the next run grades it again
-            print(f"autogradkit grade: error: {task.label}: not kept: {error}", file=sys.stderr)
-    return row
-
-
-def _write(path: Path, content: dict | str) -> None:
-    if isinstance(content, str):
-        report.write_atomic(path, content)
-    else:
-        write_notebook(content, path)
-
-
-def lost(task: Task, cfg: GradingConfig, reason: str) -> Outcome:
-    """The outcome of a task that no worker could grade: an ``error`` row saying why."""
-    return evaluate(replace(task, failure=("error", reason)), {}, cfg, None, None, task.workdir)

@@ -513,7 +513,10 @@ class KernelPool:
     """Keeps ``size`` kernels booted ahead of time; ``acquire`` hands out one, fresh.
 
     ``sandbox`` is a backend from ``sandbox_backend`` (each kernel sandboxed, within
-    ``limits``) or None (kernels forked from a warm server, unconfined).
+    ``limits``) or None (kernels forked from a warm server, unconfined). ``expected``, when
+    known, is how many kernels the run will ask for: the pool boots no more ahead than that
+    (a kernel nobody asks for costs a boot), and boots one on demand for a request beyond it
+    (a submission whose kernel died and is given another).
 
     Example (not run: it starts processes)::
 
@@ -530,8 +533,12 @@ class KernelPool:
         startup_timeout: float = 60.0,
         sandbox=None,
         limits: Limits | None = None,
+        expected: int | None = None,
     ):
         self.size, self.startup_timeout = size, startup_timeout
+        self._lock = threading.Lock()
+        self._to_boot = expected  # boots ahead still worth making (None: no end known)
+        self._booting = self._waiting = 0  # boots under way; requests waiting for a kernel
         if sandbox is None:
             self.launcher = ForkLauncher(memory_limit_mb)
         else:
@@ -549,12 +556,42 @@ class KernelPool:
             thread.start()
 
     def _fill(self) -> None:
-        """Background thread: boot a kernel whenever fewer than ``size`` are waiting."""
+        """Background thread: boot a kernel whenever fewer than ``size`` are waiting, while
+        boots are still wanted. It lives until the pool closes: a kernel dies with the thread
+        that started it (the sandbox's parent-death signal follows the thread)."""
         while True:
             self._wanted.acquire()
-            if self._closed.is_set():
-                return
-            self._ready.put(self._boot())
+            with self._lock:
+                if self._closed.is_set():
+                    return
+                if self._to_boot == 0:
+                    continue  # all expected kernels are booted: wait for a request beyond
+                if self._to_boot is not None:
+                    self._to_boot -= 1
+                self._booting += 1
+            try:
+                self._ready.put(self._boot())
+            finally:
+                with self._lock:
+                    self._booting -= 1
+
+    def _next(self):
+        """The next booted kernel (or boot error). A request the kernels booted or booting
+        cannot meet (beyond ``expected``) asks the booting threads for one more."""
+        with self._lock:
+            self._waiting += 1
+            if self._to_boot is not None:
+                short = self._waiting - self._ready.qsize() - self._booting - self._to_boot
+                for _ in range(max(0, short)):
+                    self._to_boot += 1
+                    self._wanted.release()
+        try:
+            return self._ready.get(timeout=self.startup_timeout + 5)
+        except queue.Empty:
+            raise TimeoutError(f"no kernel started within {self.startup_timeout:g} s") from None
+        finally:
+            with self._lock:
+                self._waiting -= 1
 
     def _boot(self, attempts: int = 3):
         """A started kernel, or the error that stopped the last attempt.
@@ -578,8 +615,8 @@ class KernelPool:
         Grading stops here, within seconds, rather than give every student a zero.
         """
         try:
-            item = self._ready.get(timeout=self.startup_timeout + 5)
-        except queue.Empty:
+            item = self._next()
+        except TimeoutError:
             message = f"no grading kernel started within {self.startup_timeout:g} s"
             raise RuntimeError(message) from None
         self._ready.put(item)  # still ready for the first submission
@@ -589,10 +626,7 @@ class KernelPool:
     def acquire(self, workdir: str | Path) -> Kernel:
         """A booted kernel whose working directory is ``workdir``."""
         while True:
-            try:
-                item = self._ready.get(timeout=self.startup_timeout + 5)
-            except queue.Empty:
-                raise TimeoutError(f"no kernel started within {self.startup_timeout:g} s") from None
+            item = self._next()
             self._wanted.release()
             if isinstance(item, Exception):
                 raise RuntimeError(f"no kernel could be started: {item}")

@@ -1,6 +1,6 @@
 """Shared test set-up: a fixed seed for every test, the hypothesis CI profile, the ``needs``
-marker (a test that needs an optional package is skipped without it: optional.py), and the
-slow tests first."""
+marker (a test that needs an optional package is skipped without it: optional.py), the
+slow tests first, and one JupyterLab server and Chromium per process for the browser tests."""
 
 from __future__ import annotations
 
@@ -38,3 +38,28 @@ def pytest_collection_modifyitems(items):
     """The ``slow`` tests first: on several workers (pytest-xdist, a file at a time each), the
     longest files start at once and the short ones fill in around them."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Headless Chromium, one per desktop language, shared by this process's browser tests
+    (tests/browser.py): ``chromium.run(work, ...)`` calls ``work(browser, ...)``, in which a
+    test opens a browser context of its own."""
+    skip_unless("chromium")
+    from .browser import Browsers
+
+    browsers = Browsers()
+    yield browsers
+    browsers.close()
+
+
+@pytest.fixture(scope="session")
+def jupyterlab(tmp_path_factory, chromium):
+    """``tools/browser_check.py``'s checks on one JupyterLab server of this process, each on a
+    copy of its notebook's folder, in a browser context and a kernel of its own."""
+    from .browser import SharedLab, browser_check
+
+    home = tmp_path_factory.mktemp("jupyterlab")
+    (home / "root").mkdir()
+    with browser_check.Lab(home / "root", home) as lab:
+        yield SharedLab(lab, chromium)

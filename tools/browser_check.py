@@ -23,6 +23,10 @@ Needs ``pip install playwright`` and a system Chromium at /usr/bin/chromium (nev
 ``playwright install``); ``--glyphs`` also needs fontconfig (Chromium's dependency). The
 notebook file itself is never written: its folder is copied to a temporary directory unless
 --in-place.
+
+Each run starts a JupyterLab server (``Lab``) and a Chromium of its own. The browser tests
+share one of each between their checks (tests/browser.py): ``run`` checks one notebook on a
+given server and browser, each check in a browser context and kernel of its own.
 """
 
 from __future__ import annotations
@@ -84,7 +88,7 @@ def free_port() -> int:
 
 def write_settings(home: Path, disabled: list[str]) -> dict[str, str]:
     """Config, settings, workspace and runtime dirs of our own: no news, no announcements,
-    no autosave, every cell rendered (windowingMode none)."""
+    no build check, no autosave, every cell rendered (windowingMode none)."""
     dirs = {
         k: home / k.lower()
         for k in (
@@ -99,7 +103,7 @@ def write_settings(home: Path, disabled: list[str]) -> dict[str, str]:
     off = {name: True for name in ["@jupyterlab/apputils-extension:announcements", *disabled]}
     (dirs["JUPYTER_CONFIG_DIR"] / "labconfig").mkdir()
     (dirs["JUPYTER_CONFIG_DIR"] / "labconfig" / "page_config.json").write_text(
-        json.dumps({"disabledExtensions": off})
+        json.dumps({"disabledExtensions": off, "buildCheck": False})  # no node run per page
     )
     settings = dirs["JUPYTERLAB_SETTINGS_DIR"]
     for plugin, values in {
@@ -185,6 +189,35 @@ def stop_server(server: subprocess.Popen, known: set[int]) -> None:
             pass
 
 
+class Lab:
+    """A JupyterLab server on a free port serving ``root``, with settings of its own under
+    ``home`` and its log in ``home/server.log``; ``close`` stops it and every kernel."""
+
+    def __init__(self, root: Path, home: Path, disabled: list[str] | None = None):
+        self.root, self.port = root, free_port()
+        self.log = open(home / "server.log", "w")
+        self.server = start_server(root, self.port, home / "jupyter", disabled or [], self.log)
+        try:
+            wait_for_server(self.port, self.server)
+        except BaseException:
+            self.close()
+            raise
+
+    def url(self, name: str) -> str:
+        """The page of notebook ``name`` (a path under ``root``), in a workspace reset."""
+        return f"http://127.0.0.1:{self.port}/lab/tree/{name}?reset"
+
+    def close(self) -> None:
+        stop_server(self.server, set())
+        self.log.close()
+
+    def __enter__(self) -> Lab:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 # ----- browser -----------------------------------------------------------------------------
 STATE_JS = """() => {
   const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
@@ -202,27 +235,34 @@ WIDGETS_JS = """() => {
 }"""
 
 
-def locale_options(locale: str) -> dict:
-    """A browser set up as on a desktop in ``locale``: its language (Accept-Language,
-    ``navigator.language``) and the process's ``LANG``, from which fontconfig picks the face
-    for text that many fonts cover (Han characters: Noto Sans CJK SC, not JP, for zh-CN)."""
-    return {"locale": locale, "env": {**os.environ, "LANG": locale.replace("-", "_") + ".UTF-8"}}
+def locale_env(locale: str | None) -> dict[str, str] | None:
+    """The environment of a browser on a desktop in ``locale``: ``LANG``, from which
+    fontconfig picks the face for text that many fonts cover (Han characters: Noto Sans CJK
+    SC, not JP, for zh-CN). Its pages get the language itself (Accept-Language,
+    ``navigator.language``) from their context (``open_lab``)."""
+    if not locale:
+        return None
+    return {**os.environ, "LANG": locale.replace("-", "_") + ".UTF-8"}
 
 
-def open_lab(p, port: int, name: str, profile: str, report: dict, locale: str | None = None):
-    context = p.chromium.launch_persistent_context(
-        profile,
-        executable_path=CHROMIUM,
-        headless=True,
-        args=CHROMIUM_ARGS,
-        viewport={"width": 1400, "height": 1000},
-        **(locale_options(locale) if locale else {}),
+def launch_browser(p, locale: str | None = None):
+    """A headless Chromium of playwright's ``p``, on a desktop in ``locale``."""
+    env = locale_env(locale)
+    return p.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, **({"env": env} if env else {})
     )
-    page = context.pages[0] if context.pages else context.new_page()
+
+
+def open_lab(browser, lab: Lab, name: str, report: dict, locale: str | None = None):
+    """A new context of ``browser`` (its own storage and cookies) showing notebook ``name``."""
+    context = browser.new_context(
+        viewport={"width": 1400, "height": 1000}, **({"locale": locale} if locale else {})
+    )
+    page = context.new_page()
     page.on("console", lambda m: m.type == "error" and report["console_errors"].append(m.text))
     page.on("pageerror", lambda e: report["page_errors"].append(str(e)))
     page.on("dialog", lambda d: (report["dialogs"].append(d.message), d.accept()))
-    page.goto(f"http://127.0.0.1:{port}/lab/tree/{name}?reset", wait_until="domcontentloaded")
+    page.goto(lab.url(name), wait_until="domcontentloaded")
     page.wait_for_function(
         "() => window.jupyterapp && window.jupyterapp.shell.currentWidget "
         "&& window.jupyterapp.shell.currentWidget.context",
@@ -325,36 +365,35 @@ def summarise(state: dict, rendered: int, report: dict) -> None:
     report["ok"] = not problems
 
 
-def check(args: argparse.Namespace, root: Path, name: str, home: Path, report: dict) -> None:
-    from playwright.sync_api import sync_playwright
-
-    port = free_port()
-    report["port"] = port
-    log = open(home / "server.log", "w")
-    server = start_server(root, port, home / "jupyter", args.disable_lab_extension, log)
-    known: set[int] = set()
+def check(args: argparse.Namespace, lab: Lab, browser, name: str, report: dict) -> None:
+    context, page = open_lab(browser, lab, name, report, args.locale)
     try:
-        wait_for_server(port, server)
-        with sync_playwright() as p:
-            profile = str(home / "profile")
-            context, page = open_lab(p, port, name, profile, report, args.locale)
-            page.wait_for_timeout(1500)
-            accept_kernel_dialog(page, report)
-            state = run_all(page, args.timeout)
-            known |= set(descendants(server.pid))
-            click_buttons(page, args.click, args.timeout)
-            summarise(state, page.evaluate(WIDGETS_JS), report)
-            report["counts"] = {css: page.locator(css).count() for css in args.count}
-            report["widget_texts"] = page.locator(".widget-html-content").all_inner_texts()
-            labels = ".jupyter-widgets .widget-label, .jupyter-widgets button"
-            report["widget_labels"] = page.locator(labels).all_inner_texts()
-            screenshot(page, args.screenshot)
-            if args.glyphs:
-                check_glyphs(context, page, report)
-            context.close()
+        page.wait_for_timeout(1500)
+        accept_kernel_dialog(page, report)
+        state = run_all(page, args.timeout)
+        click_buttons(page, args.click, args.timeout)
+        summarise(state, page.evaluate(WIDGETS_JS), report)
+        report["counts"] = {css: page.locator(css).count() for css in args.count}
+        report["widget_texts"] = page.locator(".widget-html-content").all_inner_texts()
+        labels = ".jupyter-widgets .widget-label, .jupyter-widgets button"
+        report["widget_labels"] = page.locator(labels).all_inner_texts()
+        screenshot(page, args.screenshot)
+        if args.glyphs:
+            check_glyphs(context, page, report)
     finally:
-        stop_server(server, known)
-        log.close()
+        shut_down_kernel(page)
+        context.close()
+
+
+def shut_down_kernel(page) -> None:
+    """End the notebook's kernel (a server that checks more notebooks keeps running)."""
+    try:
+        page.evaluate(
+            "async () => { const w = window.jupyterapp.shell.currentWidget;"
+            " if (w && w.sessionContext) await w.sessionContext.shutdown(); }"
+        )
+    except Exception:  # noqa: BLE001 - the page is gone: stopping the server ends the kernel
+        pass
 
 
 # every visible element of the notebook whose own text holds a non-ASCII character (SVG text
@@ -436,22 +475,22 @@ def font_characters(family: str) -> set[str]:
     return _FONT_CHARACTERS[family]
 
 
-def prepare(args: argparse.Namespace, home: Path) -> tuple[Path, str]:
-    """The folder to serve and the notebook's path inside it."""
+def prepare(args: argparse.Namespace, into: Path) -> tuple[Path, str]:
+    """The folder to serve and the notebook's path inside it: with --in-place the notebook's
+    own folder, else a copy of it at ``into``."""
     nb = args.notebook.resolve()
     if args.in_place:
         return nb.parent, nb.name
     size = sum(f.stat().st_size for f in nb.parent.rglob("*") if f.is_file())
     if size > MAX_COPY_BYTES:
         raise RuntimeError(f"{nb.parent} holds {size / 2**20:.0f} MiB; use --in-place")
-    root = home / "root"
-    shutil.copytree(nb.parent, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    return root, nb.name
+    shutil.copytree(nb.parent, into, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    return into, nb.name
 
 
-def main(argv: list[str]) -> int:
-    args = parse_args(argv)
-    report = {
+def new_report(args: argparse.Namespace) -> dict:
+    """A report before any check: it stays not ok unless a check finds nothing wrong."""
+    return {
         "notebook": str(args.notebook),
         "ok": False,
         "console_errors": [],
@@ -459,16 +498,36 @@ def main(argv: list[str]) -> int:
         "dialogs": [],
         "fail_on_console_error": args.fail_on_console_error,
     }
+
+
+def run(args: argparse.Namespace, lab: Lab, browser, name: str) -> dict:
+    """The report on notebook ``name`` (a path under ``lab.root``), checked in ``browser``;
+    its ``exit_code`` is the command's."""
+    report, started = new_report(args), time.monotonic()
+    try:
+        check(args, lab, browser, name, report)
+    except Exception as exc:  # noqa: BLE001 - reported, and the exit code says it failed
+        report["problems"], report["ok"] = [f"{type(exc).__name__}: {exc}"], False
+    report["seconds"] = round(time.monotonic() - started, 1)
+    report["exit_code"] = 0 if report["ok"] else 1
+    return report
+
+
+def main(argv: list[str]) -> int:
+    from playwright.sync_api import sync_playwright
+
+    args = parse_args(argv)
     home = Path(tempfile.mkdtemp(prefix="browser_check_"))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the cleanup below
-    started = time.monotonic()
+    report, started = new_report(args), time.monotonic()
     try:
-        root, name = prepare(args, home)
-        check(args, root, name, home, report)
-    except Exception as exc:  # noqa: BLE001 - reported, and the exit code says it failed
+        root, name = prepare(args, home / "root")
+        with Lab(root, home, args.disable_lab_extension) as lab, sync_playwright() as p:
+            report = run(args, lab, launch_browser(p, args.locale), name)
+    except Exception as exc:  # noqa: BLE001 - no server or no browser: reported the same way
         report["problems"] = [f"{type(exc).__name__}: {exc}"]
     finally:
-        report["seconds"] = round(time.monotonic() - started, 1)
+        report["seconds"] = round(time.monotonic() - started, 1)  # the server's start too
         if args.keep_log:
             report["log"] = str(home / "server.log")
         else:

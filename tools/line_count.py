@@ -17,8 +17,8 @@ guidelines from issue 30):
   ``autograd/functional.py`` and ``autograd/gradcheck.py`` (built on ``autograd.grad``),
   ``autograd/graph.py`` (``torch.autograd.graph``'s walks, edges and ``saved_tensors_hooks``,
   which push onto the engine's ``pack_hooks``) and ``autograd/saved_fields.py``
-  (``grad_fn._saved_self``, ``_raw_saved_self`` and pack hooks: the package root gives each
-  op its fields once every op is made).
+  (``grad_fn._saved_self``, ``grad_fn._raw_saved_self`` and pack hooks: the package root
+  gives each op its fields once every op is made).
 
 Budgets that fail the check: engine.py <= 1,200 lines (whole file: TensorBase, the graph's
 nodes and AccumulateGrad, Function.apply and its ctx, backward() and grad(): everything the

@@ -2,6 +2,8 @@
 
     python tools/trace_path.py            # the two paths of issue 30, with their budgets
     python tools/trace_path.py --setup "import autogradkit as agk; x = agk.ones(2)" "x.exp()"
+    python tools/trace_path.py --markdown # the two paths as docs/ARCHITECTURE.md shows them
+    python tools/trace_path.py --update   # write them there (or into --update DOC)
 
 The setup and the statement run once untraced (a warm-up: imports and caches), then the path's
 own setup again (fresh leaves, a fresh graph); then ``sys.setprofile`` records every call of a
@@ -35,19 +37,31 @@ PATHS = (
 
 def trace(statement: str, setup: str, again: str = "") -> list[tuple[str, str]]:
     """``(file, function)`` for each call of an autogradkit function ``statement`` makes."""
+    return [(where, name) for _, where, name in trace_nested(statement, setup, again)]
+
+
+def trace_nested(statement: str, setup: str, again: str = "") -> list[tuple[int, str, str]]:
+    """``(depth, file, function)`` for each call ``trace`` sees; depth counts the autogradkit
+    calls it is made from (0: called by the statement itself)."""
     namespace: dict = {}
     exec(compile(setup + again, "<setup>", "exec"), namespace)
     code = compile(statement, "<statement>", "exec")
     exec(code, namespace)  # the warm-up
     exec(compile(again, "<setup>", "exec"), namespace)
     root = str(PACKAGE)
-    calls: list[tuple[str, str]] = []
+    calls: list[tuple[int, str, str]] = []
+    depth = 0
 
     def profile(frame, event, arg):
+        nonlocal depth
         code = frame.f_code
-        if event == "call" and code.co_filename.startswith(root) and code.co_name not in INLINE:
-            where = str(Path(code.co_filename).relative_to(PACKAGE.parent))
-            calls.append((where, code.co_qualname))
+        if code.co_filename.startswith(root) and code.co_name not in INLINE:
+            if event == "call":
+                where = str(Path(code.co_filename).relative_to(PACKAGE.parent))
+                calls.append((depth, where, code.co_qualname))
+                depth += 1
+            elif event == "return":
+                depth -= 1
 
     sys.setprofile(profile)
     try:
@@ -70,11 +84,57 @@ def show(statement: str, calls: list[tuple[str, str]]) -> tuple[int, int]:
     return len(calls), switches(calls)
 
 
+DOC = PACKAGE.parent / "docs" / "ARCHITECTURE.md"  # the page showing the paths call by call
+BEGIN = "<!-- begin: python tools/trace_path.py --markdown -->"
+END = "<!-- end: python tools/trace_path.py --markdown -->"
+
+
+def markdown() -> str:
+    """Issue 30's two paths, call by call, as a Markdown block between BEGIN and END: each
+    call indented under its caller, its file named where the reader switches to it."""
+    lines = [BEGIN, "```text"]
+    for statement, setup, again, *_ in PATHS:
+        calls = trace_nested(statement, SETUP + setup, again)
+        flat = [call[1:] for call in calls]
+        lines += [f">>> {statement}    # {len(calls)} calls, {switches(flat)} file switches"]
+        before = None
+        for depth, where, name in calls:
+            shown = where.removeprefix("autogradkit/") if where != before else ""
+            lines.append(f"    {shown:22s} {'  ' * depth}{name}".rstrip())
+            before = where
+        lines.append("")
+    return "\n".join([*lines[:-1], "```", END])
+
+
+def update(doc: Path) -> bool:
+    """Write ``markdown()`` between the markers of ``doc``; whether it changed."""
+    text = doc.read_text(encoding="utf-8")
+    start, end = text.index(BEGIN), text.index(END) + len(END)
+    new = text[:start] + markdown() + text[end:]
+    doc.write_text(new, encoding="utf-8")
+    return new != text
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("statement", nargs="?", help="what to trace (default: issue 30's paths)")
     parser.add_argument("--setup", default=SETUP + LEAVES, help="run first, untraced")
+    parser.add_argument("--markdown", action="store_true", help="print the paths' block")
+    parser.add_argument(
+        "--update",
+        type=Path,
+        nargs="?",
+        const=DOC,
+        metavar="DOC",
+        help="write it into DOC (docs/ARCHITECTURE.md)",
+    )
     args = parser.parse_args(argv)
+    if args.markdown:
+        print(markdown())
+        return 0
+    if args.update:
+        print(f"{args.update}: {'updated' if update(args.update) else 'already current'}")
+        return 0
     if args.statement:
         show(args.statement, trace(args.statement, args.setup))
         return 0

@@ -241,20 +241,16 @@ def test_without_matplotlib_the_command_says_what_to_install(graded_course, monk
 
 
 # ----- in a browser -----------------------------------------------------------------------------
-CHROMIUM = Path("/usr/bin/chromium")
 LOCAL = ("file:", "data:")  # the page loads nothing from elsewhere
 
 
-@pytest.mark.needs("chromium")
-def test_the_page_opens_from_disk_with_its_figures_and_no_console_error(graded_course):
-    from playwright.sync_api import sync_playwright
-
-    page_path = graded_course / "grades" / "hw1" / "report.html"
-    _report(graded_course)
+def _open(browser, page_path: Path) -> tuple[list[str], list]:
+    """What went wrong while ``page_path`` opened in a fresh context, and each figure's
+    (loaded, width)."""
     errors: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        page = browser.new_page()
+    context = browser.new_context()
+    try:
+        page = context.new_page()
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.on("request", lambda r: errors.append(r.url) if r.url[:5] not in LOCAL else None)
@@ -262,7 +258,16 @@ def test_the_page_opens_from_disk_with_its_figures_and_no_console_error(graded_c
         figures = page.evaluate(
             "[...document.querySelectorAll('figure img')].map(i => [i.complete, i.naturalWidth])"
         )
-        browser.close()
+    finally:
+        context.close()
+    return errors, figures
+
+
+@pytest.mark.needs("chromium")
+def test_the_page_opens_from_disk_with_its_figures_and_no_console_error(graded_course, chromium):
+    page_path = graded_course / "grades" / "hw1" / "report.html"
+    _report(graded_course)
+    errors, figures = chromium.run(_open, page_path)  # this process's shared browser
     assert errors == []
     assert len(figures) == 2 and all(done and width > 100 for done, width in figures)
 

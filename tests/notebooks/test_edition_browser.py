@@ -50,13 +50,19 @@ VIZ_ENGLISH = sorted(
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.needs("chromium", "cjk_font")]
 
 
-def browser_check(notebook: Path, shot: Path, language: str = "zh-CN") -> dict:
-    """browser_check.py's JSON report on ``notebook`` in a ``language`` desktop, with the
-    glyphs checked; its exit code and screenshot path added."""
-    args = [sys.executable, str(CHECK), str(notebook), str(shot), "--json", "--glyphs"]
-    args += ["--locale", language, "--fail-on-console-error"]
+def glyph_check(notebook: Path, shot: Path, language: str = "zh-CN") -> list[str]:
+    """browser_check.py's options for ``notebook`` in a ``language`` desktop, with the glyphs
+    checked."""
+    args = [str(notebook), str(shot), "--glyphs", "--locale", language]
+    return [*args, "--fail-on-console-error"]
+
+
+def browser_check_command(args: list[str]) -> dict:
+    """The JSON report of ``tools/browser_check.py ARGS --json``, run as a command (its own
+    server and browser), its exit code added."""
+    command = [sys.executable, str(CHECK), *args, "--json"]
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
-    done = subprocess.run(args, capture_output=True, text=True, timeout=400, env=env, cwd=ROOT)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=400, env=env, cwd=ROOT)
     try:
         report = json.loads(done.stdout)
     except json.JSONDecodeError:
@@ -64,8 +70,7 @@ def browser_check(notebook: Path, shot: Path, language: str = "zh-CN") -> dict:
             f"browser_check printed no JSON (exit {done.returncode}):\n"
             f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
         )
-    report["exit_code"], report["screenshot"] = done.returncode, shot
-    return report
+    return {**report, "exit_code": done.returncode}
 
 
 # every kit widget and drawing once (a browser run costs about 20 s): the tangent explorer,
@@ -89,11 +94,11 @@ def test_the_browsed_notebooks_hold_every_kit_widget():
 
 
 @pytest.fixture(scope="module", params=EDITIONS, ids="-".join)
-def report(request, tmp_path_factory):
+def report(request, tmp_path_factory, jupyterlab):
     language, name = request.param
     shot = tmp_path_factory.mktemp("edition") / f"{name}.{language}.png"
-    found = browser_check(release_path(name, language), shot, language)
-    return {**found, "language": language}
+    found = jupyterlab.check(glyph_check(release_path(name, language), shot, language))
+    return {**found, "language": language, "screenshot": shot}
 
 
 def test_every_cell_runs_and_every_widget_renders(report):
@@ -143,7 +148,8 @@ def test_the_glyph_check_fails_on_a_character_no_font_has(tmp_path):
     }
     nb.cells = [nbformat.v4.new_markdown_cell(f"# 张量与 Linear A {NO_FONT_HAS_IT}")]
     nbformat.write(nb, tmp_path / "boxes.ipynb")
-    found = browser_check(tmp_path / "boxes.ipynb", tmp_path / "boxes.png")
+    # the command a person runs, end to end: its own server and browser, its exit code
+    found = browser_check_command(glyph_check(tmp_path / "boxes.ipynb", tmp_path / "boxes.png"))
     assert not found["ok"] and found["exit_code"] == 1
     assert found.get("missing_glyphs") == NO_FONT_HAS_IT, found
     assert "张" in found["text_characters"] and "张" not in found["missing_glyphs"]

@@ -1,22 +1,18 @@
 """The viz demo notebook in a real JupyterLab, in headless Chromium: every cell runs, every
 widget and figure renders, the stepper answers clicks, and the page logs no JS errors.
 
-Needs /usr/bin/chromium and the playwright package (tools/install_browser.sh installs both);
-skipped, with the reason, when either is missing.
+It runs on this test process's shared JupyterLab server and Chromium (tests/browser.py). Needs
+/usr/bin/chromium and the playwright package (tools/install_browser.sh installs both); skipped,
+with the reason, when either is missing.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECK = ROOT / "tools" / "browser_check.py"
 DEMO = ROOT / "notebooks" / "demos" / "viz_demo.ipynb"
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.needs("chromium")]
@@ -31,33 +27,13 @@ COUNTS = {
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def report(tmp_path_factory, jupyterlab):
     shot = tmp_path_factory.mktemp("browser") / "viz_demo.png"
-    args = [
-        sys.executable,
-        str(CHECK),
-        str(DEMO),
-        str(shot),
-        "--json",
-        "--fail-on-console-error",
-        "--click",
-        "Step ▶",
-        "--click",
-        "Step ▶",
-    ]
+    args = [str(DEMO), str(shot), "--fail-on-console-error"]
+    args += ["--click", "Step ▶", "--click", "Step ▶"]
     for css in COUNTS:
         args += ["--count", css]
-    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
-    done = subprocess.run(args, capture_output=True, text=True, timeout=150, env=env, cwd=ROOT)
-    try:
-        result = json.loads(done.stdout)
-    except json.JSONDecodeError:
-        pytest.fail(
-            f"browser_check printed no JSON (exit {done.returncode}):\n"
-            f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
-        )
-    result["exit_code"], result["screenshot"] = done.returncode, shot
-    return result
+    return {**jupyterlab.check(args), "screenshot": shot}
 
 
 def test_every_cell_ran_without_error(report):

@@ -470,8 +470,8 @@ print(f"cos(h) = {from_sin.item():.4f}, 2h = {from_square.item():.4f}, "
 # runs the graph in a **topological order**. When several nodes are ready at once, the order
 # among them changes no gradient; the kit, like PyTorch, takes the most recently created one
 # first, and an `AccumulateGrad` as soon as it is ready. You can read all of it in
-# `autogradkit/autograd/engine.py`: `_count_dependencies`, the `while ready:` loop of
-# `run_backward`, and `_send`.
+# `run_backward`, in `autogradkit/autograd/engine.py`: it counts the dependencies first, then
+# its `while ready:` loop runs the ready nodes and passes each gradient on.
 #
 # The stepper shows this bookkeeping as it happens. Each backward node says how many gradients
 # it still *waits for*, its place in the ready queue (`ready #1` runs next, with a green border),
