@@ -18,9 +18,9 @@ reads top to bottom here, with no other file between their steps but the op's ow
   ``retain_graph``. No recursion: a 100,000-op chain is fine.
 
 What the lesson's two lines never run sits in files this one imports, each named where it is
-called: the hook runners (``hooks.py``), backward toward chosen targets (``targets.py``:
-``grad()``, ``backward(inputs=...)``), several outputs and views (``outputs.py``), and the
-version counters with PyTorch's version error (``variable.py``).
+called: the hook runners (``hooks.py``), the walks for a backward pass given targets
+(``targets.py``), several outputs and views (``outputs.py``), and the version counters with
+PyTorch's version error (``variable.py``).
 
 ``tensor.py`` builds ``Tensor`` on ``TensorBase``; ``ops/`` defines each op as a
 ``Function``. Beside the lesson, importing this file and never imported by it: your own
