@@ -324,23 +324,12 @@ class InplaceMethods:
     def normal_(self, mean=0.0, std=1.0, *, generator=None) -> TensorBase:
         return fill_from(self, _generator(generator).normal(mean, std, self.shape))
 
-    def __iadd__(self, other):
-        return self.add_(other)
-
-    def __isub__(self, other):
-        return self.sub_(other)
-
-    def __imul__(self, other):
-        return self.mul_(other)
-
-    def __itruediv__(self, other):
-        return self.div_(other)
-
-    def __imod__(self, other):
-        return self.remainder_(other)
-
-    def __ifloordiv__(self, other):
-        return self.floor_divide_(other)
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+    __imod__ = remainder_
+    __ifloordiv__ = floor_divide_
 
     def __setitem__(self, index, value) -> None:
         setitem(self, index, value)
