@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 
 from . import _dtype, autograd, cuda, nn, optim
+from ._device import device
 from ._dtype import (
     bool,
     double,
@@ -42,6 +43,7 @@ from ._legacy import (
 from ._shape import Size
 from ._tensor_str import set_printoptions
 from .autograd import functional as _functional  # noqa: F401  (built on tensor.py: loads after)
+from .autograd import saved_fields as _saved_fields
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.grad_mode import (
     enable_grad,
@@ -74,8 +76,12 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .ops import REGISTRY as _OPS
 from .random import Generator, default_generator, initial_seed, manual_seed, seed
-from .tensor import Tensor, device, where
+from .tensor import Tensor, where
+
+# PyTorch's grad_fn._saved_<name> fields, beside the core: every op is made by now
+_saved_fields.install(_OPS.values())
 
 __version__ = "0.1.0"
 

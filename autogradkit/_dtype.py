@@ -76,6 +76,11 @@ def _category(np_dtype: np.dtype) -> builtins.int:
     return 0 if kind == "b" else 2 if kind == "f" else 1
 
 
+def is_number(value) -> bool:
+    """A Python or NumPy number: a Scalar argument of the ops that have an overload for one."""
+    return isinstance(value, (builtins.int, builtins.float, builtins.bool, np.number))
+
+
 def _scalar_dtype(value) -> np.dtype:
     if isinstance(value, (builtins.bool, np.bool_)):
         return np.dtype(np.bool_)

@@ -3,9 +3,10 @@ of the same name, so there is one implementation of every operation."""
 
 from __future__ import annotations
 
+from ._dtype import is_number
 from ._shape import normalize_dim
 from .ops import arithmetic, joining, rounding
-from .tensor import Tensor, _is_number, _pow, where
+from .tensor import Tensor, _pow, where
 
 __all__ = [
     "add",
@@ -212,7 +213,7 @@ def remainder(input, other) -> Tensor:  # noqa: A002
 
 def rsub(input, other) -> Tensor:  # noqa: A002
     """``other - input``."""
-    rsub = arithmetic.RsubBackward1 if _is_number(other) else arithmetic.RsubBackward0
+    rsub = arithmetic.RsubBackward1 if is_number(other) else arithmetic.RsubBackward0
     return rsub.apply(input, other)
 
 

@@ -7,22 +7,35 @@ change. Outside a graph that is all. Inside one, the op is recorded on a private
 old value and the tensor takes the new node as its ``grad_fn``. On a view of a tensor that
 requires grad, the base gets a ``CopySlices`` node and the view is made again from it.
 (A view is made by ``Function.apply`` for the ops marked ``is_view``: it shares its base's
-memory and version counter, and remembers the base in ``_base``.)
+memory and version counter, and remembers the base in ``_base``.) ``Tensor`` builds on
+``InplaceMethods``, at the end: ``add_``, ``x += 1``, ``zero_``, ``x[0] = v``...
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ._dtype import is_number
 from ._indexing import getitem, is_advanced, normalize_index, selects_everything
 from .autograd import grad_mode, saved
 from .autograd.engine import TensorBase, link
 from .autograd.function import FunctionCtx
 from .autograd.variable import increment_version
+from .ops import indexing
 from .ops.indexing import AsStridedBackward0, IndexPutBackward0
 from .ops.movement import CopyBackwards
+from .random import _generator
 
-__all__ = ["CopySlices", "check_inplace", "inplace", "copy_into", "fill_from", "setitem", "detach_"]
+__all__ = [
+    "CopySlices",
+    "InplaceMethods",
+    "check_inplace",
+    "inplace",
+    "copy_into",
+    "fill_from",
+    "setitem",
+    "detach_",
+]
 
 _INFERENCE_INPLACE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
@@ -220,3 +233,103 @@ def as_tensor(value, like):
     return TensorBase._wrap(
         np.asarray(value, dtype=like._data.dtype if not isinstance(value, np.ndarray) else None)
     )
+
+
+class InplaceMethods:
+    """A tensor's in-place variants (``Tensor``'s): each runs its out-of-place method through
+    ``inplace`` above, which writes the result into the tensor's own memory."""
+
+    __slots__ = ()  # the slots are TensorBase's
+
+    def detach_(self) -> TensorBase:
+        """Cut this tensor from the graph in place: it becomes a leaf that needs no grad."""
+        return detach_(self)
+
+    def add_(self, other, *, alpha=1) -> TensorBase:
+        return inplace(self, type(self).add, other, alpha=alpha)
+
+    def sub_(self, other, *, alpha=1) -> TensorBase:
+        return inplace(self, type(self).sub, other, alpha=alpha)
+
+    def mul_(self, other) -> TensorBase:
+        return inplace(self, type(self).mul, other)
+
+    def div_(self, other) -> TensorBase:
+        return inplace(self, type(self).div, other)
+
+    def pow_(self, exponent) -> TensorBase:
+        return inplace(self, type(self).pow, exponent)
+
+    def remainder_(self, other) -> TensorBase:
+        return inplace(self, type(self).remainder, other)
+
+    def floor_divide_(self, other) -> TensorBase:
+        return inplace(self, type(self).floor_divide, other)
+
+    def exp_(self) -> TensorBase:
+        return inplace(self, type(self).exp)
+
+    def log_(self) -> TensorBase:
+        return inplace(self, type(self).log)
+
+    def sin_(self) -> TensorBase:
+        return inplace(self, type(self).sin)
+
+    def cos_(self) -> TensorBase:
+        return inplace(self, type(self).cos)
+
+    def tan_(self) -> TensorBase:
+        return inplace(self, type(self).tan)
+
+    def tanh_(self) -> TensorBase:
+        return inplace(self, type(self).tanh)
+
+    def sqrt_(self) -> TensorBase:
+        return inplace(self, type(self).sqrt)
+
+    def abs_(self) -> TensorBase:
+        return inplace(self, type(self).abs)
+
+    def neg_(self) -> TensorBase:
+        return inplace(self, type(self).neg)
+
+    def reciprocal_(self) -> TensorBase:
+        return inplace(self, type(self).reciprocal)
+
+    def square_(self) -> TensorBase:
+        return inplace(self, type(self).square)
+
+    def relu_(self) -> TensorBase:
+        return inplace(self, type(self).relu)
+
+    def sigmoid_(self) -> TensorBase:
+        return inplace(self, type(self).sigmoid)
+
+    def clamp_(self, min=None, max=None) -> TensorBase:  # noqa: A002
+        return inplace(self, type(self).clamp, min, max)
+
+    def zero_(self) -> TensorBase:
+        return inplace(self, indexing.ZeroBackward0.apply)
+
+    def fill_(self, value) -> TensorBase:
+        fill = indexing.FillBackward2 if is_number(value) else indexing.FillBackward3
+        return inplace(self, fill.apply, value)
+
+    def copy_(self, src) -> TensorBase:
+        return copy_into(self, src)
+
+    def uniform_(self, a=0.0, b=1.0, *, generator=None) -> TensorBase:
+        return fill_from(self, _generator(generator).uniform(a, b, self.shape))
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None) -> TensorBase:
+        return fill_from(self, _generator(generator).normal(mean, std, self.shape))
+
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+    __imod__ = remainder_
+    __ifloordiv__ = floor_divide_
+
+    def __setitem__(self, index, value) -> None:
+        setitem(self, index, value)

@@ -11,11 +11,12 @@ import operator
 
 import numpy as np
 
+from .autograd import grad_mode
 from .autograd.engine import TensorBase
 from .ops.joining import CatBackward0, StackBackward0
 from .ops.selection import WhereBackward0
 
-__all__ = ["array_ufunc", "array_function"]
+__all__ = ["NumpyMethods", "array_ufunc", "array_function"]
 
 
 def _t(value):
@@ -147,3 +148,32 @@ def array_function(func, args, kwargs):
     if handler is None:
         return NotImplemented
     return handler(*args, **kwargs)
+
+
+class NumpyMethods:
+    """A tensor as NumPy sees it (``Tensor``'s): ``t.numpy()``, ``np.asarray(t)``, and NumPy's
+    functions called on it (``np.exp(t)`` runs ``t.exp()``, through the tables above)."""
+
+    __slots__ = ()  # the slots are TensorBase's
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The NumPy array behind this tensor (shared memory, as in PyTorch)."""
+        if self._requires_grad and grad_mode._enabled and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """``np.exp(t)`` runs ``t.exp()``: how an op's backward, written with NumPy, records a
+        graph when ``create_graph=True`` hands it Tensors."""
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """``np.sum(t)``, ``np.where(c, t, 0)``...: the same, for NumPy's functions."""
+        return array_function(func, args, kwargs)

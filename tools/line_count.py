@@ -6,19 +6,23 @@ guidelines from issue 30):
 - the lesson's path: the files ``a * b`` and ``c.sum().backward()`` run through
   (``tools/trace_path.py`` traces them; ``tests/autograd/test_lesson_path.py`` checks that
   ``PATH`` names exactly those), about 1,000 lines;
-- the core: tensor.py and what it delegates to (_inplace.py, _matmul.py), autograd/ and ops/,
-  about 3,000 lines;
-- beside the core, counted apart: PyTorch's tools and names built on the engine, which the
-  engine never imports (``tests/test_style.py`` checks no core module does, but the package
-  inits that export them and ``ops/__init__.py`` giving ops their ``_saved_<name>`` fields):
+- the core: tensor.py and the classes it is built from (``_tensor_*.py``, ``_inplace.py``,
+  ``_numpy_dispatch.py``), what it delegates to (_indexing.py, _legacy.py, _matmul.py),
+  autograd/ and ops/: every module of those layers a core module imports is core
+  (``tests/test_style.py`` checks it); about 3,000 lines;
+- beside the core, counted apart: a module is beside the core when no core module imports
+  it and the lesson never runs it; it is reached only through the public API (the package
+  root, and ``autograd/__init__.py``, which exports PyTorch's names) or a hook the core
+  offers (``tests/test_style.py`` fails when a core module imports one):
   ``autograd/functional.py`` and ``autograd/gradcheck.py`` (built on ``autograd.grad``),
-  ``autograd/graph.py`` (``torch.autograd.graph``'s walks, edges and ``saved_tensors_hooks``)
-  and ``autograd/saved_fields.py`` (``grad_fn._saved_self``, ``grad_fn._raw_saved_self``, pack
-  hooks).
+  ``autograd/graph.py`` (``torch.autograd.graph``'s walks, edges and ``saved_tensors_hooks``,
+  which push onto the engine's ``pack_hooks``) and ``autograd/saved_fields.py``
+  (``grad_fn._saved_self``, ``grad_fn._raw_saved_self`` and pack hooks: the package root
+  gives each op its fields once every op is made).
 
 Budgets that fail the check: engine.py <= 1,200 lines (whole file: TensorBase, the graph's
-nodes and AccumulateGrad, Function.apply and its ctx, backward(), grad() and the hooks they
-run: everything the lesson's two lines touch but the op's own math, in one file), each
+nodes and AccumulateGrad, Function.apply and its ctx, backward() and grad(): everything the
+lesson's two lines touch but the op's own math, in one file), each
 ops/ file <= 300 lines (whole file), function bodies <= 40 lines (longer ones must say why
 in a ``# long:`` comment on their ``def`` line or their first line). Exit code 1 when a
 budget is broken.
@@ -32,8 +36,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "autogradkit"
 TOOLCHAIN = ROOT.parent / "autogradkit_instructor"  # the function budget holds there too
-CORE = ["tensor.py", "_inplace.py", "_matmul.py", "autograd", "ops"]
-BESIDE = [  # built on the engine, never imported by it
+CORE = ["tensor.py", "_tensor_math.py", "_tensor_movement.py", "_tensor_conversion.py"]
+CORE += ["_tensor_comparison.py", "_inplace.py", "_numpy_dispatch.py", "_indexing.py"]
+CORE += ["_legacy.py", "_matmul.py", "autograd", "ops"]  # closed under imports, base aside
+BESIDE = [  # no core module imports them (bar autograd/__init__.py); the lesson never runs them
     "autograd/functional.py",
     "autograd/gradcheck.py",
     "autograd/graph.py",

@@ -1,9 +1,11 @@
 """``autogradkit.autograd``: the graph and how backward walks it.
 
 Read ``engine.py`` first: a tensor's autograd state, the nodes, what ``Function.apply``
-records for one op, and what ``backward()`` does. Then, beside it: ``saved.py`` (what forward
-kept, beyond the arrays an op's backward reads), ``custom_function.py`` (your own
-Functions), ``variable.py`` (the methods the lesson never calls) and ``grad_mode.py``.
+records for one op, and what ``backward()`` does. Then, beside it: ``hooks.py`` (running
+the hooks you register), ``targets.py`` (backward toward chosen tensors), ``outputs.py``
+(several outputs and views), ``saved.py`` (what forward kept, beyond the arrays an op's
+backward reads), ``custom_function.py`` (your own Functions), ``variable.py`` (the methods
+the lesson never calls, version counters) and ``grad_mode.py``.
 ``functional`` (Jacobians, vjp, hvp...) is built on the Tensor API; ``autogradkit`` loads it
 after ``tensor.py``.
 """

@@ -3,19 +3,22 @@
 ``Function.apply`` (``engine.py``) sends a subclass you wrote here: its forward runs on
 Tensors with grad mode off, then one ``<YourClass>Backward`` node links its Tensor inputs
 to its outputs (``mark_dirty`` and ``mark_non_differentiable`` honoured); its backward gets
-and returns Tensors. Built-in ops never come here. This file imports the engine, which
-cannot import it back: it hands ``run`` to ``Function`` when it loads (at the end).
+and returns Tensors. Built-in ops never come here. The ``Function`` you subclass is the one at
+the end of this file: it builds on the engine's, whose ``apply`` runs a class you wrote
+through ``_run_custom``, which this one sets to ``run`` (a class attribute it overrides, as
+any subclass may: the engine never imports this file).
 """
 
 from __future__ import annotations
 
 import functools
 
-from . import anomaly_mode, grad_mode
-from .engine import Function, FunctionCtx, TensorBase, as_tensors, link
+from . import anomaly_mode, engine, grad_mode
+from .engine import FunctionCtx, TensorBase, link
+from .hooks import as_tensors
 from .variable import increment_version
 
-__all__ = ["once_differentiable"]
+__all__ = ["Function", "once_differentiable"]
 
 
 class CustomFunctionBackward(FunctionCtx):
@@ -132,4 +135,10 @@ def _attach_output(ctx, index: int, out, inputs):
     return out
 
 
-Function._run_custom = staticmethod(run)  # what Function.apply runs for a class you wrote
+class Function(engine.Function):
+    """``autograd.Function``: subclass it to write your own op, with ``forward`` and
+    ``backward`` on Tensors (``engine.Function`` says how; the built-in ops subclass it too).
+    ``apply`` (the engine's) runs a class you wrote through ``run``, above."""
+
+    __module__ = "autogradkit.autograd.function"  # torch.autograd.function.Function
+    _run_custom = staticmethod(run)

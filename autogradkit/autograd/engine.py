@@ -15,21 +15,26 @@ reads top to bottom here, with no other file between their steps but the op's ow
   2. count, for every reachable node, how many consumers will send it a gradient; 3. run
   each node whose count reached zero (latest-created first, as PyTorch does), reduce each
   gradient to its input's shape and pass it on; free what the node saved unless
-  ``retain_graph``. No recursion: a 100,000-op chain is fine;
-- the runners of the hooks these call (a node's or a tensor's).
+  ``retain_graph``. No recursion: a 100,000-op chain is fine.
+
+What the lesson's two lines never run sits in files this one imports, each named where it is
+called: the hook runners (``hooks.py``), the walks for a backward pass given targets
+(``targets.py``), several outputs and views (``outputs.py``), and the version counters with
+PyTorch's version error (``variable.py``).
 
 ``tensor.py`` builds ``Tensor`` on ``TensorBase``; ``ops/`` defines each op as a
 ``Function``. Beside the lesson, importing this file and never imported by it: your own
 Functions (``custom_function.py``), saved values beyond arrays and pack hooks (``saved.py``),
-PyTorch's graph names (``graph.py``). Where this file runs their code, they hand it over when
-they load: ``Function._run_custom``, ``FunctionCtx._unpack_all``, ``pack_hooks``.
+PyTorch's graph names (``graph.py``). Where this file runs their code: the ``Function`` you
+subclass (``custom_function.py``) sets ``_run_custom``; ``saved.py`` hands over
+``FunctionCtx._unpack_all`` when it loads; a ``saved_tensors_hooks`` block pushes onto
+``pack_hooks``.
 """
 
 from __future__ import annotations
 
 import heapq
 import numbers
-import re
 import warnings
 import weakref
 from typing import NamedTuple
@@ -37,17 +42,26 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _dtype, _shape
-from .._dtype import tensor_type
 from ..utils.hooks import HookDict, add_hook, next_id
 from . import anomaly_mode, grad_mode, observer
+from .hooks import (
+    run_node_post_hooks,
+    run_node_pre_hooks,
+    run_output_hooks,
+    run_tensor_hooks,
+)
 from .observer import observe
+from .outputs import _wrap_outputs, _zeros_like_output
+from .targets import _capture, _should_run, nodes_leading_to
 from .variable import (
     INFERENCE,
+    INFERENCE_SAVED,
     AutogradMethods,
     InferenceVersion,
     VersionCounter,
     increment_version,
     version_counter,
+    version_message,
 )
 
 __all__ = [
@@ -99,7 +113,7 @@ class TensorBase(AutogradMethods):
         class of every tensor autograd makes (op outputs, gradients, what hooks see)."""
         super().__init_subclass__(**kwargs)
         if wraps_outputs:
-            TensorBase._output_class = cls
+            AutogradMethods._output_class = cls  # (variable.py: lower files make tensors too)
 
     @staticmethod
     def _wrap(data, grad_fn=None, output_nr=0) -> TensorBase:
@@ -176,7 +190,7 @@ class TensorBase(AutogradMethods):
         self._grad = value
 
 
-TensorBase._output_class = TensorBase  # until Tensor registers itself
+AutogradMethods._output_class = TensorBase  # until Tensor registers itself
 
 
 # ----- the graph: its nodes, its edges, and the node at a leaf ----------------------------
@@ -488,7 +502,8 @@ class Function(FunctionCtx):
 
     A built-in op (in ``autogradkit.ops``) is named after the node PyTorch records for it
     (``MulBackward0``): it works on NumPy arrays, and its instances are the nodes of the
-    graph. A subclass you write works on Tensors, exactly as ``torch.autograd.Function``
+    graph. A subclass you write (of ``autograd.Function``: this class, with the way to run
+    yours, ``custom_function.py``) works on Tensors, exactly as ``torch.autograd.Function``
     does, and its nodes are a ``<YourClass>Backward`` class made for it::
 
         class Square(Function):
@@ -519,8 +534,8 @@ class Function(FunctionCtx):
     argument_names = ("self", "other")  # what ctx calls a number given as a Scalar argument
     _builtin = False
     _node_class = None  # a custom Function's node class, made at its first apply
-    # your own Functions run in custom_function.py (it imports this file, which cannot import
-    # it back): it puts its ``run`` here when it loads
+    # how apply runs a class you wrote: autograd.Function (custom_function.py, a subclass of
+    # this one: this file never imports it) sets it to its ``run``
     _run_custom = None
 
     def __init_subclass__(cls, **kwargs):
@@ -719,38 +734,6 @@ def _keep(node, inputs, arrays, outputs, results) -> None:
         pack_hooks[-1](node, results)
 
 
-def _wrap_outputs(cls, out, inputs, ctx):
-    """Several outputs, or a view: Tensors that know their node (``apply`` wraps the rest)."""
-    if isinstance(out, tuple):
-        non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
-        if ctx is not None:
-            ctx._outputs_meta = tuple((np.shape(o), np.asarray(o).dtype) for o in out)
-            ctx._num_outputs = len(out)
-            ctx._plain = False  # an unused output's gradient may have to be zeros
-        return tuple(
-            TensorBase._wrap(o, None if ctx is None or id(o) in non_diff else ctx, i)
-            for i, o in enumerate(out)
-        )
-    result = TensorBase._wrap(out, ctx)
-    if (
-        cls.is_view
-        and isinstance(inputs[0], TensorBase)
-        and np.may_share_memory(out, inputs[0]._data)
-    ):
-        base = inputs[0]
-        result._version_counter = version_counter(base)
-        result._base = base if base._base is None else base._base
-        # made under no_grad, a view still requires grad (PyTorch forbids changing it in place)
-        if ctx is None and base._requires_grad:
-            result._requires_grad = True
-    return result
-
-
-def _zeros_like_output(node, index):
-    meta = node._outputs_meta[index]
-    return None if meta is None else np.zeros(meta[0], meta[1])  # None for a number output
-
-
 # ----- what forward saved, read back: its origin, its version, freed or packed -------------
 
 FREED = "freed by backward"  # stands in a node's store once backward released it
@@ -767,12 +750,6 @@ class SavedOrigin(NamedTuple):
 
 
 NOTHING = SavedOrigin(None, None, None, False, 0)  # the origin of a value saved as None
-INFERENCE_SAVED = (
-    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
-    "inference mode in computation tracked by autograd. To work around this, you can make a "
-    "clone to get a normal tensor and use it in autograd, or use `autogradkit.no_grad()` "
-    "instead of `autogradkit.inference_mode()`."
-)
 
 
 class Packed:
@@ -794,34 +771,6 @@ class Packed:
                 f"type {type(t).__name__}"
             )
         return t
-
-
-# ----- the version error -----------------------------------------------------------------------
-def version_message(value, meta, node) -> str:
-    t, counter, expected, is_output, nr = meta
-    data = value._data if isinstance(value, TensorBase) else np.asarray(value)
-    where = ""
-    fn = node if is_output else (t._grad_fn if t is not None else None)
-    if fn is not None:
-        nr = nr if is_output else t._output_nr
-        op = re.sub(r"Backward\d*$", "", fn.name())  # PyTorch names the op, not the node
-        where = f", which is output {nr} of {op},"
-    return (
-        "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [{_dtype.tensor_type(data.dtype)} [{', '.join(map(str, data.shape))}]]"
-        f"{where} is at version {counter.value}; expected version {expected} instead. Hint: "
-        + (_ANOMALY_HINT if anomaly_mode._mode["enabled"] else _ENABLE_ANOMALY_HINT)
-    )
-
-
-_ENABLE_ANOMALY_HINT = (
-    "enable anomaly detection to find the operation that failed to compute its gradient, with "
-    "autogradkit.autograd.set_detect_anomaly(True, check_nan=False)."
-)
-_ANOMALY_HINT = (
-    "the backtrace further above shows the operation that failed to compute its gradient. The "
-    "variable in question was changed in there or anywhere later. Good luck!"
-)
 
 
 # ----- backward(): the pass, step by step --------------------------------------------------
@@ -1065,107 +1014,3 @@ def fit(g, meta, node, index):
     if isinstance(g, np.ndarray):
         return g if g.dtype == dtype else g.astype(dtype)
     return g if g._data.dtype == dtype else g.to(_dtype.from_numpy(dtype))
-
-
-def _should_run(node, needed, targets) -> bool:
-    """With targets, a node runs if it leads to one (an AccumulateGrad if its target says so)."""
-    if not node.next_functions:
-        return targets.get((node, 0), False)
-    return any(child in needed for child, _ in node.next_functions if child is not None)
-
-
-def _capture(node, grad_outputs, targets, captured) -> None:
-    """Keep the gradients that reach a target (a leaf's own hooks run first, as in PyTorch)."""
-    for nr, g in enumerate(grad_outputs):
-        if (node, nr) not in targets or g is None:
-            continue
-        variable = getattr(node, "variable", None)
-        if variable is not None and variable._hooks and not targets[(node, nr)]:
-            g = run_tensor_hooks(variable._hooks, g)
-        captured[(node, nr)] = g
-
-
-def nodes_leading_to(roots, target_nodes) -> set:
-    """The nodes from which some target node can be reached (iterative post-order walk)."""
-    needed, done, stack = set(), set(), [(n, False) for n in roots]
-    while stack:
-        node, children_done = stack.pop()
-        if children_done:
-            done.add(node)
-            if node in target_nodes or any(c in needed for c, _ in node.next_functions if c):
-                needed.add(node)
-        elif node not in done:
-            stack.append((node, True))
-            stack.extend((c, False) for c, _ in node.next_functions if c and c not in done)
-    return needed
-
-
-# ----- hooks: the user's functions run around a node, and what they see --------------------
-
-
-def run_tensor_hooks(hooks: dict, g):
-    """Call a tensor's hooks in order; each may return a replacement gradient."""
-    as_tensor = g if isinstance(g, TensorBase) else TensorBase._wrap(g)
-    for hook in tuple(hooks.values()):
-        result = hook(as_tensor)
-        if result is None:
-            continue
-        name = getattr(hook, "__name__", type(hook).__name__)
-        before, after = as_tensor._data, result._data
-        if after.shape != before.shape:
-            raise RuntimeError(f"hook '{name}' has changed the size of value")
-        if after.dtype != before.dtype:
-            raise RuntimeError(
-                f"hook '{name}' has changed the type of value (was "
-                f"{tensor_type(before.dtype)} got {tensor_type(after.dtype)})"
-            )
-        as_tensor = result
-    return as_tensor if isinstance(g, TensorBase) else as_tensor._data
-
-
-def as_tensors(values) -> tuple:
-    """Arrays as Tensors (None and Tensors as they are): what hooks and custom backwards see."""
-    return tuple(
-        v if v is None or isinstance(v, TensorBase) else TensorBase._wrap(np.asarray(v))
-        for v in values
-    )
-
-
-def _as_arrays(values, like):
-    if any(isinstance(v, TensorBase) and v._requires_grad for v in like if v is not None):
-        return list(values)  # create_graph: keep Tensors
-    return [v._data if isinstance(v, TensorBase) else v for v in values]
-
-
-def run_node_pre_hooks(hooks, grads):
-    """``hook(grad_outputs)`` before a node runs; a returned tuple replaces them."""
-    for hook in tuple(hooks.values()):
-        result = hook(as_tensors(grads))
-        if result is not None:
-            grads = _as_arrays(result, grads)
-    return grads
-
-
-def run_node_post_hooks(hooks, grad_inputs, grad_outputs):
-    """``hook(grad_inputs, grad_outputs)`` after a node ran; a returned tuple replaces them."""
-    for hook in tuple(hooks.values()):
-        result = hook(as_tensors(grad_inputs), as_tensors(grad_outputs))
-        if result is not None:
-            grad_inputs = tuple(_as_arrays(result, grad_inputs))
-    return grad_inputs
-
-
-def run_output_hooks(node, grads):
-    """Hooks registered on the node's output tensors, then retain_grad, as in PyTorch."""
-    grads = list(grads)
-    for nr, hooks in (node._tensor_hooks or {}).items():
-        if grads[nr] is not None and hooks:
-            grads[nr] = run_tensor_hooks(hooks, grads[nr])
-    for nr, ref in (node._retained or {}).items():
-        t = ref()
-        if t is None or grads[nr] is None:
-            continue
-        g = grads[nr]
-        g = g.detach().clone() if isinstance(g, TensorBase) else TensorBase._wrap(np.array(g))
-        t._grad = g if t._grad is None else t._grad + g
-    return grads

@@ -2,13 +2,14 @@
 
 ``Function`` and its ``apply`` (what records one op), and ``FunctionCtx`` (the ``ctx``
 forward saves into and backward reads from), live with the backward pass that runs their
-nodes, in ``engine.py``; your own Functions' way through them is ``custom_function.py``.
+nodes, in ``engine.py``; your own Functions' way through them is ``custom_function.py``,
+whose ``Function`` (the engine's, with ``_run_custom`` set) is the one exported here.
 This module gives them PyTorch's module name (``torch.autograd.function.Function``).
 """
 
 from __future__ import annotations
 
-from .custom_function import once_differentiable
-from .engine import REGISTRY, Function, FunctionCtx
+from .custom_function import Function, once_differentiable
+from .engine import REGISTRY, FunctionCtx
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "REGISTRY"]

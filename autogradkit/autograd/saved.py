@@ -23,8 +23,8 @@ from .engine import (
     SavedOrigin,
     TensorBase,
     grad_accumulator,
-    version_message,
 )
+from .variable import version_message
 
 __all__ = [
     "FREED",

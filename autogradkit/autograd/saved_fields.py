@@ -4,8 +4,8 @@
 saved value under PyTorch's names, and ``grad_fn._raw_saved_self`` (a ``SavedTensor``) can
 pack it away with hooks; a ``saved_tensors_hooks`` block (``graph.py``) packs every value
 saved inside it; viz asks what a node saved (``describe``, ``saved_inputs``). The engine
-never imports this file: ``ops/__init__.py`` gives each op its fields once all are made, and
-an open ``saved_tensors_hooks`` block hands the engine its packer.
+never imports this file: the package root gives each op its fields once all are made
+(``install``), and an open ``saved_tensors_hooks`` block hands the engine its packer.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .engine import FREED, NOTHING, Packed, TensorBase
 from .saved import FREED_MESSAGE, check_version, put_back, unpack_one
 from .variable import version_counter
 
-__all__ = ["SavedTensor", "add_fields", "describe", "pack_all", "saved_inputs"]
+__all__ = ["SavedTensor", "add_fields", "describe", "install", "pack_all", "saved_inputs"]
 
 _PACK_IN_PLACE = (
     "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
@@ -159,9 +159,15 @@ def node_properties(tensor_names: tuple, value_names: tuple) -> dict:
     return attrs
 
 
+def install(ops) -> None:
+    """Give every built-in op PyTorch's ``_saved_<name>`` fields (the package root calls this
+    once ``ops/`` has made them all; ``REGISTRY`` lists a parent op before its children)."""
+    for op in ops:
+        add_fields(op)
+
+
 def add_fields(op: type) -> None:
-    """Give a built-in op's nodes PyTorch's ``_saved_<name>`` fields (``ops/__init__.py``
-    calls this for every op, parents first, once it has made them all)."""
+    """Give a built-in op's nodes PyTorch's ``_saved_<name>`` fields (after its parent's)."""
     own = node_properties(op.saved_names, op.saved_values)
     for name in dir(op):  # what a parent op saved under other names is not this node's
         inherited = isinstance(getattr(op, name), property)

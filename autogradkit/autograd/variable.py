@@ -1,4 +1,5 @@
-"""The autograd methods of a tensor that the lesson never calls; version counters.
+"""The autograd methods of a tensor that the lesson never calls; version counters, and
+PyTorch's errors when a saved tensor's version moved or it is an inference tensor.
 
 ``TensorBase`` (``engine.py``) holds what ``a * b`` and ``backward()`` use: the array,
 ``requires_grad``, ``grad``, ``grad_fn``, ``_wrap`` and ``backward``. It builds on
@@ -11,16 +12,23 @@ and ``object`` costs every op it records, where a tensor's costs little.)
 
 from __future__ import annotations
 
+import re
 import weakref
+
+import numpy as np
 
 from .. import _dtype
 from ..utils.hooks import HookDict, add_hook
+from . import anomaly_mode
 
 __all__ = [
+    "INFERENCE_SAVED",
     "AutogradMethods",
     "VersionCounter",
     "increment_version",
     "version_counter",
+    "version_message",
+    "wrap",
 ]
 
 
@@ -43,6 +51,18 @@ class InferenceVersion(VersionCounter):
 
 
 INFERENCE = InferenceVersion()  # one for all inference tensors: it never moves
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `autogradkit.no_grad()` "
+    "instead of `autogradkit.inference_mode()`."
+)
+
+
+def wrap(data, grad_fn=None, output_nr=0) -> AutogradMethods:
+    """A new Tensor of the class ``Tensor`` registered (``TensorBase._wrap``), for the files
+    below the engine (hooks, views, several outputs)."""
+    return AutogradMethods._output_class._wrap(data, grad_fn, output_nr)
 
 
 def version_counter(tensor) -> VersionCounter:
@@ -69,6 +89,10 @@ class AutogradMethods:
     """The autograd methods of a tensor beyond the lesson's (``TensorBase`` adds the rest)."""
 
     __slots__ = ()  # the slots are TensorBase's
+    # the class of every tensor autograd makes (op outputs, gradients, what hooks see):
+    # ``class Tensor(TensorBase, wraps_outputs=True)`` registers it (TensorBase.__init_subclass__),
+    # here, so that the files below the engine make Tensors too (``wrap``)
+    _output_class: type
 
     @staticmethod
     def _make_subclass(cls, data: AutogradMethods, requires_grad: bool = False) -> AutogradMethods:
@@ -168,3 +192,32 @@ class AutogradMethods:
     @property
     def output_nr(self) -> int:
         return self._output_nr
+
+
+def version_message(value, meta, node) -> str:
+    """PyTorch's error for a saved value whose tensor changed in place since it was saved
+    (``meta``, its ``SavedOrigin``, holds the version it had then)."""
+    t, counter, expected, is_output, nr = meta
+    data = value._data if isinstance(value, AutogradMethods) else np.asarray(value)
+    where = ""
+    fn = node if is_output else (t._grad_fn if t is not None else None)
+    if fn is not None:
+        nr = nr if is_output else t._output_nr
+        op = re.sub(r"Backward\d*$", "", fn.name())  # PyTorch names the op, not the node
+        where = f", which is output {nr} of {op},"
+    return (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{_dtype.tensor_type(data.dtype)} [{', '.join(map(str, data.shape))}]]"
+        f"{where} is at version {counter.value}; expected version {expected} instead. Hint: "
+        + (_ANOMALY_HINT if anomaly_mode._mode["enabled"] else _ENABLE_ANOMALY_HINT)
+    )
+
+
+_ENABLE_ANOMALY_HINT = (
+    "enable anomaly detection to find the operation that failed to compute its gradient, with "
+    "autogradkit.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+_ANOMALY_HINT = (
+    "the backtrace further above shows the operation that failed to compute its gradient. The "
+    "variable in question was changed in there or anywhere later. Good luck!"
+)

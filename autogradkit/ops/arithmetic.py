@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._shape import normalize_dims
-from ..autograd.function import Function
+from ..autograd.engine import Function
 
 __all__ = (
     "AddBackward0 SubBackward0 RsubBackward0 RsubBackward1 MulBackward0 DivBackward0 "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..autograd.function import Function
+from ..autograd.engine import Function
 from .indexing import IndexPutBackward0
 
 __all__ = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.engine import Function
 
 __all__ = (
     "IndexBackward0 SelectBackward0 SliceBackward0 AsStridedBackward0 IndexPutBackward0 "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _shape
-from ..autograd.function import Function
+from ..autograd.engine import Function
 
 __all__ = ["MmBackward0", "AddmmBackward0", "MvBackward0", "DotBackward0", "BmmBackward0"]
 

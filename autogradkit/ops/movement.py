@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._shape import normalize_dim
-from ..autograd.function import Function
+from ..autograd.engine import Function
 
 __all__ = (
     "ViewBackward0 ReshapeAliasBackward0 UnsafeViewBackward0 PermuteBackward0 "

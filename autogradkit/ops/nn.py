@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._shape import normalize_dim
-from ..autograd.function import Function
+from ..autograd.engine import Function
 
 __all__ = (
     "LogSoftmaxBackward0 SoftmaxBackward0 LeakyReluBackward0 MseLossBackward0 "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._shape import normalize_dims
-from ..autograd.function import Function
+from ..autograd.engine import Function
 from .arithmetic import _as_dims
 
 __all__ = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.engine import Function
 
 __all__ = (
     "RemainderBackward0 RemainderBackward1 RemainderOfNumberNotImplemented "

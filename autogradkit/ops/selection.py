@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._shape import broadcast_shape
-from ..autograd.function import Function
+from ..autograd.engine import Function
 
 __all__ = (
     "MaximumBackward0 MinimumBackward0 WhereBackward0 MaskedFillBackward0 MaskedFillBackward1"

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from .._shape import normalize_dims
-from ..autograd.function import Function
+from ..autograd.engine import Function
 from .arithmetic import _as_dims, _expand_back, _mean, _reduced_size, _type_name
 from .unary import SgnBackward0
 

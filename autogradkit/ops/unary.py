@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.engine import Function
 from .arithmetic import _floating
 
 __all__ = (

@@ -380,11 +380,14 @@ def test_forward_may_return_a_python_number():
 
 
 def test_the_files_beside_the_engine_have_handed_it_their_parts():
-    """engine.py cannot import custom_function.py or saved.py (they import it): each hands
-    the engine its part when it loads, and ``import autogradkit`` loads both."""
+    """engine.py cannot import custom_function.py or saved.py (they import it): the Function
+    you subclass overrides ``_run_custom``, saved.py hands the engine its part when it loads,
+    and ``import autogradkit`` loads both."""
     from autogradkit.autograd import custom_function, engine, saved
 
-    assert engine.Function._run_custom is custom_function.run
+    assert engine.Function._run_custom is None  # the engine's own: nothing set it from outside
+    assert Function._run_custom is custom_function.run
+    assert issubclass(Function, engine.Function)
     assert engine.FunctionCtx._unpack_all is saved.unpack_all
     assert saved.unpack_all.__module__ == "autogradkit.autograd.saved"
     names_in_engine = set(vars(engine))

@@ -1,0 +1,199 @@
+"""A tensor's math beyond the lesson's arithmetic: ``exp``, ``relu``, ``clamp``, ``max``,
+``var``, ``softmax``, ``mm``... one line each over the op that records PyTorch's node.
+
+``Tensor`` (``tensor.py``, where the arithmetic, ``sum`` and ``@`` are) builds on
+``MathMethods``. Also here: ``where``, a function as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from ._dtype import is_number
+from .autograd.engine import TensorBase
+from .ops import linalg, power, reduce, selection, statistics, unary
+from .ops import nn as nn_ops
+
+__all__ = ["MathMethods", "as_array", "where"]
+
+
+class MathMethods:
+    """Elementwise functions, reductions and matrix products (``Tensor``'s)."""
+
+    __slots__ = ()  # the slots are TensorBase's
+
+    def reciprocal(self) -> TensorBase:
+        return power.ReciprocalBackward0.apply(self)
+
+    def square(self) -> TensorBase:
+        return power.PowBackward0.apply(self, 2)
+
+    def exp(self) -> TensorBase:
+        return unary.ExpBackward0.apply(self)
+
+    def log(self) -> TensorBase:
+        return unary.LogBackward0.apply(self)
+
+    def sin(self) -> TensorBase:
+        return unary.SinBackward0.apply(self)
+
+    def cos(self) -> TensorBase:
+        return unary.CosBackward0.apply(self)
+
+    def tan(self) -> TensorBase:
+        return unary.TanBackward0.apply(self)
+
+    def tanh(self) -> TensorBase:
+        return unary.TanhBackward0.apply(self)
+
+    def sigmoid(self) -> TensorBase:
+        return unary.SigmoidBackward0.apply(self)
+
+    def relu(self) -> TensorBase:
+        return unary.ReluBackward0.apply(self)
+
+    def sqrt(self) -> TensorBase:
+        return unary.SqrtBackward0.apply(self)
+
+    def abs(self) -> TensorBase:
+        return unary.AbsBackward0.apply(self)
+
+    __abs__ = abs
+
+    def sign(self) -> TensorBase:
+        return unary.SignBackward0.apply(self)
+
+    def sgn(self) -> TensorBase:
+        return unary.SgnBackward0.apply(self)
+
+    def clamp(self, min=None, max=None) -> TensorBase:  # noqa: A002
+        if min is None and max is None:
+            raise RuntimeError("autogradkit.clamp: At least one of 'min' or 'max' must not be None")
+        return unary.ClampBackward1.apply(self, min=min, max=max)
+
+    clip = clamp
+
+    def clamp_min(self, min) -> TensorBase:  # noqa: A002
+        return self.clamp(min=min)
+
+    def clamp_max(self, max) -> TensorBase:  # noqa: A002
+        return self.clamp(max=max)
+
+    def maximum(self, other: TensorBase) -> TensorBase:
+        return selection.MaximumBackward0.apply(self, other)
+
+    def minimum(self, other: TensorBase) -> TensorBase:
+        return selection.MinimumBackward0.apply(self, other)
+
+    def where(self, condition, other) -> TensorBase:
+        return where(condition, self, other)
+
+    def masked_fill(self, mask, value) -> TensorBase:
+        mask = np.asarray(as_array(mask), dtype=bool)
+        if is_number(value):
+            return selection.MaskedFillBackward0.apply(self, value, mask=mask)
+        return selection.MaskedFillBackward1.apply(self, value, mask=mask)
+
+    def var(self, *args, **kwargs) -> TensorBase:
+        """The variance over ``dim`` (all elements by default), with ``n - correction``
+        degrees of freedom: ``var(dim=None, unbiased=True, keepdim=False, *, correction)``."""
+        return statistics.VarBackward0.apply(self, **_spread_arguments(*args, **kwargs))
+
+    def std(self, *args, **kwargs) -> TensorBase:
+        """The standard deviation: the square root of ``var`` (same arguments)."""
+        return statistics.StdBackward0.apply(self, **_spread_arguments(*args, **kwargs))
+
+    def max(self, dim=None, keepdim=False):
+        """``max()``: a tensor; ``max(dim)``: ``(values, indices)``; ``max(other)``: elementwise."""
+        if isinstance(dim, TensorBase):
+            return self.maximum(dim)
+        if dim is None:
+            return reduce.MaxBackward1.apply(self)
+        return _MinMax(*reduce.MaxBackward0.apply(self, dim=dim, keepdim=keepdim), name="max")
+
+    def min(self, dim=None, keepdim=False):
+        if isinstance(dim, TensorBase):
+            return self.minimum(dim)
+        if dim is None:
+            return reduce.MinBackward1.apply(self)
+        return _MinMax(*reduce.MinBackward0.apply(self, dim=dim, keepdim=keepdim), name="min")
+
+    def argmax(self, dim=None, keepdim=False) -> TensorBase:
+        if dim is None:
+            return self._wrap(np.asarray(np.argmax(self._data)))
+        return self._wrap(_keep_dim(np.argmax(self._data, axis=dim), dim, keepdim))
+
+    def argmin(self, dim=None, keepdim=False) -> TensorBase:
+        if dim is None:
+            return self._wrap(np.asarray(np.argmin(self._data)))
+        return self._wrap(_keep_dim(np.argmin(self._data, axis=dim), dim, keepdim))
+
+    def norm(self, p="fro", dim=None, keepdim=False) -> TensorBase:
+        """The vector p-norm over ``dim`` (all elements by default); "fro" is p = 2."""
+        p = 2 if p == "fro" else p
+        return statistics.LinalgVectorNormBackward0.apply(self, p=p, dim=dim, keepdim=keepdim)
+
+    def logsumexp(self, dim, keepdim=False) -> TensorBase:
+        return reduce.LogsumexpBackward0.apply(self, dim=dim, keepdim=keepdim)
+
+    def prod(self, dim=None, keepdim=False) -> TensorBase:
+        if dim is None:
+            return reduce.ProdBackward0.apply(self)
+        return reduce.ProdBackward1.apply(self, dim=dim, keepdim=keepdim)
+
+    def softmax(self, dim) -> TensorBase:
+        return nn_ops.SoftmaxBackward0.apply(self, dim=dim)
+
+    def log_softmax(self, dim) -> TensorBase:
+        return nn_ops.LogSoftmaxBackward0.apply(self, dim=dim)
+
+    def mm(self, other: TensorBase) -> TensorBase:
+        return linalg.MmBackward0.apply(self, other)
+
+    def mv(self, other: TensorBase) -> TensorBase:
+        return linalg.MvBackward0.apply(self, other)
+
+    def dot(self, other: TensorBase) -> TensorBase:
+        return linalg.DotBackward0.apply(self, other)
+
+
+class _MinMax(tuple):
+    """``(values, indices)`` of ``max(dim)``/``min(dim)``, printed as PyTorch prints it."""
+
+    def __new__(cls, values, indices, name):
+        obj = super().__new__(cls, (values, indices))
+        obj.name = name
+        return obj
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+    def __repr__(self) -> str:
+        return f"autogradkit.return_types.{self.name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _spread_arguments(dim=..., unbiased=..., keepdim=False, *, correction=None) -> dict:
+    """var/std's arguments; PyTorch keeps ``correction`` None only when none was given."""
+    if isinstance(dim, builtins.bool):  # var(False): the (unbiased) overload
+        dim, unbiased = ..., dim
+    if correction is None and (dim is not ... or unbiased is not ...):
+        correction = 0 if unbiased is False else 1
+    return {"dim": None if dim is ... else dim, "correction": correction, "keepdim": keepdim}
+
+
+def _keep_dim(array: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
+    return np.expand_dims(array, dim) if keepdim else array
+
+
+def as_array(value):
+    """A Tensor's array; anything else as it is (a number, a NumPy array, a list)."""
+    return value._data if isinstance(value, TensorBase) else value
+
+
+def where(condition, input, other) -> TensorBase:  # noqa: A002
+    """``input`` where ``condition`` holds, else ``other`` (numbers allowed for either)."""
+    return selection.WhereBackward0.apply(
+        input, other, condition=np.asarray(as_array(condition), dtype=bool)
+    )

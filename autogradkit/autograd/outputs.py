@@ -1,0 +1,47 @@
+"""What ``Function.apply`` makes beyond one plain output: several outputs (each Tensor knows
+its index in its node), and views (sharing their base's memory and version counter, and
+remembering the base in ``_base``); and zeros for an output no gradient came to.
+
+``apply`` (``engine.py``) calls these only for an op that returns a tuple or is marked
+``is_view``; ``a * b`` never comes here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .variable import AutogradMethods, version_counter, wrap
+
+__all__: list[str] = []
+
+
+def _wrap_outputs(cls, out, inputs, ctx):
+    """Several outputs, or a view: Tensors that know their node (``apply`` wraps the rest)."""
+    if isinstance(out, tuple):
+        non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
+        if ctx is not None:
+            ctx._outputs_meta = tuple((np.shape(o), np.asarray(o).dtype) for o in out)
+            ctx._num_outputs = len(out)
+            ctx._plain = False  # an unused output's gradient may have to be zeros
+        return tuple(
+            wrap(o, None if ctx is None or id(o) in non_diff else ctx, i) for i, o in enumerate(out)
+        )
+    result = wrap(out, ctx)
+    if (
+        cls.is_view
+        and isinstance(inputs[0], AutogradMethods)
+        and np.may_share_memory(out, inputs[0]._data)
+    ):
+        base = inputs[0]
+        result._version_counter = version_counter(base)
+        result._base = base if base._base is None else base._base
+        # made under no_grad, a view still requires grad (PyTorch forbids changing it in place)
+        if ctx is None and base._requires_grad:
+            result._requires_grad = True
+    return result
+
+
+def _zeros_like_output(node, index):
+    """Zeros for output ``index`` of ``node`` when no gradient came for it (materialized)."""
+    meta = node._outputs_meta[index]
+    return None if meta is None else np.zeros(meta[0], meta[1])  # None for a number output
