@@ -1,18 +1,19 @@
 """``autogradkit.autograd``: the graph and how backward walks it.
 
 Read ``engine.py`` first: a tensor's autograd state, the nodes, what ``Function.apply``
-records for one op, and what ``backward()`` does. Then, beside it: ``hooks.py`` (running
-the hooks you register), ``targets.py`` (backward toward chosen tensors), ``outputs.py``
-(several outputs and views), ``saved.py`` (what forward kept, beyond the arrays an op's
-backward reads), ``custom_function.py`` (your own Functions), ``variable.py`` (the methods
-the lesson never calls, version counters) and ``grad_mode.py``.
+records for one op, and what ``backward()`` does. Below it (it imports them): ``hooks.py``
+(running the hooks you register), ``targets.py`` (backward toward chosen tensors),
+``outputs.py`` (several outputs and views), ``variable.py`` (the methods the lesson never
+calls, version counters) and ``grad_mode.py``. Beside it (they import it):
+``custom_function.py`` (your own Functions: ``autograd.Function``), ``saved.py`` (what
+forward kept, beyond the arrays an op's backward reads).
 ``functional`` (Jacobians, vjp, hvp...) is built on the Tensor API; ``autogradkit`` loads it
 after ``tensor.py``.
 """
 
 from __future__ import annotations
 
-# custom_function.py and saved.py hand the engine their parts when they load
+# saved.py hands the engine its part when it loads; custom_function.py has autograd.Function
 from . import custom_function, engine, graph, saved  # noqa: F401
 from .anomaly_mode import (
     detect_anomaly,

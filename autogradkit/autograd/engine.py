@@ -17,18 +17,18 @@ reads top to bottom here, with no other file between their steps but the op's ow
   gradient to its input's shape and pass it on; free what the node saved unless
   ``retain_graph``. No recursion: a 100,000-op chain is fine.
 
-What the lesson's two lines never run sits in files this one imports, each named where it is
-called: the hook runners (``hooks.py``), the walks for a backward pass given targets
-(``targets.py``), several outputs and views (``outputs.py``), and the version counters with
-PyTorch's version error (``variable.py``).
+What the lesson's two lines never run sits below, in files this one imports, each named
+where it is called: the hook runners (``hooks.py``), the walks for a backward pass given
+targets (``targets.py``), several outputs and views (``outputs.py``), and a tensor's other
+autograd methods, the version counters and PyTorch's version error (``variable.py``).
 
-``tensor.py`` builds ``Tensor`` on ``TensorBase``; ``ops/`` defines each op as a
+``tensor.py`` builds ``Tensor`` on ``TensorBase``; ``ops/`` defines each op as a subclass of
 ``Function``. Beside the lesson, importing this file and never imported by it: your own
-Functions (``custom_function.py``), saved values beyond arrays and pack hooks (``saved.py``),
-PyTorch's graph names (``graph.py``). Where this file runs their code: the ``Function`` you
-subclass (``custom_function.py``) sets ``_run_custom``; ``saved.py`` hands over
-``FunctionCtx._unpack_all`` when it loads; a ``saved_tensors_hooks`` block pushes onto
-``pack_hooks``.
+Functions (``custom_function.py``), saved values beyond arrays (``saved.py``), PyTorch's
+names for them and pack hooks (``saved_fields.py``), PyTorch's graph names (``graph.py``).
+Where this file runs their code: the ``Function`` you subclass (``custom_function.py``)
+overrides ``_run_custom``; ``saved.py`` hands over ``FunctionCtx._unpack_all`` when it
+loads; a ``saved_tensors_hooks`` block pushes onto ``pack_hooks``.
 """
 
 from __future__ import annotations
@@ -502,8 +502,8 @@ class Function(FunctionCtx):
 
     A built-in op (in ``autogradkit.ops``) is named after the node PyTorch records for it
     (``MulBackward0``): it works on NumPy arrays, and its instances are the nodes of the
-    graph. A subclass you write (of ``autograd.Function``: this class, with the way to run
-    yours, ``custom_function.py``) works on Tensors, exactly as ``torch.autograd.Function``
+    graph. A subclass you write (of ``autograd.Function``, ``custom_function.py``'s subclass
+    of this class, which runs yours) works on Tensors, exactly as ``torch.autograd.Function``
     does, and its nodes are a ``<YourClass>Backward`` class made for it::
 
         class Square(Function):
@@ -549,7 +549,7 @@ class Function(FunctionCtx):
         cls._function = cls  # a built-in op's nodes are instances of the op's own class
         cls.__module__ = "builtins"  # type(grad_fn) prints <class 'MulBackward0'>, as torch's
         cls._plain = not cls.quiet_floating_errors  # the engine may call backward directly
-        # (PyTorch's _saved_<name> fields: saved.add_fields, once ops/ has made every op)
+        # (PyTorch's _saved_<name> fields: the package root's saved_fields.install, later)
         # what a node shows in dir(): Node's names, not the op's (forward, alpha, is_view...)
         cls._op_api = Node._op_api | {n for n in dir(cls) if n[0] != "_"} - set(dir(Node))
         if cls.node_name:  # PyTorch's NotImplemented nodes: two ops, one printed name
