@@ -14,7 +14,7 @@ import numpy as np
 import autogradkit as agk
 import autogradkit.autograd.engine
 from autogradkit import nn
-from autogradkit.autograd.function import Function
+from autogradkit.autograd.engine import Function  # every op's, built-in or yours: its apply
 from autogradkit.grading.checks import (
     BuildItYourself,
     Checks,
