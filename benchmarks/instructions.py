@@ -8,10 +8,11 @@ Python's interpreter few, and ``rep movsb`` copies count one per byte. Use the c
 compare two versions of autogradkit, and the wall times of ``run.py`` to compare libraries.
 
 Python's string hashes change with ``PYTHONHASHSEED``, and with them which attribute lookups
-collide in the interpreter's caches: a figure moves by a few hundred instructions from one
-seed to the next. So each figure is the median over several seeds (``--seeds``, 3 unless
-told: 1, 2, 3), printed with its spread. ``--only "W2 forward" --libs autogradkit`` counts one figure
-in a minute or two; torch takes about ten minutes a seed (it imports slowly under valgrind).
+collide in the interpreter's caches: a figure can move by a few hundred instructions from
+one seed to the next. So each figure is the median over several seeds (``--seeds``: 1, 2, 3
+unless told), printed with its spread. ``--only "W2 forward" --libs autogradkit`` counts one
+figure in a minute or two; torch takes about ten minutes a seed (it imports slowly under
+valgrind).
 """
 
 from __future__ import annotations
