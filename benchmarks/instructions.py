@@ -6,12 +6,23 @@ two runs of one workload (a long and a short one) divided by the extra units, so
 and imports cancel out. Instructions are not time: NumPy's vector loops do many per cycle,
 Python's interpreter few, and ``rep movsb`` copies count one per byte. Use the counts to
 compare two versions of autogradkit, and the wall times of ``run.py`` to compare libraries.
+
+Python's string hashes change with ``PYTHONHASHSEED``, and with them which attribute lookups
+collide in the interpreter's caches: a figure can move by a few hundred instructions from
+one seed to the next. So each figure is the median over several seeds (``--seeds``: 1, 2, 3
+unless told), printed with its spread. ``--only "W2 forward" --libs autogradkit`` counts one
+figure in a minute or two; torch takes about ten minutes a seed (it imports slowly under
+valgrind).
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
+import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -50,7 +61,8 @@ def child(workload: str, lib_name: str, n: int) -> None:
         wl.chain_library(lib, n) if lib else wl.chain_numpy(n)
 
 
-def count(workload: str, lib_name: str, n: int) -> int:
+def count(workload: str, lib_name: str, n: int, seed: int) -> int:
+    """Instructions valgrind counts in one run of ``workload``, ``n`` units long."""
     with subprocess.Popen(
         [
             "valgrind",
@@ -66,6 +78,7 @@ def count(workload: str, lib_name: str, n: int) -> int:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "PYTHONHASHSEED": str(seed)},
     ) as proc:
         _, err = proc.communicate()
     found = re.search(r"Collected : (\d+)", err)
@@ -74,24 +87,44 @@ def count(workload: str, lib_name: str, n: int) -> int:
     return int(found.group(1))
 
 
+def per_unit(workload: str, lib_name: str, seeds: list[int]) -> list[float]:
+    """Instructions per unit of ``workload``, once per hash seed."""
+    _, short, long = UNITS[workload]
+    return [
+        (count(workload, lib_name, long, s) - count(workload, lib_name, short, s)) / (long - short)
+        for s in seeds
+    ]
+
+
+def cell(figures: list[float]) -> str:
+    """The median over the seeds, and their spread when there are several."""
+    text = f"{statistics.median(figures):,.0f}"
+    if len(figures) > 1:
+        text += f" ({min(figures):,.0f}-{max(figures):,.0f})"
+    return text
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=3, help="hash seeds per figure (1, 2...)")
+    parser.add_argument("--only", help="workloads, comma-separated (default: all)")
+    parser.add_argument("--libs", help="libraries, comma-separated (default: all installed)")
+    args = parser.parse_args()
     if shutil.which("valgrind") is None:
         print("valgrind is not installed: nothing to count (apt install valgrind)")
         return 0
-    try:
-        import torch  # noqa: F401
-
-        libs = ("autogradkit", "torch", "numpy")
-    except ImportError:
-        libs = ("autogradkit", "numpy")
-    header = " ".join(f"{lib:>14}" for lib in libs)
-    print(f"{'workload':22} {header}   (instructions per unit)")
-    for workload, (unit, short, long) in UNITS.items():
-        cells = []
-        for lib in libs:
-            per_unit = (count(workload, lib, long) - count(workload, lib, short)) / (long - short)
-            cells.append(f"{per_unit:14,.0f}")
-        print(f"{workload + ' /' + unit:22} " + " ".join(cells))
+    libs = ["autogradkit", "torch", "numpy"]
+    if importlib.util.find_spec("torch") is None:
+        libs.remove("torch")
+    libs = args.libs.split(",") if args.libs else libs
+    workloads = args.only.split(",") if args.only else list(UNITS)
+    seeds = list(range(1, args.seeds + 1))
+    print(f"instructions per unit: median over PYTHONHASHSEED {seeds} (min-max)")
+    print(f"{'workload':22} " + " ".join(f"{lib:>24}" for lib in libs))
+    for workload in workloads:
+        cells = [cell(per_unit(workload, lib, seeds)) for lib in libs]
+        label = f"{workload} /{UNITS[workload][0]}"
+        print(f"{label:22} " + " ".join(f"{c:>24}" for c in cells), flush=True)
     return 0
 
 

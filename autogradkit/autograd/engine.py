@@ -610,13 +610,14 @@ class Function(FunctionCtx):
             if isinstance(x, TensorBase):
                 a = x._data
                 arrays.append(a)
-                if dtype is not a.dtype:
-                    dtype = a.dtype if dtype is False else None
+                a_dtype = a.dtype  # (read once: each read asks NumPy)
+                if dtype is not a_dtype:
+                    dtype = a_dtype if dtype is False else None
                 if x._requires_grad:
                     needs.append(True)
                     if recording:  # 3. (ahead)
                         edges.append(gradient_edge(x))
-                        metas.append((a.shape, a.dtype))
+                        metas.append((a.shape, a_dtype))
                     continue
             else:
                 arrays.append(x)
@@ -640,8 +641,10 @@ class Function(FunctionCtx):
             if cls.quiet_floating_errors:
                 with np.errstate(all="ignore"):
                     out = cls.forward(ctx, *arrays, **static)
-            else:
+            elif static:
                 out = cls.forward(ctx, *arrays, **static)
+            else:  # (most ops: no keyword arguments to copy into a new dict)
+                out = cls.forward(ctx, *arrays)
         except ValueError:
             if cls.broadcasts:  # two shapes that do not broadcast: PyTorch's words
                 _shape.broadcast_shape(np.shape(arrays[0]), np.shape(arrays[1]))
@@ -725,7 +728,9 @@ def _keep(node, inputs, arrays, outputs, results) -> None:
             counter = source._version_counter or version_counter(source)  # made if none
             if type(counter) is InferenceVersion:
                 raise RuntimeError(INFERENCE_SAVED)
-            meta = SavedOrigin(source, counter, counter.value, False, 0)
+            # SavedOrigin(source, counter, ...) without its Python-level __new__: the same
+            # tuple, made without a call frame (one per saved input of every recorded op)
+            meta = tuple.__new__(SavedOrigin, (source, counter, counter.value, False, 0))
         elif source is not None:  # a Python number: nothing can change it
             meta = SavedOrigin(source, None, None, False, 0)
         metas.append(meta)
