@@ -26,6 +26,7 @@ __all__ = [
     "points",
     "compute_checksum",
     "replace_regions",
+    "replace_cell_regions",
     "regions",
     "cell_problems",
     "metadata_problems",
@@ -157,6 +158,15 @@ def replace_regions(source: str, begin: str, end: str, stub) -> tuple[str, bool]
     if inside:
         raise ValueError(f"'{begin}' without a matching '{end}'")
     return "\n".join(lines), found
+
+
+def replace_cell_regions(cell: dict, index: int, begin: str, end: str, stub) -> tuple[str, bool]:
+    """``replace_regions`` on a cell's source; a marker error names the cell (its grade_id,
+    else its index), so the instructor knows which cell to mend."""
+    try:
+        return replace_regions(text(cell["source"]), begin, end, stub)
+    except ValueError as error:
+        raise ValueError(f"cell {grade_id(cell) or index}: {error}") from None
 
 
 def regions(source: str, begin: str, end: str) -> list[str]:

@@ -88,10 +88,7 @@ class ClearSolutions:
         for index, cell in enumerate(nb["cells"]):
             code = cell["cell_type"] == "code"
             stub = (lambda region, indent: code_stub(region, indent, tr)) if code else tr(TEXT_STUB)
-            try:
-                source, found = cells.replace_regions(cells.text(cell["source"]), BEGIN, END, stub)
-            except ValueError as error:
-                raise ValueError(f"cell {cells.grade_id(cell) or index}: {error}") from None
+            source, found = cells.replace_cell_regions(cell, index, BEGIN, END, stub)
             if found and not cells.is_solution(cell):
                 raise ValueError(
                     f"cell {cells.grade_id(cell) or index} has a solution region but is not "

@@ -28,10 +28,7 @@ class StripHiddenTests:
 
     def __call__(self, nb: dict, ctx) -> dict:
         for index, cell in enumerate(nb["cells"]):
-            try:
-                source, found = cells.replace_regions(cells.text(cell["source"]), BEGIN, END, None)
-            except ValueError as error:
-                raise ValueError(f"cell {cells.grade_id(cell) or index}: {error}") from None
+            source, found = cells.replace_cell_regions(cell, index, BEGIN, END, None)
             if found and not cells.is_grade(cell):
                 raise ValueError(
                     f"cell {cells.grade_id(cell) or index} has hidden tests but is not a grade "
