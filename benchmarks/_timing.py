@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 
+# NumPy's OpenBLAS reads these once, when NumPy loads. Imported after NumPy, this module
+# leaves two BLAS threads spinning against each other on a busy machine: W3's NumPy floor once
+# ran 17 times slower that way, and every W3 ratio was meaningless. So it says so.
+if "numpy" in sys.modules or "torch" in sys.modules:
+    warnings.warn(
+        "_timing imported after NumPy or torch: BLAS may use several threads", stacklevel=2
+    )
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")  # before NumPy or torch load: one thread for both
 

@@ -16,9 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _timing import interleaved, load_torch, peak_bytes, wall  # noqa: E402, I001  (one BLAS thread: first)
+
 import numpy as np  # noqa: E402
 import workloads as wl  # noqa: E402
-from _timing import interleaved, load_torch, peak_bytes, wall  # noqa: E402  (sets BLAS threads first)
 
 import autogradkit as agk  # noqa: E402
 
