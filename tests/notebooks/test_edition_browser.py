@@ -47,7 +47,7 @@ VIZ_ENGLISH = sorted(
 )
 
 # Chromium draws Chinese with a font of the system's (fontconfig's), which a fresh machine lacks
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.needs("chromium", "cjk_font")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow(200), pytest.mark.needs("chromium", "cjk_font")]
 
 
 def glyph_check(notebook: Path, shot: Path, language: str = "zh-CN") -> list[str]:
