@@ -8,13 +8,16 @@ of the notebook's folder, its own browser context (page, cookies, storage) and i
 shut down when its check ends.
 
 Playwright's sync API marks its thread as running an asyncio loop for as long as it is open, so
-it lives on a thread of its own (``Browsers``), and each test hands it the work to do there: the
-other tests of the process run asyncio loops of their own (nbclient, jupyter_client).
+it lives on a thread of its own (``PlaywrightThread``), and each test hands it the work to do
+there: the other tests of the process run asyncio loops of their own (nbclient, jupyter_client).
+A fixture may run checks side by side (each mostly waits for its kernel and page): ``Browsers``
+hands each to an idle playwright thread.
 """
 
 from __future__ import annotations
 
 import itertools
+import queue
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -28,6 +31,31 @@ TIMEOUT = 600.0  # seconds one test's browser work may take (each step has its o
 
 
 class Browsers:
+    """Headless Chromium for ``run``: up to ``threads`` works at once, each on a playwright
+    thread of its own (a second thread starts its driver and browser only when two works
+    overlap)."""
+
+    def __init__(self, threads: int = 2):
+        self.idle: queue.LifoQueue[PlaywrightThread] = queue.LifoQueue()
+        self.threads = [PlaywrightThread() for _ in range(threads)]
+        for thread in reversed(self.threads):
+            self.idle.put(thread)
+
+    def run(self, work, *args, locale: str | None = None):
+        """``work(browser, *args)`` on an idle playwright thread, with its browser of
+        ``locale``."""
+        thread = self.idle.get()
+        try:
+            return thread.run(work, args, locale)
+        finally:
+            self.idle.put(thread)
+
+    def close(self) -> None:
+        for thread in self.threads:
+            thread.close()
+
+
+class PlaywrightThread:
     """Playwright's driver and headless Chromium, one per desktop language (``LANG`` chooses
     fontconfig's faces, so the language is the process's), each started on first use, all on
     one thread."""
@@ -36,8 +64,7 @@ class Browsers:
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="playwright")
         self.playwright, self.launched = None, {}
 
-    def run(self, work, *args, locale: str | None = None):
-        """``work(browser, *args)`` on the playwright thread, with the browser of ``locale``."""
+    def run(self, work, args: tuple, locale: str | None):
         return self.thread.submit(self._in_browser, work, args, locale).result(TIMEOUT)
 
     def _in_browser(self, work, args: tuple, locale: str | None):

@@ -29,7 +29,7 @@ STEP = re.compile(
     re.M | re.S,
 )
 
-pytestmark = [pytest.mark.notebook, pytest.mark.slow]
+pytestmark = [pytest.mark.notebook, pytest.mark.slow(90)]
 
 
 def tutorial_steps(guide: str) -> list[tuple[str, str]]:

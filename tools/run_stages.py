@@ -35,7 +35,9 @@ NBVAL = [
 # cells share one kernel. One worker more than cores: a worker often waits (a kernel, a
 # sandbox or a browser starting, a time limit running out); the unit stage's processes used
 # about 1.3 of 2 cores on average with two. The files go out in the order collected
-# (tests/conftest.py puts the slow ones first), never re-sorted by their number of tests
+# (tests/conftest.py puts the slow ones first, the longest first: a long file started last
+# would keep one worker busy after the others are done), never re-sorted by their number
+# of tests
 CORES = os.cpu_count() or 1
 WORKERS = ["--numprocesses", str(CORES + 1), "--dist", "loadfile", "--no-loadscope-reorder"]
 # release/ holds the English edition and, in release/LANG/, each translated one (zh-CN)

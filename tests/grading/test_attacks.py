@@ -13,6 +13,7 @@ import json
 import os
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -23,12 +24,13 @@ from autogradkit_instructor.cli import main
 
 from . import builders
 
-pytestmark = pytest.mark.slow  # one grading run of the whole class per sandbox backend
+pytestmark = pytest.mark.slow(50)  # one grading run of the whole class per sandbox backend, at once
 
 SECRET = "agk-grader-secret-4f1d"  # a grader environment variable no output may contain
 DAEMON = "agk-attack-daemon-9c2e"  # marks the detached process a student leaves behind
 FLAGS = ["--timeout", "10", "-j", "2", "--no-progress", "--disk-limit", "16"]
 HONEST = ["honest1", "honest2", "honest3"]
+BACKENDS = {"bwrap": "sandbox", "podman": "podman"}  # --sandbox NAME: its fixture (or skip)
 SQUARE_SUM = "\ndef square_sum(x):\n    return (x * x).sum()\n"
 
 ATTACKS = {
@@ -226,12 +228,47 @@ def _daemons() -> list[int]:
     return found
 
 
-@pytest.fixture(scope="module", params=["bwrap", "podman"])
-def attacked(request, tmp_path_factory):
-    """Grade the course once per sandbox backend (bubblewrap, a Podman container); yield
-    (course, exit code, what the listener saw)."""
-    request.getfixturevalue("sandbox" if request.param == "bwrap" else "podman")  # or skip
-    course = tmp_path_factory.mktemp(f"attacked-{request.param}")
+@pytest.fixture(scope="module")
+def graded(request, tmp_path_factory):
+    """The course graded once per sandbox backend usable here (bubblewrap, a Podman
+    container), both runs at once (each mostly waits for its attackers' time limits):
+    {backend: (course, exit code, what its listener saw)}."""
+    usable = []
+    for backend, fixture in BACKENDS.items():
+        try:
+            request.getfixturevalue(fixture)
+        except pytest.skip.Exception:  # ``attacked`` skips this backend's tests, saying why
+            continue
+        usable.append(backend)
+    courses = {b: _attacked_course(tmp_path_factory.mktemp(f"attacked-{b}")) for b in usable}
+    os.environ["AGK_GRADER_SECRET"] = SECRET
+    try:
+        with ThreadPoolExecutor(max(1, len(usable)), thread_name_prefix="attacked") as runs:
+            codes = list(runs.map(_grade, [course for course, _ in courses.values()], usable))
+    finally:
+        del os.environ["AGK_GRADER_SECRET"]
+    found = {}
+    for (backend, (course, listener)), code in zip(courses.items(), codes):
+        try:
+            accepted = listener.accept()[0] is not None
+        except BlockingIOError:
+            accepted = False
+        listener.close()
+        found[backend] = course, code, accepted
+    yield found
+    for pid in _daemons():  # only if the sandbox failed: never leave them running
+        os.kill(pid, 9)
+
+
+@pytest.fixture(scope="module", params=list(BACKENDS))
+def attacked(request, graded):
+    """(course, exit code, what the listener saw) of one backend's run."""
+    request.getfixturevalue(BACKENDS[request.param])  # or skip, saying what to install
+    return graded[request.param]
+
+
+def _attacked_course(course: Path) -> tuple[Path, socket.socket]:
+    """Three honest students and the attackers in ``course``; the listener they try to reach."""
     builders.write_course(course)
     (course / "grades").mkdir()
     for student in HONEST:
@@ -247,20 +284,12 @@ def attacked(request, tmp_path_factory):
         _write_attacker(course, name, code, answers=builders.wrong)
     _write_cell_before_setup(course, "fakes_checks_module", FAKE_CHECKS)
     _write_attacker(course, "typed_in", _typed_in_practice_answer(course))
-    os.environ["AGK_GRADER_SECRET"] = SECRET
-    try:
-        args = ["grade", str(course / "submitted"), "--assignment", "hw1", "--course", str(course)]
-        code = main([*args, *FLAGS, "--sandbox", request.param])
-    finally:
-        del os.environ["AGK_GRADER_SECRET"]
-    try:
-        accepted = listener.accept()[0] is not None
-    except BlockingIOError:
-        accepted = False
-    listener.close()
-    yield course, code, accepted
-    for pid in _daemons():  # only if the sandbox failed: never leave them running
-        os.kill(pid, 9)
+    return course, listener
+
+
+def _grade(course: Path, backend: str) -> int:
+    args = ["grade", str(course / "submitted"), "--assignment", "hw1", "--course", str(course)]
+    return main([*args, *FLAGS, "--sandbox", backend])
 
 
 def _said(course: Path, student: str) -> str:

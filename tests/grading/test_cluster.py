@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ from benchmarks.bench_grading import check_rows, make_course, submissions
 
 from . import builders
 
-pytestmark = pytest.mark.slow  # two grading runs, one on a dask cluster
+pytestmark = pytest.mark.slow(80)  # two grading runs, one on a dask cluster
 
 distributed = pytest.importorskip("distributed", reason="the [cluster] extra is not installed")
 OUTPUTS = ("autograded", "feedback", "grades")
@@ -110,23 +111,30 @@ class WorkerKiller(threading.Thread):
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, sandbox):
-    """The benchmark course graded locally (-j 2), then on 2 workers with one killed."""
+    """The benchmark course graded locally (-j 2), then on 2 workers with one killed. The
+    cluster starts while the local run grades (its workers' start is mostly imports)."""
     course = make_course(tmp_path_factory.mktemp("cluster"), students := of_each_kind())
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, ThreadPoolExecutor(1) as starting:
         patch.setattr(reference, "draw_seeds", fixed_seeds)
-        local_code = main(
-            ["grade", str(course / "submitted"), "-j", "2", *ARGS, "--course", str(course)]
+        booting = starting.submit(
+            distributed.LocalCluster,
+            n_workers=2,
+            threads_per_worker=2,
+            processes=True,
+            dashboard_address=None,
         )
-        local_book = json.loads(
-            (course / "grades" / builders.ASSIGNMENT / "gradebook.json").read_text()
-        )
-        local = _snapshot_and_clear(course)
-        with (
-            distributed.LocalCluster(
-                n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None
-            ) as cluster,
-            distributed.Client(cluster) as client,
-        ):
+        try:
+            local_code = main(
+                ["grade", str(course / "submitted"), "-j", "2", *ARGS, "--course", str(course)]
+            )
+            local_book = json.loads(
+                (course / "grades" / builders.ASSIGNMENT / "gradebook.json").read_text()
+            )
+            local = _snapshot_and_clear(course)
+        except BaseException:
+            booting.result().close()
+            raise
+        with booting.result() as cluster, distributed.Client(cluster) as client:
             address = cluster.scheduler_address
             killer = WorkerKiller(client, course / "grades" / builders.ASSIGNMENT / "results")
             killer.start()

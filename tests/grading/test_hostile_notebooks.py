@@ -21,6 +21,8 @@ from autogradkit_instructor.cli import main
 
 from . import builders
 
+pytestmark = pytest.mark.slow(45)  # one grading run of the hostile notebooks
+
 FLAGS = ["--timeout", "20", "-j", "2", "--no-progress"]
 
 

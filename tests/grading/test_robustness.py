@@ -11,9 +11,13 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from autogradkit_instructor.cli import main
 
 from . import builders
+
+pytestmark = pytest.mark.slow(70)  # a dozen grading runs, one killed and run again
 
 FAST = ["--timeout", "10", "-j", "2", "--no-progress"]
 

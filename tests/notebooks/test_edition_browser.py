@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -47,7 +48,7 @@ VIZ_ENGLISH = sorted(
 )
 
 # Chromium draws Chinese with a font of the system's (fontconfig's), which a fresh machine lacks
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.needs("chromium", "cjk_font")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow(120), pytest.mark.needs("chromium", "cjk_font")]
 
 
 def glyph_check(notebook: Path, shot: Path, language: str = "zh-CN") -> list[str]:
@@ -93,12 +94,24 @@ def test_the_browsed_notebooks_hold_every_kit_widget():
     assert set(BROWSED) <= set(TRANSLATED["zh-CN"])
 
 
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory, jupyterlab) -> dict[tuple[str, str], dict]:
+    """Each edition's check, two at a time (a check mostly waits for its kernel and page)."""
+    shots = tmp_path_factory.mktemp("edition")
+
+    def check(edition: tuple[str, str]) -> dict:
+        language, name = edition
+        shot = shots / f"{name}.{language}.png"
+        found = jupyterlab.check(glyph_check(release_path(name, language), shot, language))
+        return {**found, "language": language, "screenshot": shot}
+
+    with ThreadPoolExecutor(2, thread_name_prefix="edition") as checks:
+        return dict(zip(EDITIONS, checks.map(check, EDITIONS)))
+
+
 @pytest.fixture(scope="module", params=EDITIONS, ids="-".join)
-def report(request, tmp_path_factory, jupyterlab):
-    language, name = request.param
-    shot = tmp_path_factory.mktemp("edition") / f"{name}.{language}.png"
-    found = jupyterlab.check(glyph_check(release_path(name, language), shot, language))
-    return {**found, "language": language, "screenshot": shot}
+def report(request, reports):
+    return reports[request.param]
 
 
 def test_every_cell_runs_and_every_widget_renders(report):

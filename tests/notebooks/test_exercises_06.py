@@ -13,6 +13,8 @@ from autogradkit import nn
 from . import exercises
 from .exercises import assert_passes, checks_of, editions, solution, translations, verdicts
 
+pytestmark = pytest.mark.slow(160)  # every shortcut judged in each edition
+
 NB = "06_hooks"
 checks = checks_of(NB)
 # a word in Latin letters (an identifier is one; an attribute, as in 2.weight, is not), outside

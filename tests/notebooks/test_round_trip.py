@@ -8,16 +8,20 @@
 - releasing again, or after building afresh, changes no byte of a release copy (a timing, a
   rate or a machine's font warning in a stored output would).
 
-Every notebook is executed three times in all (release, grade solution, grade blank), on
-two kernels at a time; the notebooks whose outputs once varied (03 times its graph, 07
-trains under tqdm's bar, every Chinese figure draws Chinese) are released once more, in every
-edition. The zh-TW edition is graded on a sample of its notebooks (conftest.SAMPLED).
+Every notebook is executed three times in all (release, grade solution, grade blank); the
+notebooks whose outputs once varied (03 times its graph, 07 trains under tqdm's bar, every
+Chinese figure draws Chinese) are released once more, in every edition. The zh-TW edition is
+graded on a sample of its notebooks (conftest.SAMPLED). The editions are released, and the
+assignments graded (``-j 2`` each), a few at a time (``_each_at_once``): a run spends much
+of its time waiting for a kernel to start or a cell to finish, and one run after the other
+would leave the cores idle.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -38,9 +42,17 @@ from .conftest import (
     source_path,
 )
 
-pytestmark = [pytest.mark.notebook, pytest.mark.slow]
+pytestmark = [pytest.mark.notebook, pytest.mark.slow(240)]
 
 TIMED, TRAINED = "03_nonscalar_leaves_jacobians", "07_capstone"
+AT_ONCE = 3  # commands run together: each one mostly waits, for a kernel or a cell
+
+
+def _each_at_once(commands: list[list[str]]) -> list[int]:
+    """``cli.main`` on each of ``commands`` (each one writes folders of its own), up to
+    ``AT_ONCE`` at a time; their exit codes, in order."""
+    with ThreadPoolExecutor(AT_ONCE, thread_name_prefix="round-trip") as runs:
+        return list(runs.map(cli.main, commands))
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +60,9 @@ def fresh_course(tmp_path_factory):
     """A copy of the course with a release made now, from the committed sources."""
     root = tmp_path_factory.mktemp("course")
     shutil.copytree(COURSE / "source", root / "source")
-    assert cli.main(["release", "--course", str(root)]) == 0
-    for language in TRANSLATED:
-        assert cli.main(["release", "--course", str(root), "--lang", language]) == 0
+    release = ["release", "--course", str(root)]
+    editions = [release] + [[*release, "--lang", language] for language in TRANSLATED]
+    assert _each_at_once(editions) == [0] * len(editions)
     return root
 
 
@@ -62,8 +74,8 @@ def _course_copy(root: Path) -> Path:
 def _release_bytes(root: Path, names: list[str], languages: list[str]) -> dict[str, bytes]:
     """Release ``names`` in ``languages`` into ``root``; then the bytes of each file of the
     release folders of ``names``, by path."""
-    for language in languages:
-        assert cli.main(["release", "--course", str(root), "--lang", language, *names]) == 0
+    release = ["release", "--course", str(root), *names]
+    assert _each_at_once([[*release, "--lang", lang] for lang in languages]) == [0] * len(languages)
     files = [p for p in (root / "release").rglob("*") if p.is_file()]
     found = {str(p.relative_to(root)): p.read_bytes() for p in files}
     return {path: data for path, data in found.items() if Path(path).parent.name in names}
@@ -74,8 +86,7 @@ def gradebook(fresh_course):
     """{(assignment, student): row} for the students "solutions" and "blank"."""
     skip_unless("bubblewrap")  # grade's default sandbox
     submitted = fresh_course / "submitted"
-    rows = {}
-    for name in ASSIGNMENTS:
+    for name in ASSIGNMENTS:  # every hand-in first: a run fails if its folder changes
         fresh = release_path(name, course=fresh_course)
         for student, notebook in (("solutions", source_path(name)), ("blank", fresh)):
             folder = submitted / student / name
@@ -83,21 +94,12 @@ def gradebook(fresh_course):
             shutil.copy(notebook, folder / notebook.name)
         for language in (lang for lang in TRANSLATED if name in sampled(lang)):
             _hand_in_edition(submitted, name, language, fresh_course)
-        report = fresh_course / f"report-{name}.json"
-        argv = [
-            "grade",
-            str(submitted),
-            "--assignment",
-            name,
-            "--course",
-            str(fresh_course),
-            "-j",
-            "2",
-            "--report",
-            str(report),
-            "--no-progress",
-        ]
-        assert cli.main(argv) == 0
+    reports = {name: fresh_course / f"report-{name}.json" for name in ASSIGNMENTS}
+    grade = ["grade", str(submitted), "--course", str(fresh_course), "-j", "2", "--no-progress"]
+    runs = [[*grade, "--assignment", name, "--report", str(reports[name])] for name in ASSIGNMENTS]
+    assert _each_at_once(runs) == [0] * len(runs)
+    rows = {}
+    for name, report in reports.items():
         for row in json.loads(report.read_text(encoding="utf-8"))["rows"]:
             rows[name, row["student"]] = row
     return rows
