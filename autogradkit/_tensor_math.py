@@ -121,14 +121,10 @@ class MathMethods:
         return _MinMax(*reduce.MinBackward0.apply(self, dim=dim, keepdim=keepdim), name="min")
 
     def argmax(self, dim=None, keepdim=False) -> TensorBase:
-        if dim is None:
-            return self._wrap(np.asarray(np.argmax(self._data)))
-        return self._wrap(_keep_dim(np.argmax(self._data, axis=dim), dim, keepdim))
+        return self._wrap(np.argmax(self._data, axis=dim, keepdims=keepdim))
 
     def argmin(self, dim=None, keepdim=False) -> TensorBase:
-        if dim is None:
-            return self._wrap(np.asarray(np.argmin(self._data)))
-        return self._wrap(_keep_dim(np.argmin(self._data, axis=dim), dim, keepdim))
+        return self._wrap(np.argmin(self._data, axis=dim, keepdims=keepdim))
 
     def norm(self, p="fro", dim=None, keepdim=False) -> TensorBase:
         """The vector p-norm over ``dim`` (all elements by default); "fro" is p = 2."""
@@ -181,10 +177,6 @@ def _spread_arguments(dim=..., unbiased=..., keepdim=False, *, correction=None) 
     if correction is None and (dim is not ... or unbiased is not ...):
         correction = 0 if unbiased is False else 1
     return {"dim": None if dim is ... else dim, "correction": correction, "keepdim": keepdim}
-
-
-def _keep_dim(array: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
-    return np.expand_dims(array, dim) if keepdim else array
 
 
 def as_array(value):
