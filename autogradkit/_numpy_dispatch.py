@@ -44,15 +44,8 @@ def _transpose(a, axes=None):
     return a.permute(*(reversed(range(a.ndim)) if axes is None else axes))
 
 
-def _squeeze(a, axis=None):
-    a = _t(a)
-    if axis is None:
-        return a.squeeze()
-    return a.squeeze(axis if isinstance(axis, int) else tuple(axis))
-
-
-def _reshape(a, shape=None, *args, **kwargs):
-    return _t(a).reshape(shape if shape is not None else kwargs.get("newshape"))
+def _reshape(a, shape, *args, **kwargs):
+    return _t(a).reshape(shape)
 
 
 def _sum(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
@@ -117,7 +110,7 @@ _FUNCTIONS = {
     np.swapaxes: lambda a, i, j: _t(a).transpose(i, j),
     np.flip: lambda a, axis: _t(a).flip(axis),
     np.expand_dims: _expand_dims,
-    np.squeeze: _squeeze,
+    np.squeeze: lambda a, axis=None: _t(a).squeeze(axis),  # an int, a sequence or None
     np.where: where,
     np.concatenate: lambda arrays, axis=0, **kw: CatBackward0.apply(*map(_t, arrays), dim=axis),
     np.stack: lambda arrays, axis=0, **kw: StackBackward0.apply(*map(_t, arrays), dim=axis),
