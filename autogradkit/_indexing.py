@@ -6,31 +6,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .autograd.engine import TensorBase
+from ._tensor_math import as_array
 from .ops import indexing, movement
 
 __all__ = ["getitem", "normalize_index", "is_advanced", "selects_everything"]
 
 
-def _as_numpy(item):
-    if isinstance(item, TensorBase):
-        return item._data
-    if isinstance(item, list):
-        return np.asarray([_as_numpy(i) for i in item])
-    return item
+def normalize_index(index) -> tuple:
+    """The index as a tuple NumPy understands (Tensors and lists become arrays)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    return tuple(np.asarray(i) if isinstance(i, list) else as_array(i) for i in index)
 
 
 def is_advanced(item) -> bool:
-    return isinstance(item, (list, np.ndarray, bool, np.bool_)) or (
-        hasattr(item, "_data") and item._data.ndim > 0
-    )
-
-
-def normalize_index(x, index) -> tuple:
-    """The index as a tuple NumPy understands (Tensors become arrays)."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    return tuple(_as_numpy(i) for i in index)
+    """True for an item of a normalized index that makes NumPy's advanced indexing."""
+    return isinstance(item, (np.ndarray, bool, np.bool_))
 
 
 def selects_everything(x, index: tuple) -> bool:
@@ -64,7 +55,7 @@ def getitem(x, index):
             "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
         )
-    index = normalize_index(x, index)
+    index = normalize_index(index)
     if x.ndim == 0:
         _refuse_on_0d(index)
     if any(is_advanced(i) for i in index):

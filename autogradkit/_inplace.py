@@ -288,7 +288,7 @@ class InplaceMethods:
     def __setitem__(self, index, value) -> None:
         """``t[index] = value``: into ``t`` itself for ``t[:]`` and advanced indexes, else into
         the view ``t[index]`` (a CopySlices node on ``t``), as PyTorch does."""
-        index = normalize_index(self, index)
+        index = normalize_index(index)
         value = as_tensor(value, self)
         if any(is_advanced(i) for i in index):  # index_put_ on the tensor itself
             inplace(self, lambda x, v: IndexPutBackward0.apply(x, v, index=index), value)
