@@ -17,7 +17,7 @@ import functools
 
 import numpy as np
 
-from ._dtype import is_number
+from ._dtype import from_numpy, is_number
 from ._indexing import getitem, is_advanced, normalize_index, selects_everything
 from ._tensor_math import MathMethods
 from .autograd import grad_mode, saved
@@ -187,7 +187,8 @@ def _place_in_base(view: np.ndarray, base: np.ndarray):
 
 
 def _type_word(np_dtype) -> str:
-    return {"f": "Float", "i": "Long", "b": "Bool", "u": "Byte"}[np.dtype(np_dtype).kind]
+    """``Int`` for int32: a dtype as PyTorch's C++ errors name it."""
+    return from_numpy(np_dtype)._tensor_type.removesuffix("Tensor")
 
 
 def as_tensor(value, like):

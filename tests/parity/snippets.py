@@ -1597,4 +1597,11 @@ SNIPPETS = {
         print(y.detach_() is y, y.requires_grad, y.grad_fn, y.is_leaf)
         z = (x * 2)[0]
         z.detach_()""",
+    "inplace_result_type_cast_errors_name_the_dtypes": """
+        for dt, other in [(torch.int32, 1.5), (torch.int16, 2.5), (torch.int8, 0.5), (torch.uint8, 0.5), (torch.bool, 2)]:
+            try:
+                torch.ones(2, dtype=dt).mul_(other)
+            except RuntimeError as error:
+                print(error)
+        torch.ones(2, dtype=torch.int32).add_(torch.ones(2, dtype=torch.float64))""",
 }
