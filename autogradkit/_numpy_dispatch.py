@@ -17,7 +17,7 @@ from .autograd import grad_mode
 from .autograd.engine import TensorBase
 from .ops.joining import CatBackward0, StackBackward0
 
-__all__ = ["NumpyMethods", "array_ufunc", "array_function"]
+__all__ = ["NumpyMethods"]
 
 
 def _t(value):
@@ -121,20 +121,6 @@ _FUNCTIONS = {
 }
 
 
-def array_ufunc(ufunc, method, inputs, kwargs):
-    handler = _UFUNCS.get(ufunc)
-    if method != "__call__" or handler is None or kwargs.get("out") is not None:
-        return NotImplemented
-    return handler(*map(_t, inputs))
-
-
-def array_function(func, args, kwargs):
-    handler = _FUNCTIONS.get(func)
-    if handler is None:
-        return NotImplemented
-    return handler(*args, **kwargs)
-
-
 class NumpyMethods:
     """A tensor as NumPy sees it (``Tensor``'s): ``t.numpy()``, ``np.asarray(t)``, and NumPy's
     functions called on it (``np.exp(t)`` runs ``t.exp()``, through the tables above)."""
@@ -157,8 +143,14 @@ class NumpyMethods:
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """``np.exp(t)`` runs ``t.exp()``: how an op's backward, written with NumPy, records a
         graph when ``create_graph=True`` hands it Tensors."""
-        return array_ufunc(ufunc, method, inputs, kwargs)
+        handler = _UFUNCS.get(ufunc)
+        if method != "__call__" or handler is None or kwargs.get("out") is not None:
+            return NotImplemented
+        return handler(*map(_t, inputs))
 
     def __array_function__(self, func, types, args, kwargs):
         """``np.sum(t)``, ``np.where(c, t, 0)``...: the same, for NumPy's functions."""
-        return array_function(func, args, kwargs)
+        handler = _FUNCTIONS.get(func)
+        if handler is None:
+            return NotImplemented
+        return handler(*args, **kwargs)
