@@ -1604,4 +1604,11 @@ SNIPPETS = {
             except RuntimeError as error:
                 print(error)
         torch.ones(2, dtype=torch.int32).add_(torch.ones(2, dtype=torch.float64))""",
+    "setitem_that_keeps_the_whole_tensor_writes_into_it": """
+        for index in [slice(None), Ellipsis, (slice(0, None), slice(None)), (Ellipsis, slice(None)), (), 0, (slice(None), 1)]:
+            for value in [torch.tensor(5., requires_grad=True), 7.]:
+                y = torch.zeros(2, 3, requires_grad=True).clone()
+                y[index] = value
+                (y * torch.arange(6.).reshape(2, 3)).sum().backward()
+                print(index, y.grad_fn.name(), y._version, y.tolist(), getattr(value, 'grad', None))""",
 }
