@@ -18,7 +18,7 @@ import functools
 import numpy as np
 
 from ._dtype import from_numpy, is_number
-from ._indexing import getitem, is_advanced, normalize_index, selects_everything
+from ._indexing import indexed, is_advanced, normalize_index
 from ._tensor_math import MathMethods
 from .autograd import grad_mode, saved
 from .autograd.engine import TensorBase, link
@@ -293,9 +293,9 @@ class InplaceMethods:
         value = as_tensor(value, self)
         if any(is_advanced(i) for i in index):  # index_put_ on the tensor itself
             inplace(self, lambda x, v: IndexPutBackward0.apply(x, v, index=index), value)
-        elif not selects_everything(self, index):
-            getitem(self, index).copy_(value)  # x[i] = v copies into the view x[i]
-        elif value.ndim == 0:  # x[:] = v writes into x itself, as in PyTorch
+            return
+        target = indexed(self, index)  # the view x[i], or x itself for x[:]
+        if target is self and value.ndim == 0:
             self.fill_(value)
         else:
-            self.copy_(value)
+            target.copy_(value)
