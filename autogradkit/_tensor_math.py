@@ -92,9 +92,8 @@ class MathMethods:
 
     def masked_fill(self, mask, value) -> TensorBase:
         mask = np.asarray(as_array(mask), dtype=bool)
-        if is_number(value):
-            return selection.MaskedFillBackward0.apply(self, value, mask=mask)
-        return selection.MaskedFillBackward1.apply(self, value, mask=mask)
+        fill = selection.MaskedFillBackward0 if is_number(value) else selection.MaskedFillBackward1
+        return fill.apply(self, value, mask=mask)
 
     def var(self, *args, **kwargs) -> TensorBase:
         """The variance over ``dim`` (all elements by default), with ``n - correction``
