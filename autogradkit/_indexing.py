@@ -6,43 +6,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .autograd.engine import TensorBase
+from ._tensor_math import as_array
 from .ops import indexing, movement
 
-__all__ = ["getitem", "normalize_index", "is_advanced", "selects_everything"]
+__all__ = ["getitem", "indexed", "normalize_index", "is_advanced"]
 
 
-def _as_numpy(item):
-    if isinstance(item, TensorBase):
-        return item._data
-    if isinstance(item, list):
-        return np.asarray([_as_numpy(i) for i in item])
-    return item
+def normalize_index(index) -> tuple:
+    """The index as a tuple NumPy understands (Tensors and lists become arrays)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    return tuple(np.asarray(i) if isinstance(i, list) else as_array(i) for i in index)
 
 
 def is_advanced(item) -> bool:
-    return isinstance(item, (list, np.ndarray, bool, np.bool_)) or (
-        hasattr(item, "_data") and item._data.ndim > 0
-    )
-
-
-def normalize_index(x, index) -> tuple:
-    """The index as a tuple NumPy understands (Tensors become arrays)."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    return tuple(_as_numpy(i) for i in index)
-
-
-def selects_everything(x, index: tuple) -> bool:
-    """True for ``x[:]``, ``x[...]``, ``x[0:, :]``: indexes that PyTorch answers with x itself."""
-    if not all(i is Ellipsis or isinstance(i, slice) for i in index) or index.count(Ellipsis) > 1:
-        return False
-    slices = [i for i in index if i is not Ellipsis]
-    if len(slices) > x.ndim:
-        return False
-    split = index.index(Ellipsis) if Ellipsis in index else len(index)
-    dims = list(range(split)) + list(range(x.ndim - (len(index) - split - 1), x.ndim))
-    return all(s.indices(x.shape[d]) == (0, x.shape[d], 1) for s, d in zip(slices, dims))
+    """True for an item of a normalized index that makes NumPy's advanced indexing."""
+    return isinstance(item, (np.ndarray, bool, np.bool_))
 
 
 def _refuse_on_0d(index: tuple) -> None:
@@ -57,6 +36,14 @@ def _refuse_on_0d(index: tuple) -> None:
 
 
 def getitem(x, index):
+    """``x[index]``: a new tensor, a view of ``x`` even when the index keeps all of it."""
+    out = indexed(x, index)
+    return movement.ViewBackward0.apply(x, shape=x.shape) if out is x else out
+
+
+def indexed(x, index):
+    """``x[index]``, or ``x`` itself for an index that keeps all of it (``x[:]``, ``x[...]``,
+    ``x[0:, :]``): ``x[:] = v`` writes into x itself, as in PyTorch."""
     if x.ndim == 0 and isinstance(index, (int, np.integer)) and not isinstance(index, bool):
         if index != 0:  # PyTorch reads a 0-dim tensor as size 0 along dimension 0 here
             raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
@@ -64,7 +51,7 @@ def getitem(x, index):
             "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
         )
-    index = normalize_index(x, index)
+    index = normalize_index(index)
     if x.ndim == 0:
         _refuse_on_0d(index)
     if any(is_advanced(i) for i in index):
@@ -92,6 +79,4 @@ def getitem(x, index):
                     f"with size {size}"
                 )
             out = indexing.SelectBackward0.apply(out, index=(every,) * dim + (position, ...))
-    if out is x:
-        return movement.ViewBackward0.apply(x, shape=x.shape)
     return out

@@ -13,10 +13,13 @@ memory and version counter, and remembers the base in ``_base``.) ``Tensor`` bui
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from ._dtype import is_number
-from ._indexing import getitem, is_advanced, normalize_index, selects_everything
+from ._dtype import from_numpy, is_number
+from ._indexing import indexed, is_advanced, normalize_index
+from ._tensor_math import MathMethods
 from .autograd import grad_mode, saved
 from .autograd.engine import TensorBase, link
 from .autograd.function import FunctionCtx
@@ -26,16 +29,7 @@ from .ops.indexing import AsStridedBackward0, IndexPutBackward0
 from .ops.movement import CopyBackwards
 from .random import _generator
 
-__all__ = [
-    "CopySlices",
-    "InplaceMethods",
-    "check_inplace",
-    "inplace",
-    "copy_into",
-    "fill_from",
-    "setitem",
-    "detach_",
-]
+__all__ = ["CopySlices", "InplaceMethods", "as_tensor", "check_inplace", "inplace"]
 
 _INFERENCE_INPLACE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
@@ -152,41 +146,11 @@ class CopySlices(FunctionCtx):
         return (IndexPutBackward0.call(g, into_view, index=node._index),) + tuple(grads[1:])
 
 
-def fill_from(t, values: np.ndarray):
+def _fill_from(t, values: np.ndarray):
     """``uniform_``, ``normal_``: new values drawn into ``t``'s memory (no graph)."""
     check_inplace(t)
     t._data[...] = values
     increment_version(t)
-    return t
-
-
-def copy_into(t, src):
-    """``t.copy_(src)``: ``src`` broadcast into ``t``'s shape and dtype (CopyBackwards)."""
-    return inplace(t, CopyBackwards.apply, as_tensor(src, t))
-
-
-def setitem(t, index, value) -> None:
-    """``t[index] = value``: into ``t`` itself for ``t[:]`` and advanced indexes, else into
-    the view ``t[index]`` (a CopySlices node on ``t``), as PyTorch does."""
-    index = normalize_index(t, index)
-    value = as_tensor(value, t)
-    if any(is_advanced(i) for i in index):  # index_put_ on the tensor itself
-        inplace(t, lambda x, v: IndexPutBackward0.apply(x, v, index=index), value)
-        return
-    if selects_everything(t, index):  # x[:] = v writes into x itself, as in PyTorch
-        if value.ndim == 0:
-            t.fill_(value)
-        else:
-            copy_into(t, value)
-        return
-    copy_into(getitem(t, index), value)  # x[i] = v copies into the view x[i]
-
-
-def detach_(t):
-    """Cut ``t`` from the graph in place: it becomes a leaf that needs no grad."""
-    if t._base is not None and t._base._requires_grad:
-        raise RuntimeError(_DETACH_VIEW)
-    t._grad_fn, t._requires_grad, t._output_nr = None, False, 0
     return t
 
 
@@ -223,7 +187,8 @@ def _place_in_base(view: np.ndarray, base: np.ndarray):
 
 
 def _type_word(np_dtype) -> str:
-    return {"f": "Float", "i": "Long", "b": "Bool", "u": "Byte"}[np.dtype(np_dtype).kind]
+    """``Int`` for int32: a dtype as PyTorch's C++ errors name it."""
+    return from_numpy(np_dtype)._tensor_type.removesuffix("Tensor")
 
 
 def as_tensor(value, like):
@@ -235,6 +200,17 @@ def as_tensor(value, like):
     )
 
 
+def _in_place(method):
+    """``exp_ = _in_place(exp)``: ``exp``'s op, its result written into the tensor itself."""
+
+    @functools.wraps(method)
+    def method_(self, *args, **kwargs):
+        return inplace(self, method, *args, **kwargs)
+
+    method_.__name__ = method_.__qualname__ = f"{method.__name__}_"
+    return method_
+
+
 class InplaceMethods:
     """A tensor's in-place variants (``Tensor``'s): each runs its out-of-place method through
     ``inplace`` above, which writes the result into the tensor's own memory."""
@@ -243,7 +219,10 @@ class InplaceMethods:
 
     def detach_(self) -> TensorBase:
         """Cut this tensor from the graph in place: it becomes a leaf that needs no grad."""
-        return detach_(self)
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError(_DETACH_VIEW)
+        self._grad_fn, self._requires_grad, self._output_nr = None, False, 0
+        return self
 
     def add_(self, other, *, alpha=1) -> TensorBase:
         return inplace(self, type(self).add, other, alpha=alpha)
@@ -266,47 +245,22 @@ class InplaceMethods:
     def floor_divide_(self, other) -> TensorBase:
         return inplace(self, type(self).floor_divide, other)
 
-    def exp_(self) -> TensorBase:
-        return inplace(self, type(self).exp)
-
-    def log_(self) -> TensorBase:
-        return inplace(self, type(self).log)
-
-    def sin_(self) -> TensorBase:
-        return inplace(self, type(self).sin)
-
-    def cos_(self) -> TensorBase:
-        return inplace(self, type(self).cos)
-
-    def tan_(self) -> TensorBase:
-        return inplace(self, type(self).tan)
-
-    def tanh_(self) -> TensorBase:
-        return inplace(self, type(self).tanh)
-
-    def sqrt_(self) -> TensorBase:
-        return inplace(self, type(self).sqrt)
-
-    def abs_(self) -> TensorBase:
-        return inplace(self, type(self).abs)
-
     def neg_(self) -> TensorBase:
         return inplace(self, type(self).neg)
 
-    def reciprocal_(self) -> TensorBase:
-        return inplace(self, type(self).reciprocal)
-
-    def square_(self) -> TensorBase:
-        return inplace(self, type(self).square)
-
-    def relu_(self) -> TensorBase:
-        return inplace(self, type(self).relu)
-
-    def sigmoid_(self) -> TensorBase:
-        return inplace(self, type(self).sigmoid)
-
-    def clamp_(self, min=None, max=None) -> TensorBase:  # noqa: A002
-        return inplace(self, type(self).clamp, min, max)
+    exp_ = _in_place(MathMethods.exp)
+    log_ = _in_place(MathMethods.log)
+    sin_ = _in_place(MathMethods.sin)
+    cos_ = _in_place(MathMethods.cos)
+    tan_ = _in_place(MathMethods.tan)
+    tanh_ = _in_place(MathMethods.tanh)
+    sqrt_ = _in_place(MathMethods.sqrt)
+    abs_ = _in_place(MathMethods.abs)
+    reciprocal_ = _in_place(MathMethods.reciprocal)
+    square_ = _in_place(MathMethods.square)
+    relu_ = _in_place(MathMethods.relu)
+    sigmoid_ = _in_place(MathMethods.sigmoid)
+    clamp_ = _in_place(MathMethods.clamp)
 
     def zero_(self) -> TensorBase:
         return inplace(self, indexing.ZeroBackward0.apply)
@@ -316,13 +270,14 @@ class InplaceMethods:
         return inplace(self, fill.apply, value)
 
     def copy_(self, src) -> TensorBase:
-        return copy_into(self, src)
+        """``src`` broadcast into this tensor's shape and dtype (CopyBackwards)."""
+        return inplace(self, CopyBackwards.apply, as_tensor(src, self))
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None) -> TensorBase:
-        return fill_from(self, _generator(generator).uniform(a, b, self.shape))
+        return _fill_from(self, _generator(generator).uniform(a, b, self.shape))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None) -> TensorBase:
-        return fill_from(self, _generator(generator).normal(mean, std, self.shape))
+        return _fill_from(self, _generator(generator).normal(mean, std, self.shape))
 
     __iadd__ = add_
     __isub__ = sub_
@@ -332,4 +287,15 @@ class InplaceMethods:
     __ifloordiv__ = floor_divide_
 
     def __setitem__(self, index, value) -> None:
-        setitem(self, index, value)
+        """``t[index] = value``: into ``t`` itself for ``t[:]`` and advanced indexes, else into
+        the view ``t[index]`` (a CopySlices node on ``t``), as PyTorch does."""
+        index = normalize_index(index)
+        value = as_tensor(value, self)
+        if any(is_advanced(i) for i in index):  # index_put_ on the tensor itself
+            inplace(self, lambda x, v: IndexPutBackward0.apply(x, v, index=index), value)
+            return
+        target = indexed(self, index)  # the view x[i], or x itself for x[:]
+        if target is self and value.ndim == 0:
+            self.fill_(value)
+        else:
+            target.copy_(value)

@@ -35,10 +35,8 @@ def new(dtype: _dtype.dtype | None, args: tuple, kwargs: dict):
     dtype = dtype or _dtype.float32
     if not args:
         return TensorBase._wrap(np.zeros(0, dtype.numpy))
-    if isinstance(args[0], (Size, int)) and not isinstance(args[0], bool):
-        return TensorBase._wrap(np.zeros(_sizes(args), dtype.numpy))
-    if len(args) > 1:
-        _sizes(args)  # raises PyTorch's error for a size that is not a number
+    if len(args) > 1 or (isinstance(args[0], (Size, int)) and not isinstance(args[0], bool)):
+        return TensorBase._wrap(np.zeros(_sizes(args), dtype.numpy))  # _sizes checks each size
     data = args[0]
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")

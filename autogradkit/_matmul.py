@@ -42,7 +42,7 @@ def _should_fold(x, y) -> bool:
     x_larger = x.ndim >= y.ndim
     big = x._data if x_larger else np.swapaxes(y._data, -1, -2)
     small = y if x_larger else x
-    if big.ndim < 3 or small.ndim > 2:
+    if small.ndim > 2:  # (big has 3+ dims: matmul calls this only then)
         return False
     if small.requires_grad:
         return True

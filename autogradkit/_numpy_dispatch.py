@@ -11,12 +11,13 @@ import operator
 
 import numpy as np
 
+from ._tensor_comparison import ComparisonMethods
+from ._tensor_math import MathMethods, where
 from .autograd import grad_mode
 from .autograd.engine import TensorBase
 from .ops.joining import CatBackward0, StackBackward0
-from .ops.selection import WhereBackward0
 
-__all__ = ["NumpyMethods", "array_ufunc", "array_function"]
+__all__ = ["NumpyMethods"]
 
 
 def _t(value):
@@ -43,15 +44,8 @@ def _transpose(a, axes=None):
     return a.permute(*(reversed(range(a.ndim)) if axes is None else axes))
 
 
-def _squeeze(a, axis=None):
-    a = _t(a)
-    if axis is None:
-        return a.squeeze()
-    return a.squeeze(axis if isinstance(axis, int) else tuple(axis))
-
-
-def _reshape(a, shape=None, *args, **kwargs):
-    return _t(a).reshape(shape if shape is not None else kwargs.get("newshape"))
+def _reshape(a, shape, *args, **kwargs):
+    return _t(a).reshape(shape)
 
 
 def _sum(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
@@ -66,11 +60,6 @@ def _prod(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
     return _t(a).prod(axis, keepdims)
 
 
-def _where(condition, x, y):
-    condition = condition._data if isinstance(condition, TensorBase) else condition
-    return WhereBackward0.apply(x, y, condition=np.asarray(condition, dtype=bool))
-
-
 def _like(value):
     def make(a, dtype=None, **kwargs):
         shape_and_fill = (a.shape, value, a._data.dtype if dtype is None else dtype)
@@ -79,39 +68,35 @@ def _like(value):
     return make
 
 
-def _binary(op):
-    return lambda a, b: op(_t(a), _t(b))
-
-
-_UFUNCS = {
-    np.add: _binary(operator.add),
-    np.subtract: _binary(operator.sub),
-    np.multiply: _binary(operator.mul),
-    np.true_divide: _binary(operator.truediv),
-    np.power: _binary(operator.pow),
-    np.floor_divide: _binary(operator.floordiv),
-    np.matmul: _binary(operator.matmul),
-    np.greater: _binary(operator.gt),
-    np.greater_equal: _binary(operator.ge),
-    np.less: _binary(operator.lt),
-    np.less_equal: _binary(operator.le),
-    np.equal: _binary(operator.eq),
-    np.not_equal: _binary(operator.ne),
-    np.bitwise_and: _binary(operator.and_),
-    np.bitwise_or: _binary(operator.or_),
-    np.maximum: lambda a, b: _t(a).maximum(_t(b)),
-    np.minimum: lambda a, b: _t(a).minimum(_t(b)),
-    np.negative: lambda a: -_t(a),
-    np.positive: lambda a: _t(a),
-    np.exp: lambda a: _t(a).exp(),
-    np.log: lambda a: _t(a).log(),
-    np.sin: lambda a: _t(a).sin(),
-    np.cos: lambda a: _t(a).cos(),
-    np.tanh: lambda a: _t(a).tanh(),
-    np.sqrt: lambda a: _t(a).sqrt(),
-    np.absolute: lambda a: _t(a).abs(),
-    np.sign: lambda a: _t(a).sign(),
-    np.isnan: lambda a: _t(a).isnan(),
+_UFUNCS = {  # each called with its inputs through _t
+    np.add: operator.add,
+    np.subtract: operator.sub,
+    np.multiply: operator.mul,
+    np.true_divide: operator.truediv,
+    np.power: operator.pow,
+    np.floor_divide: operator.floordiv,
+    np.matmul: operator.matmul,
+    np.greater: operator.gt,
+    np.greater_equal: operator.ge,
+    np.less: operator.lt,
+    np.less_equal: operator.le,
+    np.equal: operator.eq,
+    np.not_equal: operator.ne,
+    np.bitwise_and: operator.and_,
+    np.bitwise_or: operator.or_,
+    np.maximum: MathMethods.maximum,
+    np.minimum: MathMethods.minimum,
+    np.negative: operator.neg,
+    np.positive: operator.pos,
+    np.exp: MathMethods.exp,
+    np.log: MathMethods.log,
+    np.sin: MathMethods.sin,
+    np.cos: MathMethods.cos,
+    np.tanh: MathMethods.tanh,
+    np.sqrt: MathMethods.sqrt,
+    np.absolute: MathMethods.abs,
+    np.sign: MathMethods.sign,
+    np.isnan: ComparisonMethods.isnan,
 }
 
 _FUNCTIONS = {
@@ -125,8 +110,8 @@ _FUNCTIONS = {
     np.swapaxes: lambda a, i, j: _t(a).transpose(i, j),
     np.flip: lambda a, axis: _t(a).flip(axis),
     np.expand_dims: _expand_dims,
-    np.squeeze: _squeeze,
-    np.where: _where,
+    np.squeeze: lambda a, axis=None: _t(a).squeeze(axis),  # an int, a sequence or None
+    np.where: where,
     np.concatenate: lambda arrays, axis=0, **kw: CatBackward0.apply(*map(_t, arrays), dim=axis),
     np.stack: lambda arrays, axis=0, **kw: StackBackward0.apply(*map(_t, arrays), dim=axis),
     np.ndim: lambda a: a.ndim,
@@ -134,20 +119,6 @@ _FUNCTIONS = {
     np.zeros_like: _like(0),
     np.ones_like: _like(1),
 }
-
-
-def array_ufunc(ufunc, method, inputs, kwargs):
-    handler = _UFUNCS.get(ufunc)
-    if method != "__call__" or handler is None or kwargs.get("out") is not None:
-        return NotImplemented
-    return handler(*inputs)
-
-
-def array_function(func, args, kwargs):
-    handler = _FUNCTIONS.get(func)
-    if handler is None:
-        return NotImplemented
-    return handler(*args, **kwargs)
 
 
 class NumpyMethods:
@@ -172,8 +143,14 @@ class NumpyMethods:
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """``np.exp(t)`` runs ``t.exp()``: how an op's backward, written with NumPy, records a
         graph when ``create_graph=True`` hands it Tensors."""
-        return array_ufunc(ufunc, method, inputs, kwargs)
+        handler = _UFUNCS.get(ufunc)
+        if method != "__call__" or handler is None or kwargs.get("out") is not None:
+            return NotImplemented
+        return handler(*map(_t, inputs))
 
     def __array_function__(self, func, types, args, kwargs):
         """``np.sum(t)``, ``np.where(c, t, 0)``...: the same, for NumPy's functions."""
-        return array_function(func, args, kwargs)
+        handler = _FUNCTIONS.get(func)
+        if handler is None:
+            return NotImplemented
+        return handler(*args, **kwargs)

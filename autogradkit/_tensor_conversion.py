@@ -97,7 +97,7 @@ class ConversionMethods:
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """``"autogradkit.FloatTensor"``, or a copy converted to a legacy type (or its name)."""
         if dtype is None:
-            return f"autogradkit.{self.dtype._tensor_type}"
+            return _dtype.tensor_type(self._data.dtype)
         if isinstance(dtype, str):
             dtype = BY_NAME[dtype.rpartition(".")[2]]
         return self.to(getattr(dtype, "dtype", dtype))

@@ -92,9 +92,8 @@ class MathMethods:
 
     def masked_fill(self, mask, value) -> TensorBase:
         mask = np.asarray(as_array(mask), dtype=bool)
-        if is_number(value):
-            return selection.MaskedFillBackward0.apply(self, value, mask=mask)
-        return selection.MaskedFillBackward1.apply(self, value, mask=mask)
+        fill = selection.MaskedFillBackward0 if is_number(value) else selection.MaskedFillBackward1
+        return fill.apply(self, value, mask=mask)
 
     def var(self, *args, **kwargs) -> TensorBase:
         """The variance over ``dim`` (all elements by default), with ``n - correction``
@@ -121,14 +120,10 @@ class MathMethods:
         return _MinMax(*reduce.MinBackward0.apply(self, dim=dim, keepdim=keepdim), name="min")
 
     def argmax(self, dim=None, keepdim=False) -> TensorBase:
-        if dim is None:
-            return self._wrap(np.asarray(np.argmax(self._data)))
-        return self._wrap(_keep_dim(np.argmax(self._data, axis=dim), dim, keepdim))
+        return self._wrap(np.argmax(self._data, axis=dim, keepdims=keepdim))
 
     def argmin(self, dim=None, keepdim=False) -> TensorBase:
-        if dim is None:
-            return self._wrap(np.asarray(np.argmin(self._data)))
-        return self._wrap(_keep_dim(np.argmin(self._data, axis=dim), dim, keepdim))
+        return self._wrap(np.argmin(self._data, axis=dim, keepdims=keepdim))
 
     def norm(self, p="fro", dim=None, keepdim=False) -> TensorBase:
         """The vector p-norm over ``dim`` (all elements by default); "fro" is p = 2."""
@@ -181,10 +176,6 @@ def _spread_arguments(dim=..., unbiased=..., keepdim=False, *, correction=None) 
     if correction is None and (dim is not ... or unbiased is not ...):
         correction = 0 if unbiased is False else 1
     return {"dim": None if dim is ... else dim, "correction": correction, "keepdim": keepdim}
-
-
-def _keep_dim(array: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
-    return np.expand_dims(array, dim) if keepdim else array
 
 
 def as_array(value):

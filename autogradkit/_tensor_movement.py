@@ -8,6 +8,7 @@ base's memory and version counter (``Function.apply`` makes it, for ops marked `
 from __future__ import annotations
 
 import builtins
+import math
 import warnings
 
 import numpy as np
@@ -67,12 +68,8 @@ class MovementMethods:
         return self.reshape(other.shape)
 
     def _infer_shape(self, shape) -> tuple:
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = shape[0]
-        shape = tuple(builtins.int(s) for s in shape)
-        known = 1
-        for s in shape:
-            known *= s if s != -1 else 1
+        shape = tuple(builtins.int(s) for s in _one_tuple(shape))
+        known = math.prod(s for s in shape if s != -1)
         if shape.count(-1) == 1 and known and self._data.size % known == 0:
             shape = tuple(self._data.size // known if s == -1 else s for s in shape)
         if np.prod(shape, dtype=np.int64) != self._data.size or shape.count(-1):
@@ -99,16 +96,13 @@ class MovementMethods:
 
     def flip(self, *dims) -> TensorBase:
         """The elements in reverse order along ``dims`` (a copy, as in PyTorch)."""
-        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-            dims = tuple(dims[0])
-        return movement.FlipBackward0.apply(self, dims=dims)
+        return movement.FlipBackward0.apply(self, dims=_one_tuple(dims))
 
     def unsqueeze(self, dim: int) -> TensorBase:
         return movement.UnsqueezeBackward0.apply(self, dim=dim)
 
     def expand(self, *sizes) -> TensorBase:
-        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-            sizes = tuple(sizes[0])
+        sizes = _one_tuple(sizes)
         lead = len(sizes) - self.ndim
         shape = tuple(self._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
         check_expandable(self._data.shape, shape, self._data.dtype)  # PyTorch's words
@@ -120,9 +114,7 @@ class MovementMethods:
     def permute(self, *dims) -> TensorBase:
         if not dims:
             raise TypeError('permute() missing 1 required positional arguments: "dims"')
-        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-            dims = tuple(dims[0])
-        return movement.PermuteBackward0.apply(self, dims=tuple(dims))
+        return movement.PermuteBackward0.apply(self, dims=_one_tuple(dims))
 
     def transpose(self, dim0: int, dim1: int) -> TensorBase:
         return movement.TransposeBackward0.apply(self, dim0=dim0, dim1=dim1)
@@ -166,3 +158,10 @@ class MovementMethods:
 
     def __getitem__(self, index) -> TensorBase:
         return getitem(self, index)
+
+
+def _one_tuple(args: tuple) -> tuple:
+    """``x.permute(1, 0)`` or ``x.permute((1, 0))``: the ints as one tuple."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)

@@ -1553,4 +1553,62 @@ SNIPPETS = {
             torch.rand(1)
         torch.manual_seed(3); torch.rand(1)
         print(torch.equal(torch.rand(2), after))""",
+    # ----- the tensor layer's methods no other snippet or unit test runs -----------------------
+    "argmax_argmin_keepdim": """
+        m = torch.tensor([[1., 5., 3.], [7., 2., 6.]])
+        for y in [m.argmax(), m.argmin(), m.argmax(keepdim=True), m.argmin(dim=None, keepdim=True),
+                  m.argmax(1), m.argmin(0, keepdim=True), m.argmax(-1, keepdim=True)]:
+            print(y, y.dtype)""",
+    "max_min_of_two_tensors_and_clamp_min_max": """
+        x = torch.tensor([1., -2., 3.], requires_grad=True)
+        for y in [x.max(torch.zeros(3)), x.min(torch.zeros(3)), x.where(x > 0, -x)]:
+            print(y)
+        print(x.detach().clamp_min(0.5), x.detach().clamp_max(0.5))
+        print(x.max(0), x.min(0))
+        x.clamp()""",
+    "comparisons_and_logic": """
+        a, b = torch.tensor([1., 2., 3.]), torch.tensor([3., 2., 1.])
+        print(a == b, a != b, a < b, a <= b, a > b, a >= b, a.ne(2), a.eq(b), 2 < a)
+        print(~(a > 1), (a > 1) & (b > 1), (a > 1) | (b > 2), (a > 5).all(), (a > 2).any(), (a > 0).all())
+        print(torch.tensor([1., float('nan')]).isnan(), a.allclose(b), a.equal(a.clone()))""",
+    "conversions_to_other_dtypes": """
+        x = torch.tensor([1.5, -2.5, 0.])
+        for y in [x.half(), x.int(), x.bool(), x.long(), x.double(), x.type_as(torch.ones(1, dtype=torch.int32))]:
+            print(y, y.dtype, y.grad_fn)
+        print(x.element_size(), x.half().element_size(), x.type(), x.int().type(), x.type(torch.int64).dtype)
+        print(x.requires_grad_().to(torch.ones(1, dtype=torch.float64)).grad_fn, x.half().grad_fn)
+        print(x.is_floating_point(), x.int().is_floating_point())""",
+    "len_iter_index_of_tensors": """
+        m = torch.tensor([[1, 2], [3, 4]])
+        print(len(m), [row for row in m], list(range(10))[torch.tensor(3)], [1, 2, 3][m[0, 0]])
+        print(int(torch.tensor([2.7])), float(torch.tensor(1)))
+        for bad in [lambda: len(torch.tensor(1.)), lambda: iter(torch.tensor(1.)), lambda: [1, 2][torch.tensor(1.)], lambda: float(torch.ones(2))]:
+            try:
+                bad()
+            except Exception as error:
+                print(type(error).__name__, error)""",
+    "view_as_reshape_as_expand_as": """
+        x = torch.arange(6.).requires_grad_()
+        print(x.view_as(torch.ones(2, 3)), x.reshape_as(torch.ones(3, 2)), torch.ones(3, 1).expand_as(torch.ones(3, 4)))
+        print(x.reshape(-1, 3), x.view(3, -1).shape, x.flatten(), torch.tensor(1.).flatten())""",
+    "detach_in_place": """
+        x = torch.ones(2, requires_grad=True)
+        y = x * 2
+        print(y.detach_() is y, y.requires_grad, y.grad_fn, y.is_leaf)
+        z = (x * 2)[0]
+        z.detach_()""",
+    "inplace_result_type_cast_errors_name_the_dtypes": """
+        for dt, other in [(torch.int32, 1.5), (torch.int16, 2.5), (torch.int8, 0.5), (torch.uint8, 0.5), (torch.bool, 2)]:
+            try:
+                torch.ones(2, dtype=dt).mul_(other)
+            except RuntimeError as error:
+                print(error)
+        torch.ones(2, dtype=torch.int32).add_(torch.ones(2, dtype=torch.float64))""",
+    "setitem_that_keeps_the_whole_tensor_writes_into_it": """
+        for index in [slice(None), Ellipsis, (slice(0, None), slice(None)), (Ellipsis, slice(None)), (), 0, (slice(None), 1)]:
+            for value in [torch.tensor(5., requires_grad=True), 7.]:
+                y = torch.zeros(2, 3, requires_grad=True).clone()
+                y[index] = value
+                (y * torch.arange(6.).reshape(2, 3)).sum().backward()
+                print(index, y.grad_fn.name(), y._version, y.tolist(), getattr(value, 'grad', None))""",
 }
