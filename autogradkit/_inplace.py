@@ -295,7 +295,11 @@ class InplaceMethods:
             inplace(self, lambda x, v: IndexPutBackward0.apply(x, v, index=index), value)
             return
         target = indexed(self, index)  # the view x[i], or x itself for x[:]
-        if target is self and value.ndim == 0:
-            self.fill_(value)
-        else:
+        if value.shape == target.shape:
             target.copy_(value)
+        elif value.ndim == 0:
+            target.fill_(value)
+        else:  # as PyTorch's copy_to: the value without its leading 1s, expanded to the target
+            leading_ones = next((d for d, n in enumerate(value.shape) if n != 1), value.ndim)
+            value = value.view(value.shape[leading_ones:])
+            target.copy_(value if value.shape == target.shape else value.expand(target.shape))

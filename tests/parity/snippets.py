@@ -1611,4 +1611,24 @@ SNIPPETS = {
                 y[index] = value
                 (y * torch.arange(6.).reshape(2, 3)).sum().backward()
                 print(index, y.grad_fn.name(), y._version, y.tolist(), getattr(value, 'grad', None))""",
+    "setitem_expands_a_smaller_value_as_copy_to_does": """
+        def chain(node):
+            names = []
+            while node is not None:
+                names.append(node.name().split('::')[-1])
+                node = node.next_functions[-1][0] if node.next_functions else None
+            return names
+        t = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        for index, value in [((slice(None), slice(None)), [5., 6.]), (slice(None), [[5., 6.]]), (0, [[5., 6.]]), (0, [5., 6.]), (0, 5.), (slice(0, 1), [5., 6.])]:
+            v = torch.tensor(value, requires_grad=True)
+            y = t * 1
+            y[index] = v
+            (y * torch.tensor([[1., 2.], [3., 4.]])).sum().backward()
+            print(index, chain(y.grad_fn), v.grad)
+        z = torch.ones(2, 2)
+        for index, value in [(0, torch.ones(3)), (0, torch.ones(2, 2)), (slice(None), torch.ones(3, 2, 2))]:
+            try:
+                z[index] = value
+            except RuntimeError as error:
+                print(error)""",
 }
