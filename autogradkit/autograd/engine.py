@@ -217,10 +217,8 @@ class Node:
     # an op's own names (forward, backward, apply...), not the node's: dir() leaves them out
     _op_api = frozenset({"backward"})
 
-    def __init__(self, next_functions=(), input_meta=()):
-        self.next_functions = next_functions
-        self._input_meta = input_meta  # ((shape, numpy dtype), ...) per input
-        self._priority = -next_id()  # later nodes run first among ready ones
+    # (no __init__: AccumulateGrad and FunctionCtx make their own, and apply makes an op's
+    # node with __new__; every node class has _backward, the engine's general case)
 
     def name(self) -> str:
         return type(self).__name__
@@ -232,44 +230,32 @@ class Node:
             None if g is None else TensorBase._wrap(np.asarray(g)) for g in self._backward(grads)
         )
 
-    def _backward(self, grad_outputs: list) -> tuple:
-        """The gradients for ``next_functions``, hooks and all (the engine's general case)."""
-        raise NotImplementedError
-
     # ----- what the lesson never calls: hooks, metadata, retained gradients, printing -----
     @property
     def metadata(self) -> dict:
-        if self._metadata is None:
-            self._metadata = {}
-        return self._metadata
+        return self.__dict__.setdefault("_metadata", {})
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
-        if self._post_hooks is None:
-            self._post_hooks = HookDict()
-        self._plain = False
-        return add_hook(self._post_hooks, fn)
+        return add_hook(self._own_dict("_post_hooks"), fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
-        if self._pre_hooks is None:
-            self._pre_hooks = HookDict()
-        self._plain = False
-        return add_hook(self._pre_hooks, fn)
+        return add_hook(self._own_dict("_pre_hooks"), fn)
 
     def _tensor_hook_dict(self, output_nr: int) -> HookDict:
         """The hooks of this node's output ``output_nr`` (``tensor.register_hook``)."""
-        if self._tensor_hooks is None:
-            self._tensor_hooks = HookDict()
-        self._plain = False
-        return self._tensor_hooks.setdefault(output_nr, HookDict())
+        return self._own_dict("_tensor_hooks").setdefault(output_nr, HookDict())
 
     def _retain(self, output_nr: int, tensor_ref) -> None:
         """Keep the gradient of output ``output_nr`` in that tensor's ``.grad``."""
-        if self._retained is None:
-            self._retained = {}
+        self._own_dict("_retained")[output_nr] = tensor_ref
+
+    def _own_dict(self, name: str) -> HookDict:
+        """The node's own ``name`` dict (until then the class's None), made at first use. A
+        node with hooks or retained gradients is no longer plain: ``run_node`` runs it."""
         self._plain = False
-        self._retained[output_nr] = tensor_ref
+        return self.__dict__.setdefault(name, HookDict())
 
     @property
     def requires_grad(self) -> bool:
@@ -398,13 +384,7 @@ class _Scratch:
     def save_for_backward(self, *values) -> None:
         pass
 
-    def mark_non_differentiable(self, *values) -> None:
-        pass
-
-    def mark_dirty(self, *values) -> None:
-        pass
-
-    def set_materialize_grads(self, value: bool) -> None:
+    def mark_non_differentiable(self, *values) -> None:  # (max, min...: their indices)
         pass
 
 
@@ -419,7 +399,6 @@ class FunctionCtx(Node):
     # what saved_tensors does beyond arrays (Tensors, packed or freed values): saved.py's
     # unpack_all, which it puts here when it loads (it imports this file)
     _unpack_all = None
-    _function: type  # the Function subclass this node runs backward for
     _outputs_meta = None  # set only for ops with several outputs
     _edge_inputs = None  # positions that got an edge, when a number operand got none
     quiet_floating_errors = False  # log(0), 1/0...: inf or nan without NumPy's warning
@@ -533,7 +512,6 @@ class Function(FunctionCtx):
     saved_values: tuple = ()
     argument_names = ("self", "other")  # what ctx calls a number given as a Scalar argument
     _builtin = False
-    _node_class = None  # a custom Function's node class, made at its first apply
     # how apply runs a class you wrote: autograd.Function (custom_function.py, a subclass of
     # this one: this file never imports it) sets it to its ``run``
     _run_custom = None
@@ -542,11 +520,9 @@ class Function(FunctionCtx):
         super().__init_subclass__(**kwargs)
         cls._builtin = cls.__module__.startswith("autogradkit.ops")
         if not cls._builtin:
-            cls._node_class = None
             return
         assert cls.__qualname__ not in REGISTRY, f"two ops named {cls.__qualname__}"
         REGISTRY[cls.__qualname__] = cls
-        cls._function = cls  # a built-in op's nodes are instances of the op's own class
         cls.__module__ = "builtins"  # type(grad_fn) prints <class 'MulBackward0'>, as torch's
         cls._plain = not cls.quiet_floating_errors  # the engine may call backward directly
         # (PyTorch's _saved_<name> fields: the package root's saved_fields.install, later)
@@ -666,9 +642,8 @@ class Function(FunctionCtx):
         return result
 
 
-# the ctx helpers and the op's own names (forward, apply...) are not the node's (see __dir__)
+# the ctx helpers (save_for_backward...) are not a node's names (see __dir__): CopySlices
 FunctionCtx._op_api = Node._op_api | {n for n in dir(FunctionCtx) if n[0] != "_"} - set(dir(Node))
-Function._op_api = Node._op_api | {n for n in dir(Function) if n[0] != "_"} - set(dir(Node))
 
 
 def _qualified_name(node) -> str:
@@ -959,7 +934,7 @@ def run_backward(
             if type(grad_inputs) is not tuple:
                 grad_inputs = (grad_inputs,)
             if len(grad_inputs) != len(node.next_functions):
-                _wrong_number_of_gradients(node, grad_inputs)
+                raise gradient_count_error(node, len(node.next_functions), len(grad_inputs))
             metas = node._input_meta
             for i, (child, nr) in enumerate(node.next_functions):  # pass each gradient on
                 if child is None or (needed is not None and child not in needed):
@@ -996,11 +971,11 @@ def run_node(node, grad_outputs: list, retain_graph: bool) -> tuple:
     return grad_inputs
 
 
-def _wrong_number_of_gradients(node, grad_inputs: tuple):
+def gradient_count_error(node, expected: int, got: int) -> RuntimeError:
     """PyTorch's error when a backward returned more or fewer gradients than inputs."""
-    raise RuntimeError(
+    return RuntimeError(
         f"function {node.name()} returned an incorrect number of gradients "
-        f"(expected {len(node.next_functions)}, got {len(grad_inputs)})"
+        f"(expected {expected}, got {got})"
     )
 
 
