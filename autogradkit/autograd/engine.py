@@ -625,18 +625,15 @@ class Function(FunctionCtx):
             if cls.broadcasts:  # two shapes that do not broadcast: PyTorch's words
                 _shape.broadcast_shape(np.shape(arrays[0]), np.shape(arrays[1]))
             raise
-        if node is None:
-            if type(out) is tuple or cls.is_view:
-                return _wrap_outputs(cls, out, inputs, None)
-            return TensorBase._wrap(out)
-        if cls.numbers_are_scalars:  # a number given as a Scalar argument gets no edge
-            edges, metas = _scalar_arguments(node, inputs, edges, metas)
-        node.next_functions, node._input_meta = tuple(edges), tuple(metas)
+        if node is not None:  # 3.
+            if cls.numbers_are_scalars:  # a number given as a Scalar argument gets no edge
+                edges, metas = _scalar_arguments(node, inputs, edges, metas)
+            node.next_functions, node._input_meta = tuple(edges), tuple(metas)
         if type(out) is tuple or cls.is_view:  # 4.
             result = _wrap_outputs(cls, out, inputs, node)
         else:
             result = TensorBase._wrap(out, node)
-        if node._saved is not None:  # 5.
+        if node is not None and node._saved is not None:  # 5.
             outputs, results = (out, result) if type(out) is tuple else ((out,), (result,))
             _keep(node, inputs, arrays, outputs, results)
         return result
