@@ -45,6 +45,7 @@ from .. import _dtype, _shape
 from ..utils.hooks import HookDict, add_hook, next_id
 from . import anomaly_mode, grad_mode, observer
 from .hooks import (
+    as_tensors,
     run_node_post_hooks,
     run_node_pre_hooks,
     run_output_hooks,
@@ -226,9 +227,7 @@ class Node:
     def __call__(self, *grad_outputs):
         """Run this node's backward on Tensors, as calling a PyTorch node does."""
         grads = [g._data if isinstance(g, TensorBase) else g for g in grad_outputs]
-        return tuple(
-            None if g is None else TensorBase._wrap(np.asarray(g)) for g in self._backward(grads)
-        )
+        return as_tensors(self._backward(grads))  # (in grad mode, Tensors with their graph)
 
     # ----- what the lesson never calls: hooks, metadata, retained gradients, printing -----
     @property
@@ -782,12 +781,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if create_graph:
         warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
     roots, grads = _seeds(outputs, grad_outputs or (None,) * len(outputs), create_graph)
-    if inputs is None:
-        run_backward(roots, grads, retain_graph, create_graph)
-        return
-    targets = {gradient_edge(t): True for t in inputs}
+    targets = None if inputs is None else {gradient_edge(t): True for t in inputs}
     captured = run_backward(roots, grads, retain_graph, create_graph, targets)
-    for t in inputs:  # leaves accumulated through AccumulateGrad; non-leaves get theirs here
+    for t in inputs or ():  # leaves accumulated through AccumulateGrad; non-leaves get theirs here
         g = captured.get(gradient_edge(t)) if t._grad_fn is not None else None
         if g is not None:
             t._grad = _wrap_grad(g) if t._grad is None else t._grad + _wrap_grad(g)
