@@ -80,9 +80,10 @@ def _one_gradient_per_tensor_input(node, result) -> tuple:
 
 
 def _forward(cls, ctx, inputs, static):
-    """``forward(ctx, *inputs)``, or ``forward(*inputs)`` then ``setup_context``, grad off."""
+    """``forward(ctx, *inputs)``, or (PyTorch 2's way, when your class has a
+    ``setup_context``) ``forward(*inputs)`` then ``setup_context``; grad mode off."""
     with grad_mode.no_grad():
-        if not cls.has_setup_context():
+        if cls.setup_context is engine.Function.setup_context:
             return cls.forward(ctx, *inputs, **static)
         out = cls.forward(*inputs, **static)
         cls.setup_context(ctx, inputs, out)

@@ -550,11 +550,6 @@ class Function(FunctionCtx):
         )
 
     @classmethod
-    def has_setup_context(cls) -> bool:
-        """True when ``forward`` takes no ctx and ``setup_context`` saves (PyTorch 2's way)."""
-        return cls.setup_context is not Function.setup_context
-
-    @classmethod
     def call(cls, *args, **static):
         """``forward`` on arrays, ``apply`` when any argument is a Tensor.
 
@@ -601,7 +596,7 @@ class Function(FunctionCtx):
             edges.append((None, 0))
             metas.append(None)
         if dtype is None and cls.promotes and len(arrays) > 1:
-            arrays = _promote(inputs, arrays, TensorBase)
+            arrays = _promote(inputs, arrays)
         needs = tuple(needs)
         node = None
         if recording and True in needs:
@@ -646,9 +641,9 @@ def _qualified_name(node) -> str:
     return f"autogradkit::autograd::{type(node).__name__}"
 
 
-def _promote(inputs, arrays, tensor_cls):
+def _promote(inputs, arrays):
     """Cast inputs to their common dtype; Python scalars become arrays of that dtype."""
-    is_tensor = [isinstance(x, tensor_cls) for x in inputs]
+    is_tensor = [isinstance(x, TensorBase) for x in inputs]
     dt = _dtype.result_type([(a, t) for a, t in zip(arrays, is_tensor) if a is not None])
     return [
         None if a is None else a.astype(dt, copy=False) if t else np.asarray(a, dtype=dt)
@@ -905,7 +900,8 @@ def run_backward(
     watched = bool(observer._watchers)  # someone watches (viz's stepper): tell them each step
     if watched:
         observer.report("dependencies_counted", dict(dependencies))
-        observer.report_ready(ready)
+        for root in observer.in_order(ready):  # the outputs backward starts from
+            observer.report("node_ready", root)
     # grad mode during backward is create_graph: set here directly, restored after
     previous, grad_mode._enabled = grad_mode._enabled, create_graph
     try:
