@@ -51,7 +51,6 @@ from .hooks import (
     run_output_hooks,
     run_tensor_hooks,
 )
-from .observer import observe
 from .outputs import _wrap_outputs, _zeros_like_output
 from .targets import _capture, _should_run, nodes_leading_to
 from .variable import (
@@ -76,7 +75,6 @@ __all__ = [
     "backward",
     "grad",
     "gradient_edge",
-    "observe",
     "run_backward",
 ]
 
@@ -771,8 +769,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         inputs = _as_tuple(inputs)
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    if retain_graph is None:
-        retain_graph = create_graph
+    retain_graph = create_graph if retain_graph is None else retain_graph
     if create_graph:
         warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
     roots, grads = _seeds(outputs, grad_outputs or (None,) * len(outputs), create_graph)
@@ -805,8 +802,7 @@ def grad(
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
     allow_unused = materialize_grads if allow_unused is None else allow_unused
-    if retain_graph is None:
-        retain_graph = create_graph
+    retain_graph = create_graph if retain_graph is None else retain_graph
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -849,7 +845,9 @@ def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[lis
             g = np.ones(out._data.shape, out._data.dtype)
         else:
             if not isinstance(g, TensorBase):
-                g = TensorBase._wrap(np.asarray(g, dtype=out._data.dtype))
+                raise TypeError(
+                    f"gradients can be either Tensors or None, but got {type(g).__name__}"
+                )
             if g.shape != out.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "

@@ -462,6 +462,7 @@ SNIPPETS = {
         a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True)
         (a * b).backward(inputs=[a])
         print(a.grad, b.grad)""",
+    "backward_gradient_not_a_tensor": "x = torch.ones(2, requires_grad=True); (x * 2).backward([1., 2.])",
     "backward_inputs_empty": "a = torch.tensor(2., requires_grad=True); (a * 2).backward(inputs=[])",
     "backward_inputs_nonleaf": """
         a = torch.tensor(2., requires_grad=True)
