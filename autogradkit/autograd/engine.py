@@ -51,7 +51,7 @@ from .hooks import (
     run_output_hooks,
     run_tensor_hooks,
 )
-from .outputs import _wrap_outputs, _zeros_like_output
+from .outputs import _wrap_outputs, zeros_where_missing
 from .targets import _capture, _should_run, nodes_leading_to
 from .variable import (
     INFERENCE,
@@ -445,12 +445,8 @@ class FunctionCtx(Node):
         grads = grad_outputs
         if self._tensor_hooks or self._retained:
             grads = run_output_hooks(self, grads)
-        if (
-            self._outputs_meta
-            and any(g is None for g in grads)
-            and self.__dict__.get("_materialize_grads", True)
-        ):
-            grads = [_zeros_like_output(self, i) if g is None else g for i, g in enumerate(grads)]
+        if self._outputs_meta and self.__dict__.get("_materialize_grads", True):
+            grads = zeros_where_missing(self, grads)
         if self._pre_hooks:
             grads = run_node_pre_hooks(self._pre_hooks, grads)
         if self.quiet_floating_errors:
