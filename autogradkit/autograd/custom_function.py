@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 
 from . import anomaly_mode, engine, grad_mode
-from .engine import FunctionCtx, TensorBase, link
+from .engine import FunctionCtx, TensorBase, gradient_count_error, link
 from .hooks import as_tensors
 from .variable import increment_version
 
@@ -27,6 +27,7 @@ class CustomFunctionBackward(FunctionCtx):
     __slots__ = ()
     __module__ = "autogradkit.autograd.function"  # as torch.autograd.function's nodes print
     _custom = True
+    _function: type  # your Function class, whose backward this node runs (node_class sets it)
 
     def _custom_backward(self, grads) -> tuple:
         """Your backward gets and returns Tensors, as in PyTorch."""
@@ -38,8 +39,9 @@ class CustomFunctionBackward(FunctionCtx):
 
 
 def node_class(cls) -> type:
-    """``<YourClass>Backward``: the ``grad_fn`` class of your Function, made at its first use."""
-    if cls._node_class is None:
+    """``<YourClass>Backward``: the ``grad_fn`` class of your Function, made at its first use
+    (kept on your class itself: a subclass of it gets its own)."""
+    if "_node_class" not in cls.__dict__:
         attrs = {"_function": cls, "__slots__": (), "__module__": CustomFunctionBackward.__module__}
         cls._node_class = type(f"{cls.__name__}Backward", (CustomFunctionBackward,), attrs)
     return cls._node_class
@@ -67,10 +69,7 @@ def _one_gradient_per_tensor_input(node, result) -> tuple:
     if len(result) > expected and all(g is None for g in result[expected:]):
         result = result[:expected]
     if len(result) != expected:
-        raise RuntimeError(
-            f"function {node.name()} returned an incorrect number of gradients "
-            f"(expected {expected}, got {len(result)})"
-        )
+        raise gradient_count_error(node, expected, len(result))
     for position, (g, tensor_input) in enumerate(zip(result, is_tensor), 1):
         if g is not None and not tensor_input:
             raise RuntimeError(
@@ -81,9 +80,10 @@ def _one_gradient_per_tensor_input(node, result) -> tuple:
 
 
 def _forward(cls, ctx, inputs, static):
-    """``forward(ctx, *inputs)``, or ``forward(*inputs)`` then ``setup_context``, grad off."""
+    """``forward(ctx, *inputs)``, or (PyTorch 2's way, when your class has a
+    ``setup_context``) ``forward(*inputs)`` then ``setup_context``; grad mode off."""
     with grad_mode.no_grad():
-        if not cls.has_setup_context():
+        if cls.setup_context is engine.Function.setup_context:
             return cls.forward(ctx, *inputs, **static)
         out = cls.forward(*inputs, **static)
         cls.setup_context(ctx, inputs, out)

@@ -45,13 +45,13 @@ from .. import _dtype, _shape
 from ..utils.hooks import HookDict, add_hook, next_id
 from . import anomaly_mode, grad_mode, observer
 from .hooks import (
+    as_tensors,
     run_node_post_hooks,
     run_node_pre_hooks,
     run_output_hooks,
     run_tensor_hooks,
 )
-from .observer import observe
-from .outputs import _wrap_outputs, _zeros_like_output
+from .outputs import _wrap_outputs, zeros_where_missing
 from .targets import _capture, _should_run, nodes_leading_to
 from .variable import (
     INFERENCE,
@@ -75,7 +75,6 @@ __all__ = [
     "backward",
     "grad",
     "gradient_edge",
-    "observe",
     "run_backward",
 ]
 
@@ -217,10 +216,8 @@ class Node:
     # an op's own names (forward, backward, apply...), not the node's: dir() leaves them out
     _op_api = frozenset({"backward"})
 
-    def __init__(self, next_functions=(), input_meta=()):
-        self.next_functions = next_functions
-        self._input_meta = input_meta  # ((shape, numpy dtype), ...) per input
-        self._priority = -next_id()  # later nodes run first among ready ones
+    # (no __init__: AccumulateGrad and FunctionCtx make their own, and apply makes an op's
+    # node with __new__; every node class has _backward, the engine's general case)
 
     def name(self) -> str:
         return type(self).__name__
@@ -228,48 +225,34 @@ class Node:
     def __call__(self, *grad_outputs):
         """Run this node's backward on Tensors, as calling a PyTorch node does."""
         grads = [g._data if isinstance(g, TensorBase) else g for g in grad_outputs]
-        return tuple(
-            None if g is None else TensorBase._wrap(np.asarray(g)) for g in self._backward(grads)
-        )
-
-    def _backward(self, grad_outputs: list) -> tuple:
-        """The gradients for ``next_functions``, hooks and all (the engine's general case)."""
-        raise NotImplementedError
+        return as_tensors(self._backward(grads))  # (in grad mode, Tensors with their graph)
 
     # ----- what the lesson never calls: hooks, metadata, retained gradients, printing -----
     @property
     def metadata(self) -> dict:
-        if self._metadata is None:
-            self._metadata = {}
-        return self._metadata
+        return self.__dict__.setdefault("_metadata", {})
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
-        if self._post_hooks is None:
-            self._post_hooks = HookDict()
-        self._plain = False
-        return add_hook(self._post_hooks, fn)
+        return add_hook(self._own_dict("_post_hooks"), fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
-        if self._pre_hooks is None:
-            self._pre_hooks = HookDict()
-        self._plain = False
-        return add_hook(self._pre_hooks, fn)
+        return add_hook(self._own_dict("_pre_hooks"), fn)
 
     def _tensor_hook_dict(self, output_nr: int) -> HookDict:
         """The hooks of this node's output ``output_nr`` (``tensor.register_hook``)."""
-        if self._tensor_hooks is None:
-            self._tensor_hooks = HookDict()
-        self._plain = False
-        return self._tensor_hooks.setdefault(output_nr, HookDict())
+        return self._own_dict("_tensor_hooks").setdefault(output_nr, HookDict())
 
     def _retain(self, output_nr: int, tensor_ref) -> None:
         """Keep the gradient of output ``output_nr`` in that tensor's ``.grad``."""
-        if self._retained is None:
-            self._retained = {}
+        self._own_dict("_retained")[output_nr] = tensor_ref
+
+    def _own_dict(self, name: str) -> HookDict:
+        """The node's own ``name`` dict (until then the class's None), made at first use. A
+        node with hooks or retained gradients is no longer plain: ``run_node`` runs it."""
         self._plain = False
-        self._retained[output_nr] = tensor_ref
+        return self.__dict__.setdefault(name, HookDict())
 
     @property
     def requires_grad(self) -> bool:
@@ -398,13 +381,7 @@ class _Scratch:
     def save_for_backward(self, *values) -> None:
         pass
 
-    def mark_non_differentiable(self, *values) -> None:
-        pass
-
-    def mark_dirty(self, *values) -> None:
-        pass
-
-    def set_materialize_grads(self, value: bool) -> None:
+    def mark_non_differentiable(self, *values) -> None:  # (max, min...: their indices)
         pass
 
 
@@ -419,7 +396,6 @@ class FunctionCtx(Node):
     # what saved_tensors does beyond arrays (Tensors, packed or freed values): saved.py's
     # unpack_all, which it puts here when it loads (it imports this file)
     _unpack_all = None
-    _function: type  # the Function subclass this node runs backward for
     _outputs_meta = None  # set only for ops with several outputs
     _edge_inputs = None  # positions that got an edge, when a number operand got none
     quiet_floating_errors = False  # log(0), 1/0...: inf or nan without NumPy's warning
@@ -469,12 +445,8 @@ class FunctionCtx(Node):
         grads = grad_outputs
         if self._tensor_hooks or self._retained:
             grads = run_output_hooks(self, grads)
-        if (
-            self._outputs_meta
-            and any(g is None for g in grads)
-            and self.__dict__.get("_materialize_grads", True)
-        ):
-            grads = [_zeros_like_output(self, i) if g is None else g for i, g in enumerate(grads)]
+        if self._outputs_meta and self.__dict__.get("_materialize_grads", True):
+            grads = zeros_where_missing(self, grads)
         if self._pre_hooks:
             grads = run_node_pre_hooks(self._pre_hooks, grads)
         if self.quiet_floating_errors:
@@ -533,7 +505,6 @@ class Function(FunctionCtx):
     saved_values: tuple = ()
     argument_names = ("self", "other")  # what ctx calls a number given as a Scalar argument
     _builtin = False
-    _node_class = None  # a custom Function's node class, made at its first apply
     # how apply runs a class you wrote: autograd.Function (custom_function.py, a subclass of
     # this one: this file never imports it) sets it to its ``run``
     _run_custom = None
@@ -542,11 +513,9 @@ class Function(FunctionCtx):
         super().__init_subclass__(**kwargs)
         cls._builtin = cls.__module__.startswith("autogradkit.ops")
         if not cls._builtin:
-            cls._node_class = None
             return
         assert cls.__qualname__ not in REGISTRY, f"two ops named {cls.__qualname__}"
         REGISTRY[cls.__qualname__] = cls
-        cls._function = cls  # a built-in op's nodes are instances of the op's own class
         cls.__module__ = "builtins"  # type(grad_fn) prints <class 'MulBackward0'>, as torch's
         cls._plain = not cls.quiet_floating_errors  # the engine may call backward directly
         # (PyTorch's _saved_<name> fields: the package root's saved_fields.install, later)
@@ -573,11 +542,6 @@ class Function(FunctionCtx):
             "You must implement either the backward or vjp method for your custom "
             "autograd.Function to use it with backward mode AD."
         )
-
-    @classmethod
-    def has_setup_context(cls) -> bool:
-        """True when ``forward`` takes no ctx and ``setup_context`` saves (PyTorch 2's way)."""
-        return cls.setup_context is not Function.setup_context
 
     @classmethod
     def call(cls, *args, **static):
@@ -626,7 +590,7 @@ class Function(FunctionCtx):
             edges.append((None, 0))
             metas.append(None)
         if dtype is None and cls.promotes and len(arrays) > 1:
-            arrays = _promote(inputs, arrays, TensorBase)
+            arrays = _promote(inputs, arrays)
         needs = tuple(needs)
         node = None
         if recording and True in needs:
@@ -649,35 +613,31 @@ class Function(FunctionCtx):
             if cls.broadcasts:  # two shapes that do not broadcast: PyTorch's words
                 _shape.broadcast_shape(np.shape(arrays[0]), np.shape(arrays[1]))
             raise
-        if node is None:
-            if type(out) is tuple or cls.is_view:
-                return _wrap_outputs(cls, out, inputs, None)
-            return TensorBase._wrap(out)
-        if cls.numbers_are_scalars:  # a number given as a Scalar argument gets no edge
-            edges, metas = _scalar_arguments(node, inputs, edges, metas)
-        node.next_functions, node._input_meta = tuple(edges), tuple(metas)
+        if node is not None:  # 3.
+            if cls.numbers_are_scalars:  # a number given as a Scalar argument gets no edge
+                edges, metas = _scalar_arguments(node, inputs, edges, metas)
+            node.next_functions, node._input_meta = tuple(edges), tuple(metas)
         if type(out) is tuple or cls.is_view:  # 4.
             result = _wrap_outputs(cls, out, inputs, node)
         else:
             result = TensorBase._wrap(out, node)
-        if node._saved is not None:  # 5.
+        if node is not None and node._saved is not None:  # 5.
             outputs, results = (out, result) if type(out) is tuple else ((out,), (result,))
             _keep(node, inputs, arrays, outputs, results)
         return result
 
 
-# the ctx helpers and the op's own names (forward, apply...) are not the node's (see __dir__)
+# the ctx helpers (save_for_backward...) are not a node's names (see __dir__): CopySlices
 FunctionCtx._op_api = Node._op_api | {n for n in dir(FunctionCtx) if n[0] != "_"} - set(dir(Node))
-Function._op_api = Node._op_api | {n for n in dir(Function) if n[0] != "_"} - set(dir(Node))
 
 
 def _qualified_name(node) -> str:
     return f"autogradkit::autograd::{type(node).__name__}"
 
 
-def _promote(inputs, arrays, tensor_cls):
+def _promote(inputs, arrays):
     """Cast inputs to their common dtype; Python scalars become arrays of that dtype."""
-    is_tensor = [isinstance(x, tensor_cls) for x in inputs]
+    is_tensor = [isinstance(x, TensorBase) for x in inputs]
     dt = _dtype.result_type([(a, t) for a, t in zip(arrays, is_tensor) if a is not None])
     return [
         None if a is None else a.astype(dt, copy=False) if t else np.asarray(a, dtype=dt)
@@ -805,17 +765,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         inputs = _as_tuple(inputs)
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    if retain_graph is None:
-        retain_graph = create_graph
+    retain_graph = create_graph if retain_graph is None else retain_graph
     if create_graph:
         warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
     roots, grads = _seeds(outputs, grad_outputs or (None,) * len(outputs), create_graph)
-    if inputs is None:
-        run_backward(roots, grads, retain_graph, create_graph)
-        return
-    targets = {gradient_edge(t): True for t in inputs}
+    targets = None if inputs is None else {gradient_edge(t): True for t in inputs}
     captured = run_backward(roots, grads, retain_graph, create_graph, targets)
-    for t in inputs:  # leaves accumulated through AccumulateGrad; non-leaves get theirs here
+    for t in inputs or ():  # leaves accumulated through AccumulateGrad; non-leaves get theirs here
         g = captured.get(gradient_edge(t)) if t._grad_fn is not None else None
         if g is not None:
             t._grad = _wrap_grad(g) if t._grad is None else t._grad + _wrap_grad(g)
@@ -842,8 +798,7 @@ def grad(
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
     allow_unused = materialize_grads if allow_unused is None else allow_unused
-    if retain_graph is None:
-        retain_graph = create_graph
+    retain_graph = create_graph if retain_graph is None else retain_graph
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -886,7 +841,9 @@ def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[lis
             g = np.ones(out._data.shape, out._data.dtype)
         else:
             if not isinstance(g, TensorBase):
-                g = TensorBase._wrap(np.asarray(g, dtype=out._data.dtype))
+                raise TypeError(
+                    f"gradients can be either Tensors or None, but got {type(g).__name__}"
+                )
             if g.shape != out.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
@@ -937,7 +894,8 @@ def run_backward(
     watched = bool(observer._watchers)  # someone watches (viz's stepper): tell them each step
     if watched:
         observer.report("dependencies_counted", dict(dependencies))
-        observer.report_ready(ready)
+        for root in observer.in_order(ready):  # the outputs backward starts from
+            observer.report("node_ready", root)
     # grad mode during backward is create_graph: set here directly, restored after
     previous, grad_mode._enabled = grad_mode._enabled, create_graph
     try:
@@ -959,7 +917,7 @@ def run_backward(
             if type(grad_inputs) is not tuple:
                 grad_inputs = (grad_inputs,)
             if len(grad_inputs) != len(node.next_functions):
-                _wrong_number_of_gradients(node, grad_inputs)
+                raise gradient_count_error(node, len(node.next_functions), len(grad_inputs))
             metas = node._input_meta
             for i, (child, nr) in enumerate(node.next_functions):  # pass each gradient on
                 if child is None or (needed is not None and child not in needed):
@@ -996,11 +954,11 @@ def run_node(node, grad_outputs: list, retain_graph: bool) -> tuple:
     return grad_inputs
 
 
-def _wrong_number_of_gradients(node, grad_inputs: tuple):
+def gradient_count_error(node, expected: int, got: int) -> RuntimeError:
     """PyTorch's error when a backward returned more or fewer gradients than inputs."""
-    raise RuntimeError(
+    return RuntimeError(
         f"function {node.name()} returned an incorrect number of gradients "
-        f"(expected {len(node.next_functions)}, got {len(grad_inputs)})"
+        f"(expected {expected}, got {got})"
     )
 
 

@@ -77,9 +77,3 @@ def report(event: str, *args) -> None:
 def in_order(ready: list) -> tuple:
     """The nodes of the engine's ready heap, in the order it will run them."""
     return tuple(node for _, node in sorted(ready))
-
-
-def report_ready(ready: list) -> None:
-    """The nodes ready before anything ran (the outputs backward starts from)."""
-    for node in in_order(ready):
-        report("node_ready", node)

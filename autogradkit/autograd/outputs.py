@@ -41,7 +41,10 @@ def _wrap_outputs(cls, out, inputs, ctx):
     return result
 
 
-def _zeros_like_output(node, index):
-    """Zeros for output ``index`` of ``node`` when no gradient came for it (materialized)."""
-    meta = node._outputs_meta[index]
-    return None if meta is None else np.zeros(meta[0], meta[1])  # None for a number output
+def zeros_where_missing(node, grads: list) -> list:
+    """The gradients of a node with several outputs, with zeros for each output no gradient
+    came to (a custom Function's number output stays None)."""
+    return [
+        np.zeros(*meta) if g is None and meta is not None else g
+        for g, meta in zip(grads, node._outputs_meta)
+    ]

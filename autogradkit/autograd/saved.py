@@ -47,13 +47,12 @@ FREED_MESSAGE = (
 
 def unpack_all(node) -> tuple:
     """What backward reads when it is not plain arrays (``ctx.saved_tensors`` has that fast
-    path): Tensors for create_graph or your own Function, and what hooks unpack; each checked
-    against in-place changes since it was saved, in PyTorch's order (a printing hook tells)."""
+    path, and answers () itself for a node that saved nothing): Tensors for create_graph or
+    your own Function, and what hooks unpack; each checked against in-place changes since it
+    was saved, in PyTorch's order (a printing hook tells)."""
     saved = node._saved
     if saved is FREED:
         raise RuntimeError(FREED_MESSAGE)
-    if saved is None:
-        return ()
     plain = not node._custom and not grad_mode._enabled
     values = list(saved)
     for i in node.pack_order or range(len(saved)):

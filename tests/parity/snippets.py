@@ -462,6 +462,7 @@ SNIPPETS = {
         a = torch.tensor(2., requires_grad=True); b = torch.tensor(3., requires_grad=True)
         (a * b).backward(inputs=[a])
         print(a.grad, b.grad)""",
+    "backward_gradient_not_a_tensor": "x = torch.ones(2, requires_grad=True); (x * 2).backward([1., 2.])",
     "backward_inputs_empty": "a = torch.tensor(2., requires_grad=True); (a * 2).backward(inputs=[])",
     "backward_inputs_nonleaf": """
         a = torch.tensor(2., requires_grad=True)
@@ -469,6 +470,12 @@ SNIPPETS = {
         c.backward(inputs=[b])
         print(b.grad, a.grad)""",
     # ----- autograd.grad and higher order ------------------------------------------------------
+    "calling_a_node_in_grad_mode_records": """
+        a = torch.tensor([1., 2.], requires_grad=True); b = torch.tensor([3., 4.], requires_grad=True)
+        c = a * b
+        print(c.grad_fn(torch.ones(2)))
+        with torch.no_grad():
+            print(c.grad_fn(torch.ones(2, requires_grad=True)))""",
     "grad_basic": "x = torch.tensor(2., requires_grad=True); print(torch.autograd.grad(x ** 3, x), x.grad)",
     "grad_second_order": """
         x = torch.tensor(2., requires_grad=True)
