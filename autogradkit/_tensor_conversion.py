@@ -64,6 +64,8 @@ class ConversionMethods:
         _device.use(device)
         if dtype is None or _dtype.to_numpy(dtype) == self._data.dtype:
             return self.clone() if copy else self
+        if _dtype.to_numpy(dtype).kind != "f":  # an int or bool tensor cannot require grad:
+            return self._wrap(self._data.astype(_dtype.to_numpy(dtype)))  # no node, as PyTorch
         return movement.ToCopyBackward0.apply(self, dtype=_dtype.to_numpy(dtype))
 
     def type_as(self, other: TensorBase) -> TensorBase:

@@ -28,6 +28,8 @@ _T_WARNING = (
     "the dimensions of a tensor."
 )
 
+_IDENTITY = "Tensor.{} is deprecated on 0-D tensors. This function is the identity in these cases."
+
 
 class MovementMethods:
     """Shape and movement (``Tensor``'s): views, copies in another layout, pieces."""
@@ -130,11 +132,19 @@ class MovementMethods:
     def T(self) -> TensorBase:
         """All dims reversed (``PermuteBackward0``), as ``x.T`` is in PyTorch."""
         if self.ndim != 2:
-            warnings.warn(_T_WARNING, UserWarning, stacklevel=2)
-        return self.permute(*reversed(range(self.ndim)))
+            warnings.warn(_T_WARNING if self.ndim else _IDENTITY.format("T"), stacklevel=2)
+        return movement.PermuteBackward0.apply(self, dims=tuple(reversed(range(self.ndim))))
 
     @property
     def mT(self) -> TensorBase:
+        """The last two dims swapped: a batch of matrices, each transposed."""
+        if self.ndim == 0:
+            warnings.warn(_IDENTITY.format("mT"), UserWarning, stacklevel=2)
+            return self
+        if self.ndim < 2:
+            raise RuntimeError(
+                "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."
+            )
         return self.transpose(-2, -1)
 
     def split(self, split_size_or_sections, dim: int = 0) -> tuple:

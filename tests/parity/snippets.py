@@ -1638,4 +1638,18 @@ SNIPPETS = {
                 z[index] = value
             except RuntimeError as error:
                 print(error)""",
+    "a_cast_to_an_integer_or_bool_dtype_records_no_node": """
+        x = torch.tensor([0.5, -1.5, 2.0], requires_grad=True)
+        for y in [x.int(), x.long(), x.bool(), x.to(torch.int64), x.type(torch.int32), (x * 2).to(torch.int16), x.to(torch.float64)]:
+            print(y, y.requires_grad, y.is_leaf, y.grad_fn is None)
+        with torch.no_grad():
+            print(x.int().requires_grad)""",
+    "transposes_of_a_scalar_and_a_vector": """
+        import warnings
+        x = torch.tensor(2., requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            print(x.T, x.mT is x, torch.ones(3).T.shape, torch.ones(2, 3, 4).T.shape, torch.ones(2, 3, 4).mT.shape)
+        print(sorted({str(w.message) for w in caught}))
+        torch.ones(3).mT""",
 }
