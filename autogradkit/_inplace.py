@@ -20,10 +20,9 @@ import numpy as np
 from ._dtype import from_numpy, is_number
 from ._indexing import indexed, is_advanced, normalize_index
 from ._tensor_math import MathMethods
-from .autograd import grad_mode, saved
-from .autograd.engine import TensorBase, link
-from .autograd.function import FunctionCtx
-from .autograd.variable import increment_version
+from .autograd import grad_mode
+from .autograd.engine import FREED, FunctionCtx, TensorBase, link
+from .autograd.variable import FREED_MESSAGE, increment_version
 from .ops import indexing
 from .ops.indexing import AsStridedBackward0, IndexPutBackward0
 from .ops.movement import CopyBackwards
@@ -139,8 +138,8 @@ class CopySlices(FunctionCtx):
     @staticmethod
     def backward(node, g):
         """The op's gradients for the view's region; the rest of the base passes through."""
-        if node._saved is saved.FREED:
-            raise RuntimeError(saved.FREED_MESSAGE)
+        if node._saved is FREED:
+            raise RuntimeError(FREED_MESSAGE)
         grads = node._fn._backward([g[node._index]])
         into_view = 0 if grads[0] is None else grads[0]
         return (IndexPutBackward0.call(g, into_view, index=node._index),) + tuple(grads[1:])

@@ -24,25 +24,16 @@ from .engine import (
     TensorBase,
     grad_accumulator,
 )
-from .variable import version_message
+from .variable import FREED_MESSAGE, version_message
 
 __all__ = [
     "FREED",
-    "FREED_MESSAGE",
     "SavedOrigin",
     "check_version",
     "put_back",
     "unpack_all",
     "unpack_one",
 ]
-
-FREED_MESSAGE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward."
-)
 
 
 def unpack_all(node) -> tuple:

@@ -16,8 +16,8 @@ import numpy as np
 
 from . import grad_mode
 from .engine import FREED, NOTHING, Packed, TensorBase
-from .saved import FREED_MESSAGE, check_version, put_back, unpack_one
-from .variable import version_counter
+from .saved import check_version, put_back, unpack_one
+from .variable import FREED_MESSAGE, version_counter
 
 __all__ = ["SavedTensor", "add_fields", "describe", "install", "pack_all", "saved_inputs"]
 

@@ -22,6 +22,7 @@ from ..utils.hooks import HookDict, add_hook
 from . import anomaly_mode
 
 __all__ = [
+    "FREED_MESSAGE",
     "INFERENCE_SAVED",
     "AutogradMethods",
     "VersionCounter",
@@ -51,6 +52,15 @@ class InferenceVersion(VersionCounter):
 
 
 INFERENCE = InferenceVersion()  # one for all inference tensors: it never moves
+# PyTorch's error for a saved value that backward freed (engine.FREED stands in its store)
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
 INFERENCE_SAVED = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "

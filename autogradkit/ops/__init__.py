@@ -6,7 +6,7 @@ that every op has a spec, a gradient check and a PyTorch comparison. PyTorch's
 fields once every op is made (``autograd/saved_fields.py``, beside the core).
 """
 
-from ..autograd.function import REGISTRY
+from ..autograd.engine import REGISTRY
 
 # importing the op modules fills REGISTRY
 from . import (
