@@ -362,19 +362,27 @@ def l1_loss(
     return diff.mean() if reduction == "mean" else diff.sum() if reduction == "sum" else diff
 
 
-_TYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bool": "Bool"}
-
-
 def _check_nll(input: Tensor, target: Tensor, ignore_index: int) -> None:
-    """PyTorch's checks: integer targets, matching batch sizes, classes in range."""
-    kind = target.dtype
-    if kind.is_floating_point or kind.name == "bool":
-        word = _TYPE_WORDS.get(kind.name, kind.name)
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {word}")
+    """PyTorch's checks, in its order: matching batch sizes, the target's shape for the
+    input's, class indices stored as Long or Byte, classes in range."""
     batch = target.shape[0] if target.dim() else 1
     if input.dim() > 1 and input.shape[0] != batch:
         raise ValueError(
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({batch})."
+        )
+    expected = (input.shape[0],) + tuple(input.shape[2:])  # (N, d1, d2...) for (N, C, d1...)
+    if input.dim() <= 2 and target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.dim() == 4 and target.dim() != 3:
+        raise RuntimeError(
+            "only batches of spatial targets supported (3D tensors) but got targets of "
+            f"dimension: {target.dim()}"
+        )
+    if input.dim() > 2 and tuple(target.shape) != expected:
+        raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
+    if target.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {_type_word(target)}"
         )
     n_classes = input.shape[0 if input.dim() == 1 else 1]
     t = target.numpy()
@@ -439,7 +447,12 @@ def cross_entropy(
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.dim() == 1 else 1
     logp = input.log_softmax(class_dim)
-    if target.is_floating_point():
+    if target.shape == input.shape:  # class probabilities, as PyTorch tells them apart
+        if not target.is_floating_point():
+            raise RuntimeError(
+                "Expected floating point type for target with class probabilities, got "
+                + _type_word(target)
+            )
         return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, class_dim)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0.0:
@@ -474,8 +487,6 @@ def _smooth_term(logp, target, weight, ignore_index, reduction, class_dim) -> Te
 
 def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, class_dim) -> Tensor:
     """Soft targets: ``-sum(target * log_softmax(input))`` per sample."""
-    if target.shape != logp.shape:
-        raise RuntimeError(f"Expected target size {list(logp.shape)}, got {list(target.shape)}")
     n_classes = logp.shape[class_dim]
     if label_smoothing > 0:
         target = target * (1 - label_smoothing) + label_smoothing / n_classes

@@ -181,7 +181,8 @@ def test_cross_entropy_with_probabilities():
     assert agk.autograd.gradcheck(
         lambda t: F.cross_entropy(t, _t(probs), label_smoothing=0.1), (x,)
     )
-    with pytest.raises(RuntimeError, match=r"Expected target size \[4, 3\], got \[4, 2\]"):
+    # float targets of another shape are class indices to PyTorch 2.13, so its nll check speaks
+    with pytest.raises(RuntimeError, match=r"0D or 1D target tensor expected, multi-target not"):
         F.cross_entropy(_t(LOGITS), _t(probs[:, :2]))
 
 

@@ -1652,4 +1652,15 @@ SNIPPETS = {
             print(x.T, x.mT is x, torch.ones(3).T.shape, torch.ones(2, 3, 4).T.shape, torch.ones(2, 3, 4).mT.shape)
         print(sorted({str(w.message) for w in caught}))
         torch.ones(3).mT""",
+    "classification_losses_check_the_target_as_pytorch_does": """
+        F = torch.nn.functional
+        cases = [((2, 3), torch.ones(2, 3, dtype=torch.long)), ((3,), torch.tensor(1, dtype=torch.int32)), ((2, 3, 4), torch.ones(2, 4, dtype=torch.int32)),
+                 ((2, 3, 4), torch.ones(2, 4, 5).long()), ((2, 3), torch.tensor([0, 1], dtype=torch.uint8)), ((2, 3), torch.ones(2, 3, 1).long()),
+                 ((2, 3), torch.tensor([0.5, 1.])), ((2, 3), torch.tensor([True, False])), ((2, 3, 4, 5), torch.ones(2, 4).long())]
+        for shape, target in cases:
+            for loss in (F.cross_entropy, F.nll_loss):
+                try:
+                    print(loss(torch.ones(shape, requires_grad=True), target))
+                except (RuntimeError, ValueError) as error:
+                    print(type(error).__name__, error)""",
 }
