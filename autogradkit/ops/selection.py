@@ -30,33 +30,23 @@ class MaximumBackward0(Function):
 
     broadcasts = True
     saved_names, pack_order = ("self", "other"), (1, 0)
+    pick, wins = staticmethod(np.maximum), staticmethod(np.greater)  # x wins where x > y
 
-    @staticmethod
-    def forward(ctx, x, y):
+    @classmethod
+    def forward(cls, ctx, x, y):
         ctx.save_for_backward(x, y)
-        return np.maximum(x, y)
+        return cls.pick(x, y)
 
-    @staticmethod
-    def backward(ctx, g):
+    @classmethod
+    def backward(cls, ctx, g):
         x, y = ctx.saved_tensors
-        return _split_by_winner(g, x > y, x == y)
+        return _split_by_winner(g, cls.wins(x, y), x == y)
 
 
-class MinimumBackward0(Function):
+class MinimumBackward0(MaximumBackward0):
     """out = min(x, y);  ties split the gradient equally, as in PyTorch"""
 
-    broadcasts = True
-    saved_names, pack_order = ("self", "other"), (1, 0)
-
-    @staticmethod
-    def forward(ctx, x, y):
-        ctx.save_for_backward(x, y)
-        return np.minimum(x, y)
-
-    @staticmethod
-    def backward(ctx, g):
-        x, y = ctx.saved_tensors
-        return _split_by_winner(g, x < y, x == y)
+    pick, wins = staticmethod(np.minimum), staticmethod(np.less)  # x wins where x < y
 
 
 class WhereBackward0(Function):
