@@ -61,12 +61,11 @@ def _reduce(loss, reduction: str):
     return loss
 
 
-def _spread(g, shape: tuple, reduction: str, count=None):
+def _spread(g, shape: tuple, reduction: str):
     """The upstream gradient of a reduced loss, spread back over every element."""
     if reduction == "none":
         return g
-    count = int(np.prod(shape)) if count is None else count  # a Python int keeps g's dtype
-    scale = g / count if reduction == "mean" else g
+    scale = g / int(np.prod(shape)) if reduction == "mean" else g  # an int keeps g's dtype
     return np.broadcast_to(scale, shape)
 
 
