@@ -233,4 +233,5 @@ class ClampBackward1(Function):
         (x,) = ctx.saved_tensors
         low = -np.inf if ctx.min is None else ctx.min  # a missing bound blocks nothing (but nan)
         high = np.inf if ctx.max is None else ctx.max
-        return g * ((x >= low) & (x <= high)) + 0.0  # + 0.0: blocked gradients are 0., not -0. (as torch prints)
+        # + 0.0: blocked gradients are 0., not -0. (as torch prints)
+        return g * ((x >= low) & (x <= high)) + 0.0
