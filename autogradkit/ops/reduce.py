@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._shape import normalize_dims
+from .._shape import normalize_dim, normalize_dims
 from ..autograd.engine import Function
 from .arithmetic import _as_dims
 
@@ -124,8 +124,7 @@ class MaxBackward0(Function):
     @classmethod
     def forward(cls, ctx, x, *, dim, keepdim=False):
         ctx.self_sym_sizes, ctx.keepdim, ctx.dim = x.shape, keepdim, dim
-        (axis,) = normalize_dims(dim, x.ndim)
-        ctx.axis = axis
+        ctx.axis = axis = normalize_dim(dim, x.ndim)
         indices = np.expand_dims(cls.arg(x, axis=axis), axis)
         values = np.take_along_axis(x, indices, axis)
         if not keepdim:
