@@ -184,25 +184,10 @@ class SumBackward1(Function):
         return _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
 
 
-class MeanBackward0(Function):
-    """out = mean of every x;  dx = g / n broadcast to x's shape"""
-
-    quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
-    saved_values = ("self_sym_numel", "self_sym_sizes")
-
-    @staticmethod
-    def forward(ctx, x):
-        return MeanBackward1.forward(ctx, x, dim=None)
-
-    @staticmethod
-    def backward(ctx, g):
-        return MeanBackward1.backward(ctx, g)
-
-
 class MeanBackward1(Function):
     """out = mean(x, dim);  dx = g / n broadcast back (n: elements averaged)"""
 
-    quiet_floating_errors = True
+    quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
     saved_values = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
 
     @staticmethod
@@ -220,6 +205,16 @@ class MeanBackward1(Function):
     @staticmethod
     def backward(ctx, g):
         return _expand_back(g / ctx.count, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
+
+
+class MeanBackward0(MeanBackward1):
+    """out = mean of every x (``mean()``);  dx = g / n broadcast to x's shape"""
+
+    saved_values = ("self_sym_numel", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, x):
+        return MeanBackward1.forward(ctx, x, dim=None)
 
 
 def _expand_back(g, shape: tuple, axes, keepdim: bool):
