@@ -20,12 +20,12 @@ __all__ = (
 ).split()
 
 
-def _windows(xp, kernel, stride, dilation):
+def _windows(xp, kernel, stride, dilation, writeable=False):
     """Every patch of ``xp`` (already padded) over its last two dims:
     ``(..., out_h, out_w, kh, kw)``, a view."""
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     span = ((kh - 1) * dh + 1, (kw - 1) * dw + 1)
-    patches = sliding_window_view(xp, span, axis=(-2, -1))
+    patches = sliding_window_view(xp, span, axis=(-2, -1), writeable=writeable)
     return patches[..., ::sh, ::sw, ::dh, ::dw]
 
 
@@ -51,21 +51,18 @@ def _correlate(x, w, padding, stride, dilation, groups):
 
 def _spread(g, w, input_shape, padding, stride, dilation, groups):
     """The adjoint of ``_correlate`` in x: each output gradient added back to every input
-    element its patch read (a transposed convolution)."""
+    element its patch read (a transposed convolution), through the same window view."""
     (top, bottom), (left, right) = padding
     n, c, h, wd = input_shape
     gxp = np.zeros((n, c, h + top + bottom, wd + left + right), np.result_type(g, w))
+    patches = _windows(gxp, w.shape[2:], stride, dilation, writeable=True)
     c_in, c_out = w.shape[1], w.shape[0] // groups
-    (sh, sw), (dh, dw), (oh, ow) = stride, dilation, g.shape[2:]
     for k in range(groups):
         gk, wk = g[:, k * c_out : (k + 1) * c_out], w[k * c_out : (k + 1) * c_out]
         cols = np.tensordot(gk, wk, axes=([1], [0]))  # (N, oh, ow, c_in, kh, kw)
-        for i in range(w.shape[2]):
-            for j in range(w.shape[3]):
-                rows = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
-                columns = slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
-                target = gxp[:, k * c_in : (k + 1) * c_in, rows, columns]
-                target += np.moveaxis(cols[..., i, j], -1, 1)
+        for i, j in np.ndindex(*w.shape[2:]):  # patches overlap: one kernel offset at a time
+            target = patches[:, k * c_in : (k + 1) * c_in, :, :, i, j]
+            target += np.moveaxis(cols[..., i, j], -1, 1)
     return gxp[:, :, top : top + h, left : left + wd]
 
 
