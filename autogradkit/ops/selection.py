@@ -15,16 +15,6 @@ __all__ = (
 ).split()
 
 
-def _split_by_winner(g, x_wins, tie):
-    """Gradients of max/min of two: all to the winner, half each on a tie, exact zeros to
-    the loser (as PyTorch's masked_fill; ``g * 0`` would give -0. for a negative g)."""
-    zero, half = np.zeros_like(g), g / 2
-    return (
-        np.where(x_wins, g, np.where(tie, half, zero)),
-        np.where(x_wins, zero, np.where(tie, half, g)),
-    )
-
-
 class MaximumBackward0(Function):
     """out = max(x, y);  ties split the gradient equally, as in PyTorch"""
 
@@ -40,7 +30,14 @@ class MaximumBackward0(Function):
     @classmethod
     def backward(cls, ctx, g):
         x, y = ctx.saved_tensors
-        return _split_by_winner(g, cls.wins(x, y), x == y)
+        x_wins, tie = cls.wins(x, y), x == y
+        # all to the winner, half each on a tie, exact zeros to the loser (as PyTorch's
+        # masked_fill; g * 0 would give -0. for a negative g)
+        zero, half = np.zeros_like(g), g / 2
+        return (
+            np.where(x_wins, g, np.where(tie, half, zero)),
+            np.where(x_wins, zero, np.where(tie, half, g)),
+        )
 
 
 class MinimumBackward0(MaximumBackward0):
