@@ -101,15 +101,10 @@ class LinalgVectorNormBackward0(Function):
         if np.isinf(p):  # like max: the largest |x| (and any nan) share the gradient
             peak = (np.abs(x) == out) | np.isnan(x)
             return SgnBackward0.call(x) * (g / np.sum(peak, axis=ctx.axes, keepdims=True) * peak)
+        scaled = SgnBackward0.call(x) * np.abs(x) ** (p - 1)  # PyTorch's self_scaled
         if p < 1:
-            return (
-                np.where(x == 0, 0, SgnBackward0.call(x) * np.abs(x) ** (p - 1))
-                * g
-                * out ** (1 - p)
-            )
-        return (
-            SgnBackward0.call(x) * np.abs(x) ** (p - 1) * np.where(out == 0, 0, g / out ** (p - 1))
-        )
+            return np.where(x == 0, 0, scaled) * g * out ** (1 - p)
+        return scaled * np.where(out == 0, 0, g / out ** (p - 1))
 
 
 def _variance(ctx, x, dim, correction, keepdim: bool, name: str):
