@@ -37,14 +37,9 @@ def _pad(x, padding, value=0.0):
 def _correlate(x, w, padding, stride, dilation, groups):
     """out[n, o] = sum over c, i, j of x_padded[n, c, h*s + i*d, w*s + j*d] * w[o, c, i, j]"""
     cols = _windows(_pad(x, padding), w.shape[2:], stride, dilation)
-    c_in, c_out = w.shape[1], w.shape[0] // groups
-    parts = [
-        np.tensordot(
-            cols[:, k * c_in : (k + 1) * c_in],
-            w[k * c_out : (k + 1) * c_out],
-            axes=([1, 4, 5], [1, 2, 3]),
-        )  # fmt: skip
-        for k in range(groups)
+    parts = [  # each group of input channels meets its own group of kernels
+        np.tensordot(xk, wk, axes=([1, 4, 5], [1, 2, 3]))
+        for xk, wk in zip(np.split(cols, groups, axis=1), np.split(w, groups))
     ]
     return np.moveaxis(np.concatenate(parts, axis=-1), -1, 1)  # (N, O, out_h, out_w)
 
@@ -56,27 +51,20 @@ def _spread(g, w, input_shape, padding, stride, dilation, groups):
     n, c, h, wd = input_shape
     gxp = np.zeros((n, c, h + top + bottom, wd + left + right), np.result_type(g, w))
     patches = _windows(gxp, w.shape[2:], stride, dilation, writeable=True)
-    c_in, c_out = w.shape[1], w.shape[0] // groups
-    for k in range(groups):
-        gk, wk = g[:, k * c_out : (k + 1) * c_out], w[k * c_out : (k + 1) * c_out]
+    g_groups, w_groups = np.split(g, groups, axis=1), np.split(w, groups)
+    for gk, wk, target in zip(g_groups, w_groups, np.split(patches, groups, axis=1)):
         cols = np.tensordot(gk, wk, axes=([1], [0]))  # (N, oh, ow, c_in, kh, kw)
         for i, j in np.ndindex(*w.shape[2:]):  # patches overlap: one kernel offset at a time
-            target = patches[:, k * c_in : (k + 1) * c_in, :, :, i, j]
-            target += np.moveaxis(cols[..., i, j], -1, 1)
+            target[..., i, j] += np.moveaxis(cols[..., i, j], -1, 1)
     return gxp[:, :, top : top + h, left : left + wd]
 
 
 def _weight_grad(x, g, weight_shape, padding, stride, dilation, groups):
     """d<out, g>/dw: each kernel entry meets the input elements it multiplied."""
     cols = _windows(_pad(x, padding), weight_shape[2:], stride, dilation)
-    c_in, c_out = weight_shape[1], weight_shape[0] // groups
-    parts = [
-        np.tensordot(
-            g[:, k * c_out : (k + 1) * c_out],
-            cols[:, k * c_in : (k + 1) * c_in],
-            axes=([0, 2, 3], [0, 2, 3]),
-        )  # fmt: skip
-        for k in range(groups)
+    parts = [  # each group's output gradients meet its own group of input channels
+        np.tensordot(gk, xk, axes=([0, 2, 3], [0, 2, 3]))
+        for gk, xk in zip(np.split(g, groups, axis=1), np.split(cols, groups, axis=1))
     ]
     return np.concatenate(parts, axis=0)  # (O, c_in, kh, kw)
 
