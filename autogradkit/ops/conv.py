@@ -152,8 +152,9 @@ class MaxPool2DWithIndicesBackward0(Function):
         pads = ((padding[0], padding[0] + extra[0]), (padding[1], padding[1] + extra[1]))
         cols = _windows(_pad(x, pads, -np.inf), kernel_size, stride, dilation)
         flat = cols.reshape(*cols.shape[:-2], -1)
-        nan = np.isnan(flat)  # a nan wins its window, as in PyTorch
-        winner = np.where(nan.any(-1), np.argmax(nan, -1), np.argmax(flat, -1))
+        nan = np.isnan(flat)  # a nan wins its window: the last one, as PyTorch's loop keeps it
+        last_nan = flat.shape[-1] - 1 - np.argmax(nan[..., ::-1], -1)
+        winner = np.where(nan.any(-1), last_nan, np.argmax(flat, -1))  # else the first largest
         out = np.take_along_axis(flat, winner[..., None], -1)[..., 0].astype(x.dtype)
         i, j = np.divmod(winner, kernel_size[1])
         oh, ow = np.arange(cols.shape[-4])[:, None], np.arange(cols.shape[-3])
