@@ -56,12 +56,8 @@ class AddBackward0(Function):
         return g, g if ctx.alpha == 1 else g * ctx.alpha
 
 
-class SubBackward0(Function):
-    """out = x - alpha y;  dx = g,  dy = -alpha g"""
-
-    broadcasts = True
-    saved_values = ("alpha",)
-    alpha = 1  # as for AddBackward0
+class SubBackward0(AddBackward0):
+    """out = x - alpha y (an add of -alpha y);  dx = g,  dy = -alpha g"""
 
     @staticmethod
     def forward(ctx, x, y, *, alpha=1):
@@ -75,23 +71,17 @@ class SubBackward0(Function):
         return g, -g if ctx.alpha == 1 else g * -ctx.alpha
 
 
-class RsubBackward0(Function):
-    """out = y - alpha x (``rsub(x, y)``, two tensors);  dx = -alpha g,  dy = g"""
-
-    broadcasts = True
-    saved_values = ("alpha",)
-    alpha = 1  # as for AddBackward0
+class RsubBackward0(SubBackward0):
+    """out = y - alpha x (``rsub(x, y)``, two tensors): a sub with its inputs swapped"""
 
     @staticmethod
     def forward(ctx, x, y, *, alpha=1):
-        if alpha == 1:
-            return y - x
-        ctx.alpha = alpha
-        return _plus_scaled(np.asarray(y), x, -alpha)
+        return SubBackward0.forward(ctx, y, x, alpha=alpha)
 
     @staticmethod
     def backward(ctx, g):
-        return -g if ctx.alpha == 1 else g * -ctx.alpha, g
+        gy, gx = SubBackward0.backward(ctx, g)
+        return gx, gy
 
 
 class RsubBackward1(RsubBackward0):
@@ -194,25 +184,10 @@ class SumBackward1(Function):
         return _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
 
 
-class MeanBackward0(Function):
-    """out = mean of every x;  dx = g / n broadcast to x's shape"""
-
-    quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
-    saved_values = ("self_sym_numel", "self_sym_sizes")
-
-    @staticmethod
-    def forward(ctx, x):
-        return MeanBackward1.forward(ctx, x, dim=None)
-
-    @staticmethod
-    def backward(ctx, g):
-        return MeanBackward1.backward(ctx, g)
-
-
 class MeanBackward1(Function):
     """out = mean(x, dim);  dx = g / n broadcast back (n: elements averaged)"""
 
-    quiet_floating_errors = True
+    quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
     saved_values = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
 
     @staticmethod
@@ -230,6 +205,16 @@ class MeanBackward1(Function):
     @staticmethod
     def backward(ctx, g):
         return _expand_back(g / ctx.count, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
+
+
+class MeanBackward0(MeanBackward1):
+    """out = mean of every x (``mean()``);  dx = g / n broadcast to x's shape"""
+
+    saved_values = ("self_sym_numel", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, x):
+        return MeanBackward1.forward(ctx, x, dim=None)
 
 
 def _expand_back(g, shape: tuple, axes, keepdim: bool):

@@ -20,65 +20,51 @@ __all__ = (
 ).split()
 
 
-def _windows(xp, kernel, stride, dilation):
-    """Every patch of ``xp`` (already padded): ``(N, C, out_h, out_w, kh, kw)``, a view."""
+def _windows(xp, kernel, stride, dilation, writeable=False):
+    """Every patch of ``xp`` (already padded) over its last two dims:
+    ``(..., out_h, out_w, kh, kw)``, a view."""
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     span = ((kh - 1) * dh + 1, (kw - 1) * dw + 1)
-    patches = sliding_window_view(xp, span, axis=(2, 3))
-    return patches[:, :, ::sh, ::sw, ::dh, ::dw]
+    patches = sliding_window_view(xp, span, axis=(-2, -1), writeable=writeable)
+    return patches[..., ::sh, ::sw, ::dh, ::dw]
 
 
 def _pad(x, padding, value=0.0):
-    (top, bottom), (left, right) = padding
-    return np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=value)
+    """``x`` padded on its last two dims by ``((top, bottom), (left, right))``."""
+    return np.pad(x, ((0, 0),) * (x.ndim - 2) + tuple(padding), constant_values=value)
 
 
 def _correlate(x, w, padding, stride, dilation, groups):
     """out[n, o] = sum over c, i, j of x_padded[n, c, h*s + i*d, w*s + j*d] * w[o, c, i, j]"""
     cols = _windows(_pad(x, padding), w.shape[2:], stride, dilation)
-    c_in, c_out = w.shape[1], w.shape[0] // groups
-    parts = [
-        np.tensordot(
-            cols[:, k * c_in : (k + 1) * c_in],
-            w[k * c_out : (k + 1) * c_out],
-            axes=([1, 4, 5], [1, 2, 3]),
-        )  # fmt: skip
-        for k in range(groups)
+    parts = [  # each group of input channels meets its own group of kernels
+        np.tensordot(xk, wk, axes=([1, 4, 5], [1, 2, 3]))
+        for xk, wk in zip(np.split(cols, groups, axis=1), np.split(w, groups))
     ]
     return np.moveaxis(np.concatenate(parts, axis=-1), -1, 1)  # (N, O, out_h, out_w)
 
 
 def _spread(g, w, input_shape, padding, stride, dilation, groups):
     """The adjoint of ``_correlate`` in x: each output gradient added back to every input
-    element its patch read (a transposed convolution)."""
+    element its patch read (a transposed convolution), through the same window view."""
     (top, bottom), (left, right) = padding
     n, c, h, wd = input_shape
     gxp = np.zeros((n, c, h + top + bottom, wd + left + right), np.result_type(g, w))
-    c_in, c_out = w.shape[1], w.shape[0] // groups
-    (sh, sw), (dh, dw), (oh, ow) = stride, dilation, g.shape[2:]
-    for k in range(groups):
-        gk, wk = g[:, k * c_out : (k + 1) * c_out], w[k * c_out : (k + 1) * c_out]
+    patches = _windows(gxp, w.shape[2:], stride, dilation, writeable=True)
+    g_groups, w_groups = np.split(g, groups, axis=1), np.split(w, groups)
+    for gk, wk, target in zip(g_groups, w_groups, np.split(patches, groups, axis=1)):
         cols = np.tensordot(gk, wk, axes=([1], [0]))  # (N, oh, ow, c_in, kh, kw)
-        for i in range(w.shape[2]):
-            for j in range(w.shape[3]):
-                rows = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
-                columns = slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
-                target = gxp[:, k * c_in : (k + 1) * c_in, rows, columns]
-                target += np.moveaxis(cols[..., i, j], -1, 1)
+        for i, j in np.ndindex(*w.shape[2:]):  # patches overlap: one kernel offset at a time
+            target[..., i, j] += np.moveaxis(cols[..., i, j], -1, 1)
     return gxp[:, :, top : top + h, left : left + wd]
 
 
 def _weight_grad(x, g, weight_shape, padding, stride, dilation, groups):
     """d<out, g>/dw: each kernel entry meets the input elements it multiplied."""
     cols = _windows(_pad(x, padding), weight_shape[2:], stride, dilation)
-    c_in, c_out = weight_shape[1], weight_shape[0] // groups
-    parts = [
-        np.tensordot(
-            g[:, k * c_out : (k + 1) * c_out],
-            cols[:, k * c_in : (k + 1) * c_in],
-            axes=([0, 2, 3], [0, 2, 3]),
-        )  # fmt: skip
-        for k in range(groups)
+    parts = [  # each group's output gradients meet its own group of input channels
+        np.tensordot(gk, xk, axes=([0, 2, 3], [0, 2, 3]))
+        for gk, xk in zip(np.split(g, groups, axis=1), np.split(cols, groups, axis=1))
     ]
     return np.concatenate(parts, axis=0)  # (O, c_in, kh, kw)
 
@@ -94,21 +80,19 @@ class ConvolutionBackward0(Function):
     @staticmethod
     def forward(ctx, x, w, b, *, stride, padding, dilation, groups, shown_padding=None):
         ctx.save_for_backward(x, w)
-        ctx.stride, ctx.dilation, ctx.groups, ctx.pads = stride, dilation, groups, padding
+        ctx.options = dict(padding=padding, stride=stride, dilation=dilation, groups=groups)
+        ctx.stride, ctx.dilation, ctx.groups = stride, dilation, groups
         ctx.padding = shown_padding or tuple(p[0] for p in padding)
         ctx.output_padding, ctx.transposed = (0, 0), False
         ctx.bias_sym_sizes_opt = (0,) if b is None else b.shape
-        ctx.input_shape = x.shape
-        out = _correlate(x, w, padding, stride, dilation, groups)
+        out = _correlate(x, w, **ctx.options)
         return out if b is None else out + b.reshape(1, -1, 1, 1)
 
     @staticmethod
     def backward(ctx, g):
         x, w = ctx.saved_tensors
-        options = dict(padding=ctx.pads, stride=ctx.stride, dilation=ctx.dilation)
-        options["groups"] = ctx.groups
-        needs = ctx.needs_input_grad
-        gx = ConvolutionInputGradBackward0.call(g, w, input_shape=ctx.input_shape, **options)
+        needs, options = ctx.needs_input_grad, ctx.options
+        gx = ConvolutionInputGradBackward0.call(g, w, input_shape=np.shape(x), **options)
         gw = ConvolutionWeightGradBackward0.call(x, g, weight_shape=np.shape(w), **options)
         gb = np.sum(g, axis=(0, 2, 3)) if needs[2] else None
         return gx if needs[0] else None, gw if needs[1] else None, gb
@@ -162,26 +146,21 @@ class MaxPool2DWithIndicesBackward0(Function):
     def forward(ctx, x, *, kernel_size, stride, padding, dilation, ceil_mode, shown_stride):
         ctx.kernel_size, ctx.stride, ctx.padding = kernel_size, shown_stride, padding
         ctx.dilation, ctx.ceil_mode = dilation, ceil_mode
-        if x.ndim == 3:  # one image (C, H, W): pooled as a batch of one
-            out, indices = MaxPool2DWithIndicesBackward0.forward(
-                ctx, x[None], kernel_size=kernel_size, stride=stride, padding=padding,
-                dilation=dilation, ceil_mode=ceil_mode, shown_stride=shown_stride
-            )  # fmt: skip
-            ctx.save_for_backward(x, indices[0])
-            return out[0], indices[0]
+        # (N, C, H, W) or one image (C, H, W): everything below works on the last two dims
         extra = [_ceil_extra(n, k, s, p, d) if ceil_mode else 0 for n, k, s, p, d in
-                 zip(x.shape[2:], kernel_size, stride, padding, dilation)]  # fmt: skip
+                 zip(x.shape[-2:], kernel_size, stride, padding, dilation)]  # fmt: skip
         pads = ((padding[0], padding[0] + extra[0]), (padding[1], padding[1] + extra[1]))
         cols = _windows(_pad(x, pads, -np.inf), kernel_size, stride, dilation)
-        flat = cols.reshape(*cols.shape[:4], -1)
-        nan = np.isnan(flat)  # a nan wins its window, as in PyTorch
-        winner = np.where(nan.any(-1), np.argmax(nan, -1), np.argmax(flat, -1))
+        flat = cols.reshape(*cols.shape[:-2], -1)
+        nan = np.isnan(flat)  # a nan wins its window: the last one, as PyTorch's loop keeps it
+        last_nan = flat.shape[-1] - 1 - np.argmax(nan[..., ::-1], -1)
+        winner = np.where(nan.any(-1), last_nan, np.argmax(flat, -1))  # else the first largest
         out = np.take_along_axis(flat, winner[..., None], -1)[..., 0].astype(x.dtype)
         i, j = np.divmod(winner, kernel_size[1])
-        oh, ow = np.arange(cols.shape[2])[:, None], np.arange(cols.shape[3])
+        oh, ow = np.arange(cols.shape[-4])[:, None], np.arange(cols.shape[-3])
         rows = oh * stride[0] - padding[0] + i * dilation[0]
         columns = ow * stride[1] - padding[1] + j * dilation[1]
-        indices = rows * x.shape[3] + columns
+        indices = rows * x.shape[-1] + columns
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(x, indices)
         return out, indices

@@ -12,10 +12,13 @@ __all__ = ["MmBackward0", "AddmmBackward0", "MvBackward0", "DotBackward0", "BmmB
 _TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long", "int32": "int"}
 
 
-def _check_same_dtype(x, y) -> None:
-    if x.dtype != y.dtype:
-        a, b = (_TYPE_NAMES.get(str(d), str(d)) for d in (x.dtype, y.dtype))
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a} != {b}")
+def _check_multipliable(x, y) -> None:
+    """mm's (and nn.Linear's) error for matrices whose inner sizes differ."""
+    if x.shape[1] != y.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
+            f"{y.shape[0]}x{y.shape[1]})"
+        )
 
 
 def _title(dtype) -> str:
@@ -52,12 +55,10 @@ class MmBackward0(Function):
         for name, m in (("self", x), ("mat2", y)):
             if m.ndim != 2:
                 raise RuntimeError(f"{name} must be a matrix")
-        _check_same_dtype(x, y)
-        if x.shape[1] != y.shape[0]:
-            raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
-                f"{y.shape[0]}x{y.shape[1]})"
-            )
+        if x.dtype != y.dtype:
+            a, b = (_TYPE_NAMES.get(str(d), str(d)) for d in (x.dtype, y.dtype))
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a} != {b}")
+        _check_multipliable(x, y)
         # save only what the needed gradients read: dx needs y, dy needs x
         ctx.save_for_backward(
             x if ctx.needs_input_grad[1] else None, y if ctx.needs_input_grad[0] else None
@@ -90,11 +91,7 @@ class AddmmBackward0(Function):
                 "mat1 and mat2 must have the same dtype, but got "
                 f"{_title(x.dtype)} and {_title(w.dtype)}"
             )
-        if x.shape[1] != w.shape[0]:  # nn.Linear's shape error, worded as mm's
-            raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
-                f"{w.shape[0]}x{w.shape[1]})"
-            )
+        _check_multipliable(x, w)
         if b.dtype != w.dtype:
             raise RuntimeError(
                 "self and mat2 must have the same dtype, but got "

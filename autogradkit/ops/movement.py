@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._shape import normalize_dim
+from .._shape import normalize_dim, normalize_dims
 from ..autograd.engine import Function
 
 __all__ = (
@@ -128,10 +128,10 @@ class SqueezeBackward0(Function):
     @staticmethod
     def forward(ctx, x, *, dims=None):
         ctx.self_sym_sizes, ctx.dim = x.shape, dims
-        if dims is not None:
-            axes = (dims,) if isinstance(dims, int) else dims
-            dims = tuple(a for a in (normalize_dim(d, x.ndim) for d in axes) if x.shape[a] == 1)
-        return np.squeeze(x, axis=dims)
+        axes = normalize_dims(dims, x.ndim)  # None (every size-1 dim), else those of size 1
+        if axes is not None:
+            axes = tuple(a for a in axes if x.shape[a] == 1)
+        return np.squeeze(x, axis=axes)
 
     @staticmethod
     def backward(ctx, g):

@@ -61,12 +61,11 @@ def _reduce(loss, reduction: str):
     return loss
 
 
-def _spread(g, shape: tuple, reduction: str, count=None):
+def _spread(g, shape: tuple, reduction: str):
     """The upstream gradient of a reduced loss, spread back over every element."""
     if reduction == "none":
         return g
-    count = int(np.prod(shape)) if count is None else count  # a Python int keeps g's dtype
-    scale = g / count if reduction == "mean" else g
+    scale = g / int(np.prod(shape)) if reduction == "mean" else g  # an int keeps g's dtype
     return np.broadcast_to(scale, shape)
 
 
@@ -160,14 +159,14 @@ class BinaryCrossEntropyBackward0(Function):
     """out = reduce(-w (y log x + (1 - y) log(1 - x))), each log clamped at -100;
     dx = w g (x - y) / max(x (1 - x), 1e-12),  dy = w g (log(1 - x) - log x)"""
 
+    quiet_floating_errors = True  # log 0 = -inf, clamped to -100 as PyTorch clamps it
     saved_names, saved_values = ("self", "target", "weight"), ("reduction",)
 
     @staticmethod
     def forward(ctx, x, y, *, weight=None, reduction="mean"):
         if np.any((x < 0) | (x > 1)):
             raise RuntimeError("all elements of input should be between 0 and 1")
-        with np.errstate(divide="ignore"):  # PyTorch clamps so that log 0 stays finite
-            log_x, log_1mx = np.maximum(np.log(x), -100), np.maximum(np.log1p(-x), -100)
+        log_x, log_1mx = np.maximum(np.log(x), -100), np.maximum(np.log1p(-x), -100)
         loss = -(y * log_x + (1 - y) * log_1mx)
         ctx.w = np.ones((), x.dtype) if weight is None else weight.astype(x.dtype)
         ctx.reduction = reduction
@@ -179,8 +178,7 @@ class BinaryCrossEntropyBackward0(Function):
         x, y, _ = ctx.saved_tensors
         g = _spread(g, np.shape(x), ctx.reduction) * ctx.w
         gx = g * (x - y) / np.maximum((1 - x) * x, 1e-12)
-        with np.errstate(divide="ignore"):
-            gy = g * (np.maximum(np.log(1 - x), -100) - np.maximum(np.log(x), -100))
+        gy = g * (np.maximum(np.log(1 - x), -100) - np.maximum(np.log(x), -100))
         return gx, gy
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._shape import normalize_dims
+from .._shape import normalize_dim, normalize_dims
 from ..autograd.engine import Function
 from .arithmetic import _as_dims
 
@@ -14,23 +14,9 @@ __all__ = (
 ).split()
 
 
-class ProdBackward0(Function):
-    """out = product of every x;  dx = g * out / x, or where x holds a zero, g times the
-    product of the others (PyTorch's prod_backward)"""
-
-    saved_names = ("self", "result")
-
-    @staticmethod
-    def forward(ctx, x):
-        return ProdBackward1.forward(ctx, x, dim=None)
-
-    @staticmethod
-    def backward(ctx, g):
-        return ProdBackward1.backward(ctx, g)
-
-
 class ProdBackward1(Function):
-    """out = product of x over dim;  dx as for the product of every x, slice by slice"""
+    """out = product of x over dim;  dx = g * out / x, or where x holds a zero, g times the
+    product of the others in its slice (PyTorch's prod_backward)"""
 
     saved_names, saved_values = ("self", "result"), ("dim", "keepdim")
 
@@ -55,6 +41,16 @@ class ProdBackward1(Function):
         if ctx.axes is None:  # over everything: the same as over one axis of x flattened
             return g * np.reshape(_product_of_others(np.reshape(x, (-1,)), 0), np.shape(x))
         return g * _product_of_others(x, ctx.axes[0])
+
+
+class ProdBackward0(ProdBackward1):
+    """out = product of every x (``prod()``);  dx as for ProdBackward1, over every dim"""
+
+    saved_values = ()
+
+    @staticmethod
+    def forward(ctx, x):
+        return ProdBackward1.forward(ctx, x, dim=None)
 
 
 def _product_of_others(x, axis: int):
@@ -124,8 +120,7 @@ class MaxBackward0(Function):
     @classmethod
     def forward(cls, ctx, x, *, dim, keepdim=False):
         ctx.self_sym_sizes, ctx.keepdim, ctx.dim = x.shape, keepdim, dim
-        (axis,) = normalize_dims(dim, x.ndim)
-        ctx.axis = axis
+        ctx.axis = axis = normalize_dim(dim, x.ndim)
         indices = np.expand_dims(cls.arg(x, axis=axis), axis)
         values = np.take_along_axis(x, indices, axis)
         if not keepdim:

@@ -68,10 +68,6 @@ class RemainderBackward1(Function):
         return g, -g * quotient
 
 
-def _no_derivative(name: str):
-    raise RuntimeError(f"derivative for aten::{name} is not implemented")
-
-
 class RemainderOfNumberNotImplemented(Function):
     """out = number % x (remainder.Scalar_Tensor): no derivative in PyTorch"""
 
@@ -79,23 +75,21 @@ class RemainderOfNumberNotImplemented(Function):
     numbers_are_scalars = True
     quiet_floating_errors = True
     broadcasts = True
+    aten_name = "remainder"  # what the error names
 
     @staticmethod
     def forward(ctx, x, y):
         return _remainder(x, y)
 
-    @staticmethod
-    def backward(ctx, g):
-        _no_derivative("remainder")
+    @classmethod
+    def backward(cls, ctx, g):
+        raise RuntimeError(f"derivative for aten::{cls.aten_name} is not implemented")
 
 
-class FloorDivideNotImplemented(Function):
-    """out = floor(x / y), rounded as Python rounds: no derivative in PyTorch"""
+class FloorDivideNotImplemented(RemainderOfNumberNotImplemented):
+    """out = floor(x / y), rounded as Python rounds: a NotImplemented node too"""
 
-    node_name = "NotImplemented"
-    numbers_are_scalars = True
-    quiet_floating_errors = True
-    broadcasts = True
+    aten_name = "floor_divide"
 
     @staticmethod
     def forward(ctx, x, y):
@@ -103,7 +97,3 @@ class FloorDivideNotImplemented(Function):
         if np.result_type(x, y).kind == "b":
             raise RuntimeError("\"div_floor_cpu\" not implemented for 'Bool'")
         return np.floor_divide(x, y)
-
-    @staticmethod
-    def backward(ctx, g):
-        _no_derivative("floor_divide")

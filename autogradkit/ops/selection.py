@@ -15,48 +15,35 @@ __all__ = (
 ).split()
 
 
-def _split_by_winner(g, x_wins, tie):
-    """Gradients of max/min of two: all to the winner, half each on a tie, exact zeros to
-    the loser (as PyTorch's masked_fill; ``g * 0`` would give -0. for a negative g)."""
-    zero, half = np.zeros_like(g), g / 2
-    return (
-        np.where(x_wins, g, np.where(tie, half, zero)),
-        np.where(x_wins, zero, np.where(tie, half, g)),
-    )
-
-
 class MaximumBackward0(Function):
     """out = max(x, y);  ties split the gradient equally, as in PyTorch"""
 
     broadcasts = True
     saved_names, pack_order = ("self", "other"), (1, 0)
+    pick, wins = staticmethod(np.maximum), staticmethod(np.greater)  # x wins where x > y
 
-    @staticmethod
-    def forward(ctx, x, y):
+    @classmethod
+    def forward(cls, ctx, x, y):
         ctx.save_for_backward(x, y)
-        return np.maximum(x, y)
+        return cls.pick(x, y)
 
-    @staticmethod
-    def backward(ctx, g):
+    @classmethod
+    def backward(cls, ctx, g):
         x, y = ctx.saved_tensors
-        return _split_by_winner(g, x > y, x == y)
+        x_wins, tie = cls.wins(x, y), x == y
+        # all to the winner, half each on a tie, exact zeros to the loser (as PyTorch's
+        # masked_fill; g * 0 would give -0. for a negative g)
+        zero, half = np.zeros_like(g), g / 2
+        return (
+            np.where(x_wins, g, np.where(tie, half, zero)),
+            np.where(x_wins, zero, np.where(tie, half, g)),
+        )
 
 
-class MinimumBackward0(Function):
+class MinimumBackward0(MaximumBackward0):
     """out = min(x, y);  ties split the gradient equally, as in PyTorch"""
 
-    broadcasts = True
-    saved_names, pack_order = ("self", "other"), (1, 0)
-
-    @staticmethod
-    def forward(ctx, x, y):
-        ctx.save_for_backward(x, y)
-        return np.minimum(x, y)
-
-    @staticmethod
-    def backward(ctx, g):
-        x, y = ctx.saved_tensors
-        return _split_by_winner(g, x < y, x == y)
+    pick, wins = staticmethod(np.minimum), staticmethod(np.less)  # x wins where x < y
 
 
 class WhereBackward0(Function):

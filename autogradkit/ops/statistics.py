@@ -23,10 +23,8 @@ class VarBackward0(Function):
 
     @staticmethod
     def forward(ctx, x, *, dim=None, correction=None, keepdim=False):
-        centered = _centered(ctx, x, dim, correction, keepdim, "var")
         ctx.save_for_backward(x)
-        squares = np.sum(centered * centered, axis=ctx.axes, keepdims=keepdim)
-        return squares / x.dtype.type(ctx.divisor)
+        return _variance(ctx, x, dim, correction, keepdim, "var")
 
     @staticmethod
     def backward(ctx, g):
@@ -46,9 +44,7 @@ class StdBackward0(Function):
 
     @staticmethod
     def forward(ctx, x, *, dim=None, correction=None, keepdim=False):
-        centered = _centered(ctx, x, dim, correction, keepdim, "std")
-        squares = np.sum(centered * centered, axis=ctx.axes, keepdims=keepdim)
-        out = np.sqrt(squares / x.dtype.type(ctx.divisor))
+        out = np.sqrt(_variance(ctx, x, dim, correction, keepdim, "std"))
         ctx.save_for_backward(x, out)
         return out
 
@@ -105,20 +101,15 @@ class LinalgVectorNormBackward0(Function):
         if np.isinf(p):  # like max: the largest |x| (and any nan) share the gradient
             peak = (np.abs(x) == out) | np.isnan(x)
             return SgnBackward0.call(x) * (g / np.sum(peak, axis=ctx.axes, keepdims=True) * peak)
+        scaled = SgnBackward0.call(x) * np.abs(x) ** (p - 1)  # PyTorch's self_scaled
         if p < 1:
-            return (
-                np.where(x == 0, 0, SgnBackward0.call(x) * np.abs(x) ** (p - 1))
-                * g
-                * out ** (1 - p)
-            )
-        return (
-            SgnBackward0.call(x) * np.abs(x) ** (p - 1) * np.where(out == 0, 0, g / out ** (p - 1))
-        )
+            return np.where(x == 0, 0, scaled) * g * out ** (1 - p)
+        return scaled * np.where(out == 0, 0, g / out ** (p - 1))
 
 
-def _centered(ctx, x, dim, correction, keepdim: bool, name: str):
-    """x minus its mean, for var and std, with their state on ctx and PyTorch's warning when
-    ``correction`` (None: 1) leaves no degrees of freedom."""
+def _variance(ctx, x, dim, correction, keepdim: bool, name: str):
+    """The variance of x over dim, for var and std, with their state on ctx and PyTorch's
+    warning when ``correction`` (None: 1) leaves no degrees of freedom."""
     ctx.self_sym_sizes, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
     ctx.dim, ctx.correction = _as_dims(dim), correction
     ctx.count = _reduced_size(x.shape, ctx.axes)
@@ -130,4 +121,6 @@ def _centered(ctx, x, dim, correction, keepdim: bool, name: str):
             UserWarning,
             stacklevel=5,
         )
-    return x - _mean(x, ctx.axes, True, ctx.count)
+    centered = x - _mean(x, ctx.axes, True, ctx.count)
+    squares = np.sum(centered * centered, axis=ctx.axes, keepdims=keepdim)
+    return squares / x.dtype.type(ctx.divisor)

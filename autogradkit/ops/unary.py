@@ -231,9 +231,7 @@ class ClampBackward1(Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        inside = x == x
-        if ctx.min is not None:
-            inside = inside & (x >= ctx.min)
-        if ctx.max is not None:
-            inside = inside & (x <= ctx.max)
-        return g * inside + 0.0  # + 0.0: blocked gradients are 0., not -0. (as torch prints)
+        low = -np.inf if ctx.min is None else ctx.min  # a missing bound blocks nothing (but nan)
+        high = np.inf if ctx.max is None else ctx.max
+        # + 0.0: blocked gradients are 0., not -0. (as torch prints)
+        return g * ((x >= low) & (x <= high)) + 0.0

@@ -121,6 +121,13 @@ NN_SPECS: list = [
         id="MaxPool2DWithIndices_padded",
     ),
     OpSpec(
+        "MaxPool2DWithIndicesBackward0",
+        lambda t, x: _F(t).max_pool2d(x, 2),
+        lambda x: _pool_ref(x[None], 2, 2)[0],
+        ((3, 4, 6),),
+        id="MaxPool2DWithIndices_one_image",  # (C, H, W): no batch dim
+    ),
+    OpSpec(
         "LeakyReluBackward0",
         lambda t, x: _F(t).leaky_relu(x, 0.2),
         lambda x: np.where(x > 0, x, 0.2 * x),
