@@ -260,6 +260,8 @@ class InplaceMethods:
     relu_ = _in_place(MathMethods.relu)
     sigmoid_ = _in_place(MathMethods.sigmoid)
     clamp_ = _in_place(MathMethods.clamp)
+    clamp_min_ = _in_place(MathMethods.clamp_min)
+    clamp_max_ = _in_place(MathMethods.clamp_max)
 
     def zero_(self) -> TensorBase:
         return inplace(self, indexing.ZeroBackward0.apply)

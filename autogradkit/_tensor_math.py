@@ -76,10 +76,14 @@ class MathMethods:
     clip = clamp
 
     def clamp_min(self, min) -> TensorBase:  # noqa: A002
-        return self.clamp(min=min)
+        if isinstance(min, TensorBase):
+            return self.clamp(min=min)
+        return unary.ClampMinBackward0.apply(self, min=min)
 
     def clamp_max(self, max) -> TensorBase:  # noqa: A002
-        return self.clamp(max=max)
+        if isinstance(max, TensorBase):
+            return self.clamp(max=max)
+        return unary.ClampMaxBackward0.apply(self, max=max)
 
     def maximum(self, other: TensorBase) -> TensorBase:
         return selection.MaximumBackward0.apply(self, other)

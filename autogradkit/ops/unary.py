@@ -10,7 +10,7 @@ from .arithmetic import _floating
 __all__ = (
     "ExpBackward0 LogBackward0 SinBackward0 CosBackward0 TanBackward0 TanhBackward0 "
     "SigmoidBackward0 ReluBackward0 SqrtBackward0 SignBackward0 SgnBackward0 AbsBackward0 "
-    "ClampBackward1"
+    "ClampBackward1 ClampMinBackward0 ClampMaxBackward0"
 ).split()
 
 
@@ -235,3 +235,15 @@ class ClampBackward1(Function):
         high = np.inf if ctx.max is None else ctx.max
         # + 0.0: blocked gradients are 0., not -0. (as torch prints)
         return g * ((x >= low) & (x <= high)) + 0.0
+
+
+class ClampMinBackward0(ClampBackward1):
+    """out = max(x, min) (``clamp_min``, a number);  dx = g where x >= min"""
+
+    saved_values = ("min",)
+
+
+class ClampMaxBackward0(ClampBackward1):
+    """out = min(x, max) (``clamp_max``, a number);  dx = g where x <= max"""
+
+    saved_values = ("max",)

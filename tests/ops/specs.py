@@ -166,6 +166,12 @@ SPECS = [
     OpSpec(
         "ClampBackward1", lambda t, x: x.clamp(-0.5, 0.7), lambda x: np.clip(x, -0.5, 0.7), ((8,),)
     ),
+    OpSpec(
+        "ClampMinBackward0", lambda t, x: x.clamp_min(-0.5), lambda x: np.maximum(x, -0.5), ((8,),)
+    ),
+    OpSpec(
+        "ClampMaxBackward0", lambda t, x: t.clamp_max(x, 0.7), lambda x: np.minimum(x, 0.7), ((8,),)
+    ),
     OpSpec("MaximumBackward0", lambda t, x, y: t.maximum(x, y), np.maximum, ((3, 2), (3, 2))),
     OpSpec("MinimumBackward0", lambda t, x, y: t.minimum(x, y), np.minimum, ((3, 2), (2,))),
     OpSpec(

@@ -1663,4 +1663,10 @@ SNIPPETS = {
                     print(loss(torch.ones(shape, requires_grad=True), target))
                 except (RuntimeError, ValueError) as error:
                     print(type(error).__name__, error)""",
+    "clamp_min_and_clamp_max_record_their_own_nodes": """
+        x = torch.tensor([0.5, -1.5, 2.0], requires_grad=True)
+        for y in [x.clamp_min(0), x.clamp_max(1), torch.clamp_min(x, 0), x.clamp(min=0), x.clip(max=1), (x * 1).clamp_min_(0), (x * 1).clamp_max_(1)]:
+            print(y, sorted(n for n in dir(y.grad_fn) if n.startswith('_saved')))
+        x.clamp_min(0.25).sum().backward()
+        print(x.grad, x.clamp_max(1).grad_fn._saved_max, x.clamp_min(0).grad_fn._saved_min)""",
 }
