@@ -35,6 +35,28 @@ def _refuse_on_0d(index: tuple) -> None:
     raise IndexError("too many indices for tensor of dimension 0")
 
 
+def _check_index_tensors(x, index: tuple, specified: int) -> None:
+    """PyTorch's error for an index tensor out of range. It names the index tensor's place
+    among the index tensors (``x[:, t]`` speaks of dimension 0), not the dim it indexes."""
+    dim = position = 0
+    for item in index:
+        if item is Ellipsis:
+            dim += x.ndim - specified
+        elif isinstance(item, np.ndarray) and item.dtype.kind in "iu" and dim < x.ndim:
+            size = x.shape[dim]
+            outside = item[(item < -size) | (item >= size)]
+            if outside.size:
+                raise IndexError(
+                    f"index {outside.flat[0]} is out of bounds for dimension {position} with "
+                    f"size {size}"
+                )
+            dim, position = dim + 1, position + 1
+        elif isinstance(item, np.ndarray) and item.dtype == bool:
+            dim, position = dim + item.ndim, position + item.ndim
+        elif item is not None:
+            dim += 1
+
+
 def getitem(x, index):
     """``x[index]``: a new tensor, a view of ``x`` even when the index keeps all of it."""
     out = indexed(x, index)
@@ -54,9 +76,10 @@ def indexed(x, index):
     index = normalize_index(index)
     if x.ndim == 0:
         _refuse_on_0d(index)
-    if any(is_advanced(i) for i in index):
-        return indexing.IndexBackward0.apply(x, index=index)
     specified = sum(1 for i in index if i is not None and i is not Ellipsis)
+    if any(is_advanced(i) for i in index):
+        _check_index_tensors(x, index, specified)
+        return indexing.IndexBackward0.apply(x, index=index)
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     out, dim, named_dim = x, 0, 0  # named_dim: the dim errors name, counting each item

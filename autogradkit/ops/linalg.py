@@ -161,6 +161,8 @@ class DotBackward0(Function):
 
     @staticmethod
     def forward(ctx, x, y):
+        if x.ndim != 1 or y.ndim != 1:
+            raise RuntimeError(f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors")
         if x.dtype != y.dtype:
             raise RuntimeError(
                 "dot : expected both vectors to have same dtype, but found "

@@ -63,7 +63,15 @@ class PermuteBackward0(Function):
     @staticmethod
     def forward(ctx, x, *, dims):
         ctx.dims = dims  # as given (PyTorch keeps -1 as -1)
+        if len(dims) != x.ndim:  # (PyTorch's words, sparse_coo and all)
+            raise RuntimeError(
+                "permute(sparse_coo): number of dimensions in the tensor input does not match "
+                "the length of the desired ordering of dimensions i.e. input.dim() = "
+                f"{x.ndim} is not equal to len(dims) = {len(dims)}"
+            )
         axes = tuple(normalize_dim(d, x.ndim) for d in dims)
+        if len(set(axes)) != len(axes):
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
         ctx.inverse = tuple(np.argsort(axes))
         return np.transpose(x, axes)
 

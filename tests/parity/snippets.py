@@ -1669,4 +1669,14 @@ SNIPPETS = {
             print(y, sorted(n for n in dir(y.grad_fn) if n.startswith('_saved')))
         x.clamp_min(0.25).sum().backward()
         print(x.grad, x.clamp_max(1).grad_fn._saved_max, x.clamp_min(0).grad_fn._saved_min)""",
+    "permute_dot_and_index_tensors_refuse_as_pytorch_does": """
+        x = torch.ones(3, 4, 5)
+        for bad in ["torch.ones(3).permute(1, 0)", "torch.ones(2, 3).permute(0)", "torch.ones(2, 3).permute(0, 0)", "torch.ones(2, 3).permute(0, -2)",
+                    "torch.ones(2, 2).dot(torch.ones(2, 2))", "torch.ones(2).dot(torch.ones(2, 2))", "torch.ones(3)[torch.tensor([5])]",
+                    "x[1, torch.tensor([7])]", "x[:, :, torch.tensor([7])]", "x[torch.tensor([0]), :, torch.tensor([7])]", "x[..., torch.tensor([9])]",
+                    "x[None, :, torch.tensor([9])]", "x[torch.tensor([[0, 9]])]", "x[[0, 5]]", "x[torch.tensor([1]), torch.tensor([1]), torch.tensor([-9])]"]:
+            try:
+                print(eval(bad).shape)
+            except (RuntimeError, IndexError) as error:
+                print(type(error).__name__, error)""",
 }
