@@ -91,6 +91,7 @@ def inplace(t, compute, *args, **kwargs):
     increment_version(t)
     if records:
         t._grad_fn, t._output_nr, t._requires_grad = result._grad_fn, 0, True
+        _remake_views(t)
     return t
 
 
@@ -109,9 +110,24 @@ def _inplace_on_view(view, compute, args, kwargs):
     view._data[...] = result._data  # through the view, into the base's memory
     increment_version(base)  # the counter is shared with the view: it moves once for both
     base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
+    _remake_views(base)
+    _view_again(view, base, index, geometry)  # (also when no_grad made it: not in views_of)
+    return view
+
+
+def _remake_views(base) -> None:
+    """Each other live view of ``base`` made again from the base as it is now (its
+    grad_fn an AsStridedBackward0 on the base's new node): a gradient through a view made
+    before the in-place op then sees the op, as in PyTorch."""
+    for ref in getattr(base, "_views", ()):
+        view = ref()
+        if view is not None:
+            _view_again(view, base, *_place_in_base(view._data, base._data))
+
+
+def _view_again(view, base, index, geometry) -> None:
     remade = AsStridedBackward0.apply(base, index=index, **geometry)
     view._grad_fn, view._output_nr, view._requires_grad = remade._grad_fn, 0, True
-    return view
 
 
 class CopySlices(FunctionCtx):

@@ -1679,4 +1679,20 @@ SNIPPETS = {
                 print(eval(bad).shape)
             except (RuntimeError, IndexError) as error:
                 print(type(error).__name__, error)""",
+    "views_made_before_an_in_place_op_on_their_base_see_it": """
+        def chain(node):
+            names = []
+            while node is not None:
+                names.append(node.name().split('::')[-1])
+                node = node.next_functions[0][0] if node.next_functions else None
+            return names
+        a = torch.ones(2, 2, requires_grad=True)
+        b = a.clone(); c = b[0]; b.mul_(2); c.sum().backward(); print(a.grad, chain(c.grad_fn))
+        a.grad = None
+        b = a.clone(); c1, c2, c3 = b[0], b[1], b.T; c1.mul_(3)
+        (c2.sum() + c3.sum() + c1.sum()).backward(); print(a.grad, chain(c2.grad_fn), chain(c3.grad_fn))
+        w = torch.tensor(2., requires_grad=True); b = torch.ones(2, 2); c = b[0]; b.mul_(w)
+        print(c.requires_grad, chain(c.grad_fn)); c.sum().backward(); print(w.grad)
+        a.grad = None
+        b = a.clone(); d = b[0][1:]; b.add_(1); d.sum().backward(); print(a.grad, d._base is b)""",
 }
