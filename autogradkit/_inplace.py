@@ -119,7 +119,7 @@ def _remake_views(base) -> None:
     """Each other live view of ``base`` made again from the base as it is now (its
     grad_fn an AsStridedBackward0 on the base's new node): a gradient through a view made
     before the in-place op then sees the op, as in PyTorch."""
-    for ref in getattr(base, "_views", ()):
+    for ref in getattr(base._version_counter, "views", ()):
         view = ref()
         if view is not None:
             _view_again(view, base, *_place_in_base(view._data, base._data))

@@ -103,7 +103,6 @@ class TensorBase(AutogradMethods):
         "_hooks",
         "_post_accumulate_hooks",
         "_accumulator_ref",
-        "_views",  # weak references to the views made of it (unset until one is: outputs.py)
         "__dict__",
         "__weakref__",
     )

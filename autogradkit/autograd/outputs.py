@@ -39,19 +39,20 @@ def _wrap_outputs(cls, out, inputs, ctx):
         result._version_counter = version_counter(base)
         result._base = base if base._base is None else base._base
         if grad_mode._enabled:  # an in-place op on the base will make it again (_inplace.py)
-            _note_view(result._base, result)
+            _note_view(result._version_counter, result)
         # made under no_grad, a view still requires grad (PyTorch forbids changing it in place)
         if ctx is None and base._requires_grad:
             result._requires_grad = True
     return result
 
 
-def _note_view(base, view) -> None:
-    """Remember ``view`` weakly on its base; the dead ones go now and then (a base whose
-    ``.T`` is taken every step would otherwise keep a growing list)."""
-    refs = getattr(base, "_views", None)
+def _note_view(counter, view) -> None:
+    """Remember ``view`` weakly on the version counter it shares with its base (``views``,
+    set at the first view); the dead ones go now and then (a base whose ``.T`` is taken
+    every step would otherwise keep a growing list)."""
+    refs = getattr(counter, "views", None)
     if refs is None:
-        refs = base._views = []
+        refs = counter.views = []
     elif len(refs) >= 16 and len(refs) & (len(refs) - 1) == 0:  # at 16, 32, 64...
         refs[:] = [r for r in refs if r() is not None]
     refs.append(weakref.ref(view))
