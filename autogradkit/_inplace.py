@@ -110,18 +110,18 @@ def _inplace_on_view(view, compute, args, kwargs):
     view._data[...] = result._data  # through the view, into the base's memory
     increment_version(base)  # the counter is shared with the view: it moves once for both
     base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
-    _remake_views(base)
-    _view_again(view, base, index, geometry)  # (also when no_grad made it: not in views_of)
+    _view_again(view, base, index, geometry)
+    _remake_views(base, done=view)
     return view
 
 
-def _remake_views(base) -> None:
+def _remake_views(base, done=None) -> None:
     """Each other live view of ``base`` made again from the base as it is now (its
     grad_fn an AsStridedBackward0 on the base's new node): a gradient through a view made
     before the in-place op then sees the op, as in PyTorch."""
     for ref in getattr(base._version_counter, "views", ()):
         view = ref()
-        if view is not None:
+        if view is not None and view is not done:
             _view_again(view, base, *_place_in_base(view._data, base._data))
 
 
