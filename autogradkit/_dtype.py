@@ -65,6 +65,12 @@ def tensor_type(np_dtype) -> str:
     return f"autogradkit.{from_numpy(np_dtype)._tensor_type}"
 
 
+def scalar_type_name(any_dtype) -> str:
+    """A dtype (ours or NumPy's) as PyTorch's C++ errors name it: ``Float``, ``Int``, ``Half``."""
+    kit_dtype = any_dtype if isinstance(any_dtype, dtype) else from_numpy(any_dtype)
+    return kit_dtype._tensor_type.removesuffix("Tensor")
+
+
 def to_numpy(dt) -> np.dtype:
     """NumPy dtype for an autogradkit dtype (or anything np.dtype accepts)."""
     return dt.numpy if isinstance(dt, dtype) else np.dtype(dt)

@@ -17,7 +17,7 @@ import functools
 
 import numpy as np
 
-from ._dtype import from_numpy, is_number
+from ._dtype import is_number, scalar_type_name
 from ._indexing import indexed, is_advanced, normalize_index
 from ._tensor_math import MathMethods
 from .autograd import grad_mode
@@ -84,8 +84,8 @@ def inplace(t, compute, *args, **kwargs):
     new = result._data
     if new.dtype != t._data.dtype and not np.can_cast(new.dtype, t._data.dtype, "same_kind"):
         raise RuntimeError(
-            f"result type {_type_word(new.dtype)} can't be cast to the desired output type "
-            f"{_type_word(t._data.dtype)}"
+            f"result type {scalar_type_name(new.dtype)} can't be cast to the desired output type "
+            f"{scalar_type_name(t._data.dtype)}"
         )
     t._data[...] = new
     increment_version(t)
@@ -199,11 +199,6 @@ def _place_in_base(view: np.ndarray, base: np.ndarray):
         "storage_offset": start // view.itemsize,
     }
     return np.unravel_index(found, base.shape), geometry
-
-
-def _type_word(np_dtype) -> str:
-    """``Int`` for int32: a dtype as PyTorch's C++ errors name it."""
-    return from_numpy(np_dtype)._tensor_type.removesuffix("Tensor")
 
 
 def as_tensor(value, like):

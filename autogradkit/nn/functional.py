@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .._dtype import float64
+from .._dtype import float64, scalar_type_name
 from .._shape import broadcast_shape
 from ..creation import from_numpy, rand
 from ..ops import conv, linalg
@@ -198,7 +198,8 @@ def _check_conv(input: Tensor, weight: Tensor, bias, pads, stride, groups) -> No
         raise RuntimeError("non-positive stride is not supported")
     if input.dtype is not weight.dtype:
         raise RuntimeError(
-            f"expected scalar type {_type_word(input)} but found {_type_word(weight)}"
+            f"expected scalar type {scalar_type_name(input.dtype)} but found "
+            + scalar_type_name(weight.dtype)
         )
     if input.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(
@@ -314,11 +315,6 @@ def _warn_target_size(input: Tensor, target: Tensor) -> None:
         )
 
 
-def _type_word(t: Tensor) -> str:
-    """``Float`` for ``autogradkit.FloatTensor``: a dtype as PyTorch's C++ errors name it."""
-    return t.type().rpartition(".")[2].removesuffix("Tensor")
-
-
 def _broadcast(input: Tensor, target: Tensor):
     if input.shape == target.shape:
         return input, target
@@ -382,7 +378,7 @@ def _check_nll(input: Tensor, target: Tensor, ignore_index: int) -> None:
         raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
     if target.dtype.name not in ("int64", "uint8"):
         raise RuntimeError(
-            f"expected target dtype to be Long or Byte, but got {_type_word(target)}"
+            "expected target dtype to be Long or Byte, but got " + scalar_type_name(target.dtype)
         )
     n_classes = input.shape[0 if input.dim() == 1 else 1]
     t = target.numpy()
@@ -451,7 +447,7 @@ def cross_entropy(
         if not target.is_floating_point():
             raise RuntimeError(
                 "Expected floating point type for target with class probabilities, got "
-                + _type_word(target)
+                + scalar_type_name(target.dtype)
             )
         return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, class_dim)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)

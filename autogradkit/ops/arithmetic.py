@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._shape import normalize_dims
 from ..autograd.engine import Function
 
@@ -195,7 +196,7 @@ class MeanBackward1(Function):
         if x.dtype.kind != "f":
             raise RuntimeError(
                 "mean(): could not infer output dtype. Input dtype must be either a floating "
-                f"point or complex dtype. Got: {_type_name(x.dtype)}"
+                f"point or complex dtype. Got: {scalar_type_name(x.dtype)}"
             )
         ctx.self_sym_sizes, ctx.axes, ctx.keepdim = x.shape, normalize_dims(dim, x.ndim), keepdim
         ctx.dim, ctx.self_sym_numel = _as_dims(dim), x.size
@@ -241,7 +242,3 @@ def _mean(x, axes, keepdims: bool, count: int):
     if count == 0:
         return np.sum(x, axis=axes, keepdims=keepdims) * float("nan")
     return np.mean(x, axis=axes, keepdims=keepdims)
-
-
-def _type_name(np_dtype) -> str:
-    return {"i": "Long", "b": "Bool", "u": "Byte"}.get(np.dtype(np_dtype).kind, str(np_dtype))

@@ -5,11 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _shape
+from .._dtype import scalar_type_name
 from ..autograd.engine import Function
 
 __all__ = ["MmBackward0", "AddmmBackward0", "MvBackward0", "DotBackward0", "BmmBackward0"]
 
-_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long", "int32": "int"}
+# a dtype as PyTorch's C++ type names print it (mm's dtype error)
+_C_TYPES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int"}
+_C_TYPES |= {"int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char"}
 
 
 def _check_multipliable(x, y) -> None:
@@ -19,11 +22,6 @@ def _check_multipliable(x, y) -> None:
             f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
             f"{y.shape[0]}x{y.shape[1]})"
         )
-
-
-def _title(dtype) -> str:
-    """A dtype as PyTorch's C++ errors name it: Float, Double, Long."""
-    return _TYPE_NAMES.get(str(dtype), str(dtype)).capitalize()
 
 
 def _is_column_major(mat2) -> bool:
@@ -56,7 +54,7 @@ class MmBackward0(Function):
             if m.ndim != 2:
                 raise RuntimeError(f"{name} must be a matrix")
         if x.dtype != y.dtype:
-            a, b = (_TYPE_NAMES.get(str(d), str(d)) for d in (x.dtype, y.dtype))
+            a, b = (_C_TYPES.get(str(d), str(d)) for d in (x.dtype, y.dtype))
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a} != {b}")
         _check_multipliable(x, y)
         # save only what the needed gradients read: dx needs y, dy needs x
@@ -89,13 +87,13 @@ class AddmmBackward0(Function):
         if x.dtype != w.dtype:  # addmm words this differently from mm
             raise RuntimeError(
                 "mat1 and mat2 must have the same dtype, but got "
-                f"{_title(x.dtype)} and {_title(w.dtype)}"
+                f"{scalar_type_name(x.dtype)} and {scalar_type_name(w.dtype)}"
             )
         _check_multipliable(x, w)
         if b.dtype != w.dtype:
             raise RuntimeError(
                 "self and mat2 must have the same dtype, but got "
-                f"{_title(b.dtype)} and {_title(w.dtype)}"
+                f"{scalar_type_name(b.dtype)} and {scalar_type_name(w.dtype)}"
             )
         ctx.save_for_backward(
             x if ctx.needs_input_grad[2] else None, w if ctx.needs_input_grad[1] else None
@@ -132,7 +130,8 @@ class MvBackward0(Function):
         if m.dtype != v.dtype:  # PyTorch's mv runs as addmv, and says so
             raise RuntimeError(
                 "addmv input tensors must have the same dtype, but got "
-                f"{_title(v.dtype)}, {_title(m.dtype)}, and {_title(v.dtype)}"
+                + ", ".join(scalar_type_name(d) for d in (v.dtype, m.dtype))
+                + f", and {scalar_type_name(v.dtype)}"
             )
         if m.shape[1] != v.shape[0]:
             raise RuntimeError(
@@ -166,7 +165,7 @@ class DotBackward0(Function):
         if x.dtype != y.dtype:
             raise RuntimeError(
                 "dot : expected both vectors to have same dtype, but found "
-                f"{_title(x.dtype)} and {_title(y.dtype)}"
+                f"{scalar_type_name(x.dtype)} and {scalar_type_name(y.dtype)}"
             )
         if x.size != y.size:
             raise RuntimeError(
@@ -193,7 +192,8 @@ class BmmBackward0(Function):
     def forward(ctx, x, y):
         if x.dtype != y.dtype:
             raise RuntimeError(
-                f"expected scalar type {_title(x.dtype)} but found {_title(y.dtype)}"
+                f"expected scalar type {scalar_type_name(x.dtype)} but found "
+                + scalar_type_name(y.dtype)
             )
         if y.shape[:2] != (x.shape[0], x.shape[2]):
             raise RuntimeError(

@@ -6,9 +6,10 @@ import warnings
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._shape import normalize_dims
 from ..autograd.engine import Function
-from .arithmetic import _as_dims, _expand_back, _mean, _reduced_size, _type_name
+from .arithmetic import _as_dims, _expand_back, _mean, _reduced_size
 from .unary import SgnBackward0
 
 __all__ = ["VarBackward0", "StdBackward0", "LinalgVectorNormBackward0"]
@@ -70,7 +71,7 @@ class LinalgVectorNormBackward0(Function):
         if x.dtype.kind != "f":
             raise RuntimeError(
                 "linalg.vector_norm: Expected a floating point or complex tensor "
-                f"as input. Got {_type_name(x.dtype)}"
+                f"as input. Got {scalar_type_name(x.dtype)}"
             )
         ctx.p, ctx.axes, ctx.keepdim = p, normalize_dims(dim, x.ndim), keepdim
         ctx.ord, ctx.dim = p, _as_dims(dim)

@@ -1695,4 +1695,13 @@ SNIPPETS = {
         print(c.requires_grad, chain(c.grad_fn)); c.sum().backward(); print(w.grad)
         a.grad = None
         b = a.clone(); d = b[0][1:]; b.add_(1); d.sum().backward(); print(a.grad, d._base is b)""",
+    "dtype_errors_name_every_dtype_as_pytorch_does": """
+        for dt in [torch.float16, torch.float64, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8]:
+            for bad in [lambda: torch.ones(3, dtype=dt).mean(), lambda: torch.ones(3, dtype=dt).norm(), lambda: torch.ones(2, 2, dtype=dt).mm(torch.ones(2, 2)),
+                        lambda: torch.ones(2, dtype=dt).dot(torch.ones(2)), lambda: torch.ones(2, 3).mv(torch.ones(3, dtype=dt)),
+                        lambda: torch.nn.functional.linear(torch.ones(2, 3), torch.ones(4, 3, dtype=dt)), lambda: torch.ones(2, dtype=dt).mul_(1.5)]:
+                try:
+                    print(bad().dtype)
+                except RuntimeError as error:
+                    print(error)""",
 }
