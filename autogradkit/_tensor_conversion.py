@@ -62,11 +62,12 @@ class ConversionMethods:
             else:
                 _device.use(arg)
         _device.use(device)
-        if dtype is None or _dtype.to_numpy(dtype) == self._data.dtype:
+        target = None if dtype is None else _dtype.to_numpy(dtype)
+        if target is None or target == self._data.dtype:
             return self.clone() if copy else self
-        if _dtype.to_numpy(dtype).kind != "f":  # an int or bool tensor cannot require grad:
-            return self._wrap(self._data.astype(_dtype.to_numpy(dtype)))  # no node, as PyTorch
-        return movement.ToCopyBackward0.apply(self, dtype=_dtype.to_numpy(dtype))
+        if target.kind != "f":  # an int or bool tensor cannot require grad: no node, as PyTorch
+            return self._wrap(self._data.astype(target))
+        return movement.ToCopyBackward0.apply(self, dtype=target)
 
     def type_as(self, other: TensorBase) -> TensorBase:
         return self.to(other.dtype)
