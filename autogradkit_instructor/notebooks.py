@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -17,9 +18,18 @@ import nbformat
 from . import untrusted
 from .cells import text
 
-__all__ = ["MAX_BYTES", "UnreadableNotebook", "read_notebook", "normalise", "write_notebook"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_VALUES",
+    "UnreadableNotebook",
+    "read_notebook",
+    "normalise",
+    "write_notebook",
+]
 
 MAX_BYTES = 64 * 2**20  # a submission larger than this is refused, not read
+MAX_VALUES = 1_000_000  # JSON values (lists, numbers...) a submission may hold: ~100 MB parsed
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string, escapes included
 
 
 class UnreadableNotebook(ValueError):
@@ -43,6 +53,7 @@ def read_notebook(path: str | Path) -> dict:
     """
     try:
         raw = _read_regular_file(Path(path)).decode("utf-8-sig")  # Notepad writes a BOM
+        _count_values(raw)
         nb = json.loads(raw, parse_constant=lambda constant: None)  # NaN: no reader takes it
     except UnreadableNotebook:
         raise
@@ -57,6 +68,21 @@ def read_notebook(path: str | Path) -> dict:
     except OSError as error:
         raise UnreadableNotebook(f"cannot be read ({error.strerror})") from None
     return normalise(untrusted.clean(nb))  # a lone surrogate in a \u escape: no file holds it
+
+
+def _count_values(raw: str) -> None:
+    """Refuse JSON of more than ``MAX_VALUES`` values before it is parsed: an empty list is 2
+    bytes in a file and 64 once parsed, so a file's size alone does not bound the memory
+    reading it takes. Counts the commas and brackets outside strings, in one pass."""
+    found = raw.count(",") + raw.count("[") + raw.count("{")
+    if found > MAX_VALUES:  # rare: count again without what strings hold (code has commas)
+        bare = _STRING.sub("", raw)
+        found = bare.count(",") + bare.count("[") + bare.count("{")
+    if found > MAX_VALUES:
+        raise UnreadableNotebook(
+            f"JSON of more than {MAX_VALUES:,} values, which no notebook needs (save it "
+            "without its outputs)"
+        )
 
 
 def _read_regular_file(path: Path) -> bytes:
@@ -76,7 +102,7 @@ def _read_regular_file(path: Path) -> bytes:
             raise UnreadableNotebook("not a plain file (a FIFO, socket or device)")
         if info.st_size > MAX_BYTES:
             raise UnreadableNotebook(f"too large: {info.st_size >> 20} MiB, over {MAX_BYTES >> 20}")
-        return f.read(MAX_BYTES + 1)
+        return f.read(info.st_size + 1)  # not a buffer of MAX_BYTES for a small file
 
 
 def _upgrade(nb: dict) -> dict:
