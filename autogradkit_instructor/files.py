@@ -13,9 +13,13 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SKIP", "copy_files", "module_name"]
+__all__ = ["SKIP", "ANOTHERS", "copy_files", "module_name"]
 
 SKIP = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
+ANOTHERS = (
+    "it has another name elsewhere, which may be another student's or the course's file, "
+    "so it was not read (hand in a copy, made with cp, not cp -l)"
+)
 
 
 def copy_files(
@@ -25,6 +29,7 @@ def copy_files(
     *,
     skip: tuple[str, ...] = (),
     shadowed: frozenset[str] = frozenset(),
+    own: bool = False,
 ) -> list[str]:
     """Copy the regular non-notebook files under ``folder`` into ``target``; say what was not.
 
@@ -33,11 +38,12 @@ def copy_files(
     ``/etc/passwd`` would copy the grader's file), and FIFOs, sockets and devices are never
     opened (a FIFO blocks its reader forever): each is refused with a sentence in the returned
     list, as is a file that would take the copy past ``max_bytes``, and a top-level file or
-    folder that Python would import in place of a module called one of ``shadowed``.
+    folder that Python would import in place of a module called one of ``shadowed``. With
+    ``own`` (a student's files), a hard link is refused too: it may be anyone's file.
     """
     refused: list[str] = []
     if folder is not None and Path(folder).is_dir():
-        rules = _Rules(set(SKIP) | set(skip), shadowed)
+        rules = _Rules(set(SKIP) | set(skip), shadowed, own)
         _copy_tree(Path(folder), Path(target), Path(), refused, [max_bytes], rules)
     return refused
 
@@ -46,6 +52,7 @@ def copy_files(
 class _Rules:
     skip: set
     shadowed: frozenset
+    own: bool = False
 
 
 def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: list, rules):
@@ -63,6 +70,8 @@ def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: 
                 _copy_tree(root, target, name, refused, budget, rules)
             elif not stat.S_ISREG(mode):
                 refused.append(f"{name} was not copied: it is a {_kind(mode)}, not a file")
+            elif rules.own and entry.stat(follow_symlinks=False).st_nlink > 1:
+                refused.append(f"{name} was not copied: it is a hard link: {ANOTHERS}")
             elif entry.stat(follow_symlinks=False).st_size > budget[0]:
                 refused.append(f"{name} was not copied: the files are too large")
             else:
