@@ -55,6 +55,7 @@ def read_notebook(path: str | Path) -> dict:
         raw = _read_regular_file(Path(path)).decode("utf-8-sig")  # Notepad writes a BOM
         _count_values(raw)
         nb = json.loads(raw, parse_constant=lambda constant: None)  # NaN: no reader takes it
+        return normalise(untrusted.clean(nb))  # a lone surrogate in a \u escape: no file holds it
     except UnreadableNotebook:
         raise
     except UnicodeDecodeError:
@@ -63,11 +64,10 @@ def read_notebook(path: str | Path) -> dict:
         raise UnreadableNotebook(
             f"not valid JSON (line {error.lineno}, column {error.colno})"
         ) from None
-    except (ValueError, RecursionError) as error:  # a 5,000-digit number, [[[[...]]]]
+    except (ValueError, RecursionError) as error:  # a 5,000-digit number, [[[[...]]]] at any depth
         raise UnreadableNotebook(f"JSON no reader can hold ({type(error).__name__})") from None
     except OSError as error:
         raise UnreadableNotebook(f"cannot be read ({error.strerror})") from None
-    return normalise(untrusted.clean(nb))  # a lone surrogate in a \u escape: no file holds it
 
 
 def _count_values(raw: str) -> None:
