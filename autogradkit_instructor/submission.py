@@ -71,7 +71,8 @@ class Task:
     page: str  # the feedback page's file name
     digest: str
     max_score: float
-    workdir: Path  # autograded/<student>/<assignment>/ here
+    workdir: Path  # the kernel's files: autograded/<student>/<assignment>/[<notebook>/] here
+    graded: Path  # where the graded copy goes: autograded/<student>/<assignment>/<notebook>.ipynb
     nb: dict | None = None
     failure: tuple[str, str] | None = None
     refused: list[str] = field(default_factory=list)
@@ -104,6 +105,8 @@ def prepare(sub, assignment, cfg: GradingConfig, pack: bool = False) -> Task:
     """The task for ``sub``: its notebook read and its files copied into ``autograded/`` (and,
     with ``pack``, read back into the task to travel). Never raises: a failure is the task's."""
     source = assignment.sources.get(sub.notebook, {"cells": []})
+    folder = Path(cfg.course) / "autograded" / sub.student / assignment.name
+    several = len(assignment.sources) > 1 and sub.notebook  # a kernel folder per notebook
     task = Task(
         student=sub.student,
         assignment=assignment.name,
@@ -112,9 +115,11 @@ def prepare(sub, assignment, cfg: GradingConfig, pack: bool = False) -> Task:
         page=f"{sub.notebook or Path(sub.path).stem}.html",
         digest=digest(sub, assignment, cfg),
         max_score=sum(cells.points(c) for c in source["cells"] if cells.is_grade(c)),
-        workdir=Path(cfg.course) / "autograded" / sub.student / assignment.name,
+        workdir=folder / sub.notebook if several else folder,
+        graded=folder / f"{sub.notebook}.ipynb",
     )
     try:
+        task.graded.unlink(missing_ok=True)  # no graded copy of an earlier run outlives its row
         task.failure = _read(sub, assignment, task)
         if task.failure is None:
             _copy(sub, assignment, cfg, task)
@@ -233,7 +238,7 @@ def record(task: Task, outcome: Outcome, cfg: GradingConfig, folder: Path, keep:
     row = outcome.row
     page = Path(cfg.course) / "feedback" / task.student / task.assignment / task.page
     writes = [
-        ("graded notebook", task.workdir / f"{task.notebook}.ipynb", outcome.graded),
+        ("graded notebook", task.graded, outcome.graded),
         ("feedback page", page, outcome.feedback),
     ]
     for what, path, content in writes:

@@ -175,7 +175,8 @@ def test_no_export_cell_is_a_formula_whatever_the_readers_separator(graded, fmt,
     ]
     for path in files:
         text = path.read_text(encoding="utf-8")
-        assert SEPARATED in text  # the student is there
+        shown = [c for row in csv.reader(io.StringIO(text)) for c in row if c.startswith("x;")]
+        assert shown and set(shown) == {"x;'=1+1"}, shown  # one cell, inert for ; readers
         cells = [c for row in csv.reader(io.StringIO(text), delimiter=delimiter) for c in row]
         formulas = [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
         assert not formulas, (path.name, formulas)
@@ -186,3 +187,62 @@ def test_a_hostile_kernel_costs_only_its_own_points(graded, student):
     _course, (_code, rows), _ = graded
     assert rows[student]["score"] == 0.0, rows[student]
     assert rows["honest"]["score"] == 10.0
+
+
+def test_a_notebook_too_deep_for_the_grader_is_unreadable_not_a_grader_failure(tmp_path):
+    """Was: 500 nested lists parsed, then the grader's own walk raised RecursionError: the
+    row said "the grader failed" instead of why the file cannot be graded."""
+    nb = builders.correct(_released())
+    nb["cells"][0]["metadata"]["x"] = "@@"
+    path = tmp_path / "deep.ipynb"
+    path.write_text(json.dumps(nb).replace('"@@"', "[" * 500 + "]" * 500))
+    with pytest.raises(UnreadableNotebook, match="RecursionError"):
+        read_notebook(path)
+
+
+@pytest.fixture(scope="module")
+def two_notebooks(tmp_path_factory, sandbox):
+    """An assignment of two notebooks (``squares`` and its copy ``cubes``), graded twice:
+    the second time after ``ann`` changed her ``cubes`` and ``bob`` handed in a broken one."""
+    course = tmp_path_factory.mktemp("two-notebooks")
+    builders.write_course(course)
+    for root in ("source", "release"):
+        folder = course / root / "hw1"
+        (folder / "cubes.ipynb").write_bytes((folder / "squares.ipynb").read_bytes())
+    for student in ("ann", "bob", "cat"):
+        path = builders.write_submission(course / "submitted", student, "correct")
+        path.with_name("cubes.ipynb").write_bytes(path.read_bytes())
+    runs = [(_grade(course), _copies(course))]
+    ann = course / "submitted" / "ann" / "hw1" / "cubes.ipynb"
+    ann.write_text(ann.read_text().replace("Three small exercises.", "Three exercises."))
+    (course / "submitted" / "bob" / "hw1" / "cubes.ipynb").write_text("{ not json")
+    runs.append((_grade(course), _copies(course)))
+    return course, runs
+
+
+def _copies(course: Path) -> dict[str, tuple]:
+    """Each row's status and score, and whether its graded copy is there."""
+    found = {}
+    for row in _rows_of(course):
+        graded = course / "autograded" / row["student"] / "hw1" / f"{row['notebook']}.ipynb"
+        found[f"{row['student']}/{row['notebook']}"] = (
+            row["status"],
+            row["score"],
+            graded.is_file(),
+        )
+    return found
+
+
+def _rows_of(course: Path) -> list[dict]:
+    return json.loads((course / "grades" / "hw1" / "gradebook.json").read_text())["rows"]
+
+
+def test_two_notebooks_of_one_student_never_cost_each_other(two_notebooks):
+    """Was: both notebooks of a student ran in one working folder, which each emptied and
+    made again as it started: a run that regraded both gave one of them "the grader failed:
+    FileExistsError" and 0, and a regrade of one deleted the other's graded copy."""
+    _course, [(code, first), (again, second)] = two_notebooks
+    assert code == 0 and again == 0
+    assert set(first.values()) == {("ok", 10.0, True)}, first
+    expected = {**first, "bob/cubes": ("unreadable", 0.0, False)}
+    assert second == expected, second  # bob's old graded copy went with his old row
