@@ -227,7 +227,7 @@ def feedback_html(row: dict, ctx: Context) -> str:
     )
     title = tr("{where}: feedback for {student}", where=where, student=row["student"])
     score = tr("Score: {score:g} / {max_score:g}", score=row["score"], max_score=row["max_score"])
-    items = [f"<li>{e(scrub(issue, ctx.hidden))}</li>" for issue in ctx.issues]
+    items = [f"<li>{e(scrub(issue, ctx.hidden))}</li>" for issue in row["issues"]]  # bounded
     rows = [_test_row(gid, r, ctx.hidden, tr) for gid, r in ctx.results.items()]
     headers = "".join(
         f"<th>{e(tr(word))}</th>" for word in (N_("Exercise"), N_("Points"), N_("Result"))

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from autogradkit_instructor.cli import main
+from autogradkit_instructor.files import copy_files
 from autogradkit_instructor.notebooks import UnreadableNotebook, read_notebook
 
 from . import builders
@@ -91,6 +92,9 @@ def graded(tmp_path_factory, sandbox):
     bomb.write_text(_bomb(2_500_000))
     (submitted / "copycat" / "hw1").mkdir(parents=True)  # an archive's hard link, unpacked
     os.link(source, submitted / "copycat" / "hw1" / "squares.ipynb")
+    farm = builders.write_submission(submitted, "linkfarm", "correct").parent
+    for number in range(3000):  # each one refused, each refusal one line of the page
+        (farm / f"link{number}").symlink_to("/etc/passwd")
     for student, code in KERNELS.items():
         nb = builders.wrong(_released())
         builders._answer(nb, "answer_square_sum", f"{code}\n{WRONG}")
@@ -246,3 +250,25 @@ def test_two_notebooks_of_one_student_never_cost_each_other(two_notebooks):
     assert set(first.values()) == {("ok", 10.0, True)}, first
     expected = {**first, "bob/cubes": ("unreadable", 0.0, False)}
     assert second == expected, second  # bob's old graded copy went with his old row
+
+
+def test_what_a_folder_of_many_refused_files_costs_is_bounded(graded):
+    """Was: each of 3,000 symlinks was one line of the feedback page (183 KB), however many."""
+    course, (_code, rows), _ = graded
+    row = rows["linkfarm"]
+    assert (row["status"], row["score"]) == ("bad_files", 10.0), row
+    page = course / "feedback" / "linkfarm" / "hw1" / "squares.html"
+    assert page.stat().st_size < 20_000, page.stat().st_size
+    assert "more notes" in page.read_text()
+
+
+def test_every_file_costs_the_disk_budget_a_block(tmp_path):
+    """Was: empty files cost nothing, so a folder of a million of them was copied whole (twice:
+    into autograded/ and into the sandbox), whatever the disk limit."""
+    own = tmp_path / "own"
+    own.mkdir()
+    for number in range(1000):
+        (own / f"empty{number}").touch()
+    refused = copy_files(own, tmp_path / "copy", 64 * 4096, own=True)
+    assert len(list((tmp_path / "copy").iterdir())) <= 64
+    assert refused and len(refused) <= 21, len(refused)
