@@ -31,6 +31,10 @@ SEPARATED = "x;=1+1"  # one cell for a comma reader, "=1+1" for a semicolon read
 HELPER = "from mine import square_sum  # my own module, handed in beside the notebook"
 RIGHT = "def square_sum(x):\n    return (x * x).sum()\n"
 WRONG = "def square_sum(x):\n    return x.sum() ** 2\n"
+SHOWS_FULL_POINTS = (  # a wrong mse that shows a result of its own while the test cell runs
+    "import sys\ndef mse(pred, target):\n    sys.displayhook(5.0)\n"
+    "    return ((pred - target) ** 2).sum()\n"
+)
 KERNELS = {  # answer code run before the answers; every answer then wrong: 0 points is right
     "closes_stdio": "import os\nos.close(1)\nos.close(2)",
     "kills_parent": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)",
@@ -92,6 +96,9 @@ def graded(tmp_path_factory, sandbox):
     bomb.write_text(_bomb(2_500_000))
     (submitted / "copycat" / "hw1").mkdir(parents=True)  # an archive's hard link, unpacked
     os.link(source, submitted / "copycat" / "hw1" / "squares.ipynb")
+    result = builders.wrong(_released())  # an assert cell's points are the value it shows
+    builders._answer(result, "answer_mse", SHOWS_FULL_POINTS)
+    _write(course, "shows_points", result)
     farm = builders.write_submission(submitted, "linkfarm", "correct").parent
     for number in range(3000):  # each one refused, each refusal one line of the page
         (farm / f"link{number}").symlink_to("/etc/passwd")
@@ -272,3 +279,12 @@ def test_every_file_costs_the_disk_budget_a_block(tmp_path):
     refused = copy_files(own, tmp_path / "copy", 64 * 4096, own=True)
     assert len(list((tmp_path / "copy").iterdir())) <= 64
     assert refused and len(refused) <= 21, len(refused)
+
+
+def test_a_result_shown_by_student_code_is_not_the_test_cells_points(graded):
+    """Was: an nbgrader cell's partial credit was its first ``execute_result``, so a wrong
+    ``mse`` that called ``sys.displayhook(5.0)`` while the test cell ran earned 5 of 5."""
+    _course, (_code, rows), _ = graded
+    row = rows["shows_points"]
+    assert row["tests"]["test_mse"]["points"] == 0.0, row
+    assert any("test_mse" in note and "result" in note for note in row["review"]), row
