@@ -288,3 +288,29 @@ def test_a_result_shown_by_student_code_is_not_the_test_cells_points(graded):
     row = rows["shows_points"]
     assert row["tests"]["test_mse"]["points"] == 0.0, row
     assert any("test_mse" in note and "result" in note for note in row["review"]), row
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("source", {"a": 1}),
+        ("source", [1, 2]),
+        ("source", 5),
+        ("source", ["x", None]),
+        ("metadata", []),
+    ],
+)
+def test_a_notebook_field_of_another_type_is_unreadable_not_a_grader_failure(
+    tmp_path, field, value
+):
+    """Was: read, then a TypeError or AttributeError in a later step: the row said "the
+    grader failed" (status error: "your instructor will look at it")."""
+    nb = builders.correct(_released())
+    if field == "source":
+        nb["cells"][2]["source"] = value
+    else:
+        nb["metadata"] = value
+    path = tmp_path / "odd.ipynb"
+    path.write_text(json.dumps(nb))
+    with pytest.raises(UnreadableNotebook, match="not"):
+        read_notebook(path)
