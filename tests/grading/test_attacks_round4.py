@@ -35,6 +35,10 @@ SHOWS_FULL_POINTS = (  # a wrong mse that shows a result of its own while the te
     "import sys\ndef mse(pred, target):\n    sys.displayhook(5.0)\n"
     "    return ((pred - target) ** 2).sum()\n"
 )
+PATCHES_IN_THE_LAST_CELL = (
+    "import numpy as np\ndef mse(pred, target):\n    np.isclose = lambda *a, **k: True\n"
+    "    return ((pred - target) ** 2).sum()\n"
+)
 KERNELS = {  # answer code run before the answers; every answer then wrong: 0 points is right
     "closes_stdio": "import os\nos.close(1)\nos.close(2)",
     "kills_parent": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)",
@@ -99,6 +103,9 @@ def graded(tmp_path_factory, sandbox):
     result = builders.wrong(_released())  # an assert cell's points are the value it shows
     builders._answer(result, "answer_mse", SHOWS_FULL_POINTS)
     _write(course, "shows_points", result)
+    late = builders.wrong(_released())  # patches numpy while the last test cell runs
+    builders._answer(late, "answer_mse", PATCHES_IN_THE_LAST_CELL)
+    _write(course, "patches_late", late)
     farm = builders.write_submission(submitted, "linkfarm", "correct").parent
     for number in range(3000):  # each one refused, each refusal one line of the page
         (farm / f"link{number}").symlink_to("/etc/passwd")
@@ -314,3 +321,11 @@ def test_a_notebook_field_of_another_type_is_unreadable_not_a_grader_failure(
     path.write_text(json.dumps(nb))
     with pytest.raises(UnreadableNotebook, match="not"):
         read_notebook(path)
+
+
+def test_a_patch_made_during_the_last_test_cell_is_listed_for_review(graded):
+    """Was: the guard looked only before each test cell, so numpy.isclose replaced while the
+    last one ran (by the answer it calls) passed its asserts silently: 5 of 5, no review."""
+    _course, (_code, rows), _ = graded
+    row = rows["patches_late"]
+    assert any("numpy.isclose was replaced" in note for note in row["review"]), row
