@@ -16,8 +16,11 @@ import os
 import shutil
 import stat
 import sys
+import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from autogradkit import _i18n as i18n
 
 from . import files, untrusted
 from .files import SKIP, module_name
@@ -34,9 +37,11 @@ __all__ = [
     "load_assignment",
     "Submission",
     "find_submissions",
+    "identity",
     "shadowed_names",
     "instructor_files",
     "digest",
+    "folder_identity",
     "skipped_entries",
     "fingerprint",
     "changed_since",
@@ -55,6 +60,7 @@ class Assignment:
     sources: dict[str, dict]  # notebook name (no suffix) -> instructor version
     students: dict[str, dict]  # notebook name -> student version (not executed)
     digests: dict[str, str]  # notebook name -> sha256 of the instructor file
+    files: str = ""  # identity of every file of its source and release folders
 
 
 def release_root(course_folder: Path, language: str) -> Path:
@@ -96,6 +102,7 @@ def working_folder(
         max_bytes,
         skip=instructor_files(released),
         shadowed=shadowed_names(released),
+        own=True,
     )
     files.copy_files(released, target, skip=() if practice else PRACTICE_ONLY)
     return refused
@@ -118,7 +125,8 @@ def load_assignment(course: Path, name: str) -> Assignment:
     make_student = student_version()
     students = {stem: make_student(copy.deepcopy(nb), None) for stem, nb in sources.items()}
     digests = {p.stem: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
-    return Assignment(name, folder, sources, students, digests)
+    released = [release_root(course, lang) / name for lang in i18n.LANGUAGES]
+    return Assignment(name, folder, sources, students, digests, folder_identity(folder, *released))
 
 
 @dataclass(frozen=True)
@@ -134,8 +142,9 @@ class Submission:
 
 def find_submissions(root: Path, assignment: Assignment) -> list[Submission]:
     """Every (student, notebook) pair under ``root``, sorted; missing notebooks included.
-    Two files that are one student's same notebook (``ann.ipynb``, ``ann_hw1.ipynb``) are
-    both kept, each with the other's name in ``clash``: a person chooses, not the grader."""
+    Two files that are one student's same notebook (``ann.ipynb``, ``ann_hw1.ipynb``, or the
+    folders ``zoe`` and ``Zoe``: one login for an LMS, one folder on macOS) are both kept,
+    each with the other's name in ``clash``: a person chooses, not the grader."""
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"submissions folder {root} does not exist")
@@ -151,17 +160,36 @@ def find_submissions(root: Path, assignment: Assignment) -> list[Submission]:
     return _mark_clashes(found)
 
 
+def identity(student: str) -> str:
+    """Who a name is, once case, accents written apart (``e`` + U+0301 for ``é``), width
+    and the spaces around it are ignored: what an LMS or a case-folding file system takes
+    for one person.
+
+    Example:
+        >>> identity("Zoe ") == identity("zoe"), identity("jose\u0301") == identity("josé")
+        (True, True)
+    """
+    return unicodedata.normalize("NFKC", student).casefold().strip()
+
+
 def _mark_clashes(found: list[Submission]) -> list[Submission]:
-    files: dict[tuple[str, str], list[str]] = {}
+    groups: dict[tuple[str, str], list[Submission]] = {}
     for sub in found:
-        shown = untrusted.name(str(sub.path.name if sub.path else sub.folder))
-        files.setdefault((sub.student, sub.notebook), []).append(shown)
-    return [
-        replace(sub, clash=tuple(files[sub.student, sub.notebook]))
-        if len(files[sub.student, sub.notebook]) > 1
-        else sub
-        for sub in found
-    ]
+        groups.setdefault((identity(sub.student), sub.notebook), []).append(sub)
+    marked = []
+    for sub in found:
+        group = groups[identity(sub.student), sub.notebook]
+        if len(group) > 1:
+            sub = replace(sub, clash=tuple(_shown(other, group) for other in group))
+        marked.append(sub)
+    return marked
+
+
+def _shown(sub: Submission, group: list[Submission]) -> str:
+    """A submission as a clash names it: its file, or its student where they differ."""
+    if len({s.student for s in group}) > 1:
+        return sub.student
+    return untrusted.name(str(sub.path.name if sub.path else sub.folder))
 
 
 def _in_folder(student: str, folder: Path, notebook: str) -> Submission:
@@ -201,6 +229,23 @@ def digest(path: Path | None, *extra: str) -> str:
     h = hashlib.sha256(file_identity(path).encode() if path is not None else b"")
     for part in extra:
         h.update(part.encode())
+    return h.hexdigest()
+
+
+def folder_identity(*folders: Path | None) -> str:
+    """sha256 of every entry under ``folders``: its path and ``file_identity`` (a row kept
+    from an earlier run is valid only while every file it was graded with is unchanged)."""
+    h = hashlib.sha256()
+    for folder in (Path(f) for f in folders if f is not None):
+        for top, dirs, names in os.walk(folder):  # never into a symlinked folder
+            dirs[:] = sorted(d for d in dirs if d not in SKIP)  # caches come and go
+            for name in sorted(n for n in names + dirs if n not in SKIP):
+                path = Path(top, name)
+                h.update(
+                    f"{path.relative_to(folder)}\0{file_identity(path)}\0".encode(
+                        "utf-8", "surrogateescape"
+                    )
+                )
     return h.hexdigest()
 
 

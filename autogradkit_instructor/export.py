@@ -32,14 +32,13 @@ graded or ask for a person (``review``) are also named on stderr.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from .config import GradingConfig
-from .report import _inert, write_atomic
+from .report import csv_line, write_atomic
 
 __all__ = [
     "ROSTER_FIELDS",
@@ -201,14 +200,10 @@ def _number(value: float) -> str:
 
 def _write(header: list[str], lines: list[tuple[list[str], list[str], list[str]]]) -> str:
     """RFC 4180 CSV (CRLF, quotes doubled), as both LMSs export: each line is text cells,
-    numbers, then text cells again; text (and the header) is made inert, numbers are
-    written as is."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow([_inert(cell) for cell in header])
-    for text, numbers, after in lines:
-        writer.writerow([*(_inert(c) for c in text), *numbers, *(_inert(c) for c in after)])
-    return out.getvalue()
+    numbers, then text cells again (``report.csv_line``: text made inert and quoted for any
+    reader's separator; a number such as ``2.5`` is plain text already)."""
+    rows = [header, *([*text, *numbers, *after] for text, numbers, after in lines)]
+    return "".join(csv_line(row) for row in rows)
 
 
 def canvas(table: Table) -> str:

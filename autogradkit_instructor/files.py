@@ -13,9 +13,16 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SKIP", "copy_files", "module_name"]
+from .untrusted import MAX_NOTES
+
+__all__ = ["SKIP", "BLOCK", "ANOTHERS", "copy_files", "module_name"]
 
 SKIP = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
+BLOCK = 4096  # what a file costs the disk budget at least, as it costs a file system
+ANOTHERS = (
+    "it has another name elsewhere, which may be another student's or the course's file, "
+    "so it was not read (hand in a copy, made with cp, not cp -l)"
+)
 
 
 def copy_files(
@@ -25,6 +32,7 @@ def copy_files(
     *,
     skip: tuple[str, ...] = (),
     shadowed: frozenset[str] = frozenset(),
+    own: bool = False,
 ) -> list[str]:
     """Copy the regular non-notebook files under ``folder`` into ``target``; say what was not.
 
@@ -33,19 +41,38 @@ def copy_files(
     ``/etc/passwd`` would copy the grader's file), and FIFOs, sockets and devices are never
     opened (a FIFO blocks its reader forever): each is refused with a sentence in the returned
     list, as is a file that would take the copy past ``max_bytes``, and a top-level file or
-    folder that Python would import in place of a module called one of ``shadowed``.
+    folder that Python would import in place of a module called one of ``shadowed``. With
+    ``own`` (a student's files), a hard link is refused too: it may be anyone's file. Every
+    file costs the budget at least a disk ``BLOCK`` (a million empty files are not free), and
+    the returned list says the first ``MAX_NOTES`` refusals, then how many more.
     """
-    refused: list[str] = []
+    refused = _Refused()
     if folder is not None and Path(folder).is_dir():
-        rules = _Rules(set(SKIP) | set(skip), shadowed)
+        rules = _Rules(set(SKIP) | set(skip), shadowed, own)
         _copy_tree(Path(folder), Path(target), Path(), refused, [max_bytes], rules)
-    return refused
+    return refused.lines()
+
+
+class _Refused(list):
+    """What was not copied: the first ``MAX_NOTES`` sentences, the others only counted."""
+
+    more = 0
+
+    def append(self, sentence: str) -> None:
+        if len(self) < MAX_NOTES:
+            super().append(sentence)
+        else:
+            self.more += 1
+
+    def lines(self) -> list[str]:
+        return [*self, f"... and {self.more} more files were not copied"] if self.more else [*self]
 
 
 @dataclass(frozen=True)
 class _Rules:
     skip: set
     shadowed: frozenset
+    own: bool = False
 
 
 def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: list, rules):
@@ -63,10 +90,12 @@ def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: 
                 _copy_tree(root, target, name, refused, budget, rules)
             elif not stat.S_ISREG(mode):
                 refused.append(f"{name} was not copied: it is a {_kind(mode)}, not a file")
-            elif entry.stat(follow_symlinks=False).st_size > budget[0]:
+            elif rules.own and entry.stat(follow_symlinks=False).st_nlink > 1:
+                refused.append(f"{name} was not copied: it is a hard link: {ANOTHERS}")
+            elif max(entry.stat(follow_symlinks=False).st_size, BLOCK) > budget[0]:
                 refused.append(f"{name} was not copied: the files are too large")
             else:
-                budget[0] -= entry.stat(follow_symlinks=False).st_size
+                budget[0] -= max(entry.stat(follow_symlinks=False).st_size, BLOCK)
                 try:
                     _copy_regular(root / name, target / name)
                 except OSError as error:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -17,9 +18,18 @@ import nbformat
 from . import untrusted
 from .cells import text
 
-__all__ = ["MAX_BYTES", "UnreadableNotebook", "read_notebook", "normalise", "write_notebook"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_VALUES",
+    "UnreadableNotebook",
+    "read_notebook",
+    "normalise",
+    "write_notebook",
+]
 
 MAX_BYTES = 64 * 2**20  # a submission larger than this is refused, not read
+MAX_VALUES = 1_000_000  # JSON values (lists, numbers...) a submission may hold: ~100 MB parsed
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string, escapes included
 
 
 class UnreadableNotebook(ValueError):
@@ -43,7 +53,9 @@ def read_notebook(path: str | Path) -> dict:
     """
     try:
         raw = _read_regular_file(Path(path)).decode("utf-8-sig")  # Notepad writes a BOM
+        _count_values(raw)
         nb = json.loads(raw, parse_constant=lambda constant: None)  # NaN: no reader takes it
+        return normalise(untrusted.clean(nb))  # a lone surrogate in a \u escape: no file holds it
     except UnreadableNotebook:
         raise
     except UnicodeDecodeError:
@@ -52,11 +64,25 @@ def read_notebook(path: str | Path) -> dict:
         raise UnreadableNotebook(
             f"not valid JSON (line {error.lineno}, column {error.colno})"
         ) from None
-    except (ValueError, RecursionError) as error:  # a 5,000-digit number, [[[[...]]]]
+    except (ValueError, RecursionError) as error:  # a 5,000-digit number, [[[[...]]]] at any depth
         raise UnreadableNotebook(f"JSON no reader can hold ({type(error).__name__})") from None
     except OSError as error:
         raise UnreadableNotebook(f"cannot be read ({error.strerror})") from None
-    return normalise(untrusted.clean(nb))  # a lone surrogate in a \u escape: no file holds it
+
+
+def _count_values(raw: str) -> None:
+    """Refuse JSON of more than ``MAX_VALUES`` values before it is parsed: an empty list is 2
+    bytes in a file and 64 once parsed, so a file's size alone does not bound the memory
+    reading it takes. Counts the commas and brackets outside strings, in one pass."""
+    found = raw.count(",") + raw.count("[") + raw.count("{")
+    if found > MAX_VALUES:  # rare: count again without what strings hold (code has commas)
+        bare = _STRING.sub("", raw)
+        found = bare.count(",") + bare.count("[") + bare.count("{")
+    if found > MAX_VALUES:
+        raise UnreadableNotebook(
+            f"JSON of more than {MAX_VALUES:,} values, which no notebook needs (save it "
+            "without its outputs)"
+        )
 
 
 def _read_regular_file(path: Path) -> bytes:
@@ -76,7 +102,7 @@ def _read_regular_file(path: Path) -> bytes:
             raise UnreadableNotebook("not a plain file (a FIFO, socket or device)")
         if info.st_size > MAX_BYTES:
             raise UnreadableNotebook(f"too large: {info.st_size >> 20} MiB, over {MAX_BYTES >> 20}")
-        return f.read(MAX_BYTES + 1)
+        return f.read(info.st_size + 1)  # not a buffer of MAX_BYTES for a small file
 
 
 def _upgrade(nb: dict) -> dict:
@@ -102,14 +128,24 @@ def normalise(nb) -> dict:
             raise UnreadableNotebook(f"cell {index} is not a code, markdown or raw cell")
         if not isinstance(cell.get("metadata", {}), dict):
             raise UnreadableNotebook(f"cell {index} has invalid metadata")
+        if not _is_text(cell.get("source", "")):
+            raise UnreadableNotebook(f"cell {index}'s source is not text")
         cell["source"] = text(cell.get("source", ""))
         cell.setdefault("metadata", {})
         if cell["cell_type"] == "code":
             cell.setdefault("outputs", [])
             cell.setdefault("execution_count", None)
-    nb.setdefault("metadata", {})
+    if not isinstance(nb.setdefault("metadata", {}), dict):
+        raise UnreadableNotebook("its metadata is not a JSON object")
     nb.setdefault("nbformat_minor", 4)
     return nb
+
+
+def _is_text(source) -> bool:
+    """nbformat's text: a string, or a list of strings (its lines)."""
+    return isinstance(source, str) or (
+        isinstance(source, list) and all(isinstance(line, str) for line in source)
+    )
 
 
 def write_notebook(nb: dict, path: str | Path) -> None:

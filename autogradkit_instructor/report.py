@@ -9,12 +9,11 @@ out of the rest even if an error message happened to quote it.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import html
-import io
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -30,6 +29,7 @@ __all__ = [
     "make_row",
     "FIRST_COLUMNS",
     "write_gradebook",
+    "csv_line",
     "write_atomic",
     "write_result",
     "read_result",
@@ -121,9 +121,7 @@ def _csv(rows: list[dict]) -> str:
     several = len({r["notebook"] for r in rows}) > 1
     tests = sorted({(r["notebook"], gid) for r in rows for gid in r["tests"]})
     names = [f"{nb}/{gid}" if several else gid for nb, gid in tests]
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow([*FIRST_COLUMNS, *names, "issues", "seconds", "sandbox", "review"])
+    lines = [[*FIRST_COLUMNS, *names, "issues", "seconds", "sandbox", "review"]]
     for r in rows:
         points = [
             r["tests"].get(gid, {}).get("points", "") if nb == r["notebook"] else ""
@@ -131,21 +129,52 @@ def _csv(rows: list[dict]) -> str:
         ]
         first = [r[key] for key in FIRST_COLUMNS]
         review = "; ".join(r.get("review", []))
-        last = ["; ".join(r["issues"]), r["seconds"], r.get("sandbox", ""), review]
-        writer.writerow([_inert(value) for value in (*first, *points, *last)])
-    return out.getvalue()
+        lines.append(
+            [*first, *points, "; ".join(r["issues"]), r["seconds"], r.get("sandbox", ""), review]
+        )
+    return "".join(csv_line(line) for line in lines)
+
+
+_PLAIN = re.compile(r"[\w .:'-]*")  # what a cell may hold unquoted, for any reader
+
+
+def csv_line(cells: list) -> str:
+    """One CSV line that every spreadsheet reads as these cells, whatever separator its
+    locale splits on (``,``, ``;``, a tab): a text cell made of anything but letters,
+    digits, spaces and ``_.:'-`` is quoted (quotes doubled), and no text cell starts as a
+    formula (``_inert``). Numbers are written as they are.
+
+    Example:
+        >>> csv_line(["ann", "x;=1+1", 2.5, 'a "b" c'])
+        'ann,"x;\\'=1+1",2.5,"a ""b"" c"\\r\\n'
+    """
+    return ",".join(_cell(cell) for cell in cells) + "\r\n"
+
+
+def _cell(value) -> str:
+    if not isinstance(value, str):
+        return str(value)
+    value = _inert(value)
+    return value if _PLAIN.fullmatch(value) else '"' + value.replace('"', '""') + '"'
 
 
 def _inert(value):
-    """A CSV cell a spreadsheet shows as text, never runs as a formula (OWASP's rule).
+    """A CSV cell a spreadsheet shows as text, never runs as a formula, whatever separator
+    it splits on: the cell and each part after a ``;``, tab or ``|`` (where a reader of
+    another locale starts a cell) must start with a letter, a digit, a space or ``'``, or it
+    gets a leading ``'`` (``=``, ``+``, ``-``, ``@``, a full-width ``＝``...: an allow-list,
+    so no spreadsheet's formula sign is missed).
 
     Example:
-        >>> _inert("=HYPERLINK(1)"), _inert("-1"), _inert(-1.5), _inert("ann")
-        ("'=HYPERLINK(1)", "'-1", -1.5, 'ann')
+        >>> _inert("=HYPERLINK(1)"), _inert("-1"), _inert(-1.5), _inert("ann"), _inert("")
+        ("'=HYPERLINK(1)", "'-1", -1.5, 'ann', '')
+        >>> _inert("x;=1+1"), _inert("a: missing; b: timeout")
+        ("x;'=1+1", 'a: missing; b: timeout')
     """
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
+    return _FORMULA.sub(r"\1'", value) if isinstance(value, str) else value
+
+
+_FORMULA = re.compile(r"((?:^|[;\t|])\s*)(?=[^\w\s'])")  # a part starting with a sign
 
 
 def _result_path(folder: Path, student: str, notebook: str) -> Path:
@@ -198,7 +227,7 @@ def feedback_html(row: dict, ctx: Context) -> str:
     )
     title = tr("{where}: feedback for {student}", where=where, student=row["student"])
     score = tr("Score: {score:g} / {max_score:g}", score=row["score"], max_score=row["max_score"])
-    items = [f"<li>{e(scrub(issue, ctx.hidden))}</li>" for issue in ctx.issues]
+    items = [f"<li>{e(scrub(issue, ctx.hidden))}</li>" for issue in row["issues"]]  # bounded
     rows = [_test_row(gid, r, ctx.hidden, tr) for gid, r in ctx.results.items()]
     headers = "".join(
         f"<th>{e(tr(word))}</th>" for word in (N_("Exercise"), N_("Points"), N_("Result"))

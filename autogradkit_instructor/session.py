@@ -146,7 +146,7 @@ class Session:
                 return
             limit = min(self.cfg.timeout, remaining)
             if cells.is_test(cell):
-                self._check_tampering(label)
+                self._check_tampering(f"before {label}")
                 self._arm(cells.grade_id(cell))
                 self._ship_hidden_checks(cell["source"])
             result = self._run(cell["source"], limit)
@@ -155,6 +155,8 @@ class Session:
                 ran.append(cell)
             else:
                 self._report(cell, result, label, limit)
+        if self.kernel is not None and any(cells.is_test(c) for c in ran):
+            self._check_tampering("after the last cell")  # what the last test cell's code did
 
     def _run(self, code: str, limit: float) -> CellRun:
         yielded = []
@@ -176,14 +178,15 @@ class Session:
             self.ctx.cpu.acquire()
         return result
 
-    def _check_tampering(self, label: str) -> None:
-        """Undo hooks and patches before a test cell; note them for review (``guard.py``)."""
+    def _check_tampering(self, when: str) -> None:
+        """Undo hooks and patches before a test cell (and look once more after the last
+        cell); note them for review (``guard.py``)."""
         try:
             notes = tamper_notes(run_silent(self.kernel, "", expression=GUARD_RESET))
         except (KernelDied, TimeoutError):
             notes = ["the tamper check could not run"]
         for change in notes:
-            note = f"before {label}: {change}"
+            note = f"{when}: {change}"
             if note not in self.ctx.review and len(self.ctx.review) <= untrusted.MAX_NOTES:
                 self.ctx.review.append(note)
 

@@ -10,6 +10,7 @@ grade. ``grade.py`` runs them for a whole class on a thread pool, ``cluster.py``
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from autogradkit import _i18n as i18n
 
-from . import cells, course, pipeline, report, untrusted
+from . import cells, course, files, pipeline, report, untrusted
 from .config import GradingConfig
 from .context import Context
 from .notebooks import UnreadableNotebook, read_notebook, write_notebook
@@ -70,7 +71,8 @@ class Task:
     page: str  # the feedback page's file name
     digest: str
     max_score: float
-    workdir: Path  # autograded/<student>/<assignment>/ here
+    workdir: Path  # the kernel's files: autograded/<student>/<assignment>/[<notebook>/] here
+    graded: Path  # where the graded copy goes: autograded/<student>/<assignment>/<notebook>.ipynb
     nb: dict | None = None
     failure: tuple[str, str] | None = None
     refused: list[str] = field(default_factory=list)
@@ -87,11 +89,15 @@ class Outcome:
 
 
 def digest(sub, assignment, cfg: GradingConfig) -> str:
-    """What a kept row is valid for: the submission's file, the instructor's notebook, the
-    limits and the grader's version (a row whose digest still matches is not graded again)."""
+    """What a kept row is valid for: everything it was graded with, the submission's file and
+    every other file of the student's folder, the instructor's notebook and every file of the
+    assignment's source and release folders, the limits and the grader's version (a row whose
+    digest still matches is not graded again)."""
     limits = f"{cfg.timeout}/{cfg.total_timeout}/{cfg.memory_limit_mb}/{cfg.max_output_chars}"
     limits += f"/{cfg.sandbox}/{cfg.disk_limit_mb}/{cfg.max_processes}"
-    extra = (assignment.digests.get(sub.notebook, ""), limits, GRADER_VERSION, *sub.clash)
+    notebook = assignment.digests.get(sub.notebook, "")
+    own = course.folder_identity(sub.folder)
+    extra = (notebook, assignment.files, own, limits, GRADER_VERSION, *sub.clash)
     return course.digest(sub.path, *extra)
 
 
@@ -99,6 +105,8 @@ def prepare(sub, assignment, cfg: GradingConfig, pack: bool = False) -> Task:
     """The task for ``sub``: its notebook read and its files copied into ``autograded/`` (and,
     with ``pack``, read back into the task to travel). Never raises: a failure is the task's."""
     source = assignment.sources.get(sub.notebook, {"cells": []})
+    folder = Path(cfg.course) / "autograded" / sub.student / assignment.name
+    several = len(assignment.sources) > 1 and sub.notebook  # a kernel folder per notebook
     task = Task(
         student=sub.student,
         assignment=assignment.name,
@@ -107,9 +115,11 @@ def prepare(sub, assignment, cfg: GradingConfig, pack: bool = False) -> Task:
         page=f"{sub.notebook or Path(sub.path).stem}.html",
         digest=digest(sub, assignment, cfg),
         max_score=sum(cells.points(c) for c in source["cells"] if cells.is_grade(c)),
-        workdir=Path(cfg.course) / "autograded" / sub.student / assignment.name,
+        workdir=folder / sub.notebook if several else folder,
+        graded=folder / f"{sub.notebook}.ipynb",
     )
     try:
+        task.graded.unlink(missing_ok=True)  # no graded copy of an earlier run outlives its row
         task.failure = _read(sub, assignment, task)
         if task.failure is None:
             _copy(sub, assignment, cfg, task)
@@ -123,20 +133,37 @@ def _read(sub, assignment, task: Task) -> tuple[str, str] | None:
     """Read the submission into ``task.nb``; why there is nothing to run, or None."""
     if sub.path is None:
         return ("missing", f"{sub.notebook}.ipynb was not handed in")
+    if sub.clash and sub.student in sub.clash:  # two names, one identity
+        names = " and ".join(sub.clash)
+        return (
+            "error",
+            f"{names} name one student once case and accents are ignored: "
+            "rename or keep one, grade again",
+        )
     if sub.clash:
-        files = " and ".join(sub.clash)
-        return ("error", f"{files} are both {sub.student}'s {sub.notebook}: keep one, grade again")
+        handed = " and ".join(sub.clash)
+        return ("error", f"{handed} are both {sub.student}'s {sub.notebook}: keep one, grade again")
     linked = [p for p in (sub.folder, sub.folder and sub.folder.parent) if p and p.is_symlink()]
     if linked:  # another student's folder, or the course's own source/
         return ("unreadable", f"{linked[0].name} is a symlink: it was not followed")
     if not sub.notebook:
         names = ", ".join(f"<student>_{n}.ipynb" for n in sorted(assignment.sources))
         return ("unmatched", f"{sub.path.name}: name the file like {names}")
+    if _links(sub.path) > 1:  # the same file as another student's, or the instructor's
+        return ("unreadable", f"{sub.path.name} is a hard link: {files.ANOTHERS}")
     try:
         task.nb = read_notebook(sub.path)
     except UnreadableNotebook as error:
         return ("unreadable", f"{sub.path.name} is {error}")
     return None
+
+
+def _links(path: Path) -> int:
+    """How many names the file has (1 for a file of its own, 0 when it cannot be seen)."""
+    try:
+        return os.lstat(path).st_nlink
+    except OSError:
+        return 0
 
 
 def _copy(sub, assignment, cfg: GradingConfig, task: Task) -> None:
@@ -211,7 +238,7 @@ def record(task: Task, outcome: Outcome, cfg: GradingConfig, folder: Path, keep:
     row = outcome.row
     page = Path(cfg.course) / "feedback" / task.student / task.assignment / task.page
     writes = [
-        ("graded notebook", task.workdir / f"{task.notebook}.ipynb", outcome.graded),
+        ("graded notebook", task.graded, outcome.graded),
         ("feedback page", page, outcome.feedback),
     ]
     for what, path, content in writes:

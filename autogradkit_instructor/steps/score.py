@@ -12,7 +12,8 @@ class Score:
 
     * an error (a failed check, or any exception) or a cell that never ran: 0;
     * a number as the cell's result (``execute_result``): that many points, partial credit as
-      in nbgrader, kept between 0 and the cell's points;
+      in nbgrader, kept between 0 and the cell's points; a cell that showed more than one
+      result (student code called ``sys.displayhook`` as it ran) fails, for review;
     * anything else: full points.
 
     Unlike nbgrader, text on stderr (a warning) does not cost points. Manually graded answers
@@ -36,10 +37,14 @@ class Score:
     def __call__(self, nb: dict, ctx) -> dict:
         by_id = {cells.grade_id(c): c for c in nb["cells"] if cells.is_test(c)}
         for gid, result in ctx.results.items():
+            shown = _results(by_id.get(gid, {}))
+            if result.status == "passed" and len(shown) > 1:  # student code showed one too
+                ctx.review.append(f"{gid}: the test cell showed {len(shown)} results, not one")
+                result.status = "failed"
             if result.status != "passed":
                 result.points = 0.0
                 continue
-            partial = _partial_credit(by_id[gid])
+            partial = _partial_credit(shown)
             if partial is None or partial >= result.max_points:
                 result.points = result.max_points
             else:
@@ -48,12 +53,17 @@ class Score:
         return nb
 
 
-def _partial_credit(cell: dict) -> float | None:
-    """The number the cell evaluated to, if its ``execute_result`` is one number."""
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "execute_result":
-            try:
-                return float(cells.text(out.get("data", {}).get("text/plain", "")))
-            except ValueError:
-                return None
-    return None
+def _results(cell: dict) -> list[dict]:
+    """The ``execute_result`` outputs of ``cell``: its last expression's value, and any other
+    a student's code showed while the cell ran (``sys.displayhook(5.0)`` in an answer)."""
+    return [out for out in cell.get("outputs", []) if out.get("output_type") == "execute_result"]
+
+
+def _partial_credit(shown: list[dict]) -> float | None:
+    """The number the cell evaluated to, if it showed one result and that is one number."""
+    if len(shown) != 1:
+        return None
+    try:
+        return float(cells.text(shown[0].get("data", {}).get("text/plain", "")))
+    except ValueError:
+        return None
