@@ -270,16 +270,10 @@ class Node:
             return sorted(n for n in super().__dir__() if n not in _STORE)
         cls = type(self)
         names = set(dir(cls)) - cls._op_api
-        return sorted(n for n in names if n not in _STORE and _is_field(cls, n))
+        return sorted(n for n in names if n not in _STORE)
 
 
 _STORE = frozenset({"_saved", "_saved_meta"})  # what _saved_<name> reads: not in dir(node)
-
-
-def _is_field(cls, name: str) -> bool:
-    """False for a ``_saved_*`` name the node's op does not have (a parent op's field)."""
-    value = getattr(cls, name, None)
-    return not (isinstance(value, property) and getattr(value.fget, "__name__", "") == "_not_saved")
 
 
 def gradient_edge(tensor) -> tuple:
@@ -512,7 +506,7 @@ class Function(FunctionCtx):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._builtin = cls.__module__.startswith("autogradkit.ops")
-        if not cls._builtin:
+        if not cls._builtin or cls.__name__[0] == "_":  # (a private base two ops share)
             return
         assert cls.__qualname__ not in REGISTRY, f"two ops named {cls.__qualname__}"
         REGISTRY[cls.__qualname__] = cls

@@ -52,10 +52,8 @@ class StackBackward0(Function):
         return tuple(g[lead + (i,)] for i in range(ctx.count))
 
 
-class SplitBackward0(Function):
+class _Split(Function):
     """outs = x cut into pieces along dim;  dx = the pieces' gradients (or zeros) joined"""
-
-    saved_values = ("dim", "self_sym_sizes", "split_size")
 
     @staticmethod
     def forward(ctx, x, *, sizes, dim, split_size=None):
@@ -68,7 +66,13 @@ class SplitBackward0(Function):
         return np.concatenate(grads, axis=ctx.axis)
 
 
-class SplitWithSizesBackward0(SplitBackward0):
+class SplitBackward0(_Split):
+    """``split(size)``"""
+
+    saved_values = ("dim", "self_sym_sizes", "split_size")
+
+
+class SplitWithSizesBackward0(_Split):
     """``split([sizes])``: the same cut, which PyTorch records under its own name"""
 
     saved_values = ("dim", "self_sym_sizes", "split_sizes")

@@ -175,7 +175,7 @@ class SqrtBackward0(Function):
         return g / (2 * out)
 
 
-class SignBackward0(Function):
+class _Step(Function):
     """out = sign x (-1, 0 or 1);  dx = 0 (a step: flat wherever it has a slope)"""
 
     @staticmethod
@@ -187,7 +187,11 @@ class SignBackward0(Function):
         return np.zeros_like(g)  # exact zeros (0 * g would give -0. or nan), as PyTorch
 
 
-class SgnBackward0(SignBackward0):
+class SignBackward0(_Step):
+    """out = sign x"""
+
+
+class SgnBackward0(_Step):
     """out = sgn x (for real x the same as sign);  dx = 0. PyTorch's abs backward records it"""
 
     saved_names = ("self", "result")  # what PyTorch keeps for complex inputs
@@ -215,12 +219,10 @@ class AbsBackward0(Function):
         return g * SgnBackward0.call(x)  # on Tensors (create_graph) this records SgnBackward0
 
 
-class ClampBackward1(Function):
+class _Clamp(Function):
     """out = min(max(x, lo), hi);  dx = g where lo <= x <= hi (1 at the bounds)"""
 
-    overload = 1  # clamp with number bounds
     saved_names = ("self",)
-    saved_values = ("max", "min")
 
     @staticmethod
     def forward(ctx, x, *, min=None, max=None):  # noqa: A002  (PyTorch's names)
@@ -237,13 +239,19 @@ class ClampBackward1(Function):
         return g * ((x >= low) & (x <= high)) + 0.0
 
 
-class ClampMinBackward0(ClampBackward1):
+class ClampBackward1(_Clamp):
+    """``clamp`` with number bounds"""
+
+    saved_values = ("max", "min")
+
+
+class ClampMinBackward0(_Clamp):
     """out = max(x, min) (``clamp_min``, a number);  dx = g where x >= min"""
 
     saved_values = ("min",)
 
 
-class ClampMaxBackward0(ClampBackward1):
+class ClampMaxBackward0(_Clamp):
     """out = min(x, max) (``clamp_max``, a number);  dx = g where x <= max"""
 
     saved_values = ("max",)

@@ -95,6 +95,14 @@ SNIPPETS = {
         print(m.softmax(1).grad_fn.name(), m.log_softmax(1).grad_fn.name())
         print(m.softmax(1)); print(m.log_softmax(dim=-1))""",
     "names_maximum": "x = torch.tensor([1., 2.], requires_grad=True); print(torch.maximum(x, x).grad_fn.name(), torch.minimum(x, 1 - x).grad_fn.name())",
+    "node_classes_are_unrelated": """
+        x = torch.ones(2, requires_grad=True)
+        nodes = [x + 1, x - 1, 1 - x, x.mean(), x.mean(0), x.sum(), x.max(), x.min(), torch.maximum(x, x),
+                 torch.minimum(x, x), x[0], x[:1], x.view(2), x.reshape(1, 2).squeeze(), x.squeeze(0), x.clamp(0),
+                 x.clamp_min(0), x.split(1)[0], x.split([1, 1])[0], x.prod(), x.prod(0), x.sign()]
+        nodes = [n.grad_fn for n in nodes]
+        print([[isinstance(a, type(b)) for b in nodes].count(True) for a in nodes])
+        print(all(isinstance(n, torch.autograd.graph.Node) for n in nodes), type(nodes[1]).__mro__[-1])""",
     "node_type_and_repr": """
         a = torch.tensor(2., requires_grad=True); c = a * 3
         print(type(c.grad_fn).__name__, c.grad_fn, type(c.grad_fn.next_functions[0][0]).__name__)""",
