@@ -50,6 +50,18 @@ def _index_put(lib, x):
     return IndexPutBackward0.apply(zeros, x, index=(np.array([0, 2, 0]),), accumulate=True)
 
 
+def _by_number(name: str, number: float):
+    """MulBackward1 / DivBackward1 (mul.Scalar, div.Scalar): only PyTorch's composites record
+    them (cross_entropy), so the op is called directly."""
+
+    def fn(lib, x):
+        from autogradkit.ops import nn
+
+        return getattr(nn, name).apply(x, number)
+
+    return fn
+
+
 def _setitem_advanced(lib, x, v):
     y = x * 1
     y[lib.tensor([True, False, True])] = v
@@ -85,6 +97,10 @@ SPECS = [
     OpSpec("SubBackward0", lambda t, x, y: x - y, np.subtract, ((2, 3), (2, 1))),
     OpSpec("RsubBackward1", lambda t, x: 1.5 - x, lambda x: 1.5 - x, ((3,),)),
     OpSpec("RsubBackward0", lambda t, x, y: t.rsub(x, y), lambda x, y: y - x, ((2, 3), (3,))),
+    OpSpec(
+        "MulBackward1", _by_number("MulBackward1", 0.9), lambda x: x * 0.9, ((3,),), torch=False
+    ),
+    OpSpec("DivBackward1", _by_number("DivBackward1", 3), lambda x: x / 3, ((3,),), torch=False),
     OpSpec("MulBackward0", lambda t, x, y: x * y, np.multiply, ((2, 3), (2, 3))),
     OpSpec("DivBackward0", lambda t, x, y: x / y, np.divide, ((2, 3), (3,)), 0.5, 2.0),
     OpSpec("NegBackward0", lambda t, x: -x, np.negative, ((4,),)),

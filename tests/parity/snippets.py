@@ -103,6 +103,19 @@ SNIPPETS = {
         nodes = [n.grad_fn for n in nodes]
         print([[isinstance(a, type(b)) for b in nodes].count(True) for a in nodes])
         print(all(isinstance(n, torch.autograd.graph.Node) for n in nodes), type(nodes[1]).__mro__[-1])""",
+    "cross_entropy_records_scalar_mul_and_div": """
+        F = torch.nn.functional
+        x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.2, -0.3]], requires_grad=True)
+        p = torch.tensor([[0.1, 0.6, 0.3], [0.7, 0.2, 0.1]])
+        for loss in (F.cross_entropy(x, p), F.cross_entropy(x, p, label_smoothing=0.2),
+                     F.cross_entropy(x, torch.tensor([0, 2]), label_smoothing=0.2)):
+            node = loss.grad_fn
+            print(loss, node.next_functions, [n for n in dir(node) if n.startswith('_saved')])
+            for f, _ in node.next_functions:
+                print(f, f.next_functions, [n for n in dir(f) if n.startswith('_saved')])
+                print(getattr(f, '_saved_other', None))
+            loss.backward()
+        print(node._saved_alpha, x.grad)""",
     "node_type_and_repr": """
         a = torch.tensor(2., requires_grad=True); c = a * 3
         print(type(c.grad_fn).__name__, c.grad_fn, type(c.grad_fn.next_functions[0][0]).__name__)""",
