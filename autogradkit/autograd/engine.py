@@ -346,6 +346,8 @@ class AccumulateGrad(Node):
             grad = np.empty_like(leaf._data, getattr(dtype, "numpy", dtype))  # numpy's dtype
             np.copyto(grad, g, casting="unsafe")
             leaf._grad = TensorBase._wrap(grad)
+            if isinstance(g, np.ndarray) and (0 in g.strides or not g.flags.c_contiguous):
+                increment_version(leaf._grad)  # PyTorch copy_s an expanded or strided gradient
         else:  # in place, as PyTorch does: the same .grad tensor, one version later
             leaf._grad._data += g
             increment_version(leaf._grad)

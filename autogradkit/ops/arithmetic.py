@@ -12,6 +12,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._shape import normalize_dims
 from ..autograd.engine import Function
+from .nn import DivBackward1
 
 __all__ = (
     "AddBackward0 SubBackward0 RsubBackward0 RsubBackward1 MulBackward0 DivBackward0 "
@@ -196,7 +197,7 @@ class SumBackward1(Function):
 
 
 class _Mean(Function):
-    """out = mean(x, dim);  dx = g / n broadcast back (n: elements averaged)"""
+    """out = mean(x, dim);  dx = g broadcast back, / n (n: elements averaged)"""
 
     quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
     saved_values = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
@@ -215,7 +216,8 @@ class _Mean(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return _expand_back(g / ctx.count, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
+        g = _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
+        return DivBackward1.call(g, ctx.count)  # a new array, as PyTorch's expand then div
 
 
 class MeanBackward1(_Mean):

@@ -116,6 +116,25 @@ SNIPPETS = {
                 print(getattr(f, '_saved_other', None))
             loss.backward()
         print(node._saved_alpha, x.grad)""",
+    "grad_version_after_accumulation": """
+        # PyTorch keeps a fresh gradient as .grad (version 0) and copies an expanded or strided one
+        # (copy_: version 1); later accumulations add in place, one version each
+        for make in (lambda a: a.sum(), lambda a: a.sum(1).sum(), lambda a: (a + 1).sum(), lambda a: a.t().sum(),
+                     lambda a: a.clone().sum(), lambda a: a.mean(), lambda a: a.mean(1).sum(), lambda a: (a * 2).sum(),
+                     lambda a: a[0].sum(), lambda a: (a.view(6) * 2).sum(), lambda a: a.exp().sum()):
+            for shape in ((), (2, 3)):
+                a = torch.ones(shape, requires_grad=True)
+                try:
+                    make(a).backward()
+                except (IndexError, RuntimeError):
+                    continue
+                versions = [a.grad._version]
+                make(a).backward(); versions.append(a.grad._version)
+                make(a).backward(); versions.append(a.grad._version)
+                a.grad = torch.zeros(shape); versions.append(a.grad._version)
+                make(a).backward(); versions.append(a.grad._version)
+                print(shape, versions, end='; ')
+            print()""",
     "node_type_and_repr": """
         a = torch.tensor(2., requires_grad=True); c = a * 3
         print(type(c.grad_fn).__name__, c.grad_fn, type(c.grad_fn.next_functions[0][0]).__name__)""",
