@@ -12,7 +12,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._shape import normalize_dims
 from ..autograd.engine import Function
-from .nn import DivBackward1
+from .scalar import DivBackward1
 
 __all__ = (
     "AddBackward0 SubBackward0 RsubBackward0 RsubBackward1 MulBackward0 DivBackward0 "
@@ -126,7 +126,7 @@ class MulBackward0(Function):
 
 
 class DivBackward0(Function):
-    """out = x / y;  dx = g / y,  dy = -g * x / y**2"""
+    """out = x / y;  dx = g / y,  dy = -g * (x / y / y)"""
 
     quiet_floating_errors = True
     broadcasts = True
@@ -143,7 +143,7 @@ class DivBackward0(Function):
         x, y = ctx.saved_tensors
         return (
             g / y if ctx.needs_input_grad[0] else None,
-            -g * x / (y * y) if ctx.needs_input_grad[1] else None,
+            -g * (x / y / y) if ctx.needs_input_grad[1] else None,
         )
 
 

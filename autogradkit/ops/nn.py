@@ -1,5 +1,4 @@
-"""Primitives that are numerically unsafe to compose (softmax family, losses), and the
-multiplication and division by a Scalar that PyTorch's composite losses record."""
+"""Primitives that are numerically unsafe to compose (softmax family, losses)."""
 
 from __future__ import annotations
 
@@ -11,37 +10,8 @@ from ..autograd.engine import Function
 __all__ = (
     "LogSoftmaxBackward0 SoftmaxBackward0 LeakyReluBackward0 MseLossBackward0 "
     "NllLossBackward0 NllLoss2DBackward0 BinaryCrossEntropyBackward0 "
-    "BinaryCrossEntropyWithLogitsBackward0 MulBackward1 DivBackward1"
+    "BinaryCrossEntropyWithLogitsBackward0"
 ).split()
-
-
-class _ByNumber(Function):
-    """out = op(x, number) (mul.Scalar, div.Scalar);  dx = op(g, number). PyTorch's C++
-    composites record these (cross_entropy); ``x * 2`` and ``x / 2`` record the Backward0s"""
-
-    numbers_are_scalars = True
-    saved_values = ("other",)
-
-    @classmethod
-    def forward(cls, ctx, x, number):
-        return cls.op(x, number)
-
-    @classmethod
-    def backward(cls, ctx, g):
-        return cls.op(g, ctx.other), None
-
-
-class MulBackward1(_ByNumber):
-    """out = x * number"""
-
-    op = staticmethod(np.multiply)
-
-
-class DivBackward1(_ByNumber):
-    """out = x / number"""
-
-    quiet_floating_errors = True
-    op = staticmethod(np.true_divide)
 
 
 class LogSoftmaxBackward0(Function):

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..autograd.engine import Function
 from .arithmetic import _floating
+from .scalar import MulBackward1
 
 __all__ = (
     "ExpBackward0 LogBackward0 SinBackward0 CosBackward0 TanBackward0 TanhBackward0 "
@@ -68,7 +69,7 @@ class SinBackward0(Function):
 
 
 class CosBackward0(Function):
-    """out = cos x;  dx = -g * sin x"""
+    """out = cos x;  dx = g * -sin x"""
 
     saved_names = ("self",)
 
@@ -81,7 +82,7 @@ class CosBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return -g * np.sin(x)
+        return g * -np.sin(x)
 
 
 class TanBackward0(Function):
@@ -172,7 +173,7 @@ class SqrtBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
-        return g / (2 * out)
+        return g / MulBackward1.call(out, 2)
 
 
 class _Step(Function):

@@ -55,9 +55,9 @@ def _by_number(name: str, number: float):
     them (cross_entropy), so the op is called directly."""
 
     def fn(lib, x):
-        from autogradkit.ops import nn
+        from autogradkit.ops import scalar
 
-        return getattr(nn, name).apply(x, number)
+        return getattr(scalar, name).apply(x, number)
 
     return fn
 

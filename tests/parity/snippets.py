@@ -135,6 +135,25 @@ SNIPPETS = {
                 make(a).backward(); versions.append(a.grad._version)
                 print(shape, versions, end='; ')
             print()""",
+    "double_backward_graphs_of_the_formulas": """
+        def walk(fn, seen):
+            if fn is None or fn in seen:
+                return ""
+            seen.add(fn)
+            return fn.name() + "(" + ",".join(walk(f, seen) for f, _ in fn.next_functions) + ")"
+        t = torch.tensor([[0.1, 0.9, 0.4], [0.7, 0.2, 0.5]])
+        for f in (lambda x: x ** 2, lambda x: x ** 3, lambda x: x.square(), lambda x: x.abs() ** 0.5,
+                  lambda x: x.abs().sqrt(), lambda x: x.cos(), lambda x: 2 / x, lambda x: t / x, lambda x: x.reciprocal(),
+                  lambda x: (x - t).pow(2).sum().sqrt()):
+            x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.2, -0.3]], requires_grad=True)
+            y = f(x)
+            g, = torch.autograd.grad(y, x, torch.ones_like(y), create_graph=True)
+            inner = [f for f, _ in g.grad_fn.next_functions if f is not None][-1]
+            print(walk(g.grad_fn, set()), getattr(inner, '_saved_other', ''), getattr(inner.next_functions[0][0], '_saved_exponent', ''))
+            g.sum().backward(); print(x.grad)
+        for y in (x.mean(), x.mean(1)):  # mean: the gradient expanded, then divided by a Scalar
+            g, = torch.autograd.grad(y, x, torch.ones_like(y).requires_grad_(), create_graph=True)
+            print(walk(g.grad_fn, set()), g.grad_fn._saved_other)""",
     "node_type_and_repr": """
         a = torch.tensor(2., requires_grad=True); c = a * 3
         print(type(c.grad_fn).__name__, c.grad_fn, type(c.grad_fn.next_functions[0][0]).__name__)""",
