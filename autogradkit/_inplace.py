@@ -22,7 +22,7 @@ from ._indexing import indexed, is_advanced, normalize_index
 from ._tensor_math import MathMethods
 from .autograd import grad_mode
 from .autograd.engine import FREED, FunctionCtx, TensorBase, link
-from .autograd.variable import FREED_MESSAGE, increment_version
+from .autograd.variable import FREED_MESSAGE, NO_GRAD_VIEW, increment_version
 from .ops import indexing
 from .ops.indexing import AsStridedBackward0, IndexPutBackward0
 from .ops.movement import CopyBackwards
@@ -36,13 +36,6 @@ _INFERENCE_INPLACE = (
     "https://github.com/pytorch/rfcs/pull/17 for more details."
 )
 _LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
-_NO_GRAD_VIEW_INPLACE = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
-    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
-    "your code by moving both the view and the inplace either both inside the no_grad block "
-    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
-    "to be tracked)."
-)
 _DETACH_VIEW = (
     "Can't detach views in-place. Use detach() instead. If you are using "
     "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
@@ -59,7 +52,7 @@ def check_inplace(t, what: str = "a leaf Variable") -> None:
         raise RuntimeError(_INFERENCE_INPLACE)
     if t._requires_grad and t._grad_fn is None and grad_mode._enabled:
         if t._base is not None:  # only a view made under no_grad has no grad_fn
-            raise RuntimeError(_NO_GRAD_VIEW_INPLACE)
+            raise RuntimeError(NO_GRAD_VIEW.format("is being modified inplace"))
         raise RuntimeError(_LEAF_INPLACE.replace("a leaf Variable", what))
 
 

@@ -59,6 +59,7 @@ from .variable import (
     AutogradMethods,
     InferenceVersion,
     VersionCounter,
+    check_no_grad_view,
     increment_version,
     version_counter,
     version_message,
@@ -160,12 +161,14 @@ class TensorBase(AutogradMethods):
     @property
     def grad_fn(self):
         """The node that made this tensor (None for leaves)."""
+        if self._grad_fn is None and self._base is not None and self._requires_grad:
+            check_no_grad_view(self)  # (variable.py: a view made in no_grad mode)
         return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
         """True for tensors you created, and for any tensor that does not require grad."""
-        return self._grad_fn is None
+        return self.grad_fn is None
 
     @property
     def grad(self):
@@ -290,6 +293,8 @@ def grad_accumulator(leaf: TensorBase) -> AccumulateGrad:
     node = leaf._accumulator_ref() if leaf._accumulator_ref is not None else None
     if node is None:
         node = AccumulateGrad(leaf)
+        if leaf._base is not None:  # a view made in no_grad mode: unless its base changed
+            check_no_grad_view(leaf)
         leaf._accumulator_ref = weakref.ref(node)
     return node
 

@@ -18,14 +18,16 @@ import weakref
 import numpy as np
 
 from .. import _dtype
-from ..utils.hooks import HookDict, add_hook
-from . import anomaly_mode
+from ..utils.hooks import HookDict, add_hook, next_id
+from . import anomaly_mode, grad_mode
 
 __all__ = [
     "FREED_MESSAGE",
     "INFERENCE_SAVED",
+    "NO_GRAD_VIEW",
     "AutogradMethods",
     "VersionCounter",
+    "check_no_grad_view",
     "increment_version",
     "version_counter",
     "version_message",
@@ -44,6 +46,7 @@ class VersionCounter:
     """
 
     value = 0  # read from the class until the first in-place change (cheap to create)
+    changed_at = -1  # when it last moved, on the clock of next_id (check_no_grad_view)
 
 
 class InferenceVersion(VersionCounter):
@@ -61,6 +64,13 @@ FREED_MESSAGE = (
     "calling backward."
 )
 
+NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and {} with grad mode enabled. Given that this use case "
+    "is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the "
+    "view and the inplace either both inside the no_grad block (if you don't want the inplace to "
+    "be tracked) or both outside (if you want the inplace to be tracked)."
+)
+
 INFERENCE_SAVED = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "
@@ -71,8 +81,21 @@ INFERENCE_SAVED = (
 
 def wrap(data, grad_fn=None, output_nr=0) -> AutogradMethods:
     """A new Tensor of the class ``Tensor`` registered (``TensorBase._wrap``), for the files
-    below the engine (hooks, views, several outputs)."""
-    return AutogradMethods._output_class._wrap(data, grad_fn, output_nr)
+    below the engine (hooks, views, several outputs). One made in no_grad mode notes when."""
+    t = AutogradMethods._output_class._wrap(data, grad_fn, output_nr)
+    if not grad_mode._enabled:
+        t.__dict__["_made_at"] = next_id()
+    return t
+
+
+def check_no_grad_view(t) -> None:
+    """PyTorch's refusal to give the ``grad_fn`` of a view made in no_grad mode (of a tensor
+    that requires grad) once its base changed in place: which history would it have?"""
+    made_at = t.__dict__.get("_made_at")
+    if made_at is not None and t._version_counter.changed_at > made_at:
+        raise RuntimeError(
+            NO_GRAD_VIEW.format("its base or another view of its base has been modified inplace")
+        )
 
 
 def version_counter(tensor) -> VersionCounter:
@@ -93,6 +116,7 @@ def increment_version(tensor) -> None:
         counter = version_counter(t)
         if counter is not INFERENCE:
             counter.value += 1
+            counter.changed_at = next_id()
 
 
 class AutogradMethods:

@@ -154,6 +154,32 @@ SNIPPETS = {
         for y in (x.mean(), x.mean(1)):  # mean: the gradient expanded, then divided by a Scalar
             g, = torch.autograd.grad(y, x, torch.ones_like(y).requires_grad_(), create_graph=True)
             print(walk(g.grad_fn, set()), g.grad_fn._saved_other)""",
+    "no_grad_view_after_its_base_changed": """
+        def show(f):
+            try:
+                print(f())
+            except RuntimeError as e:
+                print("raised", e)
+        x = torch.ones(3, requires_grad=True)  # a leaf base, changed in no_grad mode too
+        with torch.no_grad():
+            v = x[:2]
+            x.mul_(2)
+        show(lambda: v.grad_fn); show(lambda: v.requires_grad)
+        a = torch.ones(3, requires_grad=True).clone()
+        with torch.no_grad():
+            v = a[:2]
+        print(v.grad_fn, v.is_leaf, v)
+        a[1:].mul_(2)  # another view of the base, with grad mode on
+        for f in (lambda: v.grad_fn, lambda: v.is_leaf, lambda: v.sum(), lambda: v + 1, lambda: v.detach(),
+                  lambda: v._version, lambda: v, lambda: a.grad_fn):
+            show(f)
+        b = torch.ones(3)  # a base that needs no grad: nothing to refuse
+        with torch.no_grad():
+            w = b[:2]
+        b.mul_(2); print(w.grad_fn, w)
+        with torch.no_grad():  # made after the change: fine
+            u = a[:2]
+        print(u.grad_fn, u.requires_grad)""",
     "node_type_and_repr": """
         a = torch.tensor(2., requires_grad=True); c = a * 3
         print(type(c.grad_fn).__name__, c.grad_fn, type(c.grad_fn.next_functions[0][0]).__name__)""",
