@@ -180,6 +180,17 @@ SNIPPETS = {
         with torch.no_grad():  # made after the change: fine
             u = a[:2]
         print(u.grad_fn, u.requires_grad)""",
+    "reduction_dims_of_a_0_dim_tensor_and_repeated_dims": """
+        x = torch.tensor(2., requires_grad=True)
+        for f in ("x.sum(0)", "x.sum(-1)", "x.mean(0)", "x.sum(0, keepdim=True)", "x.sum((0, -1))", "x.prod(0)",
+                  "x.logsumexp(0)", "x.std(0)", "x.var(-1)", "x.sum(1)", "x.mean(-2)",
+                  "torch.ones(2, 3).sum((1, 0, -1, 0))", "torch.ones(2, 3).mean([0, -2])"):
+            try:
+                y = eval(f)
+                y.backward()
+                print(f, y, x.grad, y.grad_fn._saved_dim)
+            except Exception as e:
+                print(f, type(e).__name__, e)""",
     "node_type_and_repr": """
         a = torch.tensor(2., requires_grad=True); c = a * 3
         print(type(c.grad_fn).__name__, c.grad_fn, type(c.grad_fn.next_functions[0][0]).__name__)""",
