@@ -71,6 +71,8 @@ class MovementMethods:
 
     def _infer_shape(self, shape) -> tuple:
         shape = tuple(builtins.int(s) for s in _one_tuple(shape))
+        if shape.count(-1) > 1:
+            raise RuntimeError("only one dimension can be inferred")
         known = math.prod(s for s in shape if s != -1)
         if shape.count(-1) == 1 and known and self._data.size % known == 0:
             shape = tuple(self._data.size // known if s == -1 else s for s in shape)

@@ -191,6 +191,19 @@ SNIPPETS = {
                 print(f, y, x.grad, y.grad_fn._saved_dim)
             except Exception as e:
                 print(f, type(e).__name__, e)""",
+    "ragged_lists_and_two_inferred_dims": """
+        for data in ([[1, 2], [3]], [[[1], [2]], [[3]]], [[1, 2], [3, 4, 5]], [[1., 2.], [3]], [[[1, 2], [3]], [4]]):
+            for kw in ({}, {"dtype": torch.float32}):
+                try:
+                    print(torch.tensor(data, **kw))
+                except Exception as e:
+                    print(type(e).__name__, e)
+        for shape in ((-1, -1), (-1, 2, -1), (-1, 3), (4, -1)):
+            for f in (torch.ones(2, 3).view, torch.ones(2, 3).reshape):
+                try:
+                    print(f(*shape).shape)
+                except RuntimeError as e:
+                    print(e)""",
     "node_type_and_repr": """
         a = torch.tensor(2., requires_grad=True); c = a * 3
         print(type(c.grad_fn).__name__, c.grad_fn, type(c.grad_fn.next_functions[0][0]).__name__)""",
