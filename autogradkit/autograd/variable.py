@@ -29,6 +29,7 @@ __all__ = [
     "VersionCounter",
     "check_no_grad_view",
     "increment_version",
+    "op_name",
     "version_counter",
     "version_message",
     "wrap",
@@ -228,6 +229,11 @@ class AutogradMethods:
         return self._output_nr
 
 
+def op_name(node) -> str:
+    """The op a node records, as PyTorch's messages name it: ``Exp`` for ExpBackward0."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
 def version_message(value, meta, node) -> str:
     """PyTorch's error for a saved value whose tensor changed in place since it was saved
     (``meta``, its ``SavedOrigin``, holds the version it had then)."""
@@ -237,8 +243,7 @@ def version_message(value, meta, node) -> str:
     fn = node if is_output else (t._grad_fn if t is not None else None)
     if fn is not None:
         nr = nr if is_output else t._output_nr
-        op = re.sub(r"Backward\d*$", "", fn.name())  # PyTorch names the op, not the node
-        where = f", which is output {nr} of {op},"
+        where = f", which is output {nr} of {op_name(fn)},"
     return (
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [{_dtype.tensor_type(data.dtype)} [{', '.join(map(str, data.shape))}]]"

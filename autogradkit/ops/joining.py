@@ -55,6 +55,8 @@ class StackBackward0(Function):
 class _Split(Function):
     """outs = x cut into pieces along dim;  dx = the pieces' gradients (or zeros) joined"""
 
+    is_view = True  # the pieces share x's memory: PyTorch refuses to change them in place
+
     @staticmethod
     def forward(ctx, x, *, sizes, dim, split_size=None):
         ctx.dim, ctx.axis, ctx.self_sym_sizes = dim, normalize_dim(dim, x.ndim), x.shape
@@ -81,6 +83,7 @@ class SplitWithSizesBackward0(_Split):
 class UnbindBackward0(Function):
     """outs = x[i] for each i along dim;  dx = the outputs' gradients stacked back"""
 
+    is_view = True  # as split's
     saved_values = ("dim",)
 
     @staticmethod

@@ -204,6 +204,18 @@ SNIPPETS = {
                     print(f(*shape).shape)
                 except RuntimeError as e:
                     print(e)""",
+    "pieces_of_split_and_unbind_refuse_in_place_changes": """
+        def show(f):
+            try:
+                print(f())
+            except RuntimeError as e:
+                print("raised", e)
+        b = torch.ones(2, 3, requires_grad=True).clone()
+        show(lambda: b.split(1)[0].mul_(2)); show(lambda: b.unbind(0)[1].add_(1))
+        show(lambda: b.chunk(3, 1)[2].zero_()); show(lambda: b.split([1, 1])[1].copy_(torch.zeros(1, 3)))
+        show(lambda: torch.ones(2, 3, requires_grad=True).split(1)[1].exp_())
+        show(lambda: torch.ones(2, 3).split(1)[0].mul_(2))  # nothing requires grad: allowed
+        print(b)""",
     "node_type_and_repr": """
         a = torch.tensor(2., requires_grad=True); c = a * 3
         print(type(c.grad_fn).__name__, c.grad_fn, type(c.grad_fn.next_functions[0][0]).__name__)""",
