@@ -39,6 +39,11 @@ class MovementMethods:
     def is_contiguous(self) -> bool:
         return self._data.flags.c_contiguous
 
+    def stride(self, dim=None):
+        """How many elements apart the neighbours along each dim sit in memory."""
+        strides = tuple(st // self._data.itemsize for st in self._data.strides)
+        return strides if dim is None else strides[normalize_dim(dim, self.ndim)]
+
     def contiguous(self) -> TensorBase:
         return (
             self if self.is_contiguous() else movement.CloneBackward0.apply(self, contiguous=True)

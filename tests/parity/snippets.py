@@ -216,6 +216,15 @@ SNIPPETS = {
         show(lambda: torch.ones(2, 3, requires_grad=True).split(1)[1].exp_())
         show(lambda: torch.ones(2, 3).split(1)[0].mul_(2))  # nothing requires grad: allowed
         print(b)""",
+    "strides_of_views": """
+        x = torch.arange(24.).reshape(2, 3, 4)
+        for t in (x, x.permute(2, 1, 0), x.transpose(0, 1), x[:, 1], x[..., ::2], x[0, :, 1:3], x.unsqueeze(1),
+                  x[:, :1].expand(2, 5, 4), torch.ones(3).unsqueeze(1), torch.tensor(2.), x.view(6, 4), x[1].t()):
+            print(t.stride(), t.is_contiguous(), t.stride(-1) if t.dim() else None)
+        try:
+            x.stride(3)
+        except IndexError as e:
+            print(e)""",
     "node_type_and_repr": """
         a = torch.tensor(2., requires_grad=True); c = a * 3
         print(type(c.grad_fn).__name__, c.grad_fn, type(c.grad_fn.next_functions[0][0]).__name__)""",
