@@ -10,8 +10,8 @@ from .scalar import MulBackward1
 
 __all__ = (
     "ExpBackward0 LogBackward0 SinBackward0 CosBackward0 TanBackward0 TanhBackward0 "
-    "SigmoidBackward0 ReluBackward0 SqrtBackward0 SignBackward0 SgnBackward0 AbsBackward0 "
-    "ClampBackward1 ClampMinBackward0 ClampMaxBackward0"
+    "SigmoidBackward0 ReluBackward0 ThresholdBackwardBackward0 SqrtBackward0 SignBackward0 "
+    "SgnBackward0 AbsBackward0 ClampBackward1 ClampMinBackward0 ClampMaxBackward0"
 ).split()
 
 
@@ -153,9 +153,27 @@ class ReluBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
-        grad = g * (out > 0)
+        return ThresholdBackwardBackward0.call(g, out, threshold=0)  # (a node, on Tensors)
+
+
+class ThresholdBackwardBackward0(Function):
+    """out = g where x > threshold (relu's backward, recorded under create_graph);
+    dg = gg where x > threshold,  dx = 0"""
+
+    saved_names, saved_values = ("self",), ("threshold",)
+
+    @staticmethod
+    def forward(ctx, g, x, *, threshold):
+        ctx.threshold = threshold
+        ctx.save_for_backward(x)
+        grad = g * (x > threshold)
         grad += 0.0  # turns the -0. of blocked negative g into 0. (in place: no new array)
         return grad
+
+    @staticmethod
+    def backward(ctx, gg):
+        (x,) = ctx.saved_tensors
+        return ThresholdBackwardBackward0.call(gg, x, threshold=ctx.threshold), np.zeros_like(x)
 
 
 class SqrtBackward0(Function):

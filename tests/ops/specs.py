@@ -62,6 +62,14 @@ def _by_number(name: str, number: float):
     return fn
 
 
+def _relu_backward(lib, g, x):
+    """relu's backward as a function of the gradient and its input: what create_graph records
+    (called directly, as torch has no public name for it)."""
+    from autogradkit.ops.unary import ThresholdBackwardBackward0
+
+    return ThresholdBackwardBackward0.apply(g, x, threshold=0)
+
+
 def _setitem_advanced(lib, x, v):
     y = x * 1
     y[lib.tensor([True, False, True])] = v
@@ -162,6 +170,13 @@ SPECS = [
         "SigmoidBackward0", lambda t, x: x.sigmoid(), lambda x: 1 / (1 + np.exp(-x)), ((5,),), -6, 6
     ),
     OpSpec("ReluBackward0", lambda t, x: x.relu(), lambda x: np.maximum(x, 0), ((6,),)),
+    OpSpec(
+        "ThresholdBackwardBackward0",
+        _relu_backward,
+        lambda g, x: g * (x > 0),
+        ((6,), (6,)),
+        torch=False,
+    ),
     OpSpec("SqrtBackward0", lambda t, x: x.sqrt(), np.sqrt, ((4,),), 0.5, 3.0),
     OpSpec("AbsBackward0", lambda t, x: x.abs(), np.abs, ((6,),)),
     OpSpec("SignBackward0", lambda t, x: x.sign(), np.sign, ((6,),)),

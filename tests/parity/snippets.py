@@ -225,6 +225,16 @@ SNIPPETS = {
             x.stride(3)
         except IndexError as e:
             print(e)""",
+    "relu_double_backward": """
+        x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.0, -0.3]], requires_grad=True)
+        y = x.relu()
+        g, = torch.autograd.grad(y, x, torch.ones_like(y).requires_grad_(), create_graph=True)
+        node = g.grad_fn
+        print(g, node, node.next_functions, node._saved_self, node._saved_threshold)
+        g.sum().backward(); print(x.grad)
+        g, = torch.autograd.grad(torch.nn.functional.relu(x).sum(), x, create_graph=True)
+        print(g.grad_fn.next_functions, g.requires_grad)
+        g.sum().backward(); print(x.grad)""",
     "node_type_and_repr": """
         a = torch.tensor(2., requires_grad=True); c = a * 3
         print(type(c.grad_fn).__name__, c.grad_fn, type(c.grad_fn.next_functions[0][0]).__name__)""",
