@@ -22,7 +22,7 @@ from ._indexing import indexed, is_advanced, normalize_index
 from ._tensor_math import MathMethods
 from .autograd import grad_mode
 from .autograd.engine import FREED, FunctionCtx, TensorBase, link
-from .autograd.variable import FREED_MESSAGE, increment_version
+from .autograd.variable import FREED_MESSAGE, NO_GRAD_VIEW, increment_version, op_name
 from .ops import indexing
 from .ops.indexing import AsStridedBackward0, IndexPutBackward0
 from .ops.movement import CopyBackwards
@@ -36,12 +36,10 @@ _INFERENCE_INPLACE = (
     "https://github.com/pytorch/rfcs/pull/17 for more details."
 )
 _LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
-_NO_GRAD_VIEW_INPLACE = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
-    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
-    "your code by moving both the view and the inplace either both inside the no_grad block "
-    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
-    "to be tracked)."
+_MULTI_VIEW_INPLACE = (
+    "Output {} of {} is a view and is being modified inplace. This view is the output of a "
+    "function that returns multiple views. Such functions do not allow the output views to be "
+    "modified inplace. You should replace the inplace operation by an out-of-place one."
 )
 _DETACH_VIEW = (
     "Can't detach views in-place. Use detach() instead. If you are using "
@@ -54,12 +52,16 @@ _DETACH_VIEW = (
 
 def check_inplace(t, what: str = "a leaf Variable") -> None:
     """PyTorch's refusals: an inference tensor outside inference mode, a leaf that requires
-    grad (with grad mode on), a view made under no_grad."""
+    grad (with grad mode on), a view made under no_grad, a piece of ``split`` or ``unbind``."""
     if not grad_mode._inference and t.is_inference():
         raise RuntimeError(_INFERENCE_INPLACE)
+    fn = t._grad_fn
+    if fn is not None and fn._num_outputs > 1 and getattr(fn, "is_view", False):
+        if grad_mode._enabled:
+            raise RuntimeError(_MULTI_VIEW_INPLACE.format(t._output_nr, op_name(fn)))
     if t._requires_grad and t._grad_fn is None and grad_mode._enabled:
         if t._base is not None:  # only a view made under no_grad has no grad_fn
-            raise RuntimeError(_NO_GRAD_VIEW_INPLACE)
+            raise RuntimeError(NO_GRAD_VIEW.format("is being modified inplace"))
         raise RuntimeError(_LEAF_INPLACE.replace("a leaf Variable", what))
 
 

@@ -103,9 +103,14 @@ def normalize_dim(dim: int, ndim: int) -> int:
 
 
 def normalize_dims(dim, ndim: int) -> tuple | None:
-    """``None`` (all dims), an int, or a sequence of ints, as a tuple of axes."""
+    """``None`` (all dims), an int, or a sequence of ints, as a tuple of axes (none for a
+    0-dim tensor, whose dim 0 or -1 PyTorch accepts and reduces over nothing)."""
     if dim is None:
         return None
     if isinstance(dim, (int, np.integer)):
-        return (normalize_dim(int(dim), ndim),)
-    return tuple(sorted(normalize_dim(int(d), ndim) for d in dim))
+        dim = (dim,)
+    axes = [normalize_dim(int(d), ndim) for d in dim]
+    for i, axis in enumerate(axes):
+        if axis in axes[:i]:
+            raise RuntimeError(f"dim {axis} appears multiple times in the list of dims")
+    return tuple(sorted(axes)) if ndim else ()

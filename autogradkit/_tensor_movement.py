@@ -39,6 +39,11 @@ class MovementMethods:
     def is_contiguous(self) -> bool:
         return self._data.flags.c_contiguous
 
+    def stride(self, dim=None):
+        """How many elements apart the neighbours along each dim sit in memory."""
+        strides = tuple(st // self._data.itemsize for st in self._data.strides)
+        return strides if dim is None else strides[normalize_dim(dim, self.ndim)]
+
     def contiguous(self) -> TensorBase:
         return (
             self if self.is_contiguous() else movement.CloneBackward0.apply(self, contiguous=True)
@@ -71,6 +76,8 @@ class MovementMethods:
 
     def _infer_shape(self, shape) -> tuple:
         shape = tuple(builtins.int(s) for s in _one_tuple(shape))
+        if shape.count(-1) > 1:
+            raise RuntimeError("only one dimension can be inferred")
         known = math.prod(s for s in shape if s != -1)
         if shape.count(-1) == 1 and known and self._data.size % known == 0:
             shape = tuple(self._data.size // known if s == -1 else s for s in shape)

@@ -150,8 +150,12 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
         summarize = values.size > PRINT_OPTS.threshold
         fmt = _Formatter(_summarized(values) if summarize else values)
         body = _nested_str(values, indent, summarize, fmt)
-    if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+    try:
+        grad_fn = type(t.grad_fn).__name__ if t.grad_fn is not None else None
+    except RuntimeError:  # a view made in no_grad mode whose base changed: PyTorch's word
+        grad_fn = "Invalid"
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

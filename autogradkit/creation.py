@@ -87,8 +87,36 @@ def tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor:
         (tensor([1., 2.]), tensor(2), tensor(2., requires_grad=True))
     """
     _device.use(device)
-    array = _infer(data) if dtype is None else np.array(_unwrap(data), dtype=_dtype.to_numpy(dtype))
+    try:
+        array = (
+            _infer(data) if dtype is None else np.array(_unwrap(data), dtype=_dtype.to_numpy(dtype))
+        )
+    except ValueError:
+        error = _uneven(data, _first_lengths(data))
+        if error is None:
+            raise
+        raise error from None
     return _make(array, requires_grad)
+
+
+def _first_lengths(data) -> list:
+    """The shape nested lists promise: the length of the first list at each depth."""
+    shape = []
+    while isinstance(data, (list, tuple)) and data:
+        shape.append(len(data))
+        data = data[0]
+    return shape
+
+
+def _uneven(data, shape: list, dim: int = 0) -> ValueError | None:
+    """PyTorch's error for the first list (depth first) whose length breaks ``shape``."""
+    if not isinstance(data, (list, tuple)) or dim == len(shape):
+        return None
+    if len(data) != shape[dim]:
+        return ValueError(
+            f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})"
+        )
+    return next((e for item in data if (e := _uneven(item, shape, dim + 1))), None)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:

@@ -59,6 +59,7 @@ from .variable import (
     AutogradMethods,
     InferenceVersion,
     VersionCounter,
+    check_no_grad_view,
     increment_version,
     version_counter,
     version_message,
@@ -160,12 +161,14 @@ class TensorBase(AutogradMethods):
     @property
     def grad_fn(self):
         """The node that made this tensor (None for leaves)."""
+        if self._grad_fn is None and self._base is not None and self._requires_grad:
+            check_no_grad_view(self)  # (variable.py: a view made in no_grad mode)
         return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
         """True for tensors you created, and for any tensor that does not require grad."""
-        return self._grad_fn is None
+        return self.grad_fn is None
 
     @property
     def grad(self):
@@ -270,16 +273,10 @@ class Node:
             return sorted(n for n in super().__dir__() if n not in _STORE)
         cls = type(self)
         names = set(dir(cls)) - cls._op_api
-        return sorted(n for n in names if n not in _STORE and _is_field(cls, n))
+        return sorted(n for n in names if n not in _STORE)
 
 
 _STORE = frozenset({"_saved", "_saved_meta"})  # what _saved_<name> reads: not in dir(node)
-
-
-def _is_field(cls, name: str) -> bool:
-    """False for a ``_saved_*`` name the node's op does not have (a parent op's field)."""
-    value = getattr(cls, name, None)
-    return not (isinstance(value, property) and getattr(value.fget, "__name__", "") == "_not_saved")
 
 
 def gradient_edge(tensor) -> tuple:
@@ -296,6 +293,8 @@ def grad_accumulator(leaf: TensorBase) -> AccumulateGrad:
     node = leaf._accumulator_ref() if leaf._accumulator_ref is not None else None
     if node is None:
         node = AccumulateGrad(leaf)
+        if leaf._base is not None:  # a view made in no_grad mode: unless its base changed
+            check_no_grad_view(leaf)
         leaf._accumulator_ref = weakref.ref(node)
     return node
 
@@ -352,6 +351,8 @@ class AccumulateGrad(Node):
             grad = np.empty_like(leaf._data, getattr(dtype, "numpy", dtype))  # numpy's dtype
             np.copyto(grad, g, casting="unsafe")
             leaf._grad = TensorBase._wrap(grad)
+            if isinstance(g, np.ndarray) and (0 in g.strides or not g.flags.c_contiguous):
+                increment_version(leaf._grad)  # PyTorch copy_s an expanded or strided gradient
         else:  # in place, as PyTorch does: the same .grad tensor, one version later
             leaf._grad._data += g
             increment_version(leaf._grad)
@@ -512,7 +513,7 @@ class Function(FunctionCtx):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._builtin = cls.__module__.startswith("autogradkit.ops")
-        if not cls._builtin:
+        if not cls._builtin or cls.__name__[0] == "_":  # (a private base two ops share)
             return
         assert cls.__qualname__ not in REGISTRY, f"two ops named {cls.__qualname__}"
         REGISTRY[cls.__qualname__] = cls

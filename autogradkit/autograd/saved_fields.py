@@ -161,27 +161,16 @@ def node_properties(tensor_names: tuple, value_names: tuple) -> dict:
 
 def install(ops) -> None:
     """Give every built-in op PyTorch's ``_saved_<name>`` fields (the package root calls this
-    once ``ops/`` has made them all; ``REGISTRY`` lists a parent op before its children)."""
+    once ``ops/`` has made them all)."""
     for op in ops:
         add_fields(op)
 
 
 def add_fields(op: type) -> None:
-    """Give a built-in op's nodes PyTorch's ``_saved_<name>`` fields (after its parent's)."""
-    own = node_properties(op.saved_names, op.saved_values)
-    for name in dir(op):  # what a parent op saved under other names is not this node's
-        inherited = isinstance(getattr(op, name), property)
-        if inherited and name.startswith(("_saved_", "_raw_saved_")) and name not in own:
-            own[name] = _NOT_SAVED
-    for name, value in own.items():
+    """Give a built-in op's nodes PyTorch's ``_saved_<name>`` fields (no op inherits another
+    op's: two ops that share code share a private base)."""
+    for name, value in node_properties(op.saved_names, op.saved_values).items():
         setattr(op, name, value)
-
-
-def _not_saved(node):
-    raise AttributeError("this node saves no such value")
-
-
-_NOT_SAVED = property(_not_saved)
 
 
 class SavedTensor:

@@ -18,15 +18,18 @@ import weakref
 import numpy as np
 
 from .. import _dtype
-from ..utils.hooks import HookDict, add_hook
-from . import anomaly_mode
+from ..utils.hooks import HookDict, add_hook, next_id
+from . import anomaly_mode, grad_mode
 
 __all__ = [
     "FREED_MESSAGE",
     "INFERENCE_SAVED",
+    "NO_GRAD_VIEW",
     "AutogradMethods",
     "VersionCounter",
+    "check_no_grad_view",
     "increment_version",
+    "op_name",
     "version_counter",
     "version_message",
     "wrap",
@@ -44,6 +47,7 @@ class VersionCounter:
     """
 
     value = 0  # read from the class until the first in-place change (cheap to create)
+    changed_at = -1  # when it last moved, on the clock of next_id (check_no_grad_view)
 
 
 class InferenceVersion(VersionCounter):
@@ -61,6 +65,13 @@ FREED_MESSAGE = (
     "calling backward."
 )
 
+NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and {} with grad mode enabled. Given that this use case "
+    "is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the "
+    "view and the inplace either both inside the no_grad block (if you don't want the inplace to "
+    "be tracked) or both outside (if you want the inplace to be tracked)."
+)
+
 INFERENCE_SAVED = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "
@@ -71,8 +82,21 @@ INFERENCE_SAVED = (
 
 def wrap(data, grad_fn=None, output_nr=0) -> AutogradMethods:
     """A new Tensor of the class ``Tensor`` registered (``TensorBase._wrap``), for the files
-    below the engine (hooks, views, several outputs)."""
-    return AutogradMethods._output_class._wrap(data, grad_fn, output_nr)
+    below the engine (hooks, views, several outputs). One made in no_grad mode notes when."""
+    t = AutogradMethods._output_class._wrap(data, grad_fn, output_nr)
+    if not grad_mode._enabled:
+        t.__dict__["_made_at"] = next_id()
+    return t
+
+
+def check_no_grad_view(t) -> None:
+    """PyTorch's refusal to give the ``grad_fn`` of a view made in no_grad mode (of a tensor
+    that requires grad) once its base changed in place: which history would it have?"""
+    made_at = t.__dict__.get("_made_at")
+    if made_at is not None and t._version_counter.changed_at > made_at:
+        raise RuntimeError(
+            NO_GRAD_VIEW.format("its base or another view of its base has been modified inplace")
+        )
 
 
 def version_counter(tensor) -> VersionCounter:
@@ -93,6 +117,7 @@ def increment_version(tensor) -> None:
         counter = version_counter(t)
         if counter is not INFERENCE:
             counter.value += 1
+            counter.changed_at = next_id()
 
 
 class AutogradMethods:
@@ -204,6 +229,11 @@ class AutogradMethods:
         return self._output_nr
 
 
+def op_name(node) -> str:
+    """The op a node records, as PyTorch's messages name it: ``Exp`` for ExpBackward0."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
 def version_message(value, meta, node) -> str:
     """PyTorch's error for a saved value whose tensor changed in place since it was saved
     (``meta``, its ``SavedOrigin``, holds the version it had then)."""
@@ -213,8 +243,7 @@ def version_message(value, meta, node) -> str:
     fn = node if is_output else (t._grad_fn if t is not None else None)
     if fn is not None:
         nr = nr if is_output else t._output_nr
-        op = re.sub(r"Backward\d*$", "", fn.name())  # PyTorch names the op, not the node
-        where = f", which is output {nr} of {op},"
+        where = f", which is output {nr} of {op_name(fn)},"
     return (
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [{_dtype.tensor_type(data.dtype)} [{', '.join(map(str, data.shape))}]]"

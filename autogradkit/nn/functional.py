@@ -14,7 +14,7 @@ import numpy as np
 from .._dtype import float64, scalar_type_name
 from .._shape import broadcast_shape
 from ..creation import from_numpy, rand
-from ..ops import conv, linalg
+from ..ops import conv, linalg, scalar
 from ..ops import nn as nn_ops
 from ..tensor import Tensor
 
@@ -454,7 +454,8 @@ def cross_entropy(
     if label_smoothing == 0.0:
         return nll
     smooth = _smooth_term(logp, target, weight, ignore_index, reduction, class_dim)
-    return (1 - label_smoothing) * nll + smooth * (label_smoothing / input.shape[class_dim])
+    scale = scalar.MulBackward1.apply  # PyTorch's C++ multiplies by a Scalar
+    return scale(nll, 1 - label_smoothing) + scale(smooth, label_smoothing / input.shape[class_dim])
 
 
 def _class_view(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
@@ -493,7 +494,7 @@ def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, class
         return -prod.sum(class_dim)
     if reduction == "sum":
         return -prod.sum()
-    return -prod.sum() / (logp.numel() // n_classes)
+    return scalar.DivBackward1.apply(-prod.sum(), logp.numel() // n_classes)
 
 
 def _check_same_size(input: Tensor, target: Tensor, message: str) -> None:

@@ -20,6 +20,7 @@ from . import (
     power,
     reduce,
     rounding,
+    scalar,
     selection,
     statistics,
     unary,

@@ -12,6 +12,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._shape import normalize_dims
 from ..autograd.engine import Function
+from .scalar import DivBackward1
 
 __all__ = (
     "AddBackward0 SubBackward0 RsubBackward0 RsubBackward1 MulBackward0 DivBackward0 "
@@ -38,12 +39,18 @@ def _plus_scaled(x, y, alpha):
     return (x.astype(wide) + scale * np.asarray(y).astype(wide)).astype(x.dtype)
 
 
-class AddBackward0(Function):
-    """out = x + alpha y;  dx = g,  dy = alpha g"""
+class _Addition(Function):
+    """What add, sub and rsub share. PyTorch's nodes are unrelated classes: two ops that share
+    code share a private base like this one, never subclass each other (the ops of other
+    files do the same)."""
 
     broadcasts = True
     saved_values = ("alpha",)
     alpha = 1  # ctx.alpha: forward notes it only when it is not 1 (the usual case)
+
+
+class AddBackward0(_Addition):
+    """out = x + alpha y;  dx = g,  dy = alpha g"""
 
     @staticmethod
     def forward(ctx, x, y, *, alpha=1):
@@ -57,7 +64,7 @@ class AddBackward0(Function):
         return g, g if ctx.alpha == 1 else g * ctx.alpha
 
 
-class SubBackward0(AddBackward0):
+class SubBackward0(_Addition):
     """out = x - alpha y (an add of -alpha y);  dx = g,  dy = -alpha g"""
 
     @staticmethod
@@ -72,8 +79,8 @@ class SubBackward0(AddBackward0):
         return g, -g if ctx.alpha == 1 else g * -ctx.alpha
 
 
-class RsubBackward0(SubBackward0):
-    """out = y - alpha x (``rsub(x, y)``, two tensors): a sub with its inputs swapped"""
+class _Rsub(_Addition):
+    """out = y - alpha x (``rsub``): a sub with its inputs swapped"""
 
     @staticmethod
     def forward(ctx, x, y, *, alpha=1):
@@ -85,7 +92,11 @@ class RsubBackward0(SubBackward0):
         return gx, gy
 
 
-class RsubBackward1(RsubBackward0):
+class RsubBackward0(_Rsub):
+    """out = y - alpha x (``rsub(x, y)``, two tensors)"""
+
+
+class RsubBackward1(_Rsub):
     """out = number - alpha x (``1 - x``, rsub.Scalar): the number gets no edge"""
 
     numbers_are_scalars = True
@@ -115,7 +126,7 @@ class MulBackward0(Function):
 
 
 class DivBackward0(Function):
-    """out = x / y;  dx = g / y,  dy = -g * x / y**2"""
+    """out = x / y;  dx = g / y,  dy = -g * (x / y / y)"""
 
     quiet_floating_errors = True
     broadcasts = True
@@ -132,7 +143,7 @@ class DivBackward0(Function):
         x, y = ctx.saved_tensors
         return (
             g / y if ctx.needs_input_grad[0] else None,
-            -g * x / (y * y) if ctx.needs_input_grad[1] else None,
+            -g * (x / y / y) if ctx.needs_input_grad[1] else None,
         )
 
 
@@ -185,8 +196,8 @@ class SumBackward1(Function):
         return _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
 
 
-class MeanBackward1(Function):
-    """out = mean(x, dim);  dx = g / n broadcast back (n: elements averaged)"""
+class _Mean(Function):
+    """out = mean(x, dim);  dx = g broadcast back, / n (n: elements averaged)"""
 
     quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
     saved_values = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
@@ -205,17 +216,22 @@ class MeanBackward1(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return _expand_back(g / ctx.count, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
+        g = _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
+        return DivBackward1.call(g, ctx.count)  # a new array, as PyTorch's expand then div
 
 
-class MeanBackward0(MeanBackward1):
+class MeanBackward1(_Mean):
+    """out = mean(x, dim) (``mean(dim)``)"""
+
+
+class MeanBackward0(_Mean):
     """out = mean of every x (``mean()``);  dx = g / n broadcast to x's shape"""
 
     saved_values = ("self_sym_numel", "self_sym_sizes")
 
     @staticmethod
     def forward(ctx, x):
-        return MeanBackward1.forward(ctx, x, dim=None)
+        return _Mean.forward(ctx, x, dim=None)
 
 
 def _expand_back(g, shape: tuple, axes, keepdim: bool):

@@ -16,10 +16,8 @@ __all__ = (
 _END = 2**63 - 1  # an open slice end, as PyTorch keeps it (INT64_MAX)
 
 
-class IndexBackward0(Function):
-    """out = x[index] (advanced indexing copies);  dx = zeros with g added at index"""
-
-    saved_names, saved_values = ("*indices",), ("self_sym_sizes",)  # *: a list of tensors
+class _Index(Function):
+    """out = x[index];  dx = zeros with g added at index (``describe`` notes the index)"""
 
     @classmethod
     def forward(cls, ctx, x, *, index, **geometry):
@@ -28,14 +26,20 @@ class IndexBackward0(Function):
         return x[index]
 
     @staticmethod
-    def describe(ctx, index) -> None:
-        """Save what PyTorch shows as ``_saved_indices``: the index arrays, None for a slice."""
-        ctx.save_for_backward(*_index_arrays(index))
-
-    @staticmethod
     def backward(ctx, g):
         zeros = np.zeros(ctx.self_sym_sizes, ctx.dtype)
         return IndexPutBackward0.call(zeros, g, index=_region(ctx), accumulate=True)
+
+
+class IndexBackward0(_Index):
+    """out = x[index] (advanced indexing copies);  dx = zeros with g added at index"""
+
+    saved_names, saved_values = ("*indices",), ("self_sym_sizes",)  # *: a list of tensors
+
+    @staticmethod
+    def describe(ctx, index) -> None:
+        """Save what PyTorch shows as ``_saved_indices``: the index arrays, None for a slice."""
+        ctx.save_for_backward(*_index_arrays(index))
 
 
 def _index_arrays(index) -> tuple:
@@ -51,7 +55,7 @@ def _region(ctx) -> tuple:
     return tuple(r if s is None else np.asarray(s) for r, s in zip(ctx.region, saved))
 
 
-class SelectBackward0(IndexBackward0):
+class SelectBackward0(_Index):
     """out = x[..., i, ...] (one position of one dim, a view);  dx = zeros with g at i"""
 
     is_view = True
@@ -62,7 +66,7 @@ class SelectBackward0(IndexBackward0):
         ctx.dim, ctx.index = len(index) - 2, index[-2]
 
 
-class SliceBackward0(IndexBackward0):
+class SliceBackward0(_Index):
     """out = x[..., a:b:s, ...] (a view);  dx = zeros with g in the slice"""
 
     is_view = True
@@ -76,7 +80,7 @@ class SliceBackward0(IndexBackward0):
         ctx.end = _END if item.stop is None else item.stop
 
 
-class AsStridedBackward0(IndexBackward0):
+class AsStridedBackward0(_Index):
     """out = x[index], a view re-made after an in-place op on it;  dx = zeros with g there"""
 
     is_view = True
@@ -123,8 +127,8 @@ class ZeroBackward0(Function):
         return np.zeros_like(g)
 
 
-class FillBackward2(Function):
-    """out = x filled with a number (``fill_``, fill_.Scalar);  dx = 0"""
+class _Fill(Function):
+    """out = x filled with a value (``fill_``);  dx = 0,  dvalue = sum(g)"""
 
     promotes = False  # the value takes x's dtype
 
@@ -142,5 +146,9 @@ class FillBackward2(Function):
         return np.zeros_like(g), np.sum(g) if ctx.needs_input_grad[1] else None
 
 
-class FillBackward3(FillBackward2):
+class FillBackward2(_Fill):
+    """out = x filled with a number (fill_.Scalar)"""
+
+
+class FillBackward3(_Fill):
     """out = x filled with a 0-dim tensor's value (fill_.Tensor);  dx = 0,  dvalue = sum(g)"""

@@ -52,10 +52,10 @@ class StackBackward0(Function):
         return tuple(g[lead + (i,)] for i in range(ctx.count))
 
 
-class SplitBackward0(Function):
+class _Split(Function):
     """outs = x cut into pieces along dim;  dx = the pieces' gradients (or zeros) joined"""
 
-    saved_values = ("dim", "self_sym_sizes", "split_size")
+    is_view = True  # the pieces share x's memory: PyTorch refuses to change them in place
 
     @staticmethod
     def forward(ctx, x, *, sizes, dim, split_size=None):
@@ -68,7 +68,13 @@ class SplitBackward0(Function):
         return np.concatenate(grads, axis=ctx.axis)
 
 
-class SplitWithSizesBackward0(SplitBackward0):
+class SplitBackward0(_Split):
+    """``split(size)``"""
+
+    saved_values = ("dim", "self_sym_sizes", "split_size")
+
+
+class SplitWithSizesBackward0(_Split):
     """``split([sizes])``: the same cut, which PyTorch records under its own name"""
 
     saved_values = ("dim", "self_sym_sizes", "split_sizes")
@@ -77,6 +83,7 @@ class SplitWithSizesBackward0(SplitBackward0):
 class UnbindBackward0(Function):
     """outs = x[i] for each i along dim;  dx = the outputs' gradients stacked back"""
 
+    is_view = True  # as split's
     saved_values = ("dim",)
 
     @staticmethod

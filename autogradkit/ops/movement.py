@@ -16,7 +16,7 @@ __all__ = (
 ).split()
 
 
-class ViewBackward0(Function):
+class _View(Function):
     """out = x viewed with a new shape (no copy);  dx = g reshaped back"""
 
     is_view = True
@@ -38,11 +38,15 @@ class ViewBackward0(Function):
         return np.reshape(g, ctx.self_sym_sizes)
 
 
-class ReshapeAliasBackward0(ViewBackward0):
+class ViewBackward0(_View):
+    """``view(shape)``"""
+
+
+class ReshapeAliasBackward0(_View):
     """reshape of a non-contiguous x that can still be a view: PyTorch names it apart"""
 
 
-class UnsafeViewBackward0(ViewBackward0):
+class UnsafeViewBackward0(_View):
     """out = x reshaped, not tracked as a view (reshape's copy, matmul's result);
     dx = g reshaped back"""
 
@@ -127,11 +131,11 @@ class ExpandBackward0(Function):
         return g
 
 
-class SqueezeBackward0(Function):
-    """out = x without its size-1 dims (``squeeze()``);  dx = g reshaped back"""
+class _Squeeze(Function):
+    """out = x without size-1 dims;  dx = g reshaped back"""
 
     is_view = True
-    saved_values = ("self_sym_sizes",)
+    saved_values = ("dim", "self_sym_sizes")
 
     @staticmethod
     def forward(ctx, x, *, dims=None):
@@ -146,17 +150,21 @@ class SqueezeBackward0(Function):
         return np.reshape(g, ctx.self_sym_sizes)
 
 
-class SqueezeBackward1(SqueezeBackward0):
-    """out = x without dim ``dims`` if its size is 1 (``squeeze(dim)``);  dx = g reshaped back"""
+class SqueezeBackward0(_Squeeze):
+    """out = x without its size-1 dims (``squeeze()``)"""
 
-    saved_values = ("dim", "self_sym_sizes")
+    saved_values = ("self_sym_sizes",)
 
 
-class SqueezeBackward2(SqueezeBackward1):
+class SqueezeBackward1(_Squeeze):
+    """out = x without dim ``dims`` if its size is 1 (``squeeze(dim)``)"""
+
+
+class SqueezeBackward2(_Squeeze):
     """out = x without those of ``dims`` whose size is 1 (``squeeze(dims)``)"""
 
 
-class SqueezeBackward4(SqueezeBackward1):
+class SqueezeBackward4(_Squeeze):
     """``squeeze_(dim)``: what PyTorch's matmul of a vector and a matrix records"""
 
 

@@ -105,7 +105,7 @@ class MseLossBackward0(Function):
         return gx, -gx
 
 
-class NllLossBackward0(Function):
+class _NllLoss(Function):
     """out = reduce(-w[t_i] * x[i, t_i]) (mean divides by sum of w[t_i]);
     dx = -w[t_i] * g at [i, t_i], 0 elsewhere.  Class dim is 1 (or 0 for one sample)."""
 
@@ -151,7 +151,11 @@ class NllLossBackward0(Function):
         return ctx.mask * scale
 
 
-class NllLoss2DBackward0(NllLossBackward0):
+class NllLossBackward0(_NllLoss):
+    """nll_loss of (C) or (N, C) log-probabilities"""
+
+
+class NllLoss2DBackward0(_NllLoss):
     """nll_loss over extra spatial dims (N, C, d1, ...): PyTorch names this node apart"""
 
 

@@ -6,12 +6,13 @@ import numpy as np
 
 from ..autograd.engine import Function
 from .arithmetic import _floating
+from .scalar import MulBackward1
 
 __all__ = ["ReciprocalBackward0", "PowBackward0", "PowBackward1", "PowBackward2"]
 
 
 class ReciprocalBackward0(Function):
-    """out = 1 / x;  dx = -g * out**2"""
+    """out = 1 / x;  dx = -g * (out * out)"""
 
     quiet_floating_errors = True
     saved_names = ("result",)
@@ -25,7 +26,7 @@ class ReciprocalBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
-        return -g * out * out
+        return -g * (out * out)
 
 
 class PowBackward0(Function):
@@ -45,7 +46,8 @@ class PowBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         (x,), y = ctx.saved_tensors, ctx.exponent
-        return np.zeros_like(g) if y == 0 else g * (y * x ** (y - 1)), None
+        y = float(y)  # as PyTorch's formula takes it (a double)
+        return np.zeros_like(g) if y == 0 else g * MulBackward1.call(x ** (y - 1), y), None
 
 
 class PowBackward1(Function):

@@ -14,7 +14,7 @@ __all__ = (
 ).split()
 
 
-class ProdBackward1(Function):
+class _Prod(Function):
     """out = product of x over dim;  dx = g * out / x, or where x holds a zero, g times the
     product of the others in its slice (PyTorch's prod_backward)"""
 
@@ -43,14 +43,18 @@ class ProdBackward1(Function):
         return g * _product_of_others(x, ctx.axes[0])
 
 
-class ProdBackward0(ProdBackward1):
+class ProdBackward1(_Prod):
+    """out = product of x over dim (``prod(dim)``)"""
+
+
+class ProdBackward0(_Prod):
     """out = product of every x (``prod()``);  dx as for ProdBackward1, over every dim"""
 
     saved_values = ()
 
     @staticmethod
     def forward(ctx, x):
-        return ProdBackward1.forward(ctx, x, dim=None)
+        return _Prod.forward(ctx, x, dim=None)
 
 
 def _product_of_others(x, axis: int):
@@ -86,11 +90,10 @@ class LogsumexpBackward0(Function):
         return g * np.exp(x - out)
 
 
-class MaxBackward1(Function):
-    """out = max of every x;  ties share the gradient equally"""
+class _Extreme(Function):
+    """out = max or min of every x (``reduce``);  ties share the gradient equally"""
 
     saved_names = ("self", "result")
-    reduce = staticmethod(np.max)
 
     @classmethod
     def forward(cls, ctx, x):
@@ -105,17 +108,23 @@ class MaxBackward1(Function):
         return np.where(ties, g / np.sum(ties), np.zeros_like(x))
 
 
-class MinBackward1(MaxBackward1):
+class MaxBackward1(_Extreme):
+    """out = max of every x;  ties share the gradient equally"""
+
+    reduce = staticmethod(np.max)
+
+
+class MinBackward1(_Extreme):
     """out = min of every x;  ties share the gradient equally"""
 
     reduce = staticmethod(np.min)
 
 
-class MaxBackward0(Function):
-    """(values, indices) = max(x, dim);  dx = g at each slice's first maximum"""
+class _ExtremeAlongDim(Function):
+    """(values, indices) = max or min of x along dim (``arg``);  dx = g at each slice's first
+    extreme"""
 
     saved_names, saved_values = ("indices",), ("dim", "keepdim", "self_sym_sizes")
-    arg = staticmethod(np.argmax)
 
     @classmethod
     def forward(cls, ctx, x, *, dim, keepdim=False):
@@ -141,7 +150,13 @@ class MaxBackward0(Function):
         return np.where(chosen, g, np.zeros_like(g))
 
 
-class MinBackward0(MaxBackward0):
+class MaxBackward0(_ExtremeAlongDim):
+    """(values, indices) = max(x, dim);  dx = g at each slice's first maximum"""
+
+    arg = staticmethod(np.argmax)
+
+
+class MinBackward0(_ExtremeAlongDim):
     """(values, indices) = min(x, dim);  dx = g at each slice's first minimum"""
 
     arg = staticmethod(np.argmin)

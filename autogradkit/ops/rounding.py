@@ -68,25 +68,31 @@ class RemainderBackward1(Function):
         return g, -g * quotient
 
 
-class RemainderOfNumberNotImplemented(Function):
-    """out = number % x (remainder.Scalar_Tensor): no derivative in PyTorch"""
+class _NotImplemented(Function):
+    """An op PyTorch gives no derivative: its node is named NotImplemented, and its backward
+    raises PyTorch's error naming ``aten_name``"""
 
     node_name = "NotImplemented"
     numbers_are_scalars = True
     quiet_floating_errors = True
     broadcasts = True
-    aten_name = "remainder"  # what the error names
-
-    @staticmethod
-    def forward(ctx, x, y):
-        return _remainder(x, y)
 
     @classmethod
     def backward(cls, ctx, g):
         raise RuntimeError(f"derivative for aten::{cls.aten_name} is not implemented")
 
 
-class FloorDivideNotImplemented(RemainderOfNumberNotImplemented):
+class RemainderOfNumberNotImplemented(_NotImplemented):
+    """out = number % x (remainder.Scalar_Tensor): no derivative in PyTorch"""
+
+    aten_name = "remainder"  # what the error names
+
+    @staticmethod
+    def forward(ctx, x, y):
+        return _remainder(x, y)
+
+
+class FloorDivideNotImplemented(_NotImplemented):
     """out = floor(x / y), rounded as Python rounds: a NotImplemented node too"""
 
     aten_name = "floor_divide"

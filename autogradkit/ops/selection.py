@@ -15,12 +15,11 @@ __all__ = (
 ).split()
 
 
-class MaximumBackward0(Function):
-    """out = max(x, y);  ties split the gradient equally, as in PyTorch"""
+class _Pick(Function):
+    """out = max or min of x and y (``pick``);  ties split the gradient equally"""
 
     broadcasts = True
     saved_names, pack_order = ("self", "other"), (1, 0)
-    pick, wins = staticmethod(np.maximum), staticmethod(np.greater)  # x wins where x > y
 
     @classmethod
     def forward(cls, ctx, x, y):
@@ -40,7 +39,13 @@ class MaximumBackward0(Function):
         )
 
 
-class MinimumBackward0(MaximumBackward0):
+class MaximumBackward0(_Pick):
+    """out = max(x, y);  ties split the gradient equally, as in PyTorch"""
+
+    pick, wins = staticmethod(np.maximum), staticmethod(np.greater)  # x wins where x > y
+
+
+class MinimumBackward0(_Pick):
     """out = min(x, y);  ties split the gradient equally, as in PyTorch"""
 
     pick, wins = staticmethod(np.minimum), staticmethod(np.less)  # x wins where x < y
@@ -68,8 +73,8 @@ class WhereBackward0(Function):
         return np.where(condition, g, zero), np.where(condition, zero, g)
 
 
-class MaskedFillBackward0(Function):
-    """out = value where mask else x (value a number, in x's dtype);  dx = g where not mask"""
+class _MaskedFill(Function):
+    """out = value where mask else x (value in x's dtype);  dx = g where not mask"""
 
     numbers_are_scalars = True
     promotes = False
@@ -88,5 +93,9 @@ class MaskedFillBackward0(Function):
         return np.where(mask, zero, g), gvalue
 
 
-class MaskedFillBackward1(MaskedFillBackward0):
+class MaskedFillBackward0(_MaskedFill):
+    """out = value where mask else x (value a number)"""
+
+
+class MaskedFillBackward1(_MaskedFill):
     """out = value where mask else x (value a 0-dim tensor);  dvalue = sum of g where mask"""

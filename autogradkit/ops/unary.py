@@ -6,11 +6,12 @@ import numpy as np
 
 from ..autograd.engine import Function
 from .arithmetic import _floating
+from .scalar import MulBackward1
 
 __all__ = (
     "ExpBackward0 LogBackward0 SinBackward0 CosBackward0 TanBackward0 TanhBackward0 "
-    "SigmoidBackward0 ReluBackward0 SqrtBackward0 SignBackward0 SgnBackward0 AbsBackward0 "
-    "ClampBackward1 ClampMinBackward0 ClampMaxBackward0"
+    "SigmoidBackward0 ReluBackward0 ThresholdBackwardBackward0 SqrtBackward0 SignBackward0 "
+    "SgnBackward0 AbsBackward0 ClampBackward1 ClampMinBackward0 ClampMaxBackward0"
 ).split()
 
 
@@ -68,7 +69,7 @@ class SinBackward0(Function):
 
 
 class CosBackward0(Function):
-    """out = cos x;  dx = -g * sin x"""
+    """out = cos x;  dx = g * -sin x"""
 
     saved_names = ("self",)
 
@@ -81,7 +82,7 @@ class CosBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return -g * np.sin(x)
+        return g * -np.sin(x)
 
 
 class TanBackward0(Function):
@@ -152,9 +153,27 @@ class ReluBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
-        grad = g * (out > 0)
+        return ThresholdBackwardBackward0.call(g, out, threshold=0)  # (a node, on Tensors)
+
+
+class ThresholdBackwardBackward0(Function):
+    """out = g where x > threshold (relu's backward, recorded under create_graph);
+    dg = gg where x > threshold,  dx = 0"""
+
+    saved_names, saved_values = ("self",), ("threshold",)
+
+    @staticmethod
+    def forward(ctx, g, x, *, threshold):
+        ctx.threshold = threshold
+        ctx.save_for_backward(x)
+        grad = g * (x > threshold)
         grad += 0.0  # turns the -0. of blocked negative g into 0. (in place: no new array)
         return grad
+
+    @staticmethod
+    def backward(ctx, gg):
+        (x,) = ctx.saved_tensors
+        return ThresholdBackwardBackward0.call(gg, x, threshold=ctx.threshold), np.zeros_like(x)
 
 
 class SqrtBackward0(Function):
@@ -172,10 +191,10 @@ class SqrtBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
-        return g / (2 * out)
+        return g / MulBackward1.call(out, 2)
 
 
-class SignBackward0(Function):
+class _Step(Function):
     """out = sign x (-1, 0 or 1);  dx = 0 (a step: flat wherever it has a slope)"""
 
     @staticmethod
@@ -187,7 +206,11 @@ class SignBackward0(Function):
         return np.zeros_like(g)  # exact zeros (0 * g would give -0. or nan), as PyTorch
 
 
-class SgnBackward0(SignBackward0):
+class SignBackward0(_Step):
+    """out = sign x"""
+
+
+class SgnBackward0(_Step):
     """out = sgn x (for real x the same as sign);  dx = 0. PyTorch's abs backward records it"""
 
     saved_names = ("self", "result")  # what PyTorch keeps for complex inputs
@@ -215,12 +238,10 @@ class AbsBackward0(Function):
         return g * SgnBackward0.call(x)  # on Tensors (create_graph) this records SgnBackward0
 
 
-class ClampBackward1(Function):
+class _Clamp(Function):
     """out = min(max(x, lo), hi);  dx = g where lo <= x <= hi (1 at the bounds)"""
 
-    overload = 1  # clamp with number bounds
     saved_names = ("self",)
-    saved_values = ("max", "min")
 
     @staticmethod
     def forward(ctx, x, *, min=None, max=None):  # noqa: A002  (PyTorch's names)
@@ -237,13 +258,19 @@ class ClampBackward1(Function):
         return g * ((x >= low) & (x <= high)) + 0.0
 
 
-class ClampMinBackward0(ClampBackward1):
+class ClampBackward1(_Clamp):
+    """``clamp`` with number bounds"""
+
+    saved_values = ("max", "min")
+
+
+class ClampMinBackward0(_Clamp):
     """out = max(x, min) (``clamp_min``, a number);  dx = g where x >= min"""
 
     saved_values = ("min",)
 
 
-class ClampMaxBackward0(ClampBackward1):
+class ClampMaxBackward0(_Clamp):
     """out = min(x, max) (``clamp_max``, a number);  dx = g where x <= max"""
 
     saved_values = ("max",)

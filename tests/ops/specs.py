@@ -50,6 +50,26 @@ def _index_put(lib, x):
     return IndexPutBackward0.apply(zeros, x, index=(np.array([0, 2, 0]),), accumulate=True)
 
 
+def _by_number(name: str, number: float):
+    """MulBackward1 / DivBackward1 (mul.Scalar, div.Scalar): only PyTorch's composites record
+    them (cross_entropy), so the op is called directly."""
+
+    def fn(lib, x):
+        from autogradkit.ops import scalar
+
+        return getattr(scalar, name).apply(x, number)
+
+    return fn
+
+
+def _relu_backward(lib, g, x):
+    """relu's backward as a function of the gradient and its input: what create_graph records
+    (called directly, as torch has no public name for it)."""
+    from autogradkit.ops.unary import ThresholdBackwardBackward0
+
+    return ThresholdBackwardBackward0.apply(g, x, threshold=0)
+
+
 def _setitem_advanced(lib, x, v):
     y = x * 1
     y[lib.tensor([True, False, True])] = v
@@ -85,6 +105,10 @@ SPECS = [
     OpSpec("SubBackward0", lambda t, x, y: x - y, np.subtract, ((2, 3), (2, 1))),
     OpSpec("RsubBackward1", lambda t, x: 1.5 - x, lambda x: 1.5 - x, ((3,),)),
     OpSpec("RsubBackward0", lambda t, x, y: t.rsub(x, y), lambda x, y: y - x, ((2, 3), (3,))),
+    OpSpec(
+        "MulBackward1", _by_number("MulBackward1", 0.9), lambda x: x * 0.9, ((3,),), torch=False
+    ),
+    OpSpec("DivBackward1", _by_number("DivBackward1", 3), lambda x: x / 3, ((3,),), torch=False),
     OpSpec("MulBackward0", lambda t, x, y: x * y, np.multiply, ((2, 3), (2, 3))),
     OpSpec("DivBackward0", lambda t, x, y: x / y, np.divide, ((2, 3), (3,)), 0.5, 2.0),
     OpSpec("NegBackward0", lambda t, x: -x, np.negative, ((4,),)),
@@ -146,6 +170,13 @@ SPECS = [
         "SigmoidBackward0", lambda t, x: x.sigmoid(), lambda x: 1 / (1 + np.exp(-x)), ((5,),), -6, 6
     ),
     OpSpec("ReluBackward0", lambda t, x: x.relu(), lambda x: np.maximum(x, 0), ((6,),)),
+    OpSpec(
+        "ThresholdBackwardBackward0",
+        _relu_backward,
+        lambda g, x: g * (x > 0),
+        ((6,), (6,)),
+        torch=False,
+    ),
     OpSpec("SqrtBackward0", lambda t, x: x.sqrt(), np.sqrt, ((4,),), 0.5, 3.0),
     OpSpec("AbsBackward0", lambda t, x: x.abs(), np.abs, ((6,),)),
     OpSpec("SignBackward0", lambda t, x: x.sign(), np.sign, ((6,),)),

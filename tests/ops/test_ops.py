@@ -49,6 +49,18 @@ def test_every_registered_op_has_a_spec():
     assert set(REGISTRY) - {spec.op for spec in SPECS} == set()
 
 
+def test_no_op_is_another_ops_subclass():
+    """PyTorch's node classes are unrelated: ``isinstance((x - 1).grad_fn, AddBackward0)`` is
+    False there. Ops that share code share a private base (``_Addition``), never a parent op."""
+    related = [
+        (a, b)
+        for a in REGISTRY.values()
+        for b in REGISTRY.values()
+        if a is not b and issubclass(a, b)
+    ]
+    assert related == []
+
+
 @pytest.mark.parametrize("spec", [s for s in SPECS if s.ref is not None], ids=lambda s: s.name)
 def test_forward_matches_numpy(spec):
     """(IndexPut, CopySlices and Copy have no NumPy one-liner: gradcheck covers them.)"""

@@ -95,6 +95,146 @@ SNIPPETS = {
         print(m.softmax(1).grad_fn.name(), m.log_softmax(1).grad_fn.name())
         print(m.softmax(1)); print(m.log_softmax(dim=-1))""",
     "names_maximum": "x = torch.tensor([1., 2.], requires_grad=True); print(torch.maximum(x, x).grad_fn.name(), torch.minimum(x, 1 - x).grad_fn.name())",
+    "node_classes_are_unrelated": """
+        x = torch.ones(2, requires_grad=True)
+        nodes = [x + 1, x - 1, 1 - x, x.mean(), x.mean(0), x.sum(), x.max(), x.min(), torch.maximum(x, x),
+                 torch.minimum(x, x), x[0], x[:1], x.view(2), x.reshape(1, 2).squeeze(), x.squeeze(0), x.clamp(0),
+                 x.clamp_min(0), x.split(1)[0], x.split([1, 1])[0], x.prod(), x.prod(0), x.sign()]
+        nodes = [n.grad_fn for n in nodes]
+        print([[isinstance(a, type(b)) for b in nodes].count(True) for a in nodes])
+        print(all(isinstance(n, torch.autograd.graph.Node) for n in nodes), type(nodes[1]).__mro__[-1])""",
+    "cross_entropy_records_scalar_mul_and_div": """
+        F = torch.nn.functional
+        x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.2, -0.3]], requires_grad=True)
+        p = torch.tensor([[0.1, 0.6, 0.3], [0.7, 0.2, 0.1]])
+        for loss in (F.cross_entropy(x, p), F.cross_entropy(x, p, label_smoothing=0.2),
+                     F.cross_entropy(x, torch.tensor([0, 2]), label_smoothing=0.2)):
+            node = loss.grad_fn
+            print(loss, node.next_functions, [n for n in dir(node) if n.startswith('_saved')])
+            for f, _ in node.next_functions:
+                print(f, f.next_functions, [n for n in dir(f) if n.startswith('_saved')])
+                print(getattr(f, '_saved_other', None))
+            loss.backward()
+        print(node._saved_alpha, x.grad)""",
+    "grad_version_after_accumulation": """
+        # PyTorch keeps a fresh gradient as .grad (version 0) and copies an expanded or strided one
+        # (copy_: version 1); later accumulations add in place, one version each
+        for make in (lambda a: a.sum(), lambda a: a.sum(1).sum(), lambda a: (a + 1).sum(), lambda a: a.t().sum(),
+                     lambda a: a.clone().sum(), lambda a: a.mean(), lambda a: a.mean(1).sum(), lambda a: (a * 2).sum(),
+                     lambda a: a[0].sum(), lambda a: (a.view(6) * 2).sum(), lambda a: a.exp().sum()):
+            for shape in ((), (2, 3)):
+                a = torch.ones(shape, requires_grad=True)
+                try:
+                    make(a).backward()
+                except (IndexError, RuntimeError):
+                    continue
+                versions = [a.grad._version]
+                make(a).backward(); versions.append(a.grad._version)
+                make(a).backward(); versions.append(a.grad._version)
+                a.grad = torch.zeros(shape); versions.append(a.grad._version)
+                make(a).backward(); versions.append(a.grad._version)
+                print(shape, versions, end='; ')
+            print()""",
+    "double_backward_graphs_of_the_formulas": """
+        def walk(fn, seen):
+            if fn is None or fn in seen:
+                return ""
+            seen.add(fn)
+            return fn.name() + "(" + ",".join(walk(f, seen) for f, _ in fn.next_functions) + ")"
+        t = torch.tensor([[0.1, 0.9, 0.4], [0.7, 0.2, 0.5]])
+        for f in (lambda x: x ** 2, lambda x: x ** 3, lambda x: x.square(), lambda x: x.abs() ** 0.5,
+                  lambda x: x.abs().sqrt(), lambda x: x.cos(), lambda x: 2 / x, lambda x: t / x, lambda x: x.reciprocal(),
+                  lambda x: (x - t).pow(2).sum().sqrt()):
+            x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.2, -0.3]], requires_grad=True)
+            y = f(x)
+            g, = torch.autograd.grad(y, x, torch.ones_like(y), create_graph=True)
+            inner = [f for f, _ in g.grad_fn.next_functions if f is not None][-1]
+            print(walk(g.grad_fn, set()), getattr(inner, '_saved_other', ''), getattr(inner.next_functions[0][0], '_saved_exponent', ''))
+            g.sum().backward(); print(x.grad)
+        for y in (x.mean(), x.mean(1)):  # mean: the gradient expanded, then divided by a Scalar
+            g, = torch.autograd.grad(y, x, torch.ones_like(y).requires_grad_(), create_graph=True)
+            print(walk(g.grad_fn, set()), g.grad_fn._saved_other)""",
+    "no_grad_view_after_its_base_changed": """
+        def show(f):
+            try:
+                print(f())
+            except RuntimeError as e:
+                print("raised", e)
+        x = torch.ones(3, requires_grad=True)  # a leaf base, changed in no_grad mode too
+        with torch.no_grad():
+            v = x[:2]
+            x.mul_(2)
+        show(lambda: v.grad_fn); show(lambda: v.requires_grad)
+        a = torch.ones(3, requires_grad=True).clone()
+        with torch.no_grad():
+            v = a[:2]
+        print(v.grad_fn, v.is_leaf, v)
+        a[1:].mul_(2)  # another view of the base, with grad mode on
+        for f in (lambda: v.grad_fn, lambda: v.is_leaf, lambda: v.sum(), lambda: v + 1, lambda: v.detach(),
+                  lambda: v._version, lambda: v, lambda: a.grad_fn):
+            show(f)
+        b = torch.ones(3)  # a base that needs no grad: nothing to refuse
+        with torch.no_grad():
+            w = b[:2]
+        b.mul_(2); print(w.grad_fn, w)
+        with torch.no_grad():  # made after the change: fine
+            u = a[:2]
+        print(u.grad_fn, u.requires_grad)""",
+    "reduction_dims_of_a_0_dim_tensor_and_repeated_dims": """
+        x = torch.tensor(2., requires_grad=True)
+        for f in ("x.sum(0)", "x.sum(-1)", "x.mean(0)", "x.sum(0, keepdim=True)", "x.sum((0, -1))", "x.prod(0)",
+                  "x.logsumexp(0)", "x.std(0)", "x.var(-1)", "x.sum(1)", "x.mean(-2)",
+                  "torch.ones(2, 3).sum((1, 0, -1, 0))", "torch.ones(2, 3).mean([0, -2])"):
+            try:
+                y = eval(f)
+                y.backward()
+                print(f, y, x.grad, y.grad_fn._saved_dim)
+            except Exception as e:
+                print(f, type(e).__name__, e)""",
+    "ragged_lists_and_two_inferred_dims": """
+        for data in ([[1, 2], [3]], [[[1], [2]], [[3]]], [[1, 2], [3, 4, 5]], [[1., 2.], [3]], [[[1, 2], [3]], [4]]):
+            for kw in ({}, {"dtype": torch.float32}):
+                try:
+                    print(torch.tensor(data, **kw))
+                except Exception as e:
+                    print(type(e).__name__, e)
+        for shape in ((-1, -1), (-1, 2, -1), (-1, 3), (4, -1)):
+            for f in (torch.ones(2, 3).view, torch.ones(2, 3).reshape):
+                try:
+                    print(f(*shape).shape)
+                except RuntimeError as e:
+                    print(e)""",
+    "pieces_of_split_and_unbind_refuse_in_place_changes": """
+        def show(f):
+            try:
+                print(f())
+            except RuntimeError as e:
+                print("raised", e)
+        b = torch.ones(2, 3, requires_grad=True).clone()
+        show(lambda: b.split(1)[0].mul_(2)); show(lambda: b.unbind(0)[1].add_(1))
+        show(lambda: b.chunk(3, 1)[2].zero_()); show(lambda: b.split([1, 1])[1].copy_(torch.zeros(1, 3)))
+        show(lambda: torch.ones(2, 3, requires_grad=True).split(1)[1].exp_())
+        show(lambda: torch.ones(2, 3).split(1)[0].mul_(2))  # nothing requires grad: allowed
+        print(b)""",
+    "strides_of_views": """
+        x = torch.arange(24.).reshape(2, 3, 4)
+        for t in (x, x.permute(2, 1, 0), x.transpose(0, 1), x[:, 1], x[..., ::2], x[0, :, 1:3], x.unsqueeze(1),
+                  x[:, :1].expand(2, 5, 4), torch.ones(3).unsqueeze(1), torch.tensor(2.), x.view(6, 4), x[1].t()):
+            print(t.stride(), t.is_contiguous(), t.stride(-1) if t.dim() else None)
+        try:
+            x.stride(3)
+        except IndexError as e:
+            print(e)""",
+    "relu_double_backward": """
+        x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.0, -0.3]], requires_grad=True)
+        y = x.relu()
+        g, = torch.autograd.grad(y, x, torch.ones_like(y).requires_grad_(), create_graph=True)
+        node = g.grad_fn
+        print(g, node, node.next_functions, node._saved_self, node._saved_threshold)
+        g.sum().backward(); print(x.grad)
+        g, = torch.autograd.grad(torch.nn.functional.relu(x).sum(), x, create_graph=True)
+        print(g.grad_fn.next_functions, g.requires_grad)
+        g.sum().backward(); print(x.grad)""",
     "node_type_and_repr": """
         a = torch.tensor(2., requires_grad=True); c = a * 3
         print(type(c.grad_fn).__name__, c.grad_fn, type(c.grad_fn.next_functions[0][0]).__name__)""",
