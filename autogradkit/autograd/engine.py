@@ -104,6 +104,7 @@ class TensorBase(AutogradMethods):
         "_hooks",
         "_post_accumulate_hooks",
         "_accumulator_ref",
+        "_made_at",  # set only for a tensor made in no_grad mode (variable.check_no_grad_view)
         "__dict__",
         "__weakref__",
     )

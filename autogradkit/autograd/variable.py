@@ -85,14 +85,14 @@ def wrap(data, grad_fn=None, output_nr=0) -> AutogradMethods:
     below the engine (hooks, views, several outputs). One made in no_grad mode notes when."""
     t = AutogradMethods._output_class._wrap(data, grad_fn, output_nr)
     if not grad_mode._enabled:
-        t.__dict__["_made_at"] = next_id()
+        t._made_at = next_id()
     return t
 
 
 def check_no_grad_view(t) -> None:
     """PyTorch's refusal to give the ``grad_fn`` of a view made in no_grad mode (of a tensor
     that requires grad) once its base changed in place: which history would it have?"""
-    made_at = t.__dict__.get("_made_at")
+    made_at = getattr(t, "_made_at", None)
     if made_at is not None and t._version_counter.changed_at > made_at:
         raise RuntimeError(
             NO_GRAD_VIEW.format("its base or another view of its base has been modified inplace")

@@ -168,7 +168,8 @@ SNIPPETS = {
         a = torch.ones(3, requires_grad=True).clone()
         with torch.no_grad():
             v = a[:2]
-        print(v.grad_fn, v.is_leaf, v)
+            w = a * 2
+        print(v.grad_fn, v.is_leaf, v, vars(v), vars(w))  # nothing in vars(): PyTorch's
         a[1:].mul_(2)  # another view of the base, with grad mode on
         for f in (lambda: v.grad_fn, lambda: v.is_leaf, lambda: v.sum(), lambda: v + 1, lambda: v.detach(),
                   lambda: v._version, lambda: v, lambda: a.grad_fn):
