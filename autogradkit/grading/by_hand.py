@@ -44,8 +44,8 @@ __all__ = ["ByHand", "HandRaised", "RefusedByHand", "bundle_of", "MAX_REPLY_BYTE
 
 CHILD = Path(__file__).with_name("by_hand_child.py")
 MAX_REPLY_BYTES = 16 << 20  # a reply larger than this is not read
-ALLOWED_MODULES = frozenset({"numpy", "math", "cmath", "itertools", "functools", "operator"})
-ALLOWED_MODULES |= {"collections", "heapq", "bisect", "fractions", "decimal", "statistics"}
+ALLOWED_MODULES = frozenset({"numpy", "math", "itertools", "functools", "operator"})
+ALLOWED_MODULES |= {"collections", "heapq", "bisect"}
 NUMERIC_KINDS = "biufc"
 
 
