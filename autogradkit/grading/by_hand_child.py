@@ -46,6 +46,7 @@ NUMERIC_KINDS = "biufc"
 REAL_KINDS = "biuf"  # what crosses into the by-hand interpreter: no complex numbers
 CONSTANT_TYPES = (type(None), type(...), bool, int, float, str, bytes, tuple, frozenset)
 MAX_PRINTED = 4000
+HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement, not built in
 
 
 class BuildItYourself(PermissionError):
@@ -118,6 +119,8 @@ def encode(value, depth: int = 0, strict: bool = False):
         if strict:
             raise TypeError("nested too deeply")
         return {"object": "nested too deeply"}
+    if strict and not _plain(type(value)):  # decided by the type: the value is not asked
+        raise TypeError(f"{type(value).__name__} cannot cross into a by-hand check")
     if value is None or isinstance(value, (bool, str, int)):
         return value
     if isinstance(value, float):
@@ -140,6 +143,15 @@ def encode(value, depth: int = 0, strict: bool = False):
     if strict:
         raise TypeError(f"{type(value).__name__} cannot cross into a by-hand check")
     return {"object": type(value).__name__}
+
+
+def _plain(kind: type) -> bool:
+    """Whether values of exactly this type are plain data: Python's own, or NumPy's arrays and
+    scalars (built-in types, never a class of the student's, whose methods would run)."""
+    if kind in (type(None), bool, int, float, str, list, tuple, dict):
+        return True
+    built_in = type(kind) is type and not kind.__flags__ & HEAP_TYPE
+    return built_in and issubclass(kind, (np.generic, np.ndarray))
 
 
 # ----- the answer, rebuilt ---------------------------------------------------------------------

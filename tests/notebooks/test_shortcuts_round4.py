@@ -20,12 +20,17 @@ judged as ``grade`` judges), then closed by a principle, never by a list of its 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 import autogradkit as agk
+from autogradkit.grading import by_hand, guard
 
-from .exercises import assert_passes, assert_refused, checks_of, solution
+from .exercises import RECORDS, assert_passes, assert_refused, checks_of, solution
 
 
 # ----- exact arithmetic: a central difference off by h**2 = 1e-80 ----------------------------
@@ -204,3 +209,128 @@ def test_04_an_optimizer_called_through_a_kit_wrapper_is_refused():
     shortcut = step_through_a_kit_wrapper
     assert_refused(checks.step_in_place, reference, "write the step yourself", sgd_step=shortcut)
     assert_refused(checks.steps_train, reference, "", sgd_step=shortcut)
+
+
+# ----- the check machinery, changed by student code before or while a check runs -------------
+# In a grading kernel the grader runs guard.reset() before each test cell; a submission's cells
+# run before it. What the kernel sends is judged outside, but a by-hand value computed by
+# autograd in the kernel, or a kit_calls list that saw nothing, is data that looks right.
+def slope_by_autograd(x):
+    t = agk.tensor(x, dtype=agk.float64, requires_grad=True)
+    (t**3 - 2 * t).backward()
+    return t.grad.item()
+
+
+def _shell() -> SimpleNamespace:
+    """What guard.install reads of IPython's shell, without a kernel."""
+    return SimpleNamespace(
+        events=SimpleNamespace(callbacks={}),
+        input_transformers_cleanup=[],
+        input_transformers_post=[],
+        ast_transformers=[],
+        custom_exceptions=(),
+        CustomTB=None,
+        user_ns={},
+    )
+
+
+@pytest.fixture
+def restored():
+    """Put back by hand what each test changes as a submission would, whatever happens."""
+    kept = (by_hand.ByHand.__call__, sys.setprofile, list(by_hand._spare))
+    yield
+    by_hand.ByHand.__call__, sys.setprofile = kept[:2]
+    by_hand._spare[:] = kept[2]
+
+
+def test_a_by_hand_interpreter_skipped_in_an_earlier_cell_is_put_back(restored):
+    check, reference = checks_of("00_start_here").slope_by_hand, _reference(*EXACT["00 ex2"][:2])
+    guard.install(_shell())
+    by_hand.ByHand.__call__ = lambda self, *args, **kwargs: self.answer(*args, **kwargs)
+    report = guard.reset()  # the grader, before the test cell
+    assert ["member", "autogradkit.grading.by_hand.ByHand.__call__"] in report
+    assert_refused(check, reference, "do it yourself", slope=slope_by_autograd)
+
+
+# a "by-hand interpreter" of the student's own: it runs the answer where the kit is
+SERVER = """
+import base64, json, marshal, sys, types
+import autogradkit as agk
+bundle = json.loads(sys.stdin.readline())
+key = bundle["answer"]["function"]
+code = marshal.loads(base64.b64decode(bundle["functions"][key]["code"]))
+answer = types.FunctionType(code, {"agk": agk})
+for line in sys.stdin:
+    call = json.loads(line)
+    print(json.dumps({"value": answer(*call["args"])}), flush=True)
+"""
+
+
+def test_an_interpreter_planted_as_the_spare_is_never_used(restored):
+    check, reference = checks_of("00_start_here").slope_by_hand, _reference(*EXACT["00 ex2"][:2])
+    guard.install(_shell())
+    for _ in range(2):  # each check takes the spare, then starts the next one
+        planted = subprocess.Popen(
+            [sys.executable, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        by_hand._spare[:] = [planted]
+        guard.reset()  # the grader, before the test cell
+        assert_refused(check, reference, "do it yourself", slope=slope_by_autograd)
+        RECORDS.clear()
+
+
+def test_a_profiler_switched_off_in_an_earlier_cell_is_put_back(restored):
+    notebook = "04_inplace_data_detach"
+    checks, reference = checks_of(notebook), _reference(notebook, ["nb04_ex4_sgd_step"])
+    guard.install(_shell())
+    sys.setprofile = lambda profile: None
+    report = guard.reset()  # the grader, before the test cell
+    assert ["member", "sys.setprofile"] in report
+    shortcut = step_with_a_kept_optimizer
+    assert_refused(checks.step_in_place, reference, "write the step yourself", sgd_step=shortcut)
+
+
+def step_with_a_kept_optimizer(w, lr):
+    KEPT_SGD([w], lr=lr).step()
+    w.grad = None
+
+
+class Sneaky:
+    """A value in the answer's globals: the by-hand bundle asks its class, which runs this."""
+
+    @property
+    def __class__(self):
+        by_hand.ByHand.__call__ = lambda self, *args, **kwargs: self.answer(*args, **kwargs)
+        return int
+
+
+SNEAKY = None  # a Sneaky while the test runs (pytest's collection would ask its class too)
+
+
+def slope_with_a_sneaky_global(x):
+    assert SNEAKY is not None  # named, so the bundle looks at it
+    return slope_by_autograd(x)
+
+
+def test_the_by_hand_bundle_runs_no_student_code_in_the_kernel(restored, monkeypatch):
+    check, reference = checks_of("00_start_here").slope_by_hand, _reference(*EXACT["00 ex2"][:2])
+    monkeypatch.setitem(globals(), "SNEAKY", Sneaky())
+    call = by_hand.ByHand.__call__
+    assert_refused(check, reference, "", slope=slope_with_a_sneaky_global)
+    assert by_hand.ByHand.__call__ is call
+
+
+HONEST = {  # checks that patch and restore the kit as they run: counters, hooks, profilers
+    "00_start_here": (["nb00_ex2_by_hand"], ["slope_by_hand"]),
+    "03_nonscalar_leaves_jacobians": (["nb03_ex4_jacobian"], ["jacobian_rows"]),
+    "04_inplace_data_detach": (["nb04_ex4_sgd_step"], ["step_in_place"]),
+    "06_hooks": (["nb06_ex2_capture"], ["captured_grads"]),
+}
+
+
+def test_honest_checks_leave_the_machinery_as_the_guard_saw_it():
+    guard.install(_shell())
+    for notebook, (grade_ids, names) in HONEST.items():
+        for name in names:
+            assert_passes(getattr(checks_of(notebook), name), _reference(notebook, grade_ids))
+    assert guard.reset() == []
