@@ -526,20 +526,33 @@ def _forward_and_backward(build, value_class, data) -> tuple[list, list, object]
 
 
 def _engine(obs, what: str, build, value_class, data, seconds: float = 10.0, deep: bool = False):
-    """``_forward_and_backward`` on the student's Value, autogradkit refused, time-limited; on
-    a ``deep`` graph, ``RecursionError`` (the class) when Python ran out of stack."""
-    with _kit_watched(obs, what), time_limit(seconds), recursion_limit(DEPTH):
+    """``_forward_and_backward`` on the student's Value, autogradkit refused, time-limited;
+    what of autogradkit it ran, by any route, observed. A ``deep`` graph must not run Python
+    out of stack (observed first: a profiler ends with a ``RecursionError`` too)."""
+    with _kit_watched() as calls, time_limit(seconds), recursion_limit(DEPTH):
         if deep:
-            return obs.call(_until_recursion_error, _forward_and_backward, build, value_class, data)
-        return obs.call(_forward_and_backward, build, value_class, data)
+            ran = obs.call(_until_recursion_error, _forward_and_backward, build, value_class, data)
+        else:
+            ran = obs.call(_forward_and_backward, build, value_class, data)
+    if deep:
+        obs.require(
+            f"{what} runs backward without a RecursionError",
+            ran is not RecursionError,
+            hint="Python stops a recursion about 1,000 calls deep: keep a stack of your own",
+        )
+    _observe_kit(obs, what, calls)
+    return ran
 
 
 @contextmanager
-def _kit_watched(obs, what: str):
-    """autogradkit refuses to work in the block (feedback: refusing patches names, which the
-    engine's own code could put back), and what of it ran, by any route, is observed."""
+def _kit_watched():
+    """autogradkit refuses to work in the block (feedback only: refusing patches names, which
+    code inside the block can put back); yields what of it ran, by any route (``kit_calls``)."""
     with kit_calls() as calls, _without_autogradkit():
-        yield
+        yield calls
+
+
+def _observe_kit(obs, what: str, calls: list) -> None:
     obs.holds(
         f"{what}: your engine runs no code of autogradkit",
         calls,
@@ -632,11 +645,6 @@ def engine_against_autogradkit(obs, Value):  # noqa: N803  (the notebook's class
     data, build = _chain(obs, 5000)
     what = "a chain of 5,000 additions"
     ran = _engine(obs, what, lambda leaves: ([], build(leaves)), Value, data, deep=True)
-    obs.require(
-        "a chain of 5,000 additions runs backward without a RecursionError",
-        ran is not RecursionError,
-        hint="Python stops a recursion about 1,000 calls deep: keep a stack of your own",
-    )
     obs.close("a chain of 5,000 additions: the leaves' gradients", [x.grad for x in ran[0]])
 
 
