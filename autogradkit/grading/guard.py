@@ -115,9 +115,11 @@ def _machinery() -> dict[str, tuple[object, dict]]:
         if not (name == MACHINERY or name.startswith(MACHINERY + ".")) or module is None:
             continue
         found[name] = (module, dict(vars(module)))
-        for attribute, value in vars(module).items():
+        for value in vars(module).values():
             if isinstance(value, type) and value.__module__ != "builtins":
-                found[f"{name}.{attribute}"] = (value, dict(vars(value)))
+                found.setdefault(
+                    f"{value.__module__}.{value.__qualname__}", (value, dict(vars(value)))
+                )
             elif isinstance(value, types.ModuleType) and value.__name__ not in found:
                 used = {n: v for n, v in vars(value).items() if isinstance(v, FUNCTIONS)}
                 found[value.__name__] = (value, {n: v for n, v in used.items() if n[0] != "_"})
@@ -131,13 +133,16 @@ def _reset_machinery() -> list[list[str]]:
     for dotted, (owner, attributes) in _saved["machinery"].items():
         whole = not isinstance(owner, types.ModuleType) or owner.__name__.startswith(MACHINERY)
         now = vars(owner)
-        for name, original in attributes.items():
-            if now.get(name, _MISSING) is not original:
-                setattr(owner, name, original)
-                found.append(["member", f"{dotted}.{name}"])
+        changed = [n for n, original in attributes.items() if now.get(n, _MISSING) is not original]
         added = [n for n in now if whole and n not in attributes and not n.startswith("__")]
-        for name in added:
-            delattr(owner, name)
+        for name in changed + added:
+            try:
+                if name in added:
+                    delattr(owner, name)
+                else:
+                    setattr(owner, name, attributes[name])
+            except (AttributeError, TypeError):  # a type that cannot change: reported all the same
+                pass
             found.append(["member", f"{dotted}.{name}"])
     return found
 
