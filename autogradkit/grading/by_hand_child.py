@@ -10,8 +10,10 @@ This file imports nothing of autogradkit, on purpose: before the student's code 
 audit hook is installed (``sys.addaudithook``: a hook cannot be removed, not by this file and
 not by the student's code). It allows imports of the standard library and NumPy only, file
 opens for reading under their folders only, and refuses starting processes, sockets, ctypes
-and the garbage collector's object lists. So no route to the kit's differentiation exists
-here: not a name, not a reference kept before the check, not an import inside the function.
+and the garbage collector's object lists. Its numbers are machine floats: no complex, exact or
+decimal numbers, with which a difference quotient is exact. So no route to the kit's
+differentiation exists here: not a name, not a reference kept before the check, not an import
+inside the function.
 """
 
 from __future__ import annotations
@@ -36,11 +38,15 @@ REFUSED_EVENTS = ("os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpt
 REFUSED_EVENTS += ("os.kill", "os.killpg", "subprocess.", "pty.", "socket.", "ctypes.", "mmap.")
 REFUSED_EVENTS += ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.addaudithook")
 REFUSED_IMPORTS = {"ctypes", "_ctypes", "subprocess", "_posixsubprocess", "multiprocessing"}
-REFUSED_IMPORTS |= {"socket", "_socket", "pty", "mmap", "cmath"}
+REFUSED_IMPORTS |= {"socket", "_socket", "pty", "mmap"}
+# numbers by hand are machine floats: complex ones (a complex step) and exact or decimal ones
+# (a difference quotient at h = 1e-40, off by h**2) make a difference quotient exact
+REFUSED_IMPORTS |= {"cmath", "fractions", "decimal", "_decimal", "_pydecimal", "statistics"}
 NUMERIC_KINDS = "biufc"
 REAL_KINDS = "biuf"  # what crosses into the by-hand interpreter: no complex numbers
 CONSTANT_TYPES = (type(None), type(...), bool, int, float, str, bytes, tuple, frozenset)
 MAX_PRINTED = 4000
+HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement, not built in
 
 
 class BuildItYourself(PermissionError):
@@ -113,6 +119,8 @@ def encode(value, depth: int = 0, strict: bool = False):
         if strict:
             raise TypeError("nested too deeply")
         return {"object": "nested too deeply"}
+    if strict and not _plain(type(value)):  # decided by the type: the value is not asked
+        raise TypeError(f"{type(value).__name__} cannot cross into a by-hand check")
     if value is None or isinstance(value, (bool, str, int)):
         return value
     if isinstance(value, float):
@@ -135,6 +143,15 @@ def encode(value, depth: int = 0, strict: bool = False):
     if strict:
         raise TypeError(f"{type(value).__name__} cannot cross into a by-hand check")
     return {"object": type(value).__name__}
+
+
+def _plain(kind: type) -> bool:
+    """Whether values of exactly this type are plain data: Python's own, or NumPy's arrays and
+    scalars (built-in types, never a class of the student's, whose methods would run)."""
+    if kind in (type(None), bool, int, float, str, list, tuple, dict):
+        return True
+    built_in = type(kind) is type and not kind.__flags__ & HEAP_TYPE
+    return built_in and issubclass(kind, (np.generic, np.ndarray))
 
 
 # ----- the answer, rebuilt ---------------------------------------------------------------------

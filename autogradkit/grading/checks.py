@@ -68,6 +68,7 @@ How a check refuses the shortcut its exercise invites (DESIGN's grading trust mo
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -544,18 +545,31 @@ def refuse_library(owner, *names: str, exercise: str) -> Iterator[None]:
     feedback, not a guarantee: a reference to the original kept elsewhere still works. An
     answer that must not reach the kit at all runs through ``Observer.by_hand``.
     """
-    originals = {name: getattr(owner, name) for name in names}
 
     def refused(*args, **kwargs):
         raise BuildItYourself(f"this exercise asks you to build {exercise} yourself")
 
-    try:
+    with contextlib.ExitStack() as stack:
         for name in names:
-            setattr(owner, name, refused)
+            stack.enter_context(_swapped(owner, name, refused))
+        yield
+
+
+@contextmanager
+def _swapped(owner, name: str, value) -> Iterator:
+    """``owner.<name>`` is ``value`` in the block; afterwards ``owner`` is as it was, to its own
+    attributes: a method it inherited is inherited again, not copied into it (the guard, which
+    puts back what student code changed, would take the copy for a patch)."""
+    own = vars(owner)
+    had, original = name in own, own.get(name)
+    setattr(owner, name, value)
+    try:
         yield
     finally:
-        for name, original in originals.items():
+        if had:
             setattr(owner, name, original)
+        else:
+            delattr(owner, name)
 
 
 @contextmanager
@@ -567,11 +581,8 @@ def count_calls(owner, name: str) -> Iterator[list]:
         calls.append(args)
         return original(*args, **kwargs)
 
-    setattr(owner, name, counted)
-    try:
+    with _swapped(owner, name, counted):
         yield calls
-    finally:
-        setattr(owner, name, original)
 
 
 @contextmanager
@@ -716,11 +727,8 @@ def hooks_fired(**watched) -> Iterator[list[str]]:
 
         return original(tensor, counted)
 
-    Tensor.register_hook = register
-    try:
+    with _swapped(Tensor, "register_hook", register):
         yield fired
-    finally:
-        Tensor.register_hook = original
 
 
 # ----- structure judged as structure (families 5 and 6) --------------------------------------
@@ -841,8 +849,9 @@ def kit_calls(*allowed: str, package: str = "autogradkit") -> Iterator[list[str]
     (``"autogradkit.optim"``: the library's optimizers only).
 
     It watches what runs, not names: a reference kept before the check, an import inside the
-    answer, a private helper and a public one all show. A profiler replaced in the block
-    (``sys.setprofile``, by any route) shows as ``"sys.setprofile"``.
+    answer, a private helper and a public one all show, and so does a call into the package
+    made for the answer by another part of the kit (a ``no_grad()`` wrapper). A profiler
+    replaced in the block (``sys.setprofile``, by any route) shows as ``"sys.setprofile"``.
 
     Example:
         >>> import autogradkit as agk
@@ -854,13 +863,15 @@ def kit_calls(*allowed: str, package: str = "autogradkit") -> Iterator[list[str]
     """
     root = KIT.joinpath(*package.split(".")[1:])
     inside, machinery = str(root) + os.sep if root.is_dir() else str(root), str(KIT / "grading")
-    kit, seen, tampered = str(KIT) + os.sep, set(), set()
+    seen, tampered = set(), set()
 
     def profile(frame, event, arg):
         if event != "call":
             return
         code, caller = frame.f_code, frame.f_back
-        outside = caller is None or not caller.f_code.co_filename.startswith(kit)
+        # from outside the package, kit code too: a wrapper of the kit (``no_grad()(step)``)
+        # that calls the package for the answer launders nothing
+        outside = caller is None or not caller.f_code.co_filename.startswith(inside)
         if outside and code.co_filename.startswith(inside):
             if not code.co_filename.startswith(machinery):  # obs.call and friends
                 seen.add(code.co_qualname)

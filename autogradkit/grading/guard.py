@@ -11,6 +11,14 @@ it found changed:
   ``checks`` module (a patched ``numpy.allclose`` passes everything), those modules swapped in
   ``sys.modules``, and names of check functions rebound in the notebook (``check_close = ...``).
 
+* **the check machinery itself**: every global of the check API's modules
+  (``autogradkit.grading.*``: a kept ``_spare``, a shadowed ``isinstance``), every attribute of
+  the classes they hold (``ByHand.__call__`` made to run the answer in the kernel, where
+  autograd is), and the functions and classes of the modules they use (``sys.setprofile`` made
+  to do nothing, ``json.loads`` made to answer for the by-hand interpreter). An allow-list:
+  what was there at install, whatever a patch touched. The by-hand interpreter started ahead
+  is ended too, so a process student code put there is never handed an answer.
+
 Before a test cell ``reset`` also puts back the modules the notebook's own cells import, and
 the global names they were imported as (``np = fake`` or ``sys.modules["numpy"] = fake`` in an
 nbgrader course whose ``assert`` cells compare with ``np.isclose``): ``install`` is told them.
@@ -29,6 +37,9 @@ from __future__ import annotations
 import builtins
 import importlib
 import sys
+import types
+
+from . import by_hand
 
 __all__ = [
     "WATCHED_MODULES",
@@ -44,6 +55,8 @@ WATCHED_MODULES = ("builtins", "math", "numpy", "numpy.testing", "autogradkit.gr
 TRANSFORMER_LISTS = ("input_transformers_cleanup", "input_transformers_post", "ast_transformers")
 TRUSTED = ("IPython.", "ipykernel.", "matplotlib_inline.", "matplotlib.")  # inline figures...
 MANAGED = {"input", "get_ipython", "exit", "quit", "display"}  # IPython swaps these per cell
+MACHINERY = "autogradkit.grading"  # the check API: every module under it is watched whole
+FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, type)  # what a module's patch replaces
 CHANGES = {  # what reset reports: a kind, and a name that fills the sentence
     "shell_method": "the IPython shell's {} was replaced",
     "custom_exception": "a custom exception handler was set",
@@ -70,6 +83,7 @@ def install(shell, imports: dict[str, str] | None = None) -> None:
     _saved["modules"] = {name: _members(name) for name in watched if name}
     _saved["module_objects"] = {name: sys.modules.get(name) for name in watched if name}
     _saved["shell_dict"] = set(vars(shell))
+    _saved["machinery"] = _machinery()
     _saved["globals"] = {}
     for name, target in imports.items():
         found = _resolve(target)
@@ -87,7 +101,53 @@ def reset() -> list[list[str]]:
                 setattr(module, name, original)
                 found.append(["member", f"{module_name}.{name}"])
     namespace = _saved["shell"].user_ns
-    return found + _reset_check_names(namespace) + _reset_globals(namespace)
+    found += _reset_machinery() + _reset_check_names(namespace) + _reset_globals(namespace)
+    by_hand.end_spare()  # the next by-hand check starts an interpreter of its own
+    return found
+
+
+def _machinery() -> dict[str, tuple[object, dict]]:
+    """``{dotted name: (owner, its attributes)}``: each module of the check API with all its
+    globals, each class those globals hold with its own attributes, and each module they use
+    with its public functions and classes (not IPython's hooks, which are other objects)."""
+    found: dict[str, tuple[object, dict]] = {}
+    for name, module in list(sys.modules.items()):
+        if not (name == MACHINERY or name.startswith(MACHINERY + ".")) or module is None:
+            continue
+        found[name] = (module, dict(vars(module)))
+        for value in vars(module).values():
+            if isinstance(value, type) and value.__module__ != "builtins":
+                found.setdefault(
+                    f"{value.__module__}.{value.__qualname__}", (value, dict(vars(value)))
+                )
+            elif isinstance(value, types.ModuleType) and value.__name__ not in found:
+                used = {n: v for n, v in vars(value).items() if isinstance(v, FUNCTIONS)}
+                found[value.__name__] = (value, {n: v for n, v in used.items() if n[0] != "_"})
+    return found
+
+
+def _reset_machinery() -> list[list[str]]:
+    """Put back every watched attribute of the check machinery; remove the ones added to its
+    modules and classes (a global that shadows a built-in, a method that shadows a base's)."""
+    found = []
+    for dotted, (owner, attributes) in _saved["machinery"].items():
+        whole = not isinstance(owner, types.ModuleType) or owner.__name__.startswith(MACHINERY)
+        now = vars(owner)
+        changed = [n for n, original in attributes.items() if now.get(n, _MISSING) is not original]
+        added = [n for n in now if whole and n not in attributes and not n.startswith("__")]
+        for name in changed + added:
+            try:
+                if name in added:
+                    delattr(owner, name)
+                else:
+                    setattr(owner, name, attributes[name])
+            except (AttributeError, TypeError):  # a type that cannot change: reported all the same
+                pass
+            found.append(["member", f"{dotted}.{name}"])
+    return found
+
+
+_MISSING = object()
 
 
 def _reset_modules() -> list[list[str]]:

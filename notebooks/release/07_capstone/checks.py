@@ -19,6 +19,7 @@ from autogradkit.grading.checks import (
     BuildItYourself,
     Checks,
     call_graph,
+    kit_calls,
     recursion_limit,
     refuse_library,
     time_limit,
@@ -524,13 +525,40 @@ def _forward_and_backward(build, value_class, data) -> tuple[list, list, object]
     return leaves, nodes, root
 
 
-def _engine(obs, build, value_class, data, seconds: float = 10.0, deep: bool = False):
-    """``_forward_and_backward`` on the student's Value, autogradkit refused, time-limited; on
-    a ``deep`` graph, ``RecursionError`` (the class) when Python ran out of stack."""
-    with _without_autogradkit(), time_limit(seconds), recursion_limit(DEPTH):
+def _engine(obs, what: str, build, value_class, data, seconds: float = 10.0, deep: bool = False):
+    """``_forward_and_backward`` on the student's Value, autogradkit refused, time-limited;
+    what of autogradkit it ran, by any route, observed. A ``deep`` graph must not run Python
+    out of stack (observed first: a profiler ends with a ``RecursionError`` too)."""
+    with _kit_watched() as calls, time_limit(seconds), recursion_limit(DEPTH):
         if deep:
-            return obs.call(_until_recursion_error, _forward_and_backward, build, value_class, data)
-        return obs.call(_forward_and_backward, build, value_class, data)
+            ran = obs.call(_until_recursion_error, _forward_and_backward, build, value_class, data)
+        else:
+            ran = obs.call(_forward_and_backward, build, value_class, data)
+    if deep:
+        obs.require(
+            f"{what} runs backward without a RecursionError",
+            ran is not RecursionError,
+            hint="Python stops a recursion about 1,000 calls deep: keep a stack of your own",
+        )
+    _observe_kit(obs, what, calls)
+    return ran
+
+
+@contextmanager
+def _kit_watched():
+    """autogradkit refuses to work in the block (feedback only: refusing patches names, which
+    code inside the block can put back); yields what of it ran, by any route (``kit_calls``)."""
+    with kit_calls() as calls, _without_autogradkit():
+        yield calls
+
+
+def _observe_kit(obs, what: str, calls: list) -> None:
+    obs.holds(
+        f"{what}: your engine runs no code of autogradkit",
+        calls,
+        "empty",
+        hint="build it from plain Python numbers: no tensor, operation or engine of autogradkit",
+    )
 
 
 # A local gradient is a formula, exact to the last bits; a difference quotient is off by 1e-11
@@ -540,7 +568,7 @@ EXACT = {"atol": 1e-12, "rtol": 1e-12}
 
 def _one_operation(obs, value_class, what: str, compute, data: list, hint: str) -> None:
     """One operation on fresh leaves: the result's value and every leaf's gradient."""
-    ran = _engine(obs, lambda leaves: ([], compute(*leaves)), value_class, data)
+    ran = _engine(obs, what, lambda leaves: ([], compute(*leaves)), value_class, data)
     leaves, _, root = ran
     numbers = [root.data] + [leaf.grad for leaf in leaves]
     obs.close(f"{what}: its value and the gradient of each leaf", numbers, hint=hint, **EXACT)
@@ -591,11 +619,11 @@ def engine_against_autogradkit(obs, Value):  # noqa: N803  (the notebook's class
     for number in (1, 2):
         plan, data, autogradkit_grads = _expression(obs)
         nodes = len(data) + len(plan)
+        what = f"random graph {number} ({nodes} Values, with forks and reuse)"
         leaves, made, root = _engine(
-            obs, lambda leaves, plan=plan: _build(plan, leaves), Value, data
+            obs, what, lambda leaves, plan=plan: _build(plan, leaves), Value, data
         )
         grads = [value.grad for value in made]
-        what = f"random graph {number} ({nodes} Values, with forks and reuse)"
         obs.close(f"{what}: each Value's data", [value.data for value in made])
         obs.require(
             f"{what}: each Value's gradient agrees with autogradkit's",
@@ -606,7 +634,8 @@ def engine_against_autogradkit(obs, Value):  # noqa: N803  (the notebook's class
         obs.close(f"{what}: each Value's gradient", grads, **EXACT)
 
     count, data, build = _diamonds(obs)
-    ran = _engine(obs, lambda leaves: ([], build(leaves)), Value, data, seconds=2.0)
+    what = f"{count} diamonds in a row"
+    ran = _engine(obs, what, lambda leaves: ([], build(leaves)), Value, data, seconds=2.0)
     obs.close(
         f"{count} diamonds in a row: the leaves' gradients",
         [leaf.grad for leaf in ran[0]],
@@ -614,12 +643,8 @@ def engine_against_autogradkit(obs, Value):  # noqa: N803  (the notebook's class
     )
 
     data, build = _chain(obs, 5000)
-    ran = _engine(obs, lambda leaves: ([], build(leaves)), Value, data, deep=True)
-    obs.require(
-        "a chain of 5,000 additions runs backward without a RecursionError",
-        ran is not RecursionError,
-        hint="Python stops a recursion about 1,000 calls deep: keep a stack of your own",
-    )
+    what = "a chain of 5,000 additions"
+    ran = _engine(obs, what, lambda leaves: ([], build(leaves)), Value, data, deep=True)
     obs.close("a chain of 5,000 additions: the leaves' gradients", [x.grad for x in ran[0]])
 
 
