@@ -82,18 +82,22 @@ def shown(assignment: str, *cell_ids: str, **namespace) -> dict:
 # the running test's observations, {(check, seed, answers): (what they hold, the record)}:
 # tests/notebooks/conftest.py empties it before each test
 RECORDS: dict = {}
+# the solutions' observations, kept for the whole run: the grader too observes the solution
+# once per seed and judges every submission against that record
+SOLUTION_RECORDS: dict = {}
 
 
-def observed(check, seed, answers: dict):
-    """``check.observe`` of ``answers`` on ``seed``, once in a test: the English verdict and
-    each translation's judge the same record, as the grader does (it observes once, then
-    judges in the student's language). Seconds saved where an answer must run out of time."""
+def observed(check, seed, answers: dict, records: dict = RECORDS):
+    """``check.observe`` of ``answers`` on ``seed``, once in a test (once in the run for a
+    solution: ``records=SOLUTION_RECORDS``): the English verdict and each translation's judge
+    the same record, as the grader does (it observes once, then judges in the student's
+    language). Seconds saved where an answer must run out of time."""
     values = tuple(answers[name] for name in check.answers)
     key = (id(check), seed, tuple(map(id, values)))
-    if key not in RECORDS:  # the entry holds check and values, so their ids stay theirs
+    if key not in records:  # the entry holds check and values, so their ids stay theirs
         record = check.observe(seed=seed, **dict(zip(check.answers, values)))
-        RECORDS[key] = ((check, values), record)
-    return RECORDS[key][1]
+        records[key] = ((check, values), record)
+    return records[key][1]
 
 
 def verdicts(check, reference: dict, answers: dict, seeds=SEEDS, tr=i18n.ENGLISH) -> list:
@@ -101,7 +105,7 @@ def verdicts(check, reference: dict, answers: dict, seeds=SEEDS, tr=i18n.ENGLISH
     answers) on the same seed, in ``tr``'s language."""
     found = []
     for seed in seeds:
-        want = observed(check, seed, reference)
+        want = observed(check, seed, reference, SOLUTION_RECORDS)
         assert not want.stopped, f"the solution stops {check.name}: {want.stopped}"
         got = observed(check, seed, answers)
         found.append(judge_record(want, got, tr))
