@@ -66,6 +66,14 @@ def test_a_module_skipped_while_collected_is_listed_and_judged_too(tmp_path):
     assert "1  no torch here  NOT ALLOWED" in done.stdout
 
 
+def test_each_files_seconds_are_listed_slowest_first(tmp_path):
+    (tmp_path / "test_other.py").write_text("def test_other():\n    assert True\n")
+    done = _run_pytest(tmp_path)
+    listed = done.stdout.split("slowest files (of ", 1)[1].splitlines()[1:3]
+    assert sorted(line.split(" s  ")[1] for line in listed) == ["test_other.py", "test_sample.py"]
+    assert float(listed[0].split(" s  ")[0]) >= float(listed[1].split(" s  ")[0])
+
+
 def test_an_empty_selection_fails(tmp_path):
     command = [sys.executable, str(ROOT / "tools" / "run_pytest.py"), "-q", str(tmp_path)]
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=BARE)

@@ -3,6 +3,8 @@
 - "No tests collected" (pytest's exit 5) is an error: an empty selection never passes.
 - Every skip is listed at the end, grouped by reason. With ``--allowed-skips FILE`` (as
   ``.ci/run`` asks), a skip whose reason matches no line of FILE fails the run.
+- The slowest files are listed at the end with their seconds (set-up, tests and teardown
+  added up): where ``make test``'s time goes, and the figures ``pytest.mark.slow`` carries.
 
 Usage: ``python tools/run_pytest.py [--allowed-skips FILE] PYTEST_ARGS...``
 """
@@ -71,12 +73,33 @@ class SkipReport:
             session.exitstatus = 1
 
 
+class FileTimes:
+    """A pytest plugin that adds up each test file's seconds (every worker's reports reach the
+    main process) and lists the slowest files at the end."""
+
+    SHOWN = 15
+
+    def __init__(self):
+        self.seconds: Counter[str] = Counter()
+
+    def pytest_runtest_logreport(self, report):
+        self.seconds[report.nodeid.split("::", 1)[0]] += report.duration
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if len(self.seconds) < 2:
+            return
+        total = sum(self.seconds.values())
+        terminalreporter.section(f"slowest files (of {total:.0f} s in {len(self.seconds)} files)")
+        for path, seconds in self.seconds.most_common(self.SHOWN):
+            terminalreporter.write_line(f"{seconds:7.1f} s  {path}")
+
+
 def main(argv: list[str]) -> int:
     allowed = None
     if argv[:1] == ["--allowed-skips"]:
         allowed, argv = read_allowed(Path(argv[1])), argv[2:]
     skips = SkipReport(allowed)
-    code = int(pytest.main(argv, plugins=[skips]))
+    code = int(pytest.main(argv, plugins=[skips, FileTimes()]))
     if code == NO_TESTS_COLLECTED:
         print(f"error: pytest collected no tests for: {' '.join(argv)}", file=sys.stderr)
         return 1

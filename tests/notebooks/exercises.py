@@ -50,16 +50,23 @@ def editions(assignment: str) -> list[str]:
     ]
 
 
-def solution(assignment: str, grade_id: str, language: str = "en", **namespace) -> dict:
-    """Run the solution cell ``grade_id`` of the notebook's text source (in ``language``'s
-    edition) in a namespace holding ``agk``, ``np``, ``nn`` and ``namespace`` (whatever
-    notebook globals it uses); return it."""
+@functools.cache
+def edition(assignment: str, language: str = "en"):
+    """The notebook's text source in ``language``'s edition, read (and translated) once: the
+    tests only read it."""
     text_source = COURSE / assignment / f"{assignment}.py"
     nb = read_text_source(text_source)
     if language != "en":
         sections = translate.read_sections(translate.translation_path(text_source, language))
         nb = translate.translate_notebook(nb, sections, language)
-    cell = next(c for c in nb.cells if cells.grade_id(c) == grade_id)
+    return nb
+
+
+def solution(assignment: str, grade_id: str, language: str = "en", **namespace) -> dict:
+    """Run the solution cell ``grade_id`` of the notebook's text source (in ``language``'s
+    edition) in a namespace holding ``agk``, ``np``, ``nn`` and ``namespace`` (whatever
+    notebook globals it uses); return it."""
+    cell = next(c for c in edition(assignment, language).cells if cells.grade_id(c) == grade_id)
     assert cells.is_solution(cell), f"{grade_id} is not an answer cell"
     scope = {"agk": agk, "np": np, "nn": agk.nn, **namespace}
     exec(compile(cells.text(cell.source), f"<{grade_id}>", "exec"), scope)
@@ -70,10 +77,9 @@ def shown(assignment: str, *cell_ids: str, **namespace) -> dict:
     """Run the notebook's own cells ``cell_ids`` (by their id, in order, quietly) in a
     namespace holding ``agk``, ``np``, ``nn`` and ``namespace``; return it. A shortcut test
     submits what the notebook already shows with it, never a copy typed into the test."""
-    nb = read_text_source(COURSE / assignment / f"{assignment}.py")
     scope = {"agk": agk, "np": np, "nn": agk.nn, **namespace}
     for cell_id in cell_ids:
-        cell = next(c for c in nb.cells if c.get("id") == cell_id)
+        cell = next(c for c in edition(assignment).cells if c.get("id") == cell_id)
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(cells.text(cell.source), f"<{cell_id}>", "exec"), scope)
     return scope
@@ -82,18 +88,22 @@ def shown(assignment: str, *cell_ids: str, **namespace) -> dict:
 # the running test's observations, {(check, seed, answers): (what they hold, the record)}:
 # tests/notebooks/conftest.py empties it before each test
 RECORDS: dict = {}
+# the solutions' observations, kept for the whole run: the grader too observes the solution
+# once per seed and judges every submission against that record
+SOLUTION_RECORDS: dict = {}
 
 
-def observed(check, seed, answers: dict):
-    """``check.observe`` of ``answers`` on ``seed``, once in a test: the English verdict and
-    each translation's judge the same record, as the grader does (it observes once, then
-    judges in the student's language). Seconds saved where an answer must run out of time."""
+def observed(check, seed, answers: dict, records: dict = RECORDS):
+    """``check.observe`` of ``answers`` on ``seed``, once in a test (once in the run for a
+    solution: ``records=SOLUTION_RECORDS``): the English verdict and each translation's judge
+    the same record, as the grader does (it observes once, then judges in the student's
+    language). Seconds saved where an answer must run out of time."""
     values = tuple(answers[name] for name in check.answers)
     key = (id(check), seed, tuple(map(id, values)))
-    if key not in RECORDS:  # the entry holds check and values, so their ids stay theirs
+    if key not in records:  # the entry holds check and values, so their ids stay theirs
         record = check.observe(seed=seed, **dict(zip(check.answers, values)))
-        RECORDS[key] = ((check, values), record)
-    return RECORDS[key][1]
+        records[key] = ((check, values), record)
+    return records[key][1]
 
 
 def verdicts(check, reference: dict, answers: dict, seeds=SEEDS, tr=i18n.ENGLISH) -> list:
@@ -101,7 +111,7 @@ def verdicts(check, reference: dict, answers: dict, seeds=SEEDS, tr=i18n.ENGLISH
     answers) on the same seed, in ``tr``'s language."""
     found = []
     for seed in seeds:
-        want = observed(check, seed, reference)
+        want = observed(check, seed, reference, SOLUTION_RECORDS)
         assert not want.stopped, f"the solution stops {check.name}: {want.stopped}"
         got = observed(check, seed, answers)
         found.append(judge_record(want, got, tr))

@@ -9,6 +9,8 @@ import autogradkit as agk
 
 from .exercises import assert_passes, assert_refused, checks_of, editions, solution
 
+pytestmark = pytest.mark.slow(90)  # every answer judged in each edition
+
 NB = "00_start_here"
 checks = checks_of(NB)
 

@@ -21,6 +21,8 @@ from .exercises import (
     verdicts,
 )
 
+pytestmark = pytest.mark.slow(250)  # every shortcut judged on every seed and edition
+
 NB = "01_backprop_by_hand"
 checks = checks_of(NB)
 X_LINE = np.array([1, 2, 3, 4], dtype=np.float32)  # the data the notebook shows for ex. 2

@@ -18,6 +18,8 @@ from .exercises import (
     verdicts,
 )
 
+pytestmark = pytest.mark.slow(160)  # every shortcut judged on every seed and edition
+
 NB = "03_nonscalar_leaves_jacobians"
 checks = checks_of(NB)
 
