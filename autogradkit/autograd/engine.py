@@ -512,6 +512,10 @@ class Function(FunctionCtx):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._builtin = cls.__module__.startswith("autogradkit.ops")
+        # what apply reads of the class, read once per op: apply then looks up one class
+        # attribute, not six (Python 3.11 finds each through a cache whose hits vary by run)
+        cls._flags = (cls._builtin, cls.promotes, cls.quiet_floating_errors)
+        cls._flags += (cls.numbers_are_scalars, cls.is_view, cls.forward)
         if not cls._builtin:
             return
         assert cls.__qualname__ not in REGISTRY, f"two ops named {cls.__qualname__}"
@@ -562,7 +566,8 @@ class Function(FunctionCtx):
         that made the inputs; 4. wrap the output with the node as its ``grad_fn``; 5. note
         the version of what forward saved.
         """
-        if not cls._builtin:
+        builtin, promotes, quiet, scalar_arguments, is_view, forward = cls._flags
+        if not builtin:
             node, result, outputs = cls._run_custom(cls, inputs, static)
             if node is not None and node._saved is not None:
                 _keep(node, inputs, inputs, outputs, outputs)
@@ -589,7 +594,7 @@ class Function(FunctionCtx):
             needs.append(False)
             edges.append((None, 0))
             metas.append(None)
-        if dtype is None and cls.promotes and len(arrays) > 1:
+        if dtype is None and promotes and len(arrays) > 1:
             arrays = _promote(inputs, arrays)
         needs = tuple(needs)
         node = None
@@ -602,22 +607,22 @@ class Function(FunctionCtx):
         ctx = _Scratch() if node is None else node
         ctx.needs_input_grad = needs
         try:  # 2.
-            if cls.quiet_floating_errors:
+            if quiet:
                 with np.errstate(all="ignore"):
-                    out = cls.forward(ctx, *arrays, **static)
+                    out = forward(ctx, *arrays, **static)
             elif static:
-                out = cls.forward(ctx, *arrays, **static)
+                out = forward(ctx, *arrays, **static)
             else:  # (most ops: no keyword arguments to copy into a new dict)
-                out = cls.forward(ctx, *arrays)
+                out = forward(ctx, *arrays)
         except ValueError:
             if cls.broadcasts:  # two shapes that do not broadcast: PyTorch's words
                 _shape.broadcast_shape(np.shape(arrays[0]), np.shape(arrays[1]))
             raise
         if node is not None:  # 3.
-            if cls.numbers_are_scalars:  # a number given as a Scalar argument gets no edge
+            if scalar_arguments:  # a number given as a Scalar argument gets no edge
                 edges, metas = _scalar_arguments(node, inputs, edges, metas)
             node.next_functions, node._input_meta = tuple(edges), tuple(metas)
-        if type(out) is tuple or cls.is_view:  # 4.
+        if type(out) is tuple or is_view:  # 4.
             result = _wrap_outputs(cls, out, inputs, node)
         else:
             result = TensorBase._wrap(out, node)
