@@ -122,10 +122,10 @@ class TensorBase(AutogradMethods):
         t = object.__new__(TensorBase._output_class)
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         t._grad_fn, t._output_nr, t._requires_grad = grad_fn, output_nr, grad_fn is not None
+        # a leaf's counter now, an op's output's when it needs one (VersionCounter)
+        t._version_counter = VersionCounter() if grad_fn is None else None
         if grad_mode._inference:
             t._version_counter = INFERENCE
-        else:  # a leaf's counter now, an op's output's when it needs one (VersionCounter)
-            t._version_counter = VersionCounter() if grad_fn is None else None
         t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
         return t
 
@@ -506,15 +506,21 @@ class Function(FunctionCtx):
     saved_names: tuple = ()
     saved_values: tuple = ()
     argument_names = ("self", "other")  # what ctx calls a number given as a Scalar argument
-    _builtin = False
+    # what apply reads of the class (builtin, promotes, quiet_floating_errors,
+    # numbers_are_scalars, is_view, forward), read when the class is made: apply then looks up
+    # one class attribute per op, not six (Python 3.11 finds each through a cache whose hits
+    # vary from one run to the next)
+    _flags: tuple
     # how apply runs a class you wrote: autograd.Function (custom_function.py, a subclass of
     # this one: this file never imports it) sets it to its ``run``
     _run_custom = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls._builtin = cls.__module__.startswith("autogradkit.ops")
-        if not cls._builtin or cls.__name__[0] == "_":  # (a private base two ops share)
+        builtin = cls.__module__.startswith("autogradkit.ops")
+        cls._flags = (builtin, cls.promotes, cls.quiet_floating_errors)
+        cls._flags += (cls.numbers_are_scalars, cls.is_view, cls.forward)
+        if not builtin or cls.__name__[0] == "_":  # (a private base two ops share)
             return
         assert cls.__qualname__ not in REGISTRY, f"two ops named {cls.__qualname__}"
         REGISTRY[cls.__qualname__] = cls
@@ -564,7 +570,8 @@ class Function(FunctionCtx):
         that made the inputs; 4. wrap the output with the node as its ``grad_fn``; 5. note
         the version of what forward saved.
         """
-        if not cls._builtin:
+        builtin, promotes, quiet, scalar_arguments, is_view, forward = cls._flags
+        if not builtin:
             node, result, outputs = cls._run_custom(cls, inputs, static)
             if node is not None and node._saved is not None:
                 _keep(node, inputs, inputs, outputs, outputs)
@@ -591,43 +598,47 @@ class Function(FunctionCtx):
             needs.append(False)
             edges.append((None, 0))
             metas.append(None)
-        if dtype is None and cls.promotes and len(arrays) > 1:
+        if dtype is None and promotes and len(arrays) > 1:
             arrays = _promote(inputs, arrays)
         needs = tuple(needs)
         node = None
         if recording and True in needs:
             node = cls.__new__(cls)  # an instance of this op's own class: MulBackward0
-            node._priority = -next_id()  # later nodes run first among ready ones
-            node._saved = None
+            node._priority, node._saved = -next_id(), None  # later nodes run first when ready
             if anomaly_mode._mode["enabled"]:
                 anomaly_mode.record_forward(node)
         ctx = _Scratch() if node is None else node
         ctx.needs_input_grad = needs
-        try:  # 2.
-            if cls.quiet_floating_errors:
+        try:  # 2. (most ops take no keyword arguments: no empty dict to copy for them)
+            if quiet:
                 with np.errstate(all="ignore"):
-                    out = cls.forward(ctx, *arrays, **static)
-            elif static:
-                out = cls.forward(ctx, *arrays, **static)
-            else:  # (most ops: no keyword arguments to copy into a new dict)
-                out = cls.forward(ctx, *arrays)
+                    out = forward(ctx, *arrays, **static)
+            else:
+                out = forward(ctx, *arrays, **static) if static else forward(ctx, *arrays)
         except ValueError:
             if cls.broadcasts:  # two shapes that do not broadcast: PyTorch's words
                 _shape.broadcast_shape(np.shape(arrays[0]), np.shape(arrays[1]))
             raise
         if node is not None:  # 3.
-            if cls.numbers_are_scalars:  # a number given as a Scalar argument gets no edge
+            if scalar_arguments:  # a number given as a Scalar argument gets no edge
                 edges, metas = _scalar_arguments(node, inputs, edges, metas)
-            node.next_functions, node._input_meta = tuple(edges), tuple(metas)
-        if type(out) is tuple or cls.is_view:  # 4.
+            metas = tuple(metas)
+            if metas != _last_input_meta[0]:  # (shared when equal: see _last_input_meta)
+                _last_input_meta[0] = metas
+            node.next_functions, node._input_meta = tuple(edges), _last_input_meta[0]
+        if type(out) is tuple or is_view:  # 4.
             result = _wrap_outputs(cls, out, inputs, node)
         else:
             result = TensorBase._wrap(out, node)
         if node is not None and node._saved is not None:  # 5.
-            outputs, results = (out, result) if type(out) is tuple else ((out,), (result,))
-            _keep(node, inputs, arrays, outputs, results)
+            _keep(node, inputs, arrays, out, result)
         return result
 
+
+# the input shapes and dtypes of the node recorded last: the next node shares the tuple when
+# its own are the same (a chain of same-shaped ops), two objects fewer per node for Python's
+# garbage collector to walk again and again while the graph lives
+_last_input_meta: list = [()]
 
 # the ctx helpers (save_for_backward...) are not a node's names (see __dir__): CopySlices
 FunctionCtx._op_api = Node._op_api | {n for n in dir(FunctionCtx) if n[0] != "_"} - set(dir(Node))
@@ -665,27 +676,27 @@ def _scalar_arguments(node, inputs, edges, metas) -> tuple[list, list]:
 pack_hooks: list = []
 
 
-def _keep(node, inputs, arrays, outputs, results) -> None:
+def _keep(node, inputs, arrays, out, result) -> None:
     """Note where each value forward saved came from, and that tensor's version now."""
     metas = []
     for value in node._saved:
-        source = meta = None  # None: an array forward made (a mask, a cast copy)
         if value is None:
-            meta = NOTHING
-        else:
-            for x, a in zip(inputs, arrays):  # an input (or the number it was made from)?
-                if value is a:
-                    source = x
+            metas.append(NOTHING)
+            continue
+        source = meta = None  # None: an array forward made (a mask, a cast copy)
+        for x, a in zip(inputs, arrays):  # an input (or the number it was made from)?
+            if value is a:
+                source = x
+                break
+        else:  # an output of the node (``out``, wrapped as ``result``)?
+            outputs, results = (out, result) if type(out) is tuple else ((out,), (result,))
+            for nr, (o, r) in enumerate(zip(outputs, results)):
+                if value is o and isinstance(r, TensorBase):
+                    counter = version_counter(r)
+                    meta = SavedOrigin(None, counter, counter.value, True, nr)
                     break
-            else:
-                for nr, (o, r) in enumerate(zip(outputs, results)):  # an output?
-                    if value is o and isinstance(r, TensorBase):
-                        counter = version_counter(r)
-                        meta = SavedOrigin(None, counter, counter.value, True, nr)
-                        break
-                else:
-                    if isinstance(value, TensorBase):  # a custom Function saved a tensor it made
-                        source = value
+            else:  # a tensor a custom Function made and saved is its own source
+                source = value if isinstance(value, TensorBase) else None
         if isinstance(source, TensorBase):
             counter = source._version_counter or version_counter(source)  # made if none
             if type(counter) is InferenceVersion:
@@ -698,7 +709,7 @@ def _keep(node, inputs, arrays, outputs, results) -> None:
         metas.append(meta)
     node._saved_meta = tuple(metas)
     if pack_hooks:  # the innermost saved_tensors_hooks block packs what was saved
-        pack_hooks[-1](node, results)
+        pack_hooks[-1](node, result if type(out) is tuple else (result,))
 
 
 # ----- what forward saved, read back: its origin, its version, freed or packed -------------

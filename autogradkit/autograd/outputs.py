@@ -29,13 +29,8 @@ def _wrap_outputs(cls, out, inputs, ctx):
         return tuple(
             wrap(o, None if ctx is None or id(o) in non_diff else ctx, i) for i, o in enumerate(out)
         )
-    result = wrap(out, ctx)
-    if (
-        cls.is_view
-        and isinstance(inputs[0], AutogradMethods)
-        and np.may_share_memory(out, inputs[0]._data)
-    ):
-        base = inputs[0]
+    result, base = wrap(out, ctx), inputs[0]
+    if cls.is_view and isinstance(base, AutogradMethods) and np.may_share_memory(out, base._data):
         result._version_counter = version_counter(base)
         result._base = base if base._base is None else base._base
         if grad_mode._enabled:  # an in-place op on the base will make it again (_inplace.py)
