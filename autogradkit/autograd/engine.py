@@ -622,10 +622,7 @@ class Function(FunctionCtx):
         if node is not None:  # 3.
             if scalar_arguments:  # a number given as a Scalar argument gets no edge
                 edges, metas = _scalar_arguments(node, inputs, edges, metas)
-            metas = tuple(metas)
-            if metas != _last_input_meta[0]:  # (shared when equal: see _last_input_meta)
-                _last_input_meta[0] = metas
-            node.next_functions, node._input_meta = tuple(edges), _last_input_meta[0]
+            node.next_functions, node._input_meta = tuple(edges), tuple(metas)
         if type(out) is tuple or is_view:  # 4.
             result = _wrap_outputs(cls, out, inputs, node)
         else:
@@ -634,11 +631,6 @@ class Function(FunctionCtx):
             _keep(node, inputs, arrays, out, result)
         return result
 
-
-# the input shapes and dtypes of the node recorded last: the next node shares the tuple when
-# its own are the same (a chain of same-shaped ops), two objects fewer per node for Python's
-# garbage collector to walk again and again while the graph lives
-_last_input_meta: list = [()]
 
 # the ctx helpers (save_for_backward...) are not a node's names (see __dir__): CopySlices
 FunctionCtx._op_api = Node._op_api | {n for n in dir(FunctionCtx) if n[0] != "_"} - set(dir(Node))
