@@ -30,6 +30,17 @@ COURSE = Path(__file__).resolve().parents[2] / "notebooks" / "source"
 SEEDS = (None, 11, 2024, 987654321)  # None: the practice seed; the others as grading draws them
 
 
+BY_HAND = {  # exercises answered by hand: notebook, its solution cells, the check that judges it
+    "00 ex2": ("00_start_here", ["nb00_ex2_by_hand"], "slope_by_hand"),
+    "01 ex1": ("01_backprop_by_hand", ["nb01_ex1_chain_rule"], "chain_rule"),
+    "01 ex2": ("01_backprop_by_hand", ["nb01_ex2_fit_line"], "line_with_bias"),
+    "01 ex3": ("01_backprop_by_hand", ["nb01_ex3_find_the_bug"], "mean_gradient"),
+    "03 ex3": ("03_nonscalar_leaves_jacobians", ["nb03_ex3_vjp_by_hand"], "vjp_written_by_hand"),
+    "05 ex4": ("05_inside_grad_fn", ["nb05_ex4_by_hand"], "by_hand"),
+    "06 ex4": ("06_hooks", ["nb06_ex4_by_hand"], "by_hand"),
+}
+
+
 @functools.cache
 def checks_of(assignment: str):
     """``notebooks/source/<assignment>/checks.py``, hidden checks included, as a module."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .exercises import assert_refused, checks_of, solution
+from .exercises import BY_HAND, assert_refused, checks_of, solution
 
 H = 1e-20  # the step: Im f(x + iH) / H, exact to rounding for any H this small
 
@@ -74,39 +74,14 @@ def linear_by_hand(x, w, b):  # 06 ex4: (w · x + b) / 4
     return result, weight_grad, float(step(lambda b: (np.dot(w, x) + b) / 4, b, at=0))
 
 
-ATTACKS = {  # notebook, its solution cells, the check, the attack's answers
-    "00 ex2": ("00_start_here", ["nb00_ex2_by_hand"], "slope_by_hand", {"slope": slope}),
-    "01 ex1": (
-        "01_backprop_by_hand",
-        ["nb01_ex1_chain_rule"],
-        "chain_rule",
-        {"backward_by_hand": backward_by_hand},
-    ),
-    "01 ex2": (
-        "01_backprop_by_hand",
-        ["nb01_ex2_fit_line"],
-        "line_with_bias",
-        {"fit_line": fit_line},
-    ),
-    "01 ex3": (
-        "01_backprop_by_hand",
-        ["nb01_ex3_find_the_bug"],
-        "mean_gradient",
-        {"gradient_fixed": gradient_fixed},
-    ),
-    "03 ex3": (
-        "03_nonscalar_leaves_jacobians",
-        ["nb03_ex3_vjp_by_hand"],
-        "vjp_written_by_hand",
-        {"jacobian_by_hand": jacobian_by_hand, "vjp_by_hand": vjp_by_hand},
-    ),
-    "05 ex4": (
-        "05_inside_grad_fn",
-        ["nb05_ex4_by_hand"],
-        "by_hand",
-        {"add_mul_grads": add_mul_grads},
-    ),
-    "06 ex4": ("06_hooks", ["nb06_ex4_by_hand"], "by_hand", {"linear_by_hand": linear_by_hand}),
+ATTACKS = {  # the attack's answers (BY_HAND: where each exercise is)
+    "00 ex2": {"slope": slope},
+    "01 ex1": {"backward_by_hand": backward_by_hand},
+    "01 ex2": {"fit_line": fit_line},
+    "01 ex3": {"gradient_fixed": gradient_fixed},
+    "03 ex3": {"jacobian_by_hand": jacobian_by_hand, "vjp_by_hand": vjp_by_hand},
+    "05 ex4": {"add_mul_grads": add_mul_grads},
+    "06 ex4": {"linear_by_hand": linear_by_hand},
 }
 
 
@@ -121,7 +96,7 @@ def test_each_attack_is_the_derivative_where_student_code_runs():
 def test_complex_step_is_refused_by_hand(exercise):
     # Issue 29, item 2: it passed every one of these (their tolerances of 1e-9 to 1e-12 catch
     # difference quotients, not a derivative exact to rounding); by hand, numbers are real.
-    notebook, grade_ids, check_name, attack = ATTACKS[exercise]
+    (notebook, grade_ids, check_name), attack = BY_HAND[exercise], ATTACKS[exercise]
     reference = {}
     for grade_id in grade_ids:
         reference.update(solution(notebook, grade_id, np=np))

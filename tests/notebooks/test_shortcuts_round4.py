@@ -32,7 +32,7 @@ from autogradkit.autograd import engine
 from autogradkit.autograd.engine import Function
 from autogradkit.grading import by_hand, guard
 
-from .exercises import RECORDS, assert_passes, assert_refused, checks_of, solution
+from .exercises import BY_HAND, RECORDS, assert_passes, assert_refused, checks_of, solution
 
 
 # ----- exact arithmetic: a central difference off by h**2 = 1e-80 ----------------------------
@@ -122,39 +122,14 @@ def linear_by_hand(x, w, b):  # 06 ex4: (w · x + b) / 4
     return (np.dot(w, x) + b) / 4, np.array(grads[:-1]), grads[-1]
 
 
-EXACT = {  # notebook, its solution cells, the check, the attack's answers
-    "00 ex2": ("00_start_here", ["nb00_ex2_by_hand"], "slope_by_hand", {"slope": slope}),
-    "01 ex1": (
-        "01_backprop_by_hand",
-        ["nb01_ex1_chain_rule"],
-        "chain_rule",
-        {"backward_by_hand": backward_by_hand},
-    ),
-    "01 ex2": (
-        "01_backprop_by_hand",
-        ["nb01_ex2_fit_line"],
-        "line_with_bias",
-        {"fit_line": fit_line},
-    ),
-    "01 ex3": (
-        "01_backprop_by_hand",
-        ["nb01_ex3_find_the_bug"],
-        "mean_gradient",
-        {"gradient_fixed": gradient_fixed},
-    ),
-    "03 ex3": (
-        "03_nonscalar_leaves_jacobians",
-        ["nb03_ex3_vjp_by_hand"],
-        "vjp_written_by_hand",
-        {"jacobian_by_hand": jacobian_by_hand, "vjp_by_hand": vjp_by_hand},
-    ),
-    "05 ex4": (
-        "05_inside_grad_fn",
-        ["nb05_ex4_by_hand"],
-        "by_hand",
-        {"add_mul_grads": add_mul_grads},
-    ),
-    "06 ex4": ("06_hooks", ["nb06_ex4_by_hand"], "by_hand", {"linear_by_hand": linear_by_hand}),
+EXACT = {  # the attack's answers (BY_HAND: where each exercise is)
+    "00 ex2": {"slope": slope},
+    "01 ex1": {"backward_by_hand": backward_by_hand},
+    "01 ex2": {"fit_line": fit_line},
+    "01 ex3": {"gradient_fixed": gradient_fixed},
+    "03 ex3": {"jacobian_by_hand": jacobian_by_hand, "vjp_by_hand": vjp_by_hand},
+    "05 ex4": {"add_mul_grads": add_mul_grads},
+    "06 ex4": {"linear_by_hand": linear_by_hand},
 }
 
 
@@ -174,13 +149,13 @@ def test_each_exact_attack_is_the_derivative_where_it_may_run():
 
 @pytest.mark.parametrize("exercise", list(EXACT))
 def test_an_exact_difference_quotient_is_refused_by_hand(exercise):
-    notebook, grade_ids, check_name, attack = EXACT[exercise]
+    (notebook, grade_ids, check_name), attack = BY_HAND[exercise], EXACT[exercise]
     check = getattr(checks_of(notebook), check_name)
     assert_refused(check, _reference(notebook, grade_ids), "do it yourself", **attack)
 
 
 def test_00_decimal_and_richardson_are_refused():
-    check, reference = checks_of("00_start_here").slope_by_hand, _reference(*EXACT["00 ex2"][:2])
+    check, reference = checks_of("00_start_here").slope_by_hand, _reference(*BY_HAND["00 ex2"][:2])
     assert_refused(check, reference, "do it yourself", slope=slope_in_decimal)
     assert_refused(check, reference, "", slope=slope_by_richardson)
 
@@ -190,7 +165,7 @@ def slope_in_numpy(x):  # another honest style: NumPy's power, on an array or a 
 
 
 def test_00_honest_styles_pass_near_the_overflow():
-    check, reference = checks_of("00_start_here").slope_by_hand, _reference(*EXACT["00 ex2"][:2])
+    check, reference = checks_of("00_start_here").slope_by_hand, _reference(*BY_HAND["00 ex2"][:2])
     assert_passes(check, reference, slope=slope_in_numpy)
     assert_passes(check, reference, slope=lambda x: 3 * x * x - 2)
 
@@ -246,7 +221,7 @@ def restored():
 
 
 def test_a_by_hand_interpreter_skipped_in_an_earlier_cell_is_put_back(restored):
-    check, reference = checks_of("00_start_here").slope_by_hand, _reference(*EXACT["00 ex2"][:2])
+    check, reference = checks_of("00_start_here").slope_by_hand, _reference(*BY_HAND["00 ex2"][:2])
     guard.install(_shell())
     by_hand.ByHand.__call__ = lambda self, *args, **kwargs: self.answer(*args, **kwargs)
     report = guard.reset()  # the grader, before the test cell
@@ -269,7 +244,7 @@ for line in sys.stdin:
 
 
 def test_an_interpreter_planted_as_the_spare_is_never_used(restored):
-    check, reference = checks_of("00_start_here").slope_by_hand, _reference(*EXACT["00 ex2"][:2])
+    check, reference = checks_of("00_start_here").slope_by_hand, _reference(*BY_HAND["00 ex2"][:2])
     guard.install(_shell())
     for _ in range(2):  # each check takes the spare, then starts the next one
         planted = subprocess.Popen(
@@ -315,7 +290,7 @@ def slope_with_a_sneaky_global(x):
 
 
 def test_the_by_hand_bundle_runs_no_student_code_in_the_kernel(restored, monkeypatch):
-    check, reference = checks_of("00_start_here").slope_by_hand, _reference(*EXACT["00 ex2"][:2])
+    check, reference = checks_of("00_start_here").slope_by_hand, _reference(*BY_HAND["00 ex2"][:2])
     monkeypatch.setitem(globals(), "SNEAKY", Sneaky())
     call = by_hand.ByHand.__call__
     assert_refused(check, reference, "", slope=slope_with_a_sneaky_global)
