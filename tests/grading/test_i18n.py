@@ -113,6 +113,7 @@ def test_the_feedback_page_is_written_in_the_notebooks_language(zh_folder):
         "score": 0,
         "max_score": 3,
         "status": "ok",
+        "issues": [],  # a row's bounded issues, as report.make_row writes them
     }
     page = report.feedback_html(row, ctx)
     assert '<html lang="zh-CN">' in page and "给 li 的反馈" in page and "得分：0 / 3" in page
