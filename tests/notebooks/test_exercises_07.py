@@ -764,8 +764,8 @@ class AutogradkitValue:
         return 0.0 if grad is None else grad.item()
 
     def _join(self, other, op):
-        other = other if isinstance(other, AutogradkitValue) else AutogradkitValue(other)
-        return AutogradkitValue(op(self.tensor, other.tensor))
+        other = other if isinstance(other, AutogradkitValue) else type(self)(other)
+        return type(self)(op(self.tensor, other.tensor))
 
     def __add__(self, other):
         return self._join(other, lambda a, b: a + b)
@@ -777,10 +777,10 @@ class AutogradkitValue:
     __rmul__ = __mul__
 
     def tanh(self):
-        return AutogradkitValue(self.tensor.tanh())
+        return type(self)(self.tensor.tanh())
 
     def relu(self):
-        return AutogradkitValue(self.tensor.relu())
+        return type(self)(self.tensor.relu())
 
     def backward(self):
         self.tensor.backward()

@@ -33,6 +33,7 @@ from autogradkit.autograd.engine import Function
 from autogradkit.grading import by_hand, guard
 
 from .exercises import BY_HAND, RECORDS, assert_passes, assert_refused, checks_of, solution
+from .test_exercises_07 import NOTEBOOK, AutogradkitValue
 
 
 # ----- exact arithmetic: a central difference off by h**2 = 1e-80 ----------------------------
@@ -322,8 +323,9 @@ def _put_back() -> None:
     Function.apply, engine.run_backward = KEPT_APPLY, KEPT_RUN
 
 
-class AutogradkitInside:
-    """07 ex7's Value with autogradkit's tensors inside and its engine for backward."""
+class AutogradkitInside(AutogradkitValue):
+    """07 ex7's Value with autogradkit's tensors inside (float64) and its engine for backward,
+    putting back what the check swapped at every step."""
 
     def __init__(self, data):
         _put_back()
@@ -334,27 +336,9 @@ class AutogradkitInside:
             self.tensor = agk.tensor(float(data), dtype=agk.float64, requires_grad=True)
         self.children = ()
 
-    @property
-    def data(self):
-        return self.tensor.item()
-
-    @property
-    def grad(self):
-        return 0.0 if self.tensor.grad is None else self.tensor.grad.item()
-
     def _join(self, other, op):
         _put_back()
-        other = other if isinstance(other, AutogradkitInside) else AutogradkitInside(other)
-        return AutogradkitInside(op(self.tensor, other.tensor))
-
-    def __add__(self, other):
-        return self._join(other, lambda a, b: a + b)
-
-    def __mul__(self, other):
-        return self._join(other, lambda a, b: a * b)
-
-    __radd__ = __add__
-    __rmul__ = __mul__
+        return super()._join(other, op)
 
     def tanh(self):
         return self._join(0.0, lambda a, b: a.tanh())
@@ -364,7 +348,7 @@ class AutogradkitInside:
 
     def backward(self):
         _put_back()
-        self.tensor.backward()
+        super().backward()
 
 
 def test_07_an_engine_that_puts_back_what_the_check_refused_is_refused():
@@ -377,8 +361,6 @@ def test_07_an_engine_that_puts_back_what_the_check_refused_is_refused():
 
 
 def _capstone() -> dict:
-    from .test_exercises_07 import NOTEBOOK
-
     found = solution("07_capstone", "nb07_ex6_topological_order", **NOTEBOOK)
     order = found["topological_order"]
     return solution("07_capstone", "nb07_ex7_value", **NOTEBOOK, topological_order=order)
