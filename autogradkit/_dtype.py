@@ -71,6 +71,17 @@ def scalar_type_name(any_dtype) -> str:
     return kit_dtype._tensor_type.removesuffix("Tensor")
 
 
+# a dtype as PyTorch's C++ type names print it (mm's dtype error, the legacy constructors')
+_C_TYPES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int"}
+_C_TYPES |= {"int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char"}
+
+
+def c_type_name(any_dtype) -> str:
+    """A dtype (ours or NumPy's) as PyTorch's C++ type names print it: ``float``, ``c10::Half``."""
+    name = (any_dtype if isinstance(any_dtype, dtype) else from_numpy(any_dtype)).name
+    return _C_TYPES.get(name, name)
+
+
 def to_numpy(dt) -> np.dtype:
     """NumPy dtype for an autogradkit dtype (or anything np.dtype accepts)."""
     return dt.numpy if isinstance(dt, dtype) else np.dtype(dt)

@@ -67,19 +67,13 @@ def _sizes(args) -> tuple:
 def _from_tensor(t, dtype):
     if dtype is not None and t.dtype is not dtype:
         raise TypeError(
-            f"expected TensorOptions(dtype={_options_name(dtype)}, device=cpu, "
+            f"expected TensorOptions(dtype={_dtype.c_type_name(dtype)}, device=cpu, "
             "layout=Strided, requires_grad=false (default), pinned_memory=false (default), "
-            f"memory_format=(nullopt)) (got TensorOptions(dtype={_options_name(t.dtype)}, "
+            f"memory_format=(nullopt)) (got TensorOptions(dtype={_dtype.c_type_name(t.dtype)}, "
             "device=cpu, layout=Strided, requires_grad=false (default), "
             "pinned_memory=false (default), memory_format=(nullopt)))"
         )
     return t.detach()  # an alias: the same memory and version counter
-
-
-def _options_name(dt) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}.get(
-        dt.name, dt.name
-    )
 
 
 def _check_keywords(args, kwargs) -> None:

@@ -44,20 +44,13 @@ def _transpose(a, axes=None):
     return a.permute(*(reversed(range(a.ndim)) if axes is None else axes))
 
 
-def _reshape(a, shape, *args, **kwargs):
-    return _t(a).reshape(shape)
+def _reduction(name: str):
+    """``np.sum(t, axis, keepdims=k)`` runs ``t.sum(axis, k)`` (the same for mean and prod)."""
 
+    def reduce(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        return getattr(_t(a), name)(axis, keepdims)
 
-def _sum(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    return _t(a).sum(axis, keepdims)
-
-
-def _mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    return _t(a).mean(axis, keepdims)
-
-
-def _prod(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    return _t(a).prod(axis, keepdims)
+    return reduce
 
 
 def _like(value):
@@ -100,11 +93,11 @@ _UFUNCS = {  # each called with its inputs through _t
 }
 
 _FUNCTIONS = {
-    np.sum: _sum,
-    np.mean: _mean,
-    np.prod: _prod,
+    np.sum: _reduction("sum"),
+    np.mean: _reduction("mean"),
+    np.prod: _reduction("prod"),
     np.any: lambda a: _t(a).any(),  # over everything only: an axis is a TypeError, not ignored
-    np.reshape: _reshape,
+    np.reshape: lambda a, shape, *args, **kwargs: _t(a).reshape(shape),
     np.broadcast_to: lambda a, shape, **kw: _t(a).expand(shape),
     np.transpose: _transpose,
     np.swapaxes: lambda a, i, j: _t(a).transpose(i, j),

@@ -115,9 +115,8 @@ class Tensor(
         return rsub.apply(self, other)
 
     def remainder(self, other) -> Tensor:
-        if is_number(other):
-            return rounding.RemainderBackward0.apply(self, other)
-        return rounding.RemainderBackward1.apply(self, other)
+        remainder = rounding.RemainderBackward0 if is_number(other) else rounding.RemainderBackward1
+        return remainder.apply(self, other)
 
     def __rmod__(self, other) -> Tensor:
         return rounding.RemainderOfNumberNotImplemented.apply(other, self)

@@ -913,12 +913,13 @@ def run_backward(
                 _capture(node, grad_outputs, targets, captured)
             if grad_outputs is None or (needed and not _should_run(node, needed, targets)):
                 grad_inputs = (None,) * len(node.next_functions)
-            elif node._plain and not anomaly_mode._mode["enabled"]:
-                grad_inputs = node.backward(node, *grad_outputs)  # the op's, as in ops/
-                if not retain_graph and node._saved is not None:
+            else:
+                if node._plain and not anomaly_mode._mode["enabled"]:
+                    grad_inputs = node.backward(node, *grad_outputs)  # the op's, as in ops/
+                else:  # hooks, custom Functions, anomaly mode, several outputs
+                    grad_inputs = run_node(node, grad_outputs)
+                if not retain_graph and node._saved is not None:  # free what it saved
                     node._saved = FREED
-            else:  # hooks, custom Functions, anomaly mode, several outputs
-                grad_inputs = run_node(node, grad_outputs, retain_graph)
             if type(grad_inputs) is not tuple:
                 grad_inputs = (grad_inputs,)
             if len(grad_inputs) != len(node.next_functions):
@@ -947,16 +948,12 @@ def run_backward(
     return captured
 
 
-def run_node(node, grad_outputs: list, retain_graph: bool) -> tuple:
+def run_node(node, grad_outputs: list) -> tuple:
     """A node that is not plain: its hooks and the rest run in ``node._backward`` (anomaly
-    mode also says where it was made). Frees what it saved unless ``retain_graph``."""
+    mode also says where it was made)."""
     if anomaly_mode._mode["enabled"]:
-        grad_inputs = anomaly_mode.run_node_checked(node, grad_outputs)
-    else:
-        grad_inputs = node._backward(grad_outputs)
-    if not retain_graph and node._saved is not None:
-        node._saved = FREED
-    return grad_inputs
+        return anomaly_mode.run_node_checked(node, grad_outputs)
+    return node._backward(grad_outputs)
 
 
 def gradient_count_error(node, expected: int, got: int) -> RuntimeError:

@@ -133,16 +133,14 @@ class AutogradMethods:
     def _make_subclass(cls, data: AutogradMethods, requires_grad: bool = False) -> AutogradMethods:
         """A ``cls`` instance sharing ``data``'s memory and version counter, a new leaf (how
         ``nn.Parameter`` is made, as in PyTorch)."""
+        if requires_grad and data._data.dtype.kind != "f":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
         t = object.__new__(cls)
         t._data, t._version_counter = data._data, version_counter(data)
-        t._grad_fn, t._output_nr, t._requires_grad = None, 0, False
+        t._grad_fn, t._output_nr, t._requires_grad = None, 0, bool(requires_grad)
         t._grad = t._base = t._hooks = t._post_accumulate_hooks = t._accumulator_ref = None
-        if requires_grad:
-            if t._data.dtype.kind != "f":
-                raise RuntimeError(
-                    "Only Tensors of floating point and complex dtype can require gradients"
-                )
-            t._requires_grad = True
         return t
 
     def requires_grad_(self, requires_grad: bool = True) -> AutogradMethods:

@@ -5,14 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _shape
-from .._dtype import scalar_type_name
+from .._dtype import c_type_name, scalar_type_name
 from ..autograd.engine import Function
 
 __all__ = ["MmBackward0", "AddmmBackward0", "MvBackward0", "DotBackward0", "BmmBackward0"]
-
-# a dtype as PyTorch's C++ type names print it (mm's dtype error)
-_C_TYPES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int"}
-_C_TYPES |= {"int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char"}
 
 
 def _check_multipliable(x, y) -> None:
@@ -54,8 +50,10 @@ class MmBackward0(Function):
             if m.ndim != 2:
                 raise RuntimeError(f"{name} must be a matrix")
         if x.dtype != y.dtype:
-            a, b = (_C_TYPES.get(str(d), str(d)) for d in (x.dtype, y.dtype))
-            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a} != {b}")
+            raise RuntimeError(
+                "expected m1 and m2 to have the same dtype, but got: "
+                f"{c_type_name(x.dtype)} != {c_type_name(y.dtype)}"
+            )
         _check_multipliable(x, y)
         # save only what the needed gradients read: dx needs y, dy needs x
         ctx.save_for_backward(

@@ -5,23 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import Function
-from .arithmetic import _floating
 from .scalar import MulBackward1
+from .unary import _Elementwise
 
 __all__ = ["ReciprocalBackward0", "PowBackward0", "PowBackward1", "PowBackward2"]
 
 
-class ReciprocalBackward0(Function):
+class ReciprocalBackward0(_Elementwise):
     """out = 1 / x;  dx = -g * (out * out)"""
 
     quiet_floating_errors = True
     saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, x):
-        out = 1 / _floating(x)
-        ctx.save_for_backward(out)
-        return out
+    function = staticmethod(np.reciprocal)
 
     @staticmethod
     def backward(ctx, g):

@@ -15,17 +15,24 @@ __all__ = (
 ).split()
 
 
-class ExpBackward0(Function):
+class _Elementwise(Function):
+    """out = function(x), computed in floats (an int tensor in float32, as in PyTorch); forward
+    saves what backward reads, as ``saved_names`` says: x (``self``) or out (``result``)"""
+
+    @classmethod
+    def forward(cls, ctx, x):
+        x = _floating(x)
+        out = cls.function(x)
+        ctx.save_for_backward(out if cls.saved_names == ("result",) else x)
+        return out
+
+
+class ExpBackward0(_Elementwise):
     """out = e**x;  dx = g * out"""
 
     quiet_floating_errors = True
     saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, x):
-        out = np.exp(_floating(x))
-        ctx.save_for_backward(out)
-        return out
+    function = staticmethod(np.exp)
 
     @staticmethod
     def backward(ctx, g):
@@ -33,17 +40,12 @@ class ExpBackward0(Function):
         return g * out
 
 
-class LogBackward0(Function):
+class LogBackward0(_Elementwise):
     """out = ln x;  dx = g / x"""
 
     quiet_floating_errors = True
     saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, x):
-        x = _floating(x)
-        ctx.save_for_backward(x)
-        return np.log(x)
+    function = staticmethod(np.log)
 
     @staticmethod
     def backward(ctx, g):
@@ -51,16 +53,11 @@ class LogBackward0(Function):
         return g / x
 
 
-class SinBackward0(Function):
+class SinBackward0(_Elementwise):
     """out = sin x;  dx = g * cos x"""
 
     saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, x):
-        x = _floating(x)
-        ctx.save_for_backward(x)
-        return np.sin(x)
+    function = staticmethod(np.sin)
 
     @staticmethod
     def backward(ctx, g):
@@ -68,16 +65,11 @@ class SinBackward0(Function):
         return g * np.cos(x)
 
 
-class CosBackward0(Function):
+class CosBackward0(_Elementwise):
     """out = cos x;  dx = g * -sin x"""
 
     saved_names = ("self",)
-
-    @staticmethod
-    def forward(ctx, x):
-        x = _floating(x)
-        ctx.save_for_backward(x)
-        return np.cos(x)
+    function = staticmethod(np.cos)
 
     @staticmethod
     def backward(ctx, g):
@@ -85,16 +77,11 @@ class CosBackward0(Function):
         return g * -np.sin(x)
 
 
-class TanBackward0(Function):
+class TanBackward0(_Elementwise):
     """out = tan x;  dx = g * (1 + out**2)"""
 
     saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, x):
-        out = np.tan(_floating(x))
-        ctx.save_for_backward(out)
-        return out
+    function = staticmethod(np.tan)
 
     @staticmethod
     def backward(ctx, g):
@@ -102,16 +89,11 @@ class TanBackward0(Function):
         return g * (1 + out * out)
 
 
-class TanhBackward0(Function):
+class TanhBackward0(_Elementwise):
     """out = tanh x;  dx = g * (1 - out**2)"""
 
     saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, x):
-        out = np.tanh(_floating(x))
-        ctx.save_for_backward(out)
-        return out
+    function = staticmethod(np.tanh)
 
     @staticmethod
     def backward(ctx, g):
@@ -119,19 +101,17 @@ class TanhBackward0(Function):
         return g * (1 - out * out)
 
 
-class SigmoidBackward0(Function):
+def _sigmoid(x):
+    """1 / (1 + e**-x) in two forms, so that neither exp overflows."""
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+class SigmoidBackward0(_Elementwise):
     """out = 1 / (1 + e**-x);  dx = g * out * (1 - out)"""
 
     saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, x):
-        x = _floating(x)
-        # two forms so that neither exp overflows
-        e = np.exp(-np.abs(x))
-        out = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
-        ctx.save_for_backward(out)
-        return out
+    function = staticmethod(_sigmoid)
 
     @staticmethod
     def backward(ctx, g):
@@ -176,17 +156,12 @@ class ThresholdBackwardBackward0(Function):
         return ThresholdBackwardBackward0.call(gg, x, threshold=ctx.threshold), np.zeros_like(x)
 
 
-class SqrtBackward0(Function):
+class SqrtBackward0(_Elementwise):
     """out = sqrt x;  dx = g / (2 * out)"""
 
     quiet_floating_errors = True
     saved_names = ("result",)
-
-    @staticmethod
-    def forward(ctx, x):
-        out = np.sqrt(_floating(x))
-        ctx.save_for_backward(out)
-        return out
+    function = staticmethod(np.sqrt)
 
     @staticmethod
     def backward(ctx, g):

@@ -1552,6 +1552,15 @@ SNIPPETS = {
                 eval(step)
             except RuntimeError as e:
                 print(step, "RuntimeError", e)""",
+    "legacy_constructor_dtype_names": """
+        for make, data in ((torch.HalfTensor, torch.ones(1)), (torch.ShortTensor, torch.ones(1, dtype=torch.long)),
+                           (torch.CharTensor, torch.ones(1, dtype=torch.long)), (torch.FloatTensor, torch.ones(1).half()),
+                           (torch.ByteTensor, torch.ones(1)), (torch.FloatTensor, torch.ones(1, dtype=torch.uint8)),
+                           (torch.FloatTensor, torch.ones(1, dtype=torch.bool))):
+            try:
+                make(data)
+            except TypeError as e:
+                print(e)""",
     "legacy_constructors": """
         import numpy as np
         for step in ("torch.FloatTensor([1, 2])", "torch.FloatTensor(2, 3).shape", "torch.FloatTensor()",
