@@ -129,6 +129,7 @@ def test_the_same_code_allows_only_other_comments_and_strings():
         "> 引用的第一行\n> 第二行。",
         "第一句。\n第二句。",  # after a full-width stop: "第一句。 第二句" in Chromium
         "（autograd）\n到底做了什么",
+        "原文写道：“……来计算张量。”\n紧接着的小标题",  # 03's note: ” is full-width too
         "普通的**随机梯度下降（SGD）**每次乘以梯度**。带动量的 SGD**还维护着",  # bold in bold
     ],
 )
@@ -356,3 +357,38 @@ def test_every_edition_renders_as_written_and_names_its_widgets_labels(language,
         read_text_source(text_source), text_source.parent / "checks.py"
     )
     assert translate.release_problems(nb, language, names) == []
+
+
+# ----- English and punctuation in a Chinese edition's prose ----------------------------------
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "- [Autograd mechanics](https://docs.pytorch.org/x.html)：计算图是怎样记录的",  # 02's recap
+        "比如强化学习里 Q-learning 的目标值",  # 04, as it was
+        "读懂 “modified by an inplace operation” 这条报错信息",  # a space before “
+        "它写着错误的类型 ，也说明了哪里出了问题",
+        "这是一个 hook, 它会被调用",  # a word, and a half-width comma after it
+        "点进一个单元格,按 **Shift + Enter**",
+    ],
+)
+def test_english_or_a_stray_space_in_chinese_prose_fails(markdown):
+    assert translate.prose_text_problems(markdown) != []
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "- [自动求导机制（Autograd mechanics）](https://docs.pytorch.org/x.html)：各种反向钩子",
+        "一段红色的回溯信息（traceback）。请看**最后一行**：它写着错误的类型",
+        "PyTorch 的**自动求导**（autograd）到底做了什么",
+        "就选 **Kernel → Restart Kernel and Run All Cells**（内核 → 重启内核并运行所有单元格）",
+        "文章 004《你所不知道的 Pytorch 大補包(十)》写道：「因為資料不只一組,由於 Gradient」",
+        "读懂“modified by an inplace operation ... is at version 1”这条报错信息",
+        "调用 `loss.backward()` 的时候，`x.grad` 为 None，见 $x^2$ 和 <https://ptorch.com/a>",
+        "```python\nprint('hello world')\n```\n\n运行它。",
+        "- 列表一；\n- 列表二：在 GPU 和 CPU 上都一样，按 Ctrl + S 保存。",
+        "| 问题 | 答案 |\n|---|---|\n| 会报错吗？ | 会 |",
+    ],
+)
+def test_chinese_prose_with_english_only_as_code_names_quotes_and_glosses_passes(markdown):
+    assert translate.prose_text_problems(markdown) == []
