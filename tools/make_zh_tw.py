@@ -126,6 +126,15 @@ OVERRIDES = {
     "会话": "工作階段",  # a kernel's session
     "汇报": "回報",
     "报了错": "出了錯",
+    "随机数": "亂數",  # a random number, and its seed
+    "编写": "撰寫",  # code written: 撰寫程式碼 (the glossary lists 編寫 as a word zh-TW avoids)
+    "遍历": "走訪",  # a graph walked, as 访问 above
+    "求导": "微分",  # to differentiate; 自动求导 (自動微分) and 导数 (導數) are terms of their own
+    "重启": "重新啟動",  # JupyterLab's 重新啟動核心
+    "进度条": "進度列",
+    "**用时**": "**所需時間**",  # the time a notebook takes (用時 alone is inside 呼叫時用)
+    "提交用时": "提交所需時間",
+    "文本源": "文字原始檔",  # a notebook's Jupytext text source
     # --- a matrix's or a table's rows and columns: the mainland's 行 and 列 are Taiwan's 列 and
     # 行 (a line of code or of output stays 行)
     "行向量": "列向量",
