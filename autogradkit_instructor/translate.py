@@ -188,7 +188,8 @@ def breaks_badly(last: str, first: str) -> bool:
 def prose_problems(markdown: str) -> list[str]:
     """What a Chinese reader would see wrong in the rendered ``markdown`` (JupyterLab renders
     CommonMark, as markdown-it does): emphasis markers left as text (``**用时：**约``: a ``**``
-    between full-width punctuation and a letter closes nothing), and a line break between two
+    between full-width punctuation and a letter closes nothing), emphasis that starts with
+    punctuation (a ``**`` typed after the comma it should follow), and a line break between two
     Chinese characters, which the browser draws as a space (``用\n时`` -> "用 时")."""
     found = []
     for block in MarkdownIt("commonmark").parse(markdown):
@@ -207,6 +208,12 @@ def prose_problems(markdown: str) -> list[str]:
                 found.append(
                     "bold inside bold: a ** before full-width punctuation and a letter closes "
                     "nothing (**随机梯度下降**（SGD）)"
+                )
+        for opening, inside in zip(children, children[1:]):  # **，偏置**: the comma is bold
+            if opening.type in ("strong_open", "em_open") and PUNCTUATION.match(inside.content):
+                found.append(
+                    f"emphasis that starts with punctuation ('{inside.content[:6]}'): put the "
+                    "punctuation before the ** (，**偏置的梯度**)"
                 )
         parts = [c for c in children if c.type == "text"]
         for token in parts:

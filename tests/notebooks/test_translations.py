@@ -130,6 +130,7 @@ def test_the_same_code_allows_only_other_comments_and_strings():
         "第一句。\n第二句。",  # after a full-width stop: "第一句。 第二句" in Chromium
         "（autograd）\n到底做了什么",
         "原文写道：“……来计算张量。”\n紧接着的小标题",  # 03's note: ” is full-width too
+        "**权重的梯度**是 `x / 4`**，偏置的梯度**是 `0.25`",  # 06: the bold took the comma
         "普通的**随机梯度下降（SGD）**每次乘以梯度**。带动量的 SGD**还维护着",  # bold in bold
     ],
 )
