@@ -273,6 +273,8 @@ def english_left(text: str, names: frozenset[str] | set[str] = frozenset()) -> l
         if not _code_shaped(text, word) and word.group() not in KEPT_NAMES | set(names)
     ]
     found += [f"half-width {stop.group()[-1]!r}" for stop in HALF_WIDTH_STOP.finditer(text)]
+    if re.search(r"[\u3400-\u9fff][^\u3000-\u303f\uff01-\uff60{}|]*:\s*$", text):  # "只追踪 a:"
+        found.append("half-width ':' ending a Chinese label")
     return found
 
 

@@ -250,6 +250,7 @@ def test_the_release_folder_tells_the_kernel_its_language_and_font(language, nam
         'ax.set_title("layer 0")',
         "# YOUR CODE HERE\nraise NotImplementedError()",  # the placeholder, untranslated
         'print("都不追踪:", a.requires_grad)',  # a half-width colon after Chinese
+        'print("只追踪 a:", c)',  # 02: a Chinese label, whatever its last letter
         'slider = widgets.IntSlider(description="epochs")',
         'fig = boundary_figure(model, f"Adam, after {n} epochs")',
     ],
