@@ -161,7 +161,6 @@ OVERRIDES = {
     "函数组成": "函式組成",
     "推导出": "推導出",  # s2twp: 推匯出 (导出: to export)
     "只": "只",  # only: s2twp writes 隻 (a measure word) in 最大只有, 第二列只影响
-    "干的活": "幹的活",
     "历史": "歷史",  # s2twp: 運算曆史 (a calendar)
     "并为": "並為",  # s2twp: 併為
     "里": "裡",  # 代码里, 函数里: s2twp keeps 里 after a word it knows

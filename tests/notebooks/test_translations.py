@@ -5,9 +5,12 @@ How to translate: docs/translating.md."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from collections import defaultdict
 
 import pytest
+from babel.messages.pofile import read_po
 
 from autogradkit import _i18n as i18n
 from autogradkit.grading.checks import read_expected
@@ -394,3 +397,42 @@ def test_english_or_a_stray_space_in_chinese_prose_fails(markdown):
 )
 def test_chinese_prose_with_english_only_as_code_names_quotes_and_glosses_passes(markdown):
     assert translate.prose_text_problems(markdown) == []
+
+
+# ----- one English text, one translation, across the course -----------------------------------
+HEADING = re.compile(r"^#+ .*$", re.M)
+
+
+def _one_way(pairs) -> dict[str, set[str]]:
+    """The English texts (numbers aside: "Exercise 3 (2 points)" is "Exercise N (N points)")
+    that ``pairs`` of (English, translation) translate in more than one way."""
+    found = defaultdict(set)
+    for english, translated in pairs:
+        found[re.sub(r"\d+", "N", english)].add(re.sub(r"\d+", "N", translated))
+    return {english: ways for english, ways in found.items() if len(ways) > 1}
+
+
+@pytest.mark.parametrize("language", list(TRANSLATED))
+def test_a_heading_is_translated_the_same_way_in_every_notebook(language):
+    """``### Exercise 2 — find the bug`` once read 找出 bug in three notebooks, 找出错误 in two."""
+    pairs = []
+    for name in TRANSLATED[language]:
+        sections = translate.read_sections(translate.translation_path(_text_source(name), language))
+        for cell in read_text_source(_text_source(name)).cells:
+            if cell.cell_type == "markdown" and cell.id in sections:
+                english, translated = (
+                    HEADING.findall(cell.source),
+                    HEADING.findall(sections[cell.id].text),
+                )
+                assert len(english) == len(translated), f"{cell.id}: not the English headings"
+                pairs += zip(english, translated)
+    assert _one_way(pairs) == {}
+
+
+@pytest.mark.parametrize("language", list(TRANSLATED))
+def test_a_check_text_is_translated_the_same_way_in_every_catalog(language):
+    pairs = []
+    for po in [*(COURSE / "source").glob(f"*/checks.{language}.po")]:
+        with po.open("rb") as handle:
+            pairs += [(m.id, m.string) for m in read_po(handle) if m.id and m.string]
+    assert _one_way(pairs) == {}
