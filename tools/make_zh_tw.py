@@ -66,6 +66,8 @@ OVERRIDES = {
     "未归一化得分": "未正規化分數",
     "报错信息": "錯誤訊息",
     "参数": "參數",  # s2twp: 引數 (a call's argument); the course's 参数 are parameters
+    "先对参数": "先對引數",  # backward()'s arguments, where they are a call's (05)
+    "先把参数": "先把引數",
     "视图": "視圖",  # s2twp: 檢視 (a window's view)
     "向量-雅可比积": "向量-雅可比乘積",
     "局部": "局部",  # s2twp: 區域性 (a program's local variable)
