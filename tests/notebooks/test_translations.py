@@ -436,3 +436,43 @@ def test_a_check_text_is_translated_the_same_way_in_every_catalog(language):
         with po.open("rb") as handle:
             pairs += [(m.id, m.string) for m in read_po(handle) if m.id and m.string]
     assert _one_way(pairs) == {}
+
+
+# ----- the notes that correct the source articles ---------------------------------------------
+NOTE = {
+    "en": "**Note on the source.**",
+    "zh-CN": "**关于原文的说明**",
+    "zh-TW": "**關於原文的說明**",
+}
+
+
+def _lost_notes(english: str, translated: str, language: str) -> bool:
+    return english.count(NOTE["en"]) != translated.count(NOTE[language])
+
+
+def test_a_translation_that_drops_a_note_on_the_source_is_found():
+    english = "The chain rule.\n\n> **Note on the source.** Article 000 swaps the numbers."
+    assert _lost_notes(english, "链式法则。", "zh-CN")
+    assert not _lost_notes(english, "链式法则。\n\n> **关于原文的说明**。文章 000……", "zh-CN")
+
+
+@pytest.mark.parametrize("language", list(TRANSLATED))
+def test_every_note_on_the_source_is_in_every_edition(language):
+    """The kit tells students where the articles are wrong: each cell's notes, in each edition."""
+    lost = []
+    for name in TRANSLATED[language]:
+        sections = translate.read_sections(translate.translation_path(_text_source(name), language))
+        for cell in read_text_source(_text_source(name)).cells:
+            if cell.id in sections and _lost_notes(cell.source, sections[cell.id].text, language):
+                lost.append(cell.id)
+    assert lost == []
+    assert (
+        sum(
+            section.text.count(NOTE[language])
+            for name in TRANSLATED[language]
+            for section in translate.read_sections(
+                translate.translation_path(_text_source(name), language)
+            ).values()
+        )
+        >= 9
+    )  # nine today: a marker that no longer matches finds none
