@@ -121,6 +121,11 @@ OVERRIDES = {
     "损失函数": "損失函數",
     "幂函数": "冪函數",
     "复合函数": "複合函數",
+    "逐元素函数": "逐元素函數",  # 03's widget: functions of mathematics, drawn with their derivatives
+    "选一个函数": "選一個函數",
+    "画出这个函数": "畫出這個函數",
+    "每个函数的导数": "每個函數的導數",
+    "hook函数详解": "hook函數詳解",  # an article's title: its words, in Traditional characters
     "库": "函式庫",  # a library of code
     "教程": "教學",
     "图像": "圖形",  # the graph of a function
