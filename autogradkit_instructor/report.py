@@ -261,6 +261,7 @@ def _test_row(gid: str, result, hidden: list[str], tr=ENGLISH) -> str:
     message, since either could carry (encode) hidden code.
     """
     e = html.escape
+    verdict = tr(VERDICTS[result.status]) if result.status in VERDICTS else result.status
     detail = list(result.lines)
     if result.error and not any(result.error in line for line in detail):
         detail.append(result.error)
@@ -269,8 +270,8 @@ def _test_row(gid: str, result, hidden: list[str], tr=ENGLISH) -> str:
     elif result.status == "not_run":
         detail = [tr("not run (see the notes above)")]
     elif getattr(result, "hidden", False):
-        detail = [tr(VERDICTS[result.status]) if result.status in VERDICTS else result.status]
-    cells = "<br>".join(e(scrub(line, hidden, tr)) for line in detail if line) or e(result.status)
+        detail = [verdict]
+    cells = "<br>".join(e(scrub(line, hidden, tr)) for line in detail if line) or e(verdict)
     name = f"{e(result.title)}<br><small>{e(gid)}</small>" if result.title else e(gid)
     return (
         f'<tr class="{e(result.status)}"><td>{name}</td>'

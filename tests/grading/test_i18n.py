@@ -220,7 +220,9 @@ def test_the_feedback_pages_notes_and_hidden_lines_are_in_the_notebooks_language
 
     hidden = ["assert slope(3) == 25"]
     result = CellResult("nb00_ex2_test", 1.0, status="failed", error="AssertionError: " + hidden[0])
-    ctx = SimpleNamespace(issues=[], hidden=hidden, results={"nb00_ex2_test": result})
+    silent = CellResult("nb00_ex1_test", 1.0, status="passed")  # an assert cell: no line
+    results = {"nb00_ex2_test": result, "nb00_ex1_test": silent}
+    ctx = SimpleNamespace(issues=[], hidden=hidden, results=results)
     ctx.tr = i18n.catalog("zh-CN", zh_folder)
     row = {"assignment": "00_start_here", "notebook": "00_start_here", "student": "li"}
     row |= {"score": 0, "max_score": 3, "status": "ok", "issues": NOTES}
@@ -228,7 +230,7 @@ def test_the_feedback_pages_notes_and_hidden_lines_are_in_the_notebooks_language
     shown = re.findall(r"<li>(.*?)</li>", page) + re.findall(
         r"<td>([^<]*AssertionError.*?)</td>", page
     )
-    assert len(shown) == len(NOTES) + 1
+    assert len(shown) == len(NOTES) + 1 and "<td>✓ 通过</td>" in page
     ids = {"nb00_ex1", "nb00_ex2", "nb00_ex1_test", "nb00_setup", "grade_id", "AssertionError"}
     left = {text: english_left(html.unescape(text), ids) for text in shown}
     assert not any(left.values()), left
