@@ -306,9 +306,10 @@ def prose_text_problems(markdown: str, names=frozenset()) -> list[str]:
     (``NOT_PROSE``; words as ``english_left`` judges them, ``names`` being the notebook's),
     and a space beside full-width punctuation, which is already as wide as a character
     (``读懂 “modified…”``)."""
+    text = re.sub(r"```.*?```|`[^`]*`", "c", markdown, flags=re.S)  # code keeps its spaces
     found = [
         f"a space beside full-width punctuation: {m.string[max(0, m.start() - 6) : m.end() + 6]!r}"
-        for m in STRAY_SPACE.finditer(markdown)
+        for m in STRAY_SPACE.finditer(text)
     ]
     for line in NOT_PROSE.sub(" ", markdown).splitlines():
         found += chinese_text_problems(line, set(names) | kit_names())

@@ -393,6 +393,7 @@ def test_english_or_a_stray_space_in_chinese_prose_fails(markdown):
         "```python\nprint('hello world')\n```\n\n运行它。",
         "- 列表一；\n- 列表二：在 GPU 和 CPU 上都一样，按 Ctrl + S 保存。",
         "| 问题 | 答案 |\n|---|---|\n| 会报错吗？ | 会 |",
+        '运行 `print("都不追踪：", c)` 看看，\n```python\nx = 1  # 注释， 代码里的空格不算\n```',
     ],
 )
 def test_chinese_prose_with_english_only_as_code_names_quotes_and_glosses_passes(markdown):
