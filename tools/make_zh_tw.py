@@ -139,6 +139,16 @@ OVERRIDES = {
     "求导": "微分",  # to differentiate; 自动求导 (自動微分) and 导数 (導數) are terms of their own
     "重启": "重新啟動",  # JupyterLab's 重新啟動核心
     "进度条": "進度列",
+    "推理": "推論",  # inference (推理模式, 推理张量), as the glossary's 推論模式
+    "清零": "歸零",  # the gradients zeroed, as the glossary's 梯度歸零
+    # a `with` block is a 區塊 (块 alone stays where it is a chunk of data: 每块的损失)
+    "代码块": "程式碼區塊",
+    "` 块": "` 區塊",
+    "块结束": "區塊結束",
+    "在块外": "在區塊外",
+    "在块里": "在區塊裡",
+    "：块里": "：區塊裡",
+    "让块里": "讓區塊裡",
     "**用时**": "**所需時間**",  # the time a notebook takes (用時 alone is inside 呼叫時用)
     "提交用时": "提交所需時間",
     "文本源": "文字原始檔",  # a notebook's Jupytext text source
