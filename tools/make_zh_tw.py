@@ -124,7 +124,7 @@ OVERRIDES = {
     "损失函数": "損失函數",
     "幂函数": "冪函數",
     "复合函数": "複合函數",
-    "逐元素函数": "逐元素函數",  # 03's widget: functions of mathematics, drawn with their derivatives
+    "逐元素函数": "逐元素函數",  # 03: functions of mathematics, drawn with derivatives
     "选一个函数": "選一個函數",
     "画出这个函数": "畫出這個函數",
     "每个函数的导数": "每個函數的導數",
