@@ -71,6 +71,25 @@ class Catalog:
                 return _fill(translated, values)
         return english
 
+    def message(self, english: str) -> str:
+        """One of the kit's messages already filled in, in English (a grader's note written
+        as ``N_("answer cell {gid} raised {error}").format(...)``), in this language: the
+        entry whose template it fills, the most fixed text first; itself if none does.
+
+        Example:
+            >>> zh = Catalog("zh-CN", kit={"cell {n}": "第 {n} 个单元格"})
+            >>> zh.message("cell 7"), zh.message("cell")
+            ('第 7 个单元格', 'cell')
+        """
+        if english in self.kit or self.language == "en":
+            return self.kit.get(english, english)
+        for msgid in sorted(self.kit, key=lambda m: -len(_FIELD.sub("", m))):
+            pattern, translated = template(msgid, self.kit[msgid])
+            found = _FIELD.search(msgid) and pattern.fullmatch(english)
+            if found:
+                return _fill(translated, {k: self.message(v) for k, v in found.groupdict().items()})
+        return english
+
     def knows(self, english: str) -> bool:
         """Whether the catalog translates ``english`` (an entry may keep the English as is)."""
         return english in self.texts or any(p.fullmatch(english) for p, _ in self.templates)

@@ -50,7 +50,7 @@ STATUS_TEXT = {
     "bad_files": N_("Some files handed in with the notebook were not used; see the notes."),
     "error": N_("The grader could not finish; your instructor will look at it."),
 }
-HIDDEN = "[hidden test]"
+HIDDEN = N_("[hidden test]")
 VERDICTS = {"passed": N_("✓ passed"), "partial": N_("partly passed"), "failed": N_("✗ failed")}
 
 
@@ -201,8 +201,9 @@ def read_result(folder: Path, student: str, notebook: str) -> dict | None:
     return row if same else None
 
 
-def scrub(text: str, hidden: list[str]) -> str:
-    """``text`` with every line of hidden-test code replaced by ``[hidden test]``.
+def scrub(text: str, hidden: list[str], tr=ENGLISH) -> str:
+    """``text`` with every line of hidden-test code replaced by ``[hidden test]`` (in ``tr``'s
+    language).
 
     Example:
         >>> scrub("AssertionError: assert f(3) == 27", ["assert f(3) == 27"])
@@ -212,7 +213,7 @@ def scrub(text: str, hidden: list[str]) -> str:
         for line in sorted(block.splitlines(), key=len, reverse=True):
             line = line.strip()
             if len(line) >= 4 and line in text:
-                text = text.replace(line, HIDDEN)
+                text = text.replace(line, tr(HIDDEN))
     return text
 
 
@@ -227,7 +228,8 @@ def feedback_html(row: dict, ctx: Context) -> str:
     )
     title = tr("{where}: feedback for {student}", where=where, student=row["student"])
     score = tr("Score: {score:g} / {max_score:g}", score=row["score"], max_score=row["max_score"])
-    items = [f"<li>{e(scrub(issue, ctx.hidden))}</li>" for issue in row["issues"]]  # bounded
+    # the notes (bounded), in the page's language where the kit's catalog has their template
+    items = [f"<li>{e(scrub(tr.message(issue), ctx.hidden, tr))}</li>" for issue in row["issues"]]
     rows = [_test_row(gid, r, ctx.hidden, tr) for gid, r in ctx.results.items()]
     headers = "".join(
         f"<th>{e(tr(word))}</th>" for word in (N_("Exercise"), N_("Points"), N_("Result"))
@@ -259,6 +261,7 @@ def _test_row(gid: str, result, hidden: list[str], tr=ENGLISH) -> str:
     message, since either could carry (encode) hidden code.
     """
     e = html.escape
+    verdict = tr(VERDICTS[result.status]) if result.status in VERDICTS else result.status
     detail = list(result.lines)
     if result.error and not any(result.error in line for line in detail):
         detail.append(result.error)
@@ -267,8 +270,8 @@ def _test_row(gid: str, result, hidden: list[str], tr=ENGLISH) -> str:
     elif result.status == "not_run":
         detail = [tr("not run (see the notes above)")]
     elif getattr(result, "hidden", False):
-        detail = [tr(VERDICTS[result.status]) if result.status in VERDICTS else result.status]
-    cells = "<br>".join(e(scrub(line, hidden)) for line in detail if line) or e(result.status)
+        detail = [verdict]
+    cells = "<br>".join(e(scrub(line, hidden, tr)) for line in detail if line) or e(verdict)
     name = f"{e(result.title)}<br><small>{e(gid)}</small>" if result.title else e(gid)
     return (
         f'<tr class="{e(result.status)}"><td>{name}</td>'

@@ -12,6 +12,7 @@ import ast
 import re
 import time
 
+from autogradkit._i18n import N_
 from autogradkit.grading import guard
 
 from . import cells, hidden, untrusted
@@ -39,16 +40,20 @@ GUARD_INSTALL = (
 )
 GUARD_RESET = "__import__('sys').modules['autogradkit.grading.guard'].reset()"
 MESSAGES = {
-    "interrupted": ("timeout", "CellTimeoutError", "ran longer than {t:g} s and was interrupted"),
+    "interrupted": (
+        "timeout",
+        "CellTimeoutError",
+        N_("ran longer than {t:g} s and was interrupted"),
+    ),
     "killed": (
         "timeout",
         "CellTimeoutError",
-        "ran longer than {t:g} s and ignored the interrupt, so its kernel was stopped",
+        N_("ran longer than {t:g} s and ignored the interrupt, so its kernel was stopped"),
     ),
     "died": (
         "kernel_died",
         "DeadKernelError",
-        "stopped its kernel (exit(), a crash, os._exit() or running out of memory)",
+        N_("stopped its kernel (exit(), a crash, os._exit() or running out of memory)"),
     ),
 }
 
@@ -133,13 +138,14 @@ class Session:
         for position, cell in enumerate(nb["cells"], start=1):
             if cell["cell_type"] != "code" or not cell["source"].strip():
                 continue
-            label = cells.grade_id(cell) or f"cell {position}"
+            label = cells.grade_id(cell) or N_("cell {n}").format(n=position)
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
                 self.ctx.fail(
                     "timeout",
-                    f"{label} and later cells were not run: the "
-                    f"submission used up its {self.cfg.total_timeout:g} s",
+                    N_(
+                        "{label} and later cells were not run: the submission used up its {s:g} s"
+                    ).format(label=label, s=self.cfg.total_timeout),
                 )
                 return
             if not self._kernel_ready(ran, label):
@@ -211,7 +217,8 @@ class Session:
 
     def _report(self, cell: dict, result: CellRun, label: str, limit: float) -> None:
         status, ename, text = MESSAGES[result.status]
-        evalue = f"this cell {text.format(t=limit)}"
+        what = text.format(t=limit)
+        evalue = f"this cell {what}"
         cell["outputs"] = [o for o in cell["outputs"] if o.get("ename") != "KeyboardInterrupt"]
         if result.status != "interrupted":  # whether the count arrived before the kernel went
             cell["execution_count"] = None  # is a race: a cell that lost its kernel has none
@@ -223,7 +230,7 @@ class Session:
                 "traceback": [f"{ename}: {evalue}"],
             }
         )
-        self.ctx.fail(status, f"{label}: {evalue}")
+        self.ctx.fail(status, N_("{label}: this cell {what}").format(label=label, what=what))
         if result.status != "interrupted":
             self.close()
 
@@ -234,7 +241,9 @@ class Session:
         replay = ran if self.started else []  # a restart must rebuild the lost state
         if self.started:
             if self.restarts_left == 0:
-                self.ctx.issues.append(f"{label} and later cells were not run (no kernel left)")
+                self.ctx.issues.append(
+                    N_("{label} and later cells were not run (no kernel left)").format(label=label)
+                )
                 return False
             self.restarts_left -= 1
         try:
@@ -244,13 +253,20 @@ class Session:
             imports = imported_names(self.ctx.source or {"cells": []})
             run_silent(self.kernel, GUARD_INSTALL.format(imports=imports))
         except (RuntimeError, TimeoutError, KernelDied) as error:
-            self.ctx.fail("error", f"{label} and later cells were not run: {error}")
+            self.ctx.fail(
+                "error",
+                N_("{label} and later cells were not run: {error}").format(
+                    label=label, error=error
+                ),
+            )
             return False
         self.started = True
         limit = max(0.0, self.deadline - time.monotonic())
         replay_ok = all(self._run(c["source"], limit).status in ("ok", "error") for c in replay)
         if not replay_ok:
-            self.ctx.issues.append(f"{label} and later cells were not run (replay failed)")
+            self.ctx.issues.append(
+                N_("{label} and later cells were not run (replay failed)").format(label=label)
+            )
             self.close()
         return replay_ok
 

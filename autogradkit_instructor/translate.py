@@ -171,7 +171,7 @@ HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 WIDE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff01-\uff60]")  # Han, CJK punctuation
 
 
-PUNCTUATION = re.compile(r"[\u3000-\u303f\uff01-\uff0f\uff1a-\uff1f\uff5b-\uff60]")
+PUNCTUATION = re.compile(r"[\u3000-\u303f\uff01-\uff0f\uff1a-\uff1f\uff5b-\uff60“”‘’]")
 
 
 def breaks_badly(last: str, first: str) -> bool:
@@ -188,7 +188,8 @@ def breaks_badly(last: str, first: str) -> bool:
 def prose_problems(markdown: str) -> list[str]:
     """What a Chinese reader would see wrong in the rendered ``markdown`` (JupyterLab renders
     CommonMark, as markdown-it does): emphasis markers left as text (``**用时：**约``: a ``**``
-    between full-width punctuation and a letter closes nothing), and a line break between two
+    between full-width punctuation and a letter closes nothing), emphasis that starts with
+    punctuation (a ``**`` typed after the comma it should follow), and a line break between two
     Chinese characters, which the browser draws as a space (``用\n时`` -> "用 时")."""
     found = []
     for block in MarkdownIt("commonmark").parse(markdown):
@@ -208,6 +209,12 @@ def prose_problems(markdown: str) -> list[str]:
                     "bold inside bold: a ** before full-width punctuation and a letter closes "
                     "nothing (**随机梯度下降**（SGD）)"
                 )
+        for opening, inside in zip(children, children[1:]):  # **，偏置**: the comma is bold
+            if opening.type in ("strong_open", "em_open") and PUNCTUATION.match(inside.content):
+                found.append(
+                    f"emphasis that starts with punctuation ('{inside.content[:6]}'): put the "
+                    "punctuation before the ** (，**偏置的梯度**)"
+                )
         parts = [c for c in children if c.type == "text"]
         for token in parts:
             if "**" in token.content or "__" in token.content:
@@ -222,7 +229,7 @@ def prose_problems(markdown: str) -> list[str]:
 # the names a Chinese text keeps as they are besides code: products, libraries, people, acronyms
 KEPT_NAMES = frozenset(
     "Python NumPy PyTorch Jupyter JupyterLab autogradkit autograd Adam SGD MSE logit tanh "
-    "sigmoid relu softmax Xavier Kaiming True False None nan inf".split()
+    "sigmoid relu softmax Xavier Kaiming True False None nan inf Markdown CPU GPU Song bug".split()
 )
 LATIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
 OPERATORS = ("*", "+", "-", "/", "@", "=", "<", ">", "%")  # x + alpha * w: alpha is code
@@ -266,6 +273,8 @@ def english_left(text: str, names: frozenset[str] | set[str] = frozenset()) -> l
         if not _code_shaped(text, word) and word.group() not in KEPT_NAMES | set(names)
     ]
     found += [f"half-width {stop.group()[-1]!r}" for stop in HALF_WIDTH_STOP.finditer(text)]
+    if re.search(r"[\u3400-\u9fff][^\u3000-\u303f\uff01-\uff60{}|]*:\s*$", text):  # "只追踪 a:"
+        found.append("half-width ':' ending a Chinese label")
     return found
 
 
@@ -276,6 +285,35 @@ def chinese_text_problems(text: str, names=frozenset(), where: str = "") -> list
     if not left:
         return []
     return [f"{where}English left in {text.strip()[:60]!r}: {', '.join(left)}"]
+
+
+# what Chinese prose may keep in English: code and math, addresses, an article's or an error's
+# own words (「」“”『』, a title in 《》), a term's English after it (计算图（computation
+# graph）), a menu path or a key given in English (**Kernel → Restart Kernel**, Ctrl + S)
+NOT_PROSE = re.compile(
+    r"```.*?```|`[^`]*`|\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|<[^>\n]*>|\b(?:Ctrl|Shift) \+ \w+"
+    r"|「[^」]*」|“[^”]*”|『[^』]*』|《[^》]*》|\*\*[^*\n]*→[^*\n]*\*\*"
+    r"|(?<=[\u3400-\u9fff*\]])（[^（）\u3400-\u9fff]*）",
+    re.S,
+)
+STRAY_SPACE = re.compile(
+    r"(?<=[^\s|]) +(?=[“”「」（）：，。；！？、])|(?<=[“「（：，。；！？、]) +(?=[^\s|])"
+)
+
+
+def prose_text_problems(markdown: str, names=frozenset()) -> list[str]:
+    """English a reader of a Chinese Markdown text sees outside what it may keep
+    (``NOT_PROSE``; words as ``english_left`` judges them, ``names`` being the notebook's),
+    and a space beside full-width punctuation, which is already as wide as a character
+    (``读懂 “modified…”``)."""
+    text = re.sub(r"```.*?```|`[^`]*`", "c", markdown, flags=re.S)  # code keeps its spaces
+    found = [
+        f"a space beside full-width punctuation: {m.string[max(0, m.start() - 6) : m.end() + 6]!r}"
+        for m in STRAY_SPACE.finditer(text)
+    ]
+    for line in NOT_PROSE.sub(" ", markdown).splitlines():
+        found += chinese_text_problems(line, set(names) | kit_names())
+    return found
 
 
 @functools.cache
@@ -403,9 +441,9 @@ def notebook_names(nb, checks: Path | None = None) -> set[str]:
 
 
 def edition_problems(nb, sections, language: str, names=frozenset(), glossary=None) -> list[str]:
-    """What a reader of ``language``'s edition would see wrong in its translated code cells
-    (English left: ``code_text_problems``) and in any section, a word the ``glossary`` says
-    the edition does not use (``variant_problems``)."""
+    """What a reader of ``language``'s edition would see wrong: in Chinese, English left in
+    its translated code cells and prose (``code_text_problems``, ``prose_text_problems``); in
+    any section, a word the ``glossary`` says the edition does not use (``variant_problems``)."""
     found = []
     by_id = {cell["id"]: cell for cell in nb["cells"]}
     variants, terms = glossary_words(glossary, language)
@@ -416,6 +454,8 @@ def edition_problems(nb, sections, language: str, names=frozenset(), glossary=No
         text = section_text(cell, section)
         if cell["cell_type"] == "code" and is_chinese(language):
             found += [place + p for p in code_text_problems(text, names)]
+        elif is_chinese(language):
+            found += [place + p for p in prose_text_problems(text, names)]
         found += [place + p for p in variant_problems(text, variants, terms)]
     return found
 

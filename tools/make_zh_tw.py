@@ -66,6 +66,8 @@ OVERRIDES = {
     "未归一化得分": "未正規化分數",
     "报错信息": "錯誤訊息",
     "参数": "參數",  # s2twp: 引數 (a call's argument); the course's 参数 are parameters
+    "先对参数": "先對引數",  # backward()'s arguments, where they are a call's (05)
+    "先把参数": "先把引數",
     "视图": "視圖",  # s2twp: 檢視 (a window's view)
     "向量-雅可比积": "向量-雅可比乘積",
     "局部": "局部",  # s2twp: 區域性 (a program's local variable)
@@ -94,6 +96,9 @@ OVERRIDES = {
     "了解类和": "了解類別和",
     "哪个类。": "哪個類別。",
     "节点的类以": "節點的類別以",
+    "是一个类": "是一個類別",
+    "用你的类": "用你的類別",
+    "Backward0` 类": "Backward0` 類別",
     "栈": "堆疊",  # a stack
     "访问到": "存取到",
     "访问": "走訪",  # a node of the graph, visited
@@ -119,6 +124,11 @@ OVERRIDES = {
     "损失函数": "損失函數",
     "幂函数": "冪函數",
     "复合函数": "複合函數",
+    "逐元素函数": "逐元素函數",  # 03: functions of mathematics, drawn with derivatives
+    "选一个函数": "選一個函數",
+    "画出这个函数": "畫出這個函數",
+    "每个函数的导数": "每個函數的導數",
+    "hook函数详解": "hook函數詳解",  # an article's title: its words, in Traditional characters
     "库": "函式庫",  # a library of code
     "教程": "教學",
     "图像": "圖形",  # the graph of a function
@@ -126,6 +136,25 @@ OVERRIDES = {
     "会话": "工作階段",  # a kernel's session
     "汇报": "回報",
     "报了错": "出了錯",
+    "随机数": "亂數",  # a random number, and its seed
+    "编写": "撰寫",  # code written: 撰寫程式碼 (the glossary lists 編寫 as a word zh-TW avoids)
+    "遍历": "走訪",  # a graph walked, as 访问 above
+    "求导": "微分",  # to differentiate; 自动求导 (自動微分) and 导数 (導數) are terms of their own
+    "重启": "重新啟動",  # JupyterLab's 重新啟動核心
+    "进度条": "進度列",
+    "推理": "推論",  # inference (推理模式, 推理张量), as the glossary's 推論模式
+    "清零": "歸零",  # the gradients zeroed, as the glossary's 梯度歸零
+    # a `with` block is a 區塊 (块 alone stays where it is a chunk of data: 每块的损失)
+    "代码块": "程式碼區塊",
+    "` 块": "` 區塊",
+    "块结束": "區塊結束",
+    "在块外": "在區塊外",
+    "在块里": "在區塊裡",
+    "：块里": "：區塊裡",
+    "让块里": "讓區塊裡",
+    "**用时**": "**所需時間**",  # the time a notebook takes (用時 alone is inside 呼叫時用)
+    "提交用时": "提交所需時間",
+    "文本源": "文字原始檔",  # a notebook's Jupytext text source
     # --- a matrix's or a table's rows and columns: the mainland's 行 and 列 are Taiwan's 列 and
     # 行 (a line of code or of output stays 行)
     "行向量": "列向量",
@@ -152,7 +181,6 @@ OVERRIDES = {
     "函数组成": "函式組成",
     "推导出": "推導出",  # s2twp: 推匯出 (导出: to export)
     "只": "只",  # only: s2twp writes 隻 (a measure word) in 最大只有, 第二列只影响
-    "干的活": "幹的活",
     "历史": "歷史",  # s2twp: 運算曆史 (a calendar)
     "并为": "並為",  # s2twp: 併為
     "里": "裡",  # 代码里, 函数里: s2twp keeps 里 after a word it knows

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from autogradkit._i18n import N_
+
 from .. import cells
 
 __all__ = ["CheckLockedCells"]
@@ -36,9 +38,16 @@ class CheckLockedCells:
                 cells.compute_checksum(cell) != stored
                 or cells.meta(cell).get("cell_type", cell["cell_type"]) != cell["cell_type"]
             ):
-                kind = "test cell" if cells.is_test(cell) else "locked cell"
-                ctx.issues.append(
-                    f"{kind} {cells.grade_id(cell)} was changed; it will be restored from the "
-                    "original when graded"
+                changed = (
+                    N_(
+                        "test cell {gid} was changed; it will be restored from the original "
+                        "when graded"
+                    )
+                    if cells.is_test(cell)
+                    else N_(
+                        "locked cell {gid} was changed; it will be restored from the original "
+                        "when graded"
+                    )
                 )
+                ctx.issues.append(changed.format(gid=cells.grade_id(cell)))
         return nb

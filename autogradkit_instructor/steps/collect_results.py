@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autogradkit._i18n import ENGLISH
+from autogradkit._i18n import ENGLISH, N_
 from autogradkit.grading.observations import (
     BUILTIN_ERRORS,
     failed_line,
@@ -50,7 +50,9 @@ class CollectResults:
             title = _heading(cell) or title
             gid = cells.grade_id(cell)
             if cells.is_solution(cell) and not cells.is_grade(cell) and _error(cell):
-                ctx.issues.append(f"answer cell {gid} raised {_error_name(cell)}")
+                ctx.issues.append(
+                    N_("answer cell {gid} raised {error}").format(gid=gid, error=_error_name(cell))
+                )
             if not cells.is_grade(cell) or not gid:
                 continue
             result = CellResult(gid, cells.points(cell), title=title)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 
+from autogradkit._i18n import N_
+
 from .. import cells
 
 __all__ = ["RestoreLockedCells"]
@@ -51,31 +53,47 @@ class RestoreLockedCells:
                 cells.text(cell.get("source")) != released["source"]
                 or cell["cell_type"] != released["cell_type"]
             ):
-                kind = "test cell" if cells.is_test(released) else "locked cell"
-                ctx.issues.append(f"{kind} {gid} was changed; the original was restored")
+                changed = (
+                    N_("test cell {gid} was changed; the original was restored")
+                    if cells.is_test(released)
+                    else N_("locked cell {gid} was changed; the original was restored")
+                )
+                ctx.issues.append(changed.format(gid=gid))
             return copy.deepcopy(released)
         restored = copy.deepcopy(released)
         restored["source"] = cells.text(cell.get("source"))
         if cell["cell_type"] != released["cell_type"]:
-            ctx.issues.append(f"answer cell {gid} was turned into a {cell['cell_type']} cell")
+            ctx.issues.append(
+                N_("answer cell {gid} was turned into a {cell_type} cell").format(
+                    gid=gid, cell_type=cell["cell_type"]
+                )
+            )
         return restored
 
     def _add_missing(self, released: dict, present: set, done: set, out: list, ctx) -> None:
         gid = cells.grade_id(released)
         if gid in present or gid in done:
             return
-        kind = "test cell" if cells.is_test(released) else "locked cell"
         if cells.is_solution(released):
-            ctx.issues.append(f"answer cell {gid} is missing; it was graded as unanswered")
+            ctx.issues.append(
+                N_("answer cell {gid} is missing; it was graded as unanswered").format(gid=gid)
+            )
         else:
-            ctx.issues.append(f"{kind} {gid} was deleted; it was restored")
+            deleted = (
+                N_("test cell {gid} was deleted; it was restored")
+                if cells.is_test(released)
+                else N_("locked cell {gid} was deleted; it was restored")
+            )
+            ctx.issues.append(deleted.format(gid=gid))
         out.append(copy.deepcopy(released))
         done.add(gid)
 
     def _plain(self, cell: dict, gid: str | None, ctx) -> dict:
         if "nbgrader" in cell.get("metadata", {}):
             if gid:
-                ctx.issues.append(f"an extra cell claimed grade_id {gid}; it was not scored")
+                ctx.issues.append(
+                    N_("an extra cell claimed grade_id {gid}; it was not scored").format(gid=gid)
+                )
             del cell["metadata"]["nbgrader"]
         return cell
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import html
 import io
+import re
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -141,7 +145,8 @@ def test_every_message_of_the_kit_is_a_literal_with_a_translation():
         assert not missing, f"run `autogradkit translate --lang {language}`: {missing}"
         unused = sorted(set(catalog) - {m for m, _, _ in found})
         assert not unused, f"entries no code uses any more: {unused}"
-        assert catalog_problems(i18n.KIT_CATALOGS / f"{language}.po") == []
+        glossary = i18n.KIT_CATALOGS.parents[2] / "notebooks" / "GLOSSARY.md"  # its words too
+        assert catalog_problems(i18n.KIT_CATALOGS / f"{language}.po", glossary=glossary) == []
 
 
 def test_a_translation_with_other_placeholders_is_reported(tmp_path):
@@ -196,3 +201,75 @@ def test_the_most_specific_template_wins_values_are_translated_and_may_be_empty(
     assert zh.text("w after 1 epoch") == "训练 1 轮后的 w"
     assert zh.text("w after 3 epochs") == "训练 3 轮后的 w"
     assert zh.text("the model in training mode") == "模型处于训练模式"
+
+
+# ----- the grader's notes on the feedback page --------------------------------------------------
+NOTES = [  # one of each kind the grading steps and the session write about a student's notebook
+    "answer cell nb00_ex1 raised ValueError",
+    "test cell nb00_ex1_test was changed; the original was restored",
+    "locked cell nb00_setup was deleted; it was restored",
+    "answer cell nb00_ex2 is missing; it was graded as unanswered",
+    "an extra cell claimed grade_id nb00_ex1; it was not scored",
+    "cell 7 and later cells were not run (no kernel left)",
+    "nb00_ex2_test: this cell ran longer than 60 s and was interrupted",
+]
+
+
+def test_the_feedback_pages_notes_and_hidden_lines_are_in_the_notebooks_language(zh_folder):
+    from autogradkit_instructor.translate import english_left
+
+    hidden = ["assert slope(3) == 25"]
+    result = CellResult("nb00_ex2_test", 1.0, status="failed", error="AssertionError: " + hidden[0])
+    silent = CellResult("nb00_ex1_test", 1.0, status="passed")  # an assert cell: no line
+    results = {"nb00_ex2_test": result, "nb00_ex1_test": silent}
+    ctx = SimpleNamespace(issues=[], hidden=hidden, results=results)
+    ctx.tr = i18n.catalog("zh-CN", zh_folder)
+    row = {"assignment": "00_start_here", "notebook": "00_start_here", "student": "li"}
+    row |= {"score": 0, "max_score": 3, "status": "ok", "issues": NOTES}
+    page = report.feedback_html(row, ctx)
+    shown = re.findall(r"<li>(.*?)</li>", page) + re.findall(
+        r"<td>([^<]*AssertionError.*?)</td>", page
+    )
+    assert len(shown) == len(NOTES) + 1 and "<td>✓ 通过</td>" in page
+    ids = {"nb00_ex1", "nb00_ex2", "nb00_ex1_test", "nb00_setup", "grade_id", "AssertionError"}
+    left = {text: english_left(html.unescape(text), ids) for text in shown}
+    assert not any(left.values()), left
+
+
+def _writes_a_note(node) -> bool:
+    """``ctx.issues.append(...)`` or ``ctx.fail(status, ...)``."""
+    func = getattr(node, "func", None)
+    return isinstance(func, ast.Attribute) and (
+        (func.attr == "append" and getattr(func.value, "attr", "") == "issues")
+        or (func.attr == "fail" and len(node.args) == 2)
+    )
+
+
+def _marked(note, assigned: dict) -> bool:
+    """``N_("...")``, ``N_("...").format(...)``, or either of two such texts (``a if c else b``,
+    or a name assigned one): a text the kit's catalog translates."""
+    if isinstance(note, ast.Call) and getattr(note.func, "attr", "") == "format":
+        note = note.func.value
+    note = assigned.get(getattr(note, "id", None), note)
+    if isinstance(note, ast.IfExp):
+        return _marked(note.body, assigned) and _marked(note.orelse, assigned)
+    return isinstance(note, ast.Call) and getattr(note.func, "id", "") == "N_"
+
+
+def test_every_note_grading_writes_about_a_notebook_is_marked_for_translation():
+    """What the pipeline's steps and the kernel session say about a student's notebook reaches
+    the student's page, which translates it through the kit's catalog (its templates)."""
+    package, unmarked = Path(report.__file__).parent, []
+    for path in [*sorted((package / "steps").glob("*.py")), package / "session.py"]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assigned = {
+            node.targets[0].id: node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+        }
+        unmarked += [
+            f"{path.name}:{node.lineno}"
+            for node in ast.walk(tree)
+            if _writes_a_note(node) and not _marked(node.args[-1], assigned)
+        ]
+    assert unmarked == [], 'write the note as N_("... {name} ...").format(name=...)'

@@ -66,3 +66,10 @@ def test_every_markdown_page_in_chinese_renders_as_written():
     assert len(chinese) >= 10  # README, the glossary, the error index, every prose twin
     for page in chinese:
         assert translate.prose_problems(page.read_text(encoding="utf-8")) == [], page
+
+
+@pytest.mark.parametrize("language", CHINESE)
+def test_the_whole_page_keeps_english_only_as_code_and_quotes(language):
+    """Its introduction too, not only the rows' explanations (translate --check's prose rule)."""
+    page = COURSE / f"ERRORS.{language}.md"
+    assert translate.prose_text_problems(page.read_text(encoding="utf-8")) == []

@@ -5,9 +5,12 @@ How to translate: docs/translating.md."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from collections import defaultdict
 
 import pytest
+from babel.messages.pofile import read_po
 
 from autogradkit import _i18n as i18n
 from autogradkit.grading.checks import read_expected
@@ -129,6 +132,8 @@ def test_the_same_code_allows_only_other_comments_and_strings():
         "> 引用的第一行\n> 第二行。",
         "第一句。\n第二句。",  # after a full-width stop: "第一句。 第二句" in Chromium
         "（autograd）\n到底做了什么",
+        "原文写道：“……来计算张量。”\n紧接着的小标题",  # 03's note: ” is full-width too
+        "**权重的梯度**是 `x / 4`**，偏置的梯度**是 `0.25`",  # 06: the bold took the comma
         "普通的**随机梯度下降（SGD）**每次乘以梯度**。带动量的 SGD**还维护着",  # bold in bold
     ],
 )
@@ -248,6 +253,7 @@ def test_the_release_folder_tells_the_kernel_its_language_and_font(language, nam
         'ax.set_title("layer 0")',
         "# YOUR CODE HERE\nraise NotImplementedError()",  # the placeholder, untranslated
         'print("都不追踪:", a.requires_grad)',  # a half-width colon after Chinese
+        'print("只追踪 a:", c)',  # 02: a Chinese label, whatever its last letter
         'slider = widgets.IntSlider(description="epochs")',
         'fig = boundary_figure(model, f"Adam, after {n} epochs")',
     ],
@@ -356,3 +362,118 @@ def test_every_edition_renders_as_written_and_names_its_widgets_labels(language,
         read_text_source(text_source), text_source.parent / "checks.py"
     )
     assert translate.release_problems(nb, language, names) == []
+
+
+# ----- English and punctuation in a Chinese edition's prose ----------------------------------
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "- [Autograd mechanics](https://docs.pytorch.org/x.html)：计算图是怎样记录的",  # 02's recap
+        "比如强化学习里 Q-learning 的目标值",  # 04, as it was
+        "读懂 “modified by an inplace operation” 这条报错信息",  # a space before “
+        "它写着错误的类型 ，也说明了哪里出了问题",
+        "这是一个 hook, 它会被调用",  # a word, and a half-width comma after it
+        "点进一个单元格,按 **Shift + Enter**",
+    ],
+)
+def test_english_or_a_stray_space_in_chinese_prose_fails(markdown):
+    assert translate.prose_text_problems(markdown) != []
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "- [自动求导机制（Autograd mechanics）](https://docs.pytorch.org/x.html)：各种反向钩子",
+        "一段红色的回溯信息（traceback）。请看**最后一行**：它写着错误的类型",
+        "PyTorch 的**自动求导**（autograd）到底做了什么",
+        "就选 **Kernel → Restart Kernel and Run All Cells**（内核 → 重启内核并运行所有单元格）",
+        "文章 004《你所不知道的 Pytorch 大補包(十)》写道：「因為資料不只一組,由於 Gradient」",
+        "读懂“modified by an inplace operation ... is at version 1”这条报错信息",
+        "调用 `loss.backward()` 的时候，`x.grad` 为 None，见 $x^2$ 和 <https://ptorch.com/a>",
+        "```python\nprint('hello world')\n```\n\n运行它。",
+        "- 列表一；\n- 列表二：在 GPU 和 CPU 上都一样，按 Ctrl + S 保存。",
+        "| 问题 | 答案 |\n|---|---|\n| 会报错吗？ | 会 |",
+        '运行 `print("都不追踪：", c)` 看看，\n```python\nx = 1  # 注释， 代码里的空格不算\n```',
+    ],
+)
+def test_chinese_prose_with_english_only_as_code_names_quotes_and_glosses_passes(markdown):
+    assert translate.prose_text_problems(markdown) == []
+
+
+# ----- one English text, one translation, across the course -----------------------------------
+HEADING = re.compile(r"^#+ .*$", re.M)
+
+
+def _one_way(pairs) -> dict[str, set[str]]:
+    """The English texts (numbers aside: "Exercise 3 (2 points)" is "Exercise N (N points)")
+    that ``pairs`` of (English, translation) translate in more than one way."""
+    found = defaultdict(set)
+    for english, translated in pairs:
+        found[re.sub(r"\d+", "N", english)].add(re.sub(r"\d+", "N", translated))
+    return {english: ways for english, ways in found.items() if len(ways) > 1}
+
+
+@pytest.mark.parametrize("language", list(TRANSLATED))
+def test_a_heading_is_translated_the_same_way_in_every_notebook(language):
+    """``### Exercise 2 — find the bug`` once read 找出 bug in three notebooks, 找出错误 in two."""
+    pairs = []
+    for name in TRANSLATED[language]:
+        sections = translate.read_sections(translate.translation_path(_text_source(name), language))
+        for cell in read_text_source(_text_source(name)).cells:
+            if cell.cell_type == "markdown" and cell.id in sections:
+                english, translated = (
+                    HEADING.findall(cell.source),
+                    HEADING.findall(sections[cell.id].text),
+                )
+                assert len(english) == len(translated), f"{cell.id}: not the English headings"
+                pairs += zip(english, translated)
+    assert _one_way(pairs) == {}
+
+
+@pytest.mark.parametrize("language", list(TRANSLATED))
+def test_a_check_text_is_translated_the_same_way_in_every_catalog(language):
+    pairs = []
+    for po in [*(COURSE / "source").glob(f"*/checks.{language}.po")]:
+        with po.open("rb") as handle:
+            pairs += [(m.id, m.string) for m in read_po(handle) if m.id and m.string]
+    assert _one_way(pairs) == {}
+
+
+# ----- the notes that correct the source articles ---------------------------------------------
+NOTE = {
+    "en": "**Note on the source.**",
+    "zh-CN": "**关于原文的说明**",
+    "zh-TW": "**關於原文的說明**",
+}
+
+
+def _lost_notes(english: str, translated: str, language: str) -> bool:
+    return english.count(NOTE["en"]) != translated.count(NOTE[language])
+
+
+def test_a_translation_that_drops_a_note_on_the_source_is_found():
+    english = "The chain rule.\n\n> **Note on the source.** Article 000 swaps the numbers."
+    assert _lost_notes(english, "链式法则。", "zh-CN")
+    assert not _lost_notes(english, "链式法则。\n\n> **关于原文的说明**。文章 000……", "zh-CN")
+
+
+@pytest.mark.parametrize("language", list(TRANSLATED))
+def test_every_note_on_the_source_is_in_every_edition(language):
+    """The kit tells students where the articles are wrong: each cell's notes, in each edition."""
+    lost = []
+    for name in TRANSLATED[language]:
+        sections = translate.read_sections(translate.translation_path(_text_source(name), language))
+        for cell in read_text_source(_text_source(name)).cells:
+            if cell.id in sections and _lost_notes(cell.source, sections[cell.id].text, language):
+                lost.append(cell.id)
+    assert lost == []
+    assert (
+        sum(
+            section.text.count(NOTE[language])
+            for name in TRANSLATED[language]
+            for section in translate.read_sections(
+                translate.translation_path(_text_source(name), language)
+            ).values()
+        )
+        >= 9
+    )  # nine today: a marker that no longer matches finds none

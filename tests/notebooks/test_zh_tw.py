@@ -47,7 +47,8 @@ def test_every_glossary_term_converts_to_its_traditional_column():
 @pytest.mark.parametrize(
     ("mainland", "taiwan"),
     [("程序", "程式"), ("函数", "函式"), ("默认", "預設"), ("变量", "變數"), ("对象", "物件")]
-    + [("内存", "記憶體"), ("数据", "資料"), ("单元格", "儲存格"), ("返回", "回傳")],
+    + [("内存", "記憶體"), ("数据", "資料"), ("单元格", "儲存格"), ("返回", "回傳")]
+    + [("随机数", "亂數"), ("编写", "撰寫"), ("遍历", "走訪"), ("进度条", "進度列")],
 )
 def test_programming_words_are_taiwans(mainland, taiwan):
     assert make_zh_tw.convert(f"这个{mainland}") == f"這個{taiwan}"
@@ -102,4 +103,4 @@ def test_the_kits_words_are_all_converted():
     zh_tw = {m.id: m.string for m in i18n.read_po(i18n.KIT_CATALOGS / "zh-TW.po")}
     assert set(zh_tw) == zh_cn
     assert i18n.catalog("zh-TW")("not answered yet") == "還沒有作答"
-    assert i18n.catalog("zh-TW")("# YOUR CODE HERE") == "# 在此編寫程式碼"
+    assert i18n.catalog("zh-TW")("# YOUR CODE HERE") == "# 在此撰寫程式碼"
