@@ -15,6 +15,7 @@ import contextlib
 import functools
 import importlib.util
 import io
+import json
 import re
 from pathlib import Path
 
@@ -127,6 +128,25 @@ def verdicts(check, reference: dict, answers: dict, seeds=SEEDS, tr=i18n.ENGLISH
         got = observed(check, seed, answers)
         found.append(judge_record(want, got, tr))
     return found
+
+
+def assert_observed_alike(checks, english: dict, translated: dict) -> None:
+    """Every check of ``checks`` (a notebook's module) observes ``translated``, another
+    edition's solutions, as it observes ``english``, on every seed: one record. The exercise
+    tests then judge other answers against the English solutions alone (every verdict in each
+    language all the same): the other editions' would give the very same verdicts."""
+    compared = [c for c in checks.check.checks if set(c.answers) <= english.keys()]
+    assert compared, "no check of the notebook is answered by the solutions"
+    for check in compared:
+        for seed in SEEDS:
+            want = observed(check, seed, english, SOLUTION_RECORDS)
+            got = observed(check, seed, translated, SOLUTION_RECORDS)
+            assert not want.stopped, f"the solution stops {check.name}: {want.stopped}"
+            assert _as_text(got) == _as_text(want), f"{check.name}, seed {seed}"
+
+
+def _as_text(record) -> str:
+    return json.dumps(record.as_json(), sort_keys=True, default=repr)
 
 
 def translations(check) -> list[i18n.Catalog]:
