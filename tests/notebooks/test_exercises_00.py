@@ -16,7 +16,7 @@ from .exercises import (
     solution,
 )
 
-pytestmark = pytest.mark.slow(90)  # every answer judged in each edition
+pytestmark = pytest.mark.slow(45)  # every answer judged in each language
 
 NB = "00_start_here"
 checks = checks_of(NB)

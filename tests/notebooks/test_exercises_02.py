@@ -1,5 +1,5 @@
 """Notebook 02's exercises: the lesson's mechanism passes, its shortcuts do not, in both
-editions (each edition's solutions, every verdict also in Chinese)."""
+editions (each edition's solutions observed alike, every verdict also in Chinese)."""
 
 from __future__ import annotations
 

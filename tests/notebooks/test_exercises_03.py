@@ -19,7 +19,7 @@ from .exercises import (
     verdicts,
 )
 
-pytestmark = pytest.mark.slow(160)  # every shortcut judged on every seed and edition
+pytestmark = pytest.mark.slow(80)  # every shortcut judged on every seed and in each language
 
 NB = "03_nonscalar_leaves_jacobians"
 checks = checks_of(NB)

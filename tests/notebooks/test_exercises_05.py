@@ -1,5 +1,6 @@
 """Notebook 05's exercises: the lesson's mechanism passes, its shortcuts do not, in both
-editions (each edition's solutions; every line the checks write in Chinese is Chinese)."""
+editions (each edition's solutions observed alike; every line the checks write in Chinese
+is Chinese)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from .exercises import (
     verdicts,
 )
 
-pytestmark = pytest.mark.slow(400)  # shortcuts that must run out of time, seconds each
+pytestmark = pytest.mark.slow(200)  # shortcuts that must run out of time, seconds each
 
 NB = "05_inside_grad_fn"
 checks = checks_of(NB)

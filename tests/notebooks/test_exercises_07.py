@@ -23,7 +23,7 @@ from .exercises import (
     solution,
 )
 
-pytestmark = pytest.mark.slow(230)  # the slowest checks of all, run on every seed and edition
+pytestmark = pytest.mark.slow(110)  # the slowest checks of all, run on every seed
 
 NB = "07_capstone"
 checks = checks_of(NB)
