@@ -6,7 +6,9 @@ with the same seed, and ``observations.judge_record`` compares the two records. 
 judged on the practice seed and on a few grading-like seeds, so a typed-in number cannot pass.
 
 A translated notebook (``checks.<language>.po`` beside its checks) is judged in each of its
-languages too: the same verdicts, and every failing line in the student's language.
+languages too: the same verdicts, and every failing line in the student's language. The
+reference is the English solution: each other edition's solutions give the very same records
+(``assert_observed_alike``), so judging against them too would repeat every verdict.
 """
 
 from __future__ import annotations
