@@ -6,7 +6,9 @@ with the same seed, and ``observations.judge_record`` compares the two records. 
 judged on the practice seed and on a few grading-like seeds, so a typed-in number cannot pass.
 
 A translated notebook (``checks.<language>.po`` beside its checks) is judged in each of its
-languages too: the same verdicts, and every failing line in the student's language.
+languages too: the same verdicts, and every failing line in the student's language. The
+reference is the English solution: each other edition's solutions give the very same records
+(``assert_observed_alike``), so judging against them too would repeat every verdict.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import contextlib
 import functools
 import importlib.util
 import io
+import json
 import re
 from pathlib import Path
 
@@ -127,6 +130,25 @@ def verdicts(check, reference: dict, answers: dict, seeds=SEEDS, tr=i18n.ENGLISH
         got = observed(check, seed, answers)
         found.append(judge_record(want, got, tr))
     return found
+
+
+def assert_observed_alike(checks, english: dict, translated: dict) -> None:
+    """Every check of ``checks`` (a notebook's module) observes ``translated``, another
+    edition's solutions, as it observes ``english``, on every seed: one record. The exercise
+    tests then judge other answers against the English solutions alone (every verdict in each
+    language all the same): the other editions' would give the very same verdicts."""
+    for check in checks.check.checks:
+        missing = sorted(set(check.answers) - english.keys())
+        assert not missing, f"the solutions do not answer {check.name}: {missing}"
+        for seed in SEEDS:
+            want = observed(check, seed, english, SOLUTION_RECORDS)
+            got = observed(check, seed, translated, SOLUTION_RECORDS)
+            assert not want.stopped, f"the solution stops {check.name}: {want.stopped}"
+            assert _as_text(got) == _as_text(want), f"{check.name}, seed {seed}"
+
+
+def _as_text(record) -> str:
+    return json.dumps(record.as_json(), sort_keys=True, default=repr)
 
 
 def translations(check) -> list[i18n.Catalog]:

@@ -9,6 +9,7 @@ import autogradkit as agk
 from autogradkit.autograd import functional
 
 from .exercises import (
+    assert_observed_alike,
     assert_passes,
     assert_refused,
     checks_of,
@@ -18,16 +19,26 @@ from .exercises import (
     verdicts,
 )
 
-pytestmark = pytest.mark.slow(160)  # every shortcut judged on every seed and edition
+pytestmark = pytest.mark.slow(80)  # every shortcut judged on every seed and in each language
 
 NB = "03_nonscalar_leaves_jacobians"
 checks = checks_of(NB)
 
 
-@pytest.fixture(scope="module", params=editions(NB))
-def answers(request) -> dict:
-    """The solutions of each edition (the same code, other comments), judged in each
-    language."""
+@pytest.fixture(scope="module")
+def answers() -> dict:
+    """The English solutions, against which every verdict is judged in each language: the
+    other editions' solutions are observed alike (below), so they would give the same
+    verdicts."""
+    return _solutions("en")
+
+
+@pytest.mark.parametrize("edition", editions(NB)[1:])
+def test_each_editions_solutions_are_observed_as_the_english(answers, edition):
+    assert_observed_alike(checks, answers, _solutions(edition))
+
+
+def _solutions(edition: str) -> dict:
     found = {}
     for grade_id in (
         "nb03_ex1_predict_weights",
@@ -35,7 +46,7 @@ def answers(request) -> dict:
         "nb03_ex3_vjp_by_hand",
         "nb03_ex4_jacobian",
     ):
-        found.update(solution(NB, grade_id, request.param))
+        found.update(solution(NB, grade_id, edition))
     return found
 
 
