@@ -30,6 +30,7 @@ from autogradkit.grading.checks import EXPECTED_FILE, RECORD_ENV, expected_text
 from .cell_ids import assign_ids, cell_id, check_ids
 from .config import GradingConfig
 from .context import Context
+from .files import write_if_changed
 from .kernels import kernel_env, local_kernel_manager
 from .steps import NormaliseOutputs
 
@@ -100,11 +101,11 @@ def execute(nb, folder: Path, timeout: float, env: dict | None = None) -> float:
 
 
 def write_notebook(nb, path: Path) -> None:
+    """Write the built notebook as nbformat does, unless ``path`` holds those bytes already."""
     nb.metadata["kernelspec"] = dict(KERNELSPEC)  # nbclient may rewrite it
     nb.metadata["language_info"] = {"name": "python"}
     nbformat.validate(nb)
-    with path.open("w", encoding="utf-8") as handle:
-        nbformat.write(nb, handle)
+    write_if_changed(path, (nbformat.writes(nb).rstrip("\n") + "\n").encode("utf-8"))
 
 
 def build_assignments(cfg: GradingConfig) -> dict:
@@ -150,6 +151,6 @@ def write_expected(recorded: Path, target: Path) -> None:
         if record["hidden"]:
             hidden.add(record["check"])
     if entries:
-        target.write_text(expected_text(entries, hidden), encoding="utf-8")
+        write_if_changed(target, expected_text(entries, hidden).encode("utf-8"))
     else:
         target.unlink(missing_ok=True)
