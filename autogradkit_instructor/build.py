@@ -24,6 +24,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 
 from autogradkit.grading.checks import EXPECTED_FILE, RECORD_ENV, expected_text
 
@@ -51,7 +52,14 @@ TEXT_FORMAT = "py:percent"
 
 
 def text_sources(course: Path, names: tuple[str, ...] = ()) -> list[Path]:
-    """``source/NN/NN.py`` of the named assignments (all of them when none is named)."""
+    """``source/NN/NN.py`` of the named assignments (all of them when none is named).
+
+    Raises:
+        FileNotFoundError: a named assignment has no text source of its name.
+    """
+    for name in names:
+        if not (course / "source" / name / f"{name}.py").is_file():
+            raise FileNotFoundError(f"no text source source/{name}/{name}.py in {course}")
     folders = [course / "source" / n for n in names] or sorted((course / "source").iterdir())
     return [f / f"{f.name}.py" for f in folders if (f / f"{f.name}.py").is_file()]
 
@@ -94,10 +102,22 @@ def execute(nb, folder: Path, timeout: float, env: dict | None = None) -> float:
     )
     try:
         client.execute(env={**kernel_env(), **(env or {})})
+    except CellExecutionError as error:  # the instructor's cell: say which, and why
+        raise ValueError(_cell_error(nb, error)) from None
     finally:  # nbclient only shuts down kernels it created itself
         if km.has_kernel:
             km.shutdown_kernel(now=True)
     return time.perf_counter() - start
+
+
+def _cell_error(nb, error: CellExecutionError) -> str:
+    """The sentence for a cell that raised as the notebook ran: the cell, the error."""
+    errors = [c for c in nb.cells if any(o.output_type == "error" for o in c.get("outputs", []))]
+    failed = errors[-1]  # nbclient stops at the first cell that may not raise
+    return (
+        f"the cell {failed.id} raised {error.ename}: {error.evalue}\n{failed.source}\n(only a "
+        "cell tagged raises-exception may raise: fix it, or tag it if the error is the lesson)"
+    )
 
 
 def write_notebook(nb, path: Path) -> None:
@@ -119,7 +139,10 @@ def build_assignments(cfg: GradingConfig) -> dict:
         with tempfile.TemporaryDirectory() as scratch:
             recorded = Path(scratch) / "records.jsonl"
             recorded.touch()
-            seconds = execute(nb, text.parent, cfg.timeout, {RECORD_ENV: str(recorded)})
+            try:
+                seconds = execute(nb, text.parent, cfg.timeout, {RECORD_ENV: str(recorded)})
+            except ValueError as error:
+                raise ValueError(f"{text}: {error}") from None
             write_expected(recorded, text.parent / EXPECTED_FILE)
         nb = NormaliseOutputs()(nb, Context(cfg, target, text.parent))  # as release does
         write_notebook(nb, target)
