@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from .optional import skip_unless
+
 ROOT = Path(__file__).resolve().parents[1]
 # the top-level folders of Linux's and macOS's file systems (and of this machine's, below)
 LINUX = "bin boot dev etc home lib lib32 lib64 media mnt opt proc root run sbin srv sys tmp usr var"
@@ -112,6 +114,7 @@ def paths_leaving(name: str, text: str, files: set[str]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def texts() -> dict[str, str]:
+    skip_unless("git")  # the tracked files
     return tracked_texts()
 
 
