@@ -43,10 +43,10 @@ sort -u "$scratch/hidden" | while IFS= read -r path; do
   if [ -e "$path" ]; then mount --bind /dev/null "$path"; echo "hidden: $path"; fi
 done
 if [ -d /var/cache/fontconfig ]; then mount --bind "$scratch/fontconfig" /var/cache/fontconfig; fi
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin  # a fresh Debian's
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin  # as on a fresh Debian
 unset NBGRADER NBGRADER_PYTHON MPLBACKEND VIRTUAL_ENV PYTHONPATH STRICT_SKIPS
 cd "$scratch/autogradkit"
-make .venv/.installed-test "$@"  # the install: this machine's pip settings and network
+make .venv/.installed-test "$@"  # the install: with the pip settings and network of this machine
 chown -R nobody: "$scratch"
 # the tests: no network but the loopback, as nobody, in an environment of PATH and HOME only
 unshare --net sh -c "ip link set lo up && exec \"\$@\"" sh \
