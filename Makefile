@@ -22,6 +22,12 @@ STAMP_COURSE := $(VENV)/.installed-course
 # .ci/run sets STRICT_SKIPS=1: a test skipped for a reason not in tests/allowed_skips.txt fails
 STAGES := $(PY) tools/run_stages.py $(if $(STRICT_SKIPS),--allowed-skips tests/allowed_skips.txt)
 COURSE ?= notebooks
+# make splits words on spaces: a name with one would become two names
+ifneq ($(word 2,$(ASSIGNMENT)),)
+$(error ASSIGNMENT='$(ASSIGNMENT)' has a space, which make cannot pass on: run the command \
+	itself with the name quoted, e.g. $(VENV)/bin/autogradkit release --course $(COURSE) \
+	'$(ASSIGNMENT)' (grade and report: --assignment '$(ASSIGNMENT)'))
+endif
 
 .PHONY: lab course test test-unit test-notebooks lint bench notebooks release grade report validate clean
 
