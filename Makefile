@@ -103,9 +103,11 @@ report: $(STAMP_LAB)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make report ASSIGNMENT=NAME [ANONYMOUS=1]" >&2; exit 2; }
 	$(AGK) report --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(ANONYMOUS),--anonymous)
 
+# a collected submission runs with its assignment's released files: from COURSE when it is
+# given, else from the course the notebook sits in (a student's copy: the files beside it)
 validate: $(STAMP_LAB)
 	@test -n "$(NB)" || { echo "usage: make validate NB=path/to/notebook.ipynb" >&2; exit 2; }
-	$(AGK) validate $(NB)
+	$(AGK) validate $(NB) $(if $(filter command line environment,$(origin COURSE)),--course $(COURSE))
 
 clean:
 	rm -rf $(VENV) build *.egg-info
