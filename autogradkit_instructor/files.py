@@ -144,17 +144,18 @@ def write_if_changed(path: Path, data: bytes) -> bool:
 
 def mirror(staged: Path, target: Path, names: list[str]) -> None:
     """Make ``target`` hold the files ``names`` of ``staged`` (paths relative to both) and no
-    other file: each written only if its bytes change, any other removed (what an earlier
-    release wrote and this one does not). Editors' and Python's caches (``SKIP``) stay."""
-    for name in names:
-        write_if_changed(target / name, (staged / name).read_bytes())
+    other file: any other is removed first (what an earlier release wrote and this one does
+    not), then each is written only if its bytes change. Editors' and Python's caches
+    (``SKIP``) stay."""
     kept = set(names)
     for path in sorted(target.rglob("*"), reverse=True):  # a folder's files before it
         relative = path.relative_to(target)
-        if SKIP & set(relative.parts) or str(relative) in kept:
+        if SKIP & set(relative.parts):
             continue
         if path.is_dir() and not path.is_symlink():
             if not any(path.iterdir()):
                 path.rmdir()
-        else:
+        elif str(relative) not in kept:
             path.unlink()
+    for name in names:
+        write_if_changed(target / name, (staged / name).read_bytes())

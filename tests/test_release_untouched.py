@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autogradkit_instructor import cli
+from autogradkit_instructor import cli, files
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow(40)]
 
@@ -93,3 +93,18 @@ def test_only_the_edited_notebook_and_the_renamed_file_move(course):
         "source/02_second/02_second.ipynb",
         "release/02_second/02_second.ipynb",
     }
+
+
+def test_a_helper_folder_and_a_helper_file_may_swap_names(tmp_path):
+    staged, target = tmp_path / "staged", tmp_path / "target"
+    (staged / "data").mkdir(parents=True)
+    (staged / "data" / "points.csv").write_text("1,2\n", encoding="utf-8")
+    (staged / "notes").write_text("a file now\n", encoding="utf-8")
+    (target / "notes").mkdir(parents=True)
+    (target / "notes" / "old.txt").write_text("a folder before\n", encoding="utf-8")
+    (target / "data").write_text("a file before\n", encoding="utf-8")
+    (target / ".ipynb_checkpoints").mkdir()
+    files.mirror(staged, target, ["data/points.csv", "notes"])
+    found = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
+    assert found == ["data/points.csv", "notes"]
+    assert (target / ".ipynb_checkpoints").is_dir()  # JupyterLab's, not the release's
