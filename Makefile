@@ -31,8 +31,10 @@ endif
 
 .PHONY: lab course test test-unit test-notebooks lint bench notebooks release grade report validate clean
 
+# a venv that failed half-way (Debian's python3 without python3-venv) is removed: the next
+# make would take it for made
 $(PY):
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); exit 1; }
 	$(PIP) install --quiet --upgrade pip
 
 # the grade extra adds nothing the lab one lacks today; it is named so that it stays so
