@@ -24,6 +24,10 @@ def test_the_script_is_valid_bash_and_its_namespace_block_one_string():
     assert "'" not in inside()  # an apostrophe in a comment would end the string there
 
 
+def test_every_system_font_is_hidden_as_a_fresh_debian_has_none():
+    assert "fc-list : file" in SCRIPT.read_text(encoding="utf-8")  # not only the CJK ones
+
+
 def test_git_is_hidden_after_the_clone():
     text = SCRIPT.read_text(encoding="utf-8")
     programs = re.search(r"^for program in (.*); do$", text, re.M)[1].split()
