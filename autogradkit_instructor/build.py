@@ -114,10 +114,14 @@ def _cell_error(nb, error: CellExecutionError) -> str:
     """The sentence for a cell that raised as the notebook ran: the cell, the error."""
     errors = [c for c in nb.cells if any(o.output_type == "error" for o in c.get("outputs", []))]
     failed = errors[-1]  # nbclient stops at the first cell that may not raise
-    return (
-        f"the cell {failed.id} raised {error.ename}: {error.evalue}\n{failed.source}\n(only a "
-        "cell tagged raises-exception may raise: fix it, or tag it if the error is the lesson)"
+    what_to_do = (
+        "build runs your solution, so the mistake is in checks.py or in the solution"
+        if error.ename == "CheckFailed"
+        else "only a cell tagged raises-exception may raise: fix it, or tag it if the error is "
+        "the lesson"
     )
+    raised = f"the cell {failed.id} raised {error.ename}: {error.evalue}"
+    return f"{raised}\n{failed.source}\n({what_to_do})"
 
 
 def write_notebook(nb, path: Path) -> None:

@@ -49,3 +49,41 @@ def test_build_of_an_assignment_that_is_not_there_names_it(tmp_path, capsys):
     printed = capsys.readouterr().err
     assert "week3" in printed and "Traceback" not in printed
     assert not Path(tmp_path / "source" / "week3").exists()
+
+
+CHECKED = """# %% id="w1-setup"
+import checks
+
+# %% nbgrader={"grade": false, "grade_id": "w1_answer", "locked": false, "solution": true}
+def double(x):
+    ### BEGIN SOLUTION
+    return 2 * x
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "w1_test", "locked": true, "points": 1}
+checks.doubles()
+"""
+BUGGY_CHECKS = '''from autogradkit.grading.checks import Checks
+
+check = Checks(__file__)
+
+
+@check.exercise("double")
+def doubles(obs, double):
+    """Exercise 1: double"""
+    x = float(obs.rng.uniform(1, 2)).round(2)  # the check's own mistake
+    obs.close("double(x)", obs.call(double, x))
+'''
+
+
+@pytest.mark.notebook
+def test_a_check_that_fails_on_the_solution_as_build_runs_it_says_whose_mistake(tmp_path, capsys):
+    folder = tmp_path / "source" / "w1"
+    folder.mkdir(parents=True)
+    (folder / "w1.py").write_text(CHECKED, encoding="utf-8")
+    (folder / "checks.py").write_text(BUGGY_CHECKS, encoding="utf-8")
+    assert cli.main(["build", "--course", str(tmp_path)]) == 1
+    printed = capsys.readouterr().err
+    assert "the cell w1_test raised CheckFailed" in printed
+    assert "'float' object has no attribute 'round'" in printed
+    assert "in checks.py or in the solution" in printed  # not the student's answer
