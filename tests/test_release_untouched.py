@@ -104,7 +104,11 @@ def test_a_helper_folder_and_a_helper_file_may_swap_names(tmp_path):
     (target / "notes" / "old.txt").write_text("a folder before\n", encoding="utf-8")
     (target / "data").write_text("a file before\n", encoding="utf-8")
     (target / ".ipynb_checkpoints").mkdir()
+    (tmp_path / "dataset").mkdir()
+    (tmp_path / "dataset" / "big.csv").write_text("kept\n", encoding="utf-8")
+    (target / "linked").symlink_to(tmp_path / "dataset")  # a link is removed, never followed
     files.mirror(staged, target, ["data/points.csv", "notes"])
+    assert (tmp_path / "dataset" / "big.csv").is_file() and not (target / "linked").exists()
     found = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
     assert found == ["data/points.csv", "notes"]
     assert (target / ".ipynb_checkpoints").is_dir()  # JupyterLab's, not the release's
