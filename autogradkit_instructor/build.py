@@ -4,9 +4,9 @@ An instructor writes ``source/NN_name/NN_name.py`` in Jupytext's percent format:
 starts a code cell, ``# %% [markdown]`` a markdown cell, and the header carries the cell's
 metadata (``id="01-local-gradients"``, ``tags=["topic:T01"]``, ``nbgrader={...}``). ``build``
 gives any new cell an id (written into its header: ``cell_ids``), reads the source, runs it in
-a fresh ``python3`` kernel from its own folder, makes the outputs byte-stable (release's
-``NormaliseOutputs`` step) and writes ``NN_name.ipynb`` beside it. ``release`` then works
-from that.
+a fresh ``python3`` kernel in a scratch copy of its folder, makes the outputs byte-stable
+(release's ``NormaliseOutputs`` step) and writes ``NN_name.ipynb`` beside it, unless the file
+holds those bytes already. ``release`` then works from that.
 
 While it runs, the notebook's checks record what they see on the solution
 (``checks.RECORD_ENV``); ``build`` writes that to ``.expected.json`` beside the notebook, the
@@ -16,6 +16,7 @@ recorded answers that give students instant feedback in practice mode.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -31,7 +32,7 @@ from autogradkit.grading.checks import EXPECTED_FILE, RECORD_ENV, expected_text
 from .cell_ids import assign_ids, cell_id, check_ids
 from .config import GradingConfig
 from .context import Context
-from .files import write_if_changed
+from .files import SKIP, write_if_changed
 from .kernels import kernel_env, local_kernel_manager
 from .steps import NormaliseOutputs
 
@@ -140,21 +141,31 @@ def build_assignments(cfg: GradingConfig) -> dict:
             print(f"{text}: a new cell got the id {new}", file=sys.stderr)
         nb = read_text_source(text)
         target = text.with_suffix(".ipynb")
-        with tempfile.TemporaryDirectory() as scratch:
+        with tempfile.TemporaryDirectory(prefix="autogradkit-build-") as scratch:
+            work = _scratch_copy(text.parent, Path(scratch))
             recorded = Path(scratch) / "records.jsonl"
             recorded.touch()
             try:
-                seconds = execute(nb, text.parent, cfg.timeout, {RECORD_ENV: str(recorded)})
+                seconds = execute(nb, work, cfg.timeout, {RECORD_ENV: str(recorded)})
             except ValueError as error:
                 raise ValueError(f"{text}: {error}") from None
             write_expected(recorded, text.parent / EXPECTED_FILE)
-        nb = NormaliseOutputs()(nb, Context(cfg, target, text.parent))  # as release does
+            nb = NormaliseOutputs()(nb, Context(cfg, target, work))  # as release does
         write_notebook(nb, target)
         written.append(str(target))
         print(f"built {target} ({seconds:.1f} s)", file=sys.stderr)
     if not written:
         raise ValueError(f"no text sources (source/NN/NN.py) under {cfg.course}")
     return {"command": "build", "notebooks": written, "exit_code": 0}
+
+
+def _scratch_copy(folder: Path, scratch: Path) -> Path:
+    """A copy of the assignment's ``folder`` in ``scratch``, where its notebook runs: what the
+    notebook writes as it runs (a saved figure) stays out of ``source/``, and so out of the
+    release."""
+    work = scratch / folder.name
+    shutil.copytree(folder, work, symlinks=True, ignore=shutil.ignore_patterns(*SKIP))
+    return work
 
 
 def give_ids(cfg: GradingConfig) -> dict:

@@ -5,7 +5,7 @@ JupyterHub's file browser) sees only the notebook they edited.
 A scratch course of two assignments, each with a helper data file, is built and released
 with ``cli.main``; then built and released again (nothing may move), then one notebook is
 edited and a helper file renamed (only those and what is made from them may move; the old
-helper leaves the release).
+helper leaves the release). What a notebook writes as it runs reaches neither folder.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ TEXT = """# %% [markdown]
 import numpy as np
 
 print(np.loadtxt("{data}", delimiter=",").sum())
+np.savetxt("made_as_it_ran.csv", [1.0])  # a notebook's by-product, like a saved figure
 """
 
 
@@ -70,6 +71,7 @@ def course(tmp_path_factory) -> Path:
 def test_building_and_releasing_again_rewrites_nothing(course):
     before = _stamps(course)
     assert "release/02_second/data.csv" in before
+    assert not [path for path in before if "made_as_it_ran" in path]  # stays in the scratch
     _build_and_release(course)
     assert _moved(before, _stamps(course)) == set()
 
