@@ -88,7 +88,7 @@ def test_a_python_without_venv_leaves_no_half_made_venv_behind(tmp_path):
         shutil.copy2(ROOT / name, tmp_path / name)
     debian = tmp_path / "python3"  # as Debian's does without python3-venv
     debian.write_text(
-        "#!/bin/sh\nmkdir -p .venv/bin && ln -s /bin/false .venv/bin/python\n"
+        '#!/bin/sh\nmkdir -p .venv/bin && ln -s "$(command -v false)" .venv/bin/python\n'
         "echo 'ensurepip is not available: apt install python3-venv' >&2\nexit 1\n"
     )
     debian.chmod(0o755)
