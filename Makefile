@@ -22,11 +22,19 @@ STAMP_COURSE := $(VENV)/.installed-course
 # .ci/run sets STRICT_SKIPS=1: a test skipped for a reason not in tests/allowed_skips.txt fails
 STAGES := $(PY) tools/run_stages.py $(if $(STRICT_SKIPS),--allowed-skips tests/allowed_skips.txt)
 COURSE ?= notebooks
+# make splits words on spaces: a name with one would become two names
+ifneq ($(word 2,$(ASSIGNMENT)),)
+$(error ASSIGNMENT='$(ASSIGNMENT)' has a space, which make cannot pass on: run the command \
+	itself with the name quoted, e.g. $(VENV)/bin/autogradkit release --course $(COURSE) \
+	'$(ASSIGNMENT)' (grade and report: --assignment '$(ASSIGNMENT)'))
+endif
 
 .PHONY: lab course test test-unit test-notebooks lint bench notebooks release grade report validate clean
 
+# a venv that failed half-way (Debian's python3 without python3-venv) is removed: the next
+# make would take it for made
 $(PY):
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); exit 1; }
 	$(PIP) install --quiet --upgrade pip
 
 # the grade extra adds nothing the lab one lacks today; it is named so that it stays so
@@ -97,9 +105,11 @@ report: $(STAMP_LAB)
 	@test -n "$(ASSIGNMENT)" || { echo "usage: make report ASSIGNMENT=NAME [ANONYMOUS=1]" >&2; exit 2; }
 	$(AGK) report --assignment $(ASSIGNMENT) --course $(COURSE) $(if $(ANONYMOUS),--anonymous)
 
+# a collected submission runs with its assignment's released files: from COURSE when it is
+# given, else from the course the notebook sits in (a student's copy: the files beside it)
 validate: $(STAMP_LAB)
 	@test -n "$(NB)" || { echo "usage: make validate NB=path/to/notebook.ipynb" >&2; exit 2; }
-	$(AGK) validate $(NB)
+	$(AGK) validate $(NB) $(if $(filter command line environment,$(origin COURSE)),--course $(COURSE))
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import jupytext
 
-__all__ = ["ID", "HEADER", "MAX_WORDS", "slug", "assign_ids", "cell_id", "check_ids"]
+__all__ = ["ID", "HEADER", "MAX_WORDS", "slug", "id_prefix", "assign_ids", "cell_id", "check_ids"]
 
 ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # nbformat 4.5's rule for a cell id
 HEADER = re.compile(r"^# %%( \[markdown\])?(?=$| )")
@@ -43,6 +43,14 @@ def slug(cell, prefix: str) -> str:
     return "-".join([prefix, *words[:MAX_WORDS]]) if words else f"{prefix}-cell"
 
 
+def id_prefix(name: str) -> str:
+    """What the new ids of assignment ``name``'s cells start with: its first run of ASCII
+    letters and digits (``08_my_quiz``: ``08``; ``week3_chain-rule``: ``week3``), else ``nb``
+    (``作业一``): nbformat's ids are ASCII."""
+    found = re.search(r"[A-Za-z0-9]+", name)
+    return found[0][:20] if found else "nb"
+
+
 def assign_ids(path: Path) -> list[str]:
     """Give every cell of the text source ``path`` that has neither an ``id`` nor a
     ``grade_id`` a new id, written into its header; return the new ids (none: file untouched).
@@ -62,7 +70,7 @@ def assign_ids(path: Path) -> list[str]:
     for line_number, cell in zip(headers, nb.cells):
         if cell_id(cell) is not None:
             continue
-        base = slug(cell, Path(path).stem[:2])[:60]
+        base = slug(cell, id_prefix(Path(path).stem))[:60]
         chosen, number = base, 2
         while chosen in taken:
             chosen, number = f"{base}-{number}", number + 1

@@ -2,7 +2,8 @@
 or a device, never the notebook's solutions, never a file that would hide a module.
 
 The grader copies a submission's files (and the instructor's) into each kernel's folder with
-``copy_files``; the release copies an assignment's files into the student version with it.
+``copy_files``; the release copies an assignment's files into the student version with it,
+then ``mirror``s them into the release folder, touching only the files whose bytes change.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from .untrusted import MAX_NOTES
 
-__all__ = ["SKIP", "BLOCK", "ANOTHERS", "copy_files", "module_name"]
+__all__ = ["SKIP", "BLOCK", "ANOTHERS", "copy_files", "module_name", "write_if_changed", "mirror"]
 
 SKIP = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
 BLOCK = 4096  # what a file costs the disk budget at least, as it costs a file system
@@ -126,3 +127,35 @@ def _copy_regular(source: Path, destination: Path) -> None:
 def _kind(mode: int) -> str:
     kinds = ((stat.S_ISLNK, "symlink"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"))
     return next((name for test, name in kinds if test(mode)), "device")
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` unless the file holds it already; True when written.
+
+    An unchanged file keeps its modification time, so building or releasing again shows
+    nobody (git, make, rsync, a file browser) a change that is not there.
+    """
+    if path.is_file() and path.read_bytes() == data:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return True
+
+
+def mirror(staged: Path, target: Path, names: list[str]) -> None:
+    """Make ``target`` hold the files ``names`` of ``staged`` (paths relative to both) and no
+    other file: any other is removed first (what an earlier release wrote and this one does
+    not), then each is written only if its bytes change. Editors' and Python's caches
+    (``SKIP``) stay."""
+    kept = set(names)
+    for path in sorted(target.rglob("*"), reverse=True):  # a folder's files before it
+        relative = path.relative_to(target)
+        if SKIP & set(relative.parts):
+            continue
+        if path.is_dir() and not path.is_symlink():
+            if not any(path.iterdir()):
+                path.rmdir()
+        elif str(relative) not in kept:
+            path.unlink()
+    for name in names:
+        write_if_changed(target / name, (staged / name).read_bytes())

@@ -11,6 +11,7 @@ catalog (``checks.zh-CN.po``).
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -25,6 +26,7 @@ from .steps.strip_hidden_tests import BEGIN, END
 
 __all__ = [
     "release_assignments",
+    "release_folder",
     "release_files",
     "released_text",
     "release_notebook",
@@ -45,12 +47,29 @@ def release_assignments(cfg: GradingConfig) -> dict:
         if not _translated(folder, language):
             raise FileNotFoundError(f"{name} has no {language} translation ({name}.{language}.md)")
         target = course.release_root(cfg.course, language) / name
-        release_files(folder, target, language)
-        for path in sorted(folder.glob("*.ipynb")):
-            release_notebook(path, target / path.name, cfg)
-            written.append(str(target / path.name))
-            print(f"released {target / path.name}", file=sys.stderr)
+        for notebook in release_folder(folder, target, cfg):
+            written.append(str(notebook))
+            print(f"released {notebook}", file=sys.stderr)
     return {"command": "release", "notebooks": written, "exit_code": 0}
+
+
+def release_folder(folder: Path, target: Path, cfg: GradingConfig) -> list[Path]:
+    """Release the assignment ``folder`` into ``target``; its released notebooks.
+
+    The release is made in a scratch folder, where the student versions run; ``target`` then
+    gets what changed (``files.mirror``): an unchanged file keeps its bytes and its
+    modification time, a helper file gone from ``folder`` leaves, and what a kernel wrote as
+    it ran never arrives.
+    """
+    notebooks = [p.name for p in sorted(folder.glob("*.ipynb"))]
+    with tempfile.TemporaryDirectory(prefix="autogradkit-release-") as scratch:
+        staged = Path(scratch) / target.name
+        release_files(folder, staged, cfg.language)
+        helpers = sorted(str(p.relative_to(staged)) for p in staged.rglob("*") if p.is_file())
+        for notebook in notebooks:
+            release_notebook(folder / notebook, staged / notebook, cfg)
+        files.mirror(staged, target, helpers + notebooks)
+    return [target / notebook for notebook in notebooks]
 
 
 def release_files(folder: Path, target: Path, language: str = "en") -> None:

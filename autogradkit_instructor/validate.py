@@ -13,7 +13,7 @@ from . import cells, course, files, pipeline, sandbox
 from .config import GradingConfig
 from .context import Context
 from .kernels import KernelPool, sandbox_backend
-from .notebooks import read_notebook
+from .notebooks import UnreadableNotebook, read_notebook
 from .session import imported_names
 from .steps import CheckLockedCells
 
@@ -109,7 +109,10 @@ def validate_notebook(cfg: GradingConfig) -> dict:
     locked cell was changed.
     """
     path = Path(cfg.notebook)
-    nb = read_notebook(path)
+    try:
+        nb = read_notebook(path)
+    except UnreadableNotebook as error:
+        raise UnreadableNotebook(f"{path}: {error}") from None
     language = i18n.notebook_language(nb)
     with tempfile.TemporaryDirectory(prefix="autogradkit-validate-") as scratch:
         workdir, missing = _working_folder(cfg, path, nb, language, Path(scratch))

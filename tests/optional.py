@@ -7,6 +7,7 @@ where the probe fails:
     pytestmark = pytest.mark.needs("chromium")        # a module, a class or a test
     torch = import_or_skip("torch")                   # a module that imports it
     skip_unless("bubblewrap")                         # in a fixture
+    skip_module_unless("git")                         # before a module's collection needs it
 
 tests/conftest.py reads the ``needs`` marker. ``.ci/run`` installs every package and fails on
 any skip outside tests/allowed_skips.txt, so CI runs every one of these tests;
@@ -91,6 +92,14 @@ def _nbgrader() -> str | None:
     return None if nbgrader_python() else "nbgrader is not installed"
 
 
+def _git() -> str | None:
+    """git, and this checkout a clone: the tests that read every tracked file list them."""
+    if shutil.which("git") is None:
+        return "git is not installed"
+    inside = subprocess.run(["git", "-C", str(ROOT), "ls-files", "README.md"], capture_output=True)
+    return None if inside.stdout.strip() else "this folder is not a git clone"
+
+
 def _torch() -> str | None:
     return None if importlib.util.find_spec("torch") else "torch is not installed"
 
@@ -102,6 +111,7 @@ PACKAGES = {
     "chromium": ("Chromium and playwright", _chromium, "install_browser.sh"),
     "cjk_font": ("a CJK font in the browser", _cjk_font, "install_fonts.sh"),
     "nbgrader": ("nbgrader's own validator", _nbgrader, "install_nbgrader.sh"),
+    "git": ("git, to list the repository's tracked files", _git, "install_git.sh"),
     "torch": ("PyTorch, the parity oracle", _torch, "install_torch.sh"),
 }
 
@@ -126,3 +136,11 @@ def import_or_skip(module: str):
     if reason := missing(module):
         pytest.skip(reason, allow_module_level=True)
     return importlib.import_module(module)
+
+
+def skip_module_unless(*names: str) -> None:
+    """Skip the whole test module that asks, unless every package of ``names`` can be used
+    (for a module whose collection already needs one)."""
+    for name in names:
+        if reason := missing(name):
+            pytest.skip(reason, allow_module_level=True)

@@ -36,6 +36,8 @@ from pathlib import Path
 
 import pytest
 
+from .optional import skip_module_unless
+
 ROOT = Path(__file__).resolve().parents[1]
 KIT = ("autogradkit", "autogradkit_instructor")
 KIT_DIRS = tuple(f"{package}/" for package in KIT)
@@ -246,6 +248,7 @@ def texts() -> dict[str, str]:
     return found
 
 
+skip_module_unless("git")  # the texts are those of the tracked files
 TEXTS = texts()
 
 

@@ -71,3 +71,25 @@ def test_release_makes_the_zh_tw_texts_from_zh_cn_first(course):
     released = [i for i, line in enumerate(lines) if "autogradkit release" in line]
     assert made and released and made[0] < released[0]
     assert f"--course {course}" in lines[made[0]]
+
+
+def test_a_name_with_a_space_is_refused_with_the_command_that_takes_it(course):
+    """make splits words on spaces: ``week 3`` would release ``week`` and ``3``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}
+    for target in ("release", "notebooks", "grade", "report"):
+        command = ["make", "-n", f"COURSE={course}", target, "ASSIGNMENT=week 3"]
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+        assert done.returncode != 0 and "autogradkit" not in done.stdout, target
+        assert "ASSIGNMENT='week 3'" in done.stderr and "--assignment 'week 3'" in done.stderr
+
+
+def test_validate_looks_in_the_course_make_is_pointed_at(course):
+    """``COURSE=DIR`` points every target at DIR: ``validate`` finds a collected submission's
+    released files there; without it, in the course the notebook sits in."""
+    assert planned(course, "validate", "NB=hand-in/ann.ipynb") == [
+        ["validate", "hand-in/ann.ipynb", "--course", str(course)]
+    ]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS", "COURSE"))}
+    command = ["make", "-n", "--no-print-directory", "validate", "NB=hand-in/ann.ipynb"]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.split()[-2:] == ["validate", "hand-in/ann.ipynb"]

@@ -77,3 +77,28 @@ def test_each_instructor_command_runs_as_written(scratch_project):
     assert "alice" in gradebook
     assert list((course / "feedback" / "alice" / ASSIGNMENT).glob("*.html"))
     assert "data:image/png;base64," in (course / "grades" / ASSIGNMENT / "report.html").read_text()
+
+
+def test_a_python_without_venv_leaves_no_half_made_venv_behind(tmp_path):
+    """Debian's python3 makes venvs only with its python3-venv package: without it, ``python3
+    -m venv`` fails after making ``.venv/bin/python``. That half venv must go, or the next
+    ``make course`` (python3-venv installed) skips the venv and fails with "No module named
+    pip"."""
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy2(ROOT / name, tmp_path / name)
+    debian = tmp_path / "python3"  # as Debian's does without python3-venv
+    debian.write_text(
+        '#!/bin/sh\nmkdir -p .venv/bin && ln -s "$(command -v false)" .venv/bin/python\n'
+        "echo 'ensurepip is not available: apt install python3-venv' >&2\nexit 1\n"
+    )
+    debian.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}
+    done = subprocess.run(
+        ["make", "course", f"PYTHON={debian}"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0 and "python3-venv" in done.stderr
+    assert not (tmp_path / ".venv").exists()

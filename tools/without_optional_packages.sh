@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # `make test` as a new user runs it: on a fresh clone of HEAD, with every optional system
-# package out of sight (bubblewrap, Podman, Chromium, the system's CJK fonts, nbgrader, torch),
-# even where this machine has them. It must end with 0 failed; the tests that need a package
-# are skipped, and the skips are listed at the end, grouped by reason.
+# package out of sight (bubblewrap, Podman, Chromium, the system's fonts, nbgrader, torch,
+# git), even where this machine has them, and none of this machine's state. It must end with
+# 0 failed; the tests that need a package are skipped, and the skips are listed at the end,
+# grouped by reason.
 #
 # The packages are hidden, not removed: in a private mount namespace (unshare, as root) each
 # of their programs and font files is covered by /dev/null (not executable, not a font), and
-# fontconfig, matplotlib, IPython and Jupyter start from empty caches and settings. The
-# clone's venv is made by `make test`, so it holds no torch; the clone has no .venv/nbgrader.
-# Nothing outside the namespace changes. Usage, from anywhere (as root, or through sudo):
+# fontconfig starts from an empty system cache. The clone's venv is made by make (from
+# Debian's python3 unless PYTHON=... says otherwise, with this machine's way to packages: its
+# pip settings and network), so it holds no torch and no nbgrader. Then the tests run as a
+# new user would run them: as an unprivileged user (nobody), with an empty home (no caches,
+# no settings of pip, matplotlib, IPython or Jupyter), no locale (LANG and LC_* unset), PATH
+# a fresh Debian's, and no network but the loopback. Nothing outside the namespace changes.
+# Usage, from anywhere (as root, or through sudo):
 #   tools/without_optional_packages.sh [MAKE_VARIABLES...]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,16 +24,17 @@ fi
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 git clone --quiet "$here" "$scratch/autogradkit"
-mkdir -p "$scratch"/{cache,mpl,ipython,jupyter,fontconfig}
+mkdir -p "$scratch"/{home,fontconfig}
 
-# what a machine may have and make test must not need: these programs, and Chinese fonts
-for program in bwrap podman chromium chromium-browser; do
+# what a machine may have and make test must not need: these programs, and any system font
+# (a fresh Debian has none: matplotlib draws with its own, the zh editions with the kit's)
+for program in bwrap podman chromium chromium-browser git; do
   if path="$(command -v "$program")"; then
     printf '%s\n' "$path" "$(readlink -f "$path")"
   fi
 done > "$scratch/hidden"
 if command -v fc-list >/dev/null; then
-  fc-list ':lang=zh-cn' file | sed 's/: *$//' >> "$scratch/hidden"
+  fc-list : file | sed 's/: *$//' >> "$scratch/hidden"
 fi
 
 inside='
@@ -38,11 +44,15 @@ sort -u "$scratch/hidden" | while IFS= read -r path; do
   if [ -e "$path" ]; then mount --bind /dev/null "$path"; echo "hidden: $path"; fi
 done
 if [ -d /var/cache/fontconfig ]; then mount --bind "$scratch/fontconfig" /var/cache/fontconfig; fi
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin  # as on a fresh Debian
 unset NBGRADER NBGRADER_PYTHON MPLBACKEND VIRTUAL_ENV PYTHONPATH STRICT_SKIPS
-export XDG_CACHE_HOME="$scratch/cache" MPLCONFIGDIR="$scratch/mpl" IPYTHONDIR="$scratch/ipython"
-export JUPYTER_CONFIG_DIR="$scratch/jupyter/config" JUPYTER_DATA_DIR="$scratch/jupyter/data"
 cd "$scratch/autogradkit"
-make test "$@"
+make .venv/.installed-test "$@"  # the install: with the pip settings and network of this machine
+chown -R nobody: "$scratch"
+# the tests: no network but the loopback, as nobody, in an environment of PATH and HOME only
+unshare --net sh -c "ip link set lo up && exec \"\$@\"" sh \
+  setpriv --reuid=nobody --regid=nogroup --clear-groups \
+  env -i PATH="$PATH" HOME="$scratch/home" make test "$@"
 '
 set +e
 unshare --mount --propagation private bash -c "$inside" inside "$scratch" "$@" 2>&1 \

@@ -93,3 +93,16 @@ def test_the_ids_command_writes_the_ids_of_the_named_assignment(tmp_path):
     path = _write(folder, SOURCE)
     assert cli.main(["ids", "--course", str(tmp_path), "01_demo"]) == 0
     assert 'id="01-import-numpy-as-np"' in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("name", "prefix"),
+    [("08_my_quiz", "08"), ("week3_chain-rule", "week3"), ("作业一", "nb"), ("第3周", "3")],
+)
+def test_an_assignment_of_any_name_gets_ids_its_notebook_can_hold(tmp_path, name, prefix):
+    """nbformat's ids are ASCII: a Chinese title or assignment name must not leak into them."""
+    text = tmp_path / f"{name}.py"
+    text.write_text("# %% [markdown]\n# # 第一课：梯度\n\n# %%\nx = 1\n", encoding="utf-8")
+    given = assign_ids(text)
+    assert [i.split("-")[0] for i in given] == [prefix, prefix]
+    assert [cell.id for cell in read_text_source(text).cells] == given

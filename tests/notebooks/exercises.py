@@ -9,6 +9,10 @@ A translated notebook (``checks.<language>.po`` beside its checks) is judged in 
 languages too: the same verdicts, and every failing line in the student's language. The
 reference is the English solution: each other edition's solutions give the very same records
 (``assert_observed_alike``), so judging against them too would repeat every verdict.
+
+The assignments are those of ``notebooks/``, or of the course folder ``AUTOGRADKIT_COURSE``
+names (as ``COURSE=DIR`` does for make). A check runs in its notebook's folder, as it does in
+the notebook, so it finds the assignment's data files by their names.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import functools
 import importlib.util
 import io
 import json
+import os
 import re
 from pathlib import Path
 
@@ -29,7 +34,8 @@ from autogradkit.grading.observations import judge_record
 from autogradkit_instructor import cells, translate
 from autogradkit_instructor.build import read_text_source
 
-COURSE = Path(__file__).resolve().parents[2] / "notebooks" / "source"
+COURSE = Path(os.environ.get("AUTOGRADKIT_COURSE", Path(__file__).parents[2] / "notebooks"))
+COURSE = COURSE.resolve() / "source"
 SEEDS = (None, 11, 2024, 987654321)  # None: the practice seed; the others as grading draws them
 
 
@@ -115,9 +121,21 @@ def observed(check, seed, answers: dict, records: dict = RECORDS):
     values = tuple(answers[name] for name in check.answers)
     key = (id(check), seed, tuple(map(id, values)))
     if key not in records:  # the entry holds check and values, so their ids stay theirs
-        record = check.observe(seed=seed, **dict(zip(check.answers, values)))
+        with _in_folder(check.owner.folder):  # where the notebook runs it
+            record = check.observe(seed=seed, **dict(zip(check.answers, values)))
         records[key] = ((check, values), record)
     return records[key][1]
+
+
+@contextlib.contextmanager
+def _in_folder(folder: Path):
+    """Run the block in ``folder`` (``contextlib.chdir`` is Python 3.11's)."""
+    before = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
 
 
 def verdicts(check, reference: dict, answers: dict, seeds=SEEDS, tr=i18n.ENGLISH) -> list:

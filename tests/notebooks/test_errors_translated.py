@@ -55,6 +55,7 @@ def test_the_chinese_start_notebook_links_it(language):
     assert LINKS[language] in source.read_text(encoding="utf-8")
 
 
+@pytest.mark.needs("git")  # the tracked pages
 def test_every_markdown_page_in_chinese_renders_as_written():
     """The checks translate --check runs on the notebooks' prose, on every tracked .md page."""
     root = COURSE.parent
