@@ -884,12 +884,12 @@ sys.addaudithook(_audit)
 
 
 @contextmanager
-def kit_calls(*allowed: str, package: str = "autogradkit") -> Iterator[list[str]]:
+def kit_calls(*allowed: str, package: str | tuple[str, ...] = "autogradkit") -> Iterator[list[str]]:
     """The kit's functions that code outside the kit called in the block (by qualified name,
     ``"walk"``, ``"SGD.step"``), other than ``allowed`` (a qualified name, or a method or
     property name of any class: ``"name"``, ``"grad_fn"``), sorted: judge with
     ``obs.holds(..., calls, "empty")``. ``package`` narrows what counts
-    (``"autogradkit.optim"``: the library's optimizers only).
+    (``"autogradkit.optim"``: the library's optimizers only; a tuple: any of them).
 
     It watches what runs, not names: a reference kept before the check, an import inside the
     answer, a private helper and a public one all show, and so does a call into the package
@@ -904,8 +904,9 @@ def kit_calls(*allowed: str, package: str = "autogradkit") -> Iterator[list[str]
         >>> calls
         ['walk']
     """
-    root = KIT.joinpath(*package.split(".")[1:])
-    inside, machinery = str(root) + os.sep if root.is_dir() else str(root), str(KIT / "grading")
+    roots = [KIT.joinpath(*name.split(".")[1:]) for name in _names(package)]
+    inside = tuple(str(root) + os.sep if root.is_dir() else str(root) for root in roots)
+    machinery = str(KIT / "grading")
     seen, tampered = set(), set()
 
     def profile(frame, event, arg):
@@ -931,6 +932,10 @@ def kit_calls(*allowed: str, package: str = "autogradkit") -> Iterator[list[str]
         threading.setprofile(previous_threads)
         sys.setprofile(previous)
         found.extend(sorted(q for q in seen if not _allowed(q, allowed)) + sorted(tampered))
+
+
+def _names(package: str | tuple[str, ...]) -> tuple[str, ...]:
+    return (package,) if isinstance(package, str) else tuple(package)
 
 
 def _allowed(qualname: str, allowed: tuple[str, ...]) -> bool:
