@@ -206,6 +206,8 @@ class _Bundle:
         cells = zip(fn.__code__.co_freevars, fn.__closure__ or ())
         item["closure"] = [self.crossing(name, cell.cell_contents) for name, cell in cells]
         scope = fn.__globals__
+        if type(scope) is not dict or any(type(key) is not str for key in scope):
+            scope = {}  # a key that is no exact str runs its __eq__ at a lookup: none is made
         for name in sorted(code_names(fn.__code__)):
             if name not in self.globals and dict.__contains__(scope, name):  # a dict's own
                 self.globals[name] = {"unavailable": name}  # until known: a cycle ends here

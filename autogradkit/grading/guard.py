@@ -11,6 +11,8 @@ it found changed:
   ``checks`` module (a patched ``numpy.allclose`` passes everything), those modules swapped in
   ``sys.modules``, and names of check functions rebound in the notebook (``check_close = ...``).
 
+* keys that are not names: a ``str`` subclass among the notebook's or a watched module's names
+  runs its ``__eq__`` at each lookup it meets (the test cell's ``checks``), after the reset;
 * **the check machinery itself**: every global of the check API's modules
   (``autogradkit.grading.*``: a kept ``_spare``, a shadowed ``isinstance``), every attribute of
   the classes they hold (``ByHand.__call__`` made to run the answer in the kernel, where
@@ -74,6 +76,7 @@ CHANGES = {  # what reset reports: a kind, and a name that fills the sentence
     "module": "sys.modules[{!r}] was replaced",
     "check_name": "the name {} was rebound in the notebook",
     "global": "the name {} no longer held what the notebook imported as it",
+    "key": "a key that is not a plain str was put among the names of {}",
 }
 _saved: dict = {}
 
@@ -102,7 +105,7 @@ def install(shell, imports: dict[str, str] | None = None) -> None:
 
 def reset() -> list[list[str]]:
     """Restore everything ``install`` saw; return what had been changed, as [kind, name]."""
-    found = _reset_shell(_saved["shell"]) + _reset_modules()
+    found = _reset_keys() + _reset_shell(_saved["shell"]) + _reset_modules()
     for module_name, members in _saved["modules"].items():
         module = sys.modules.get(module_name)
         for name, original in members.items():
@@ -112,6 +115,31 @@ def reset() -> list[list[str]]:
     namespace = _saved["shell"].user_ns
     found += _reset_machinery() + _reset_check_names(namespace) + _reset_globals(namespace)
     by_hand.end_spare()  # the next by-hand check starts an interpreter of its own
+    return found
+
+
+_removed: list = []  # keys taken out of namespaces, kept alive: no __del__ of theirs runs here
+
+
+def _reset_keys() -> list[list[str]]:
+    """Take every key that is not an exact ``str`` out of the namespaces names are looked up in
+    (the notebook's, and each watched module's): a ``str`` subclass whose hash is a name's runs
+    its ``__eq__`` at every lookup of that name, the test cell's and the checks' own, after this
+    reset. Done first, and without comparing or hashing such a key."""
+    found = []
+    spaces = {"__main__": _saved["shell"].user_ns}
+    modules = [sys.modules.get(name) for name in _saved["modules"]]
+    modules += [owner for owner, _, _ in _saved["machinery"].values()]
+    for module in modules:
+        if type(module) is types.ModuleType:
+            spaces.setdefault(module.__name__, vars(module))
+    for name, namespace in spaces.items():
+        if type(namespace) is dict and any(type(key) is not str for key in namespace):
+            kept = [(key, value) for key, value in namespace.items() if type(key) is str]
+            _removed.extend(key for key in namespace if type(key) is not str)
+            namespace.clear()
+            namespace.update(kept)
+            found.append(["key", name])
     return found
 
 

@@ -13,7 +13,10 @@ closed by a principle, never by a list of its names:
   checks modules and their checks, as it keeps names.
 * **A name that runs code**: a ``str`` subclass as the answer's ``__qualname__`` ran the
   student's ``__format__`` in the kernel while the answer was bundled (after the guard), which
-  put the answer back in the kernel. The bundle reads only exact ``str``.
+  put the answer back in the kernel. The bundle reads only exact ``str``. A ``str`` subclass
+  as a *key* among the notebook's names (or the answer's globals) runs its ``__eq__`` at any
+  lookup of a name with its hash: the guard takes such keys out of every namespace it
+  watches, the bundle ignores globals that hold one.
 * **Recursion the call graph does not see, under a limit kept from an earlier cell**: a
   method that calls itself through ``self`` and ``from sys import setrecursionlimit`` at the
   top of the notebook. The limit now holds while the answer runs, by any route.
@@ -228,6 +231,41 @@ def slope_with_a_helper_class(x):
 def test_the_by_hand_bundle_runs_no_name_of_the_students(shortcut, restored):
     check, reference = _slope_check()
     call = by_hand.ByHand.__call__
+    assert_refused(check, reference, "", slope=shortcut)
+    assert by_hand.ByHand.__call__ is call
+
+
+class Key(str):
+    """A key among a namespace's names with the hash of ``name``: a lookup of ``name`` that meets
+    it runs ``__eq__``, which puts the answer back in the kernel."""
+
+    def __eq__(self, other):
+        by_hand.ByHand.__call__ = lambda self, *args, **kwargs: self.answer(*args, **kwargs)
+        return False
+
+    __hash__ = str.__hash__
+
+
+def test_a_key_that_runs_code_at_a_lookup_is_taken_out_by_the_guard(restored):
+    check, reference = _slope_check()
+    shell, call = _shell(), by_hand.ByHand.__call__
+    shell.user_ns.update(__builtins__=__builtins__)
+    shell.user_ns[Key("slope_by_hand")] = None  # first where a lookup of the name probes
+    shell.user_ns["slope_by_hand"] = check  # (this insertion met the key too)
+    by_hand.ByHand.__call__ = call
+    guard.install(shell)
+    report = guard.reset()  # the grader, before the test cell
+    assert ["key", "__main__"] in report
+    exec("slope_by_hand", shell.user_ns)  # the test cell's lookup of the check
+    assert_refused(check, reference, "", slope=slope_by_autograd)
+
+
+def test_a_key_among_the_answers_globals_runs_nothing_while_bundling(restored):
+    check, reference = _slope_check()
+    call = by_hand.ByHand.__call__
+    scope = {"__builtins__": __builtins__, Key("agk"): None, "agk": agk}
+    by_hand.ByHand.__call__ = call  # making the dict met the key already
+    shortcut = type(slope_by_autograd)(slope_by_autograd.__code__, scope, "slope")
     assert_refused(check, reference, "", slope=shortcut)
     assert by_hand.ByHand.__call__ is call
 
