@@ -193,17 +193,21 @@ class _Bundle:
         """``{"function": key}``, the function's code and closure gathered under ``key``."""
         if id(fn) in self.keys:
             return {"function": self.keys[id(fn)]}
-        key = self.keys[id(fn)] = f"{fn.__qualname__}#{len(self.keys)}"
-        _keep_source(fn.__code__.co_filename, self.sources)
+        # names read as exact str only: a str subclass's __format__ or __eq__ would run here
+        key = self.keys[id(fn)] = f"{_text(fn.__qualname__)}#{len(self.keys)}"
+        _keep_source(_text(fn.__code__.co_filename), self.sources)
         item = {"code": base64.b64encode(marshal.dumps(fn.__code__)).decode()}
         try:
             item |= {"defaults": _encode(fn.__defaults__), "kwdefaults": _encode(fn.__kwdefaults__)}
         except TypeError:  # a tensor, a complex number: refused when the answer is rebuilt
-            item |= {"defaults": None, "kwdefaults": None, "refused": f"{fn.__name__}'s defaults"}
+            name = _text(fn.__name__)
+            item |= {"defaults": None, "kwdefaults": None, "refused": f"{name}'s defaults"}
         self.functions[key] = item
         cells = zip(fn.__code__.co_freevars, fn.__closure__ or ())
         item["closure"] = [self.crossing(name, cell.cell_contents) for name, cell in cells]
         scope = fn.__globals__
+        if type(scope) is not dict or any(type(key) is not str for key in scope):
+            scope = {}  # a key that is no exact str runs its __eq__ at a lookup: none is made
         for name in sorted(code_names(fn.__code__)):
             if name not in self.globals and dict.__contains__(scope, name):  # a dict's own
                 self.globals[name] = {"unavailable": name}  # until known: a cycle ends here
@@ -243,7 +247,7 @@ def _text(value) -> str:
 
 
 def _keep_source(filename: str, sources: dict) -> None:
-    lines = linecache.getlines(filename)
+    lines = linecache.getlines(filename) if filename else []
     if lines:
         sources[filename] = lines
 
@@ -258,9 +262,13 @@ def code_names(code: types.CodeType) -> set[str]:
 
 
 def _class(name: str, cls: type) -> dict:
-    """A class of the notebook crosses over as its source."""
+    """A class of the notebook crosses over as its source (found by inspect, which compares and
+    formats the class's names and its module's file: each must be an exact ``str``)."""
     module = sys.modules.get(_text(vars(cls).get("__module__")))
     if type(module) is not types.ModuleType:  # inspect would ask it for its file
+        return {"unavailable": name}
+    names = (cls.__name__, cls.__qualname__, vars(module).get("__file__", ""))
+    if any(type(text) is not str for text in names):
         return {"unavailable": name}
     try:
         return {"source": inspect.getsource(cls), "filename": f"<class {cls.__name__}>"}

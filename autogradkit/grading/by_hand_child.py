@@ -11,9 +11,10 @@ audit hook is installed (``sys.addaudithook``: a hook cannot be removed, not by 
 not by the student's code). It allows imports of the standard library and NumPy only, file
 opens for reading under their folders only, and refuses starting processes, sockets, ctypes
 and the garbage collector's object lists. Its numbers are machine floats: no complex, exact or
-decimal numbers, with which a difference quotient is exact. So no route to the kit's
-differentiation exists here: not a name, not a reference kept before the check, not an import
-inside the function.
+decimal numbers, with which a difference quotient is exact. NumPy is arithmetic on arrays: its
+polynomial modules, which differentiate for you (``polyder``, ``Polynomial.deriv``), are taken
+out. So no route to the kit's differentiation exists here: not a name, not a reference kept
+before the check, not an import inside the function.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ REFUSED_IMPORTS |= {"socket", "_socket", "pty", "mmap"}
 # numbers by hand are machine floats: complex ones (a complex step) and exact or decimal ones
 # (a difference quotient at h = 1e-40, off by h**2) make a difference quotient exact
 REFUSED_IMPORTS |= {"cmath", "fractions", "decimal", "_decimal", "_pydecimal", "statistics"}
+# NumPy's polynomial algebra differentiates and integrates for you (np.polyder,
+# np.polynomial.Polynomial(...).deriv()): by hand, NumPy is arithmetic on arrays
+POLYNOMIAL_MODULES = ("numpy.polynomial", "numpy.lib._polynomial_impl")
 NUMERIC_KINDS = "biufc"
 REAL_KINDS = "biuf"  # what crosses into the by-hand interpreter: no complex numbers
 CONSTANT_TYPES = (type(None), type(...), bool, int, float, str, bytes, tuple, frozenset)
@@ -72,9 +76,12 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str):
 
     def hook(event: str, args: tuple) -> None:
         if event == "import":
-            top = str(args[0]).split(".")[0]
+            name = str(args[0])
+            top = name.split(".")[0]
             if top != "numpy" and (top not in sys.stdlib_module_names or top in REFUSED_IMPORTS):
-                refuse(f"import {args[0]}")
+                refuse(f"import {name}")
+            if name.startswith(POLYNOMIAL_MODULES):
+                refuse("NumPy's polynomials")
         elif event == "open":
             path, mode, flags = args[0], str(args[1] or "r"), args[2] if len(args) > 2 else 0
             if not isinstance(path, str):
@@ -171,6 +178,22 @@ class Unavailable:
 REAL_BUILTINS = {**vars(builtins), "complex": Unavailable("complex numbers")}
 
 
+def without_polynomials() -> None:
+    """Take NumPy's polynomial functions and classes (each polynomial module's ``__all__``) out
+    of every NumPy module that holds them; ``numpy.polynomial`` is imported on first use, which
+    the audit hook refuses."""
+    taken = set()
+    for name in POLYNOMIAL_MODULES:
+        module = sys.modules.get(name)
+        taken |= {id(vars(module)[n]) for n in getattr(module, "__all__", ()) if n in vars(module)}
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] != "numpy" or not isinstance(module, types.ModuleType):
+            continue
+        for attribute, found in list(vars(module).items()):
+            if id(found) in taken:
+                setattr(module, attribute, Unavailable("NumPy's polynomials"))
+
+
 def real(code: types.CodeType) -> types.CodeType:
     """``code``, if every constant it and the code nested in it hold is real; else it refuses
     (a complex constant, ``1j``, is the start of complex-step differentiation)."""
@@ -254,6 +277,7 @@ def main() -> None:
     if limit:  # counted from here, so that the check's limit means the answer's own depth
         sys.setrecursionlimit(len(traceback.extract_stack()) + 8 + int(limit))
     sys.setrecursionlimit = Unavailable("sys.setrecursionlimit")
+    without_polynomials()
     sys.addaudithook(_audit_hook(*_readable_roots()))  # before a class body of the answer runs
     try:
         answer = rebuild(bundle)

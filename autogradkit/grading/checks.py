@@ -807,46 +807,89 @@ def kit_names(answer) -> list[str]:
 def recursion_limit(depth: int) -> Iterator[list[int]]:
     """Run the block with room for ``depth`` more nested calls than here, and
     ``sys.setrecursionlimit`` refused; yields a list that gets the limit found at the end,
-    counted from here (observe it: a limit raised through a kept reference shows)."""
+    counted from here.
+
+    The limit holds while the block runs, whatever route changes it (a setter kept before the
+    check, ``from sys import setrecursionlimit``): at every call a profiler puts it back, so a
+    walk that recurses runs out of room as it would have. A change of the limit, or a profiler
+    replaced in the block (by any route: the audit hook sees it), ends the check as refused.
+    (Running out of room removes the profiler too, as Python does on an error inside it.)"""
     here = len(traceback.extract_stack())
-    previous, setter = sys.getrecursionlimit(), sys.setrecursionlimit
+    previous, setter, limit = sys.getrecursionlimit(), sys.setrecursionlimit, here + depth
     found: list[int] = []
+    changed: list[int] = []
 
     def refused(limit):
         raise BuildItYourself("this exercise asks you to do it without recursion")
 
-    setter(here + depth)
+    def watching(outer):
+        def watch(frame, event, arg):
+            if event == "call" and sys.getrecursionlimit() != limit:
+                changed.append(sys.getrecursionlimit())
+                with contextlib.suppress(RecursionError):  # too deep already: refused below
+                    setter(limit)
+            if outer is not None:  # kit_calls' profiler, when it watches too
+                outer(frame, event, arg)
+
+        return watch
+
+    outer, outer_threads, switched = sys.getprofile(), threading.getprofile(), set()
+    setter(limit)
     sys.setrecursionlimit = refused
+    sys.setprofile(watching(outer))
+    threading.setprofile(watching(outer_threads))
+    _profiled.append(switched)
     try:
         yield found
     finally:
-        found.append(sys.getrecursionlimit() - here)
+        _profiled[:] = [seen for seen in _profiled if seen is not switched]
+        sys.setprofile(outer)
+        threading.setprofile(outer_threads)
+        found.append(max([sys.getrecursionlimit(), *changed]) - here)
         sys.setrecursionlimit = setter
         setter(previous)
+    if changed or switched or found[-1] != depth:
+        raise _Stop({"reason": "refused"})
 
 
 # ----- what of the kit an answer ran, by any route (families 1 and 6) -------------------------
 KIT = Path(__file__).resolve().parents[1]  # the autogradkit package folder
-_profiled: list[set[str]] = []  # while kit_calls watches: the tampering it saw
+_profiled: list[set[str]] = []  # while kit_calls or recursion_limit watch: what each saw
 
 
 def _audit(event: str, args: tuple) -> None:
     """An audit hook (installed once, it cannot be removed): a profiler replaced while
-    ``kit_calls`` watches is seen, whatever route the call took (``map``, a kept reference)."""
-    if _profiled and event in ("sys.setprofile", "sys.settrace"):
-        _profiled[-1].add(event)
+    ``kit_calls`` or ``recursion_limit`` watches is seen, whatever route the call took
+    (``map``, a kept reference); not ``recursion_limit``'s own, which passes every event on to
+    kit_calls' profiler, nor Python's when a call at the recursion limit fails inside it."""
+    if not _profiled or event not in ("sys.setprofile", "sys.settrace"):
+        return
+    caller = sys._getframe(1)
+    if caller.f_code is _LIMIT_WATCHER or _at_the_limit(caller):
+        return
+    for tampered in _profiled:
+        tampered.add(event)
 
 
+def _at_the_limit(frame) -> bool:
+    """Whether ``frame`` is within a few calls of the recursion limit."""
+    depth, room = 0, sys.getrecursionlimit() - 10
+    while frame is not None and depth < room:
+        frame, depth = frame.f_back, depth + 1
+    return depth >= room
+
+
+_LIMIT_WATCHER = recursion_limit.__wrapped__.__code__
 sys.addaudithook(_audit)
 
 
 @contextmanager
-def kit_calls(*allowed: str, package: str = "autogradkit") -> Iterator[list[str]]:
+def kit_calls(*allowed: str, package: str | tuple[str, ...] = "autogradkit") -> Iterator[list[str]]:
     """The kit's functions that code outside the kit called in the block (by qualified name,
     ``"walk"``, ``"SGD.step"``), other than ``allowed`` (a qualified name, or a method or
     property name of any class: ``"name"``, ``"grad_fn"``), sorted: judge with
     ``obs.holds(..., calls, "empty")``. ``package`` narrows what counts
-    (``"autogradkit.optim"``: the library's optimizers only).
+    (``"autogradkit.optim"``: the library's optimizers only; a tuple: any of them).
 
     It watches what runs, not names: a reference kept before the check, an import inside the
     answer, a private helper and a public one all show, and so does a call into the package
@@ -861,8 +904,9 @@ def kit_calls(*allowed: str, package: str = "autogradkit") -> Iterator[list[str]
         >>> calls
         ['walk']
     """
-    root = KIT.joinpath(*package.split(".")[1:])
-    inside, machinery = str(root) + os.sep if root.is_dir() else str(root), str(KIT / "grading")
+    roots = [KIT.joinpath(*name.split(".")[1:]) for name in _names(package)]
+    inside = tuple(str(root) + os.sep if root.is_dir() else str(root) for root in roots)
+    machinery = str(KIT / "grading")
     seen, tampered = set(), set()
 
     def profile(frame, event, arg):
@@ -888,6 +932,10 @@ def kit_calls(*allowed: str, package: str = "autogradkit") -> Iterator[list[str]
         threading.setprofile(previous_threads)
         sys.setprofile(previous)
         found.extend(sorted(q for q in seen if not _allowed(q, allowed)) + sorted(tampered))
+
+
+def _names(package: str | tuple[str, ...]) -> tuple[str, ...]:
+    return (package,) if isinstance(package, str) else tuple(package)
 
 
 def _allowed(qualname: str, allowed: tuple[str, ...]) -> bool:

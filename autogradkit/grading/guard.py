@@ -11,11 +11,18 @@ it found changed:
   ``checks`` module (a patched ``numpy.allclose`` passes everything), those modules swapped in
   ``sys.modules``, and names of check functions rebound in the notebook (``check_close = ...``).
 
+* keys that are not names: a ``str`` subclass among the notebook's or a watched module's names
+  runs its ``__eq__`` at each lookup it meets (the test cell's ``checks``), after the reset;
 * **the check machinery itself**: every global of the check API's modules
   (``autogradkit.grading.*``: a kept ``_spare``, a shadowed ``isinstance``), every attribute of
   the classes they hold (``ByHand.__call__`` made to run the answer in the kernel, where
   autograd is), and the functions and classes of the modules they use (``sys.setprofile`` made
-  to do nothing, ``json.loads`` made to answer for the by-hand interpreter). An allow-list:
+  to do nothing, ``json.loads`` made to answer for the by-hand interpreter), with the classes
+  those modules define outside the kit (``contextlib._GeneratorContextManager.__enter__``, which
+  every ``with kit_calls()`` runs). The notebook's own checks modules (any module holding a
+  ``Checks``) are machinery too: their globals, and each check's attributes (its ``fn``). And a
+  function is more than its name: each watched function's code, defaults and closure are kept
+  (``Observer.by_hand.__code__ = ...`` keeps the object the names point at). An allow-list:
   what was there at install, whatever a patch touched. The by-hand interpreter started ahead
   is ended too, so a process student code put there is never handed an answer.
 
@@ -35,11 +42,13 @@ docs/instructor_guide.md.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib
 import sys
 import types
 
 from . import by_hand
+from .checks import Check, Checks
 
 __all__ = [
     "WATCHED_MODULES",
@@ -56,6 +65,7 @@ TRANSFORMER_LISTS = ("input_transformers_cleanup", "input_transformers_post", "a
 TRUSTED = ("IPython.", "ipykernel.", "matplotlib_inline.", "matplotlib.")  # inline figures...
 MANAGED = {"input", "get_ipython", "exit", "quit", "display"}  # IPython swaps these per cell
 MACHINERY = "autogradkit.grading"  # the check API: every module under it is watched whole
+KIT = "autogradkit"  # its classes change as it runs (a check swaps a method for a while)
 FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, type)  # what a module's patch replaces
 CHANGES = {  # what reset reports: a kind, and a name that fills the sentence
     "shell_method": "the IPython shell's {} was replaced",
@@ -66,6 +76,7 @@ CHANGES = {  # what reset reports: a kind, and a name that fills the sentence
     "module": "sys.modules[{!r}] was replaced",
     "check_name": "the name {} was rebound in the notebook",
     "global": "the name {} no longer held what the notebook imported as it",
+    "key": "a key that is not a plain str was put among the names of {}",
 }
 _saved: dict = {}
 
@@ -84,6 +95,7 @@ def install(shell, imports: dict[str, str] | None = None) -> None:
     _saved["module_objects"] = {name: sys.modules.get(name) for name in watched if name}
     _saved["shell_dict"] = set(vars(shell))
     _saved["machinery"] = _machinery()
+    _saved["functions"] = _functions(_saved["machinery"])
     _saved["globals"] = {}
     for name, target in imports.items():
         found = _resolve(target)
@@ -93,7 +105,7 @@ def install(shell, imports: dict[str, str] | None = None) -> None:
 
 def reset() -> list[list[str]]:
     """Restore everything ``install`` saw; return what had been changed, as [kind, name]."""
-    found = _reset_shell(_saved["shell"]) + _reset_modules()
+    found = _reset_keys() + _reset_shell(_saved["shell"]) + _reset_modules()
     for module_name, members in _saved["modules"].items():
         module = sys.modules.get(module_name)
         for name, original in members.items():
@@ -106,35 +118,167 @@ def reset() -> list[list[str]]:
     return found
 
 
-def _machinery() -> dict[str, tuple[object, dict]]:
-    """``{dotted name: (owner, its attributes)}``: each module of the check API with all its
-    globals, each class those globals hold with its own attributes, and each module they use
-    with its public functions and classes (not IPython's hooks, which are other objects)."""
-    found: dict[str, tuple[object, dict]] = {}
-    for name, module in list(sys.modules.items()):
-        if not (name == MACHINERY or name.startswith(MACHINERY + ".")) or module is None:
-            continue
-        found[name] = (module, dict(vars(module)))
-        for value in vars(module).values():
-            if isinstance(value, type) and value.__module__ != "builtins":
-                found.setdefault(
-                    f"{value.__module__}.{value.__qualname__}", (value, dict(vars(value)))
-                )
-            elif isinstance(value, types.ModuleType) and value.__name__ not in found:
-                used = {n: v for n, v in vars(value).items() if isinstance(v, FUNCTIONS)}
-                found[value.__name__] = (value, {n: v for n, v in used.items() if n[0] != "_"})
+_removed: list = []  # keys taken out of namespaces, kept alive: no __del__ of theirs runs here
+
+
+def _reset_keys() -> list[list[str]]:
+    """Take every key that is not an exact ``str`` out of the namespaces names are looked up in
+    (the notebook's, and each watched module's): a ``str`` subclass whose hash is a name's runs
+    its ``__eq__`` at every lookup of that name, the test cell's and the checks' own, after this
+    reset. Done first, and without comparing or hashing such a key."""
+    found = []
+    spaces = {"__main__": _saved["shell"].user_ns}
+    modules = [sys.modules.get(name) for name in _saved["modules"]]
+    modules += [owner for owner, _, _ in _saved["machinery"].values()]
+    for module in modules:
+        if type(module) is types.ModuleType:
+            spaces.setdefault(module.__name__, vars(module))
+    for name, namespace in spaces.items():
+        if type(namespace) is dict and any(type(key) is not str for key in namespace):
+            kept = [(key, value) for key, value in namespace.items() if type(key) is str]
+            _removed.extend(key for key in namespace if type(key) is not str)
+            namespace.clear()
+            namespace.update(kept)
+            found.append(["key", name])
     return found
+
+
+def _machinery() -> dict[str, tuple[object, dict, str]]:
+    """``{dotted name: (owner, its attributes, which added names reset removes)}``: each module
+    of the check API and each checks module of the notebook with all its globals, each class
+    and each check they hold with its own attributes, and each module they use with its public
+    functions and classes (not IPython's hooks, which are other objects)."""
+    found: dict[str, tuple[object, dict, str]] = {}
+    for name, module in list(sys.modules.items()):
+        if type(module) is not types.ModuleType:
+            continue
+        if name == MACHINERY or name.startswith(MACHINERY + "."):
+            found[name] = (module, dict(vars(module)), "all")
+        elif any(isinstance(value, Checks) for value in vars(module).values()):
+            found[name] = (module, dict(vars(module)), "builtins")  # hidden checks arrive later
+        else:
+            continue
+        for attribute, value in vars(module).items():
+            if isinstance(value, type) and value.__module__ != "builtins":
+                dotted = f"{value.__module__}.{value.__qualname__}"
+                found.setdefault(dotted, (value, dict(vars(value)), "all"))
+            elif isinstance(value, Check):
+                found.setdefault(f"{name}.{attribute}", (value, dict(vars(value)), "none"))
+            elif isinstance(value, types.ModuleType) and value.__name__ not in found:
+                found.update(_used(value, found))
+    return found
+
+
+def _used(module: types.ModuleType, found: dict) -> dict[str, tuple[object, dict, str]]:
+    """A module the check API uses: its public functions and classes; outside the kit, the
+    classes it defines too (private ones included), each with its own attributes."""
+    members = {n: v for n, v in vars(module).items() if isinstance(v, FUNCTIONS)}
+    used = {module.__name__: (module, {n: v for n, v in members.items() if n[0] != "_"}, "none")}
+    if module.__name__.split(".")[0] == KIT:
+        return used
+    for value in members.values():
+        if isinstance(value, type) and value.__module__ == module.__name__:
+            dotted = f"{value.__module__}.{value.__qualname__}"
+            if dotted not in found:
+                used[dotted] = (value, dict(vars(value)), "none")
+    return used
+
+
+def _functions(machinery: dict) -> dict[str, tuple[types.FunctionType, dict]]:
+    """``{dotted name: (function, its state)}`` for every function the watched attributes hold,
+    directly, as a method's function or a property's, or in another function's closure."""
+    found, seen = {}, set()
+    for dotted, (_, attributes, _) in machinery.items():
+        for name, value in attributes.items():
+            for fn_name, fn in _inner_functions(f"{dotted}.{name}", value, seen):
+                found[fn_name] = (fn, _state(fn))
+    return found
+
+
+def _inner_functions(name: str, value, seen: set):
+    """``(name, function)`` for ``value`` and the functions inside it, each once."""
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    if isinstance(value, property):
+        for part in ("fget", "fset", "fdel"):
+            yield from _inner_functions(f"{name}.{part}", getattr(value, part), seen)
+    if type(value) is not types.FunctionType or id(value) in seen:
+        return
+    seen.add(id(value))
+    yield name, value
+    for cell in value.__closure__ or ():
+        yield from _inner_functions(f"{name}.__closure__", _contents(cell), seen)
+    yield from _inner_functions(f"{name}.__wrapped__", vars(value).get("__wrapped__"), seen)
+
+
+def _state(fn: types.FunctionType) -> dict:
+    """What a function runs besides its name: its code, defaults and closure."""
+    kwdefaults = fn.__kwdefaults__
+    return {
+        "__code__": fn.__code__,
+        "__defaults__": fn.__defaults__,
+        "__kwdefaults__": (kwdefaults, None if kwdefaults is None else dict(kwdefaults)),
+        "__closure__": [_contents(cell) for cell in fn.__closure__ or ()],
+    }
+
+
+def _contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return _MISSING
+
+
+def _reset_functions() -> list[list[str]]:
+    """Put back each watched function's code, defaults and closure where they changed."""
+    found = []
+    for dotted, (fn, state) in _saved["functions"].items():
+        now = _state(fn)
+        for part, original in state.items():
+            if part == "__kwdefaults__":
+                same = now[part][0] is original[0] and _same_items(now[part][1], original[1])
+            elif part == "__closure__":
+                same = all(a is b for a, b in zip(now[part], original))
+            else:
+                same = now[part] is original
+            if not same:
+                _put_back(fn, part, original)
+                found.append(["member", f"{dotted}.{part}"])
+    return found
+
+
+def _same_items(now: dict | None, original: dict | None) -> bool:
+    if now is None or original is None:
+        return now is original
+    return now.keys() == original.keys() and all(now[k] is original[k] for k in original)
+
+
+def _put_back(fn: types.FunctionType, part: str, original) -> None:
+    if part == "__closure__":
+        for cell, contents in zip(fn.__closure__ or (), original):
+            if contents is _MISSING:
+                with contextlib.suppress(ValueError):
+                    del cell.cell_contents
+            else:
+                cell.cell_contents = contents
+    elif part == "__kwdefaults__":
+        fn.__kwdefaults__ = None if original[1] is None else dict(original[1])
+    else:
+        setattr(fn, part, original)
 
 
 def _reset_machinery() -> list[list[str]]:
     """Put back every watched attribute of the check machinery; remove the ones added to its
-    modules and classes (a global that shadows a built-in, a method that shadows a base's)."""
+    modules and classes (a global that shadows a built-in, a method that shadows a base's);
+    then the watched functions' code, defaults and closures."""
     found = []
-    for dotted, (owner, attributes) in _saved["machinery"].items():
-        whole = not isinstance(owner, types.ModuleType) or owner.__name__.startswith(MACHINERY)
+    for dotted, (owner, attributes, removes) in _saved["machinery"].items():
         now = vars(owner)
         changed = [n for n, original in attributes.items() if now.get(n, _MISSING) is not original]
-        added = [n for n in now if whole and n not in attributes and not n.startswith("__")]
+        added = [n for n in now if n not in attributes and not n.startswith("__")]
+        added = {"all": added, "builtins": [n for n in added if n in vars(builtins)]}.get(
+            removes, []
+        )
         for name in changed + added:
             try:
                 if name in added:
@@ -144,7 +288,7 @@ def _reset_machinery() -> list[list[str]]:
             except (AttributeError, TypeError):  # a type that cannot change: reported all the same
                 pass
             found.append(["member", f"{dotted}.{name}"])
-    return found
+    return found + _reset_functions()
 
 
 _MISSING = object()

@@ -11,6 +11,7 @@ import pytest
 
 import autogradkit as agk
 from autogradkit.autograd import engine, functional
+from autogradkit.grading import checks
 from autogradkit.grading.by_hand import ByHand, HandRaised, RefusedByHand
 from autogradkit.grading.checks import (
     Checks,
@@ -395,8 +396,12 @@ def test_the_recursion_limit_cannot_be_raised_inside_and_a_kept_setter_shows():
         with pytest.raises(Exception, match="without recursion"):
             sys.setrecursionlimit(10_000)
     assert limit == [40]
-    with recursion_limit(40) as limit:
+    with pytest.raises(checks._Stop) as stopped, recursion_limit(40) as limit:
         kept(10_000)
+        assert sys.getrecursionlimit() == 10_000
+        (lambda: None)()  # the next call: the limit is put back
+        assert sys.getrecursionlimit() != 10_000
+    assert stopped.value.stopped == {"reason": "refused"}
     assert limit != [40] and sys.getrecursionlimit() == before
 
 

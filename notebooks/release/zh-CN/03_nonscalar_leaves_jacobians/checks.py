@@ -13,12 +13,15 @@ import numpy as np
 import autogradkit as agk
 import autogradkit.autograd.engine
 import autogradkit.autograd.functional
-from autogradkit.grading.checks import Checks, backward_passes, refuse_library
+from autogradkit.grading.checks import Checks, backward_passes, kit_calls, refuse_library
 
 check = Checks(__file__)
 engine = autogradkit.autograd.engine  # every backward pass, backward() or grad(), runs here
 functional = autogradkit.autograd.functional
 gradcheck = importlib.import_module("autogradkit.autograd.gradcheck")  # the module
+# the library's Jacobians, whatever route reaches them (its names put back, a kept reference):
+# what ran of these modules is observed
+JACOBIANS = ("autogradkit.autograd.functional", "autogradkit.autograd.gradcheck")
 
 
 @check.exercise("predicted_x_grad", "predicted_y_grad")
@@ -117,7 +120,8 @@ def vjp_written_by_hand(obs, jacobian_by_hand, vjp_by_hand):
 @contextmanager
 def _library_jacobians_refused():
     """The library's Jacobians, vector-Jacobian products and their helpers raise: all of
-    ``autograd.functional`` goes through ``_grad``, gradcheck's Jacobians through its own."""
+    ``autograd.functional`` goes through ``_grad``, gradcheck's Jacobians through its own.
+    That is feedback (code can put the names back): ``kit_calls(package=JACOBIANS)`` observes."""
     with (
         refuse_library(
             functional,
@@ -133,6 +137,10 @@ def _library_jacobians_refused():
         refuse_library(gradcheck, "_grad", "_numerical", "_analytical", exercise="the Jacobian"),
     ):
         yield
+
+
+def _observe_library_calls(obs, calls: list, hint: str = "") -> None:
+    obs.holds("jacobian uses no Jacobian of the library", calls, "empty", hint=hint)
 
 
 def _functions(obs):
@@ -155,12 +163,17 @@ def _functions(obs):
 @check.exercise("jacobian")
 def jacobian_rows(obs, jacobian):
     """Exercise 4: a Jacobian, one backward pass per row"""
-    untouched = []
+    untouched, library = [], []
     for name, f, n in _functions(obs):
         x = agk.tensor(obs.rng.normal(size=n).round(3))
         before, outputs = x.numpy().copy(), []
-        with _library_jacobians_refused(), backward_passes(y=outputs) as passes:
+        with (
+            _library_jacobians_refused(),
+            kit_calls(package=JACOBIANS) as calls,
+            backward_passes(y=outputs) as passes,
+        ):
             result = obs.call(jacobian, _recording(f, outputs), x)
+        library += calls
         obs.close(
             f"Jacobian of {name}",
             result,
@@ -174,6 +187,12 @@ def jacobian_rows(obs, jacobian):
         untouched.append(
             not x.requires_grad and x.grad is None and np.array_equal(x.detach().numpy(), before)
         )
+    _observe_library_calls(
+        obs,
+        library,
+        hint="one backward pass per row, with backward() or autograd.grad: nothing of "
+        "autograd.functional or gradcheck",
+    )
     obs.require(
         "x is left as it was",
         all(untouched),

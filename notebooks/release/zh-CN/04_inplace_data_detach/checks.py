@@ -33,11 +33,14 @@ def _still_a_parameter(w) -> bool:
 def init_in_place(obs, init_weights):
     """Exercise 1: fill a leaf in place, keeping it a leaf"""
     shapes = [(int(obs.rng.integers(2, 7)),), (int(obs.rng.integers(2, 4)), 3)]
+    library = []
     for shape in shapes:
         w = _parameter(obs, shape)
         value = round(float(obs.rng.uniform(-1.0, 1.0)), 3) + 0.0
         version = w._version
-        returned = obs.call(init_weights, w, value)
+        with kit_calls(package="autogradkit.nn") as calls:  # nn.init is what it rebuilds
+            returned = obs.call(init_weights, w, value)
+        library += calls
         about = f"w of shape {shape}"
         obs.require(
             f"{about}: init_weights returns w itself",
@@ -55,6 +58,12 @@ def init_in_place(obs, init_weights):
             w._version > version,
             hint="change w itself, in place: a change autograd cannot see is a trap (section 3)",
         )
+    obs.holds(
+        "init_weights fills w itself, with no function of nn",
+        library,
+        "empty",
+        hint="this exercise rebuilds what nn.init does: switch recording off and fill w in place",
+    )
 
 
 # ----- exercise 2: predict the version counter ----------------------------------------------
