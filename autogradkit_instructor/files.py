@@ -15,10 +15,26 @@ from pathlib import Path
 
 from .untrusted import MAX_NOTES
 
-__all__ = ["SKIP", "BLOCK", "ANOTHERS", "copy_files", "module_name"]
+__all__ = [
+    "SKIP",
+    "BLOCK",
+    "MAX_DEPTH",
+    "MAX_PATH_BYTES",
+    "ANOTHERS",
+    "copy_files",
+    "within_bounds",
+    "walk",
+    "module_name",
+]
 
 SKIP = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
 BLOCK = 4096  # what a file costs the disk budget at least, as it costs a file system
+MAX_DEPTH = 16  # folders a handed-in file may sit in, one inside the other
+MAX_PATH_BYTES = 1024  # bytes of a handed-in file's path inside its folder (PATH_MAX is 4096)
+TOO_DEEP = (
+    f"folders nested too deep (over {MAX_DEPTH} levels or {MAX_PATH_BYTES} bytes of path) "
+    "were not copied: {}"
+)
 ANOTHERS = (
     "it has another name elsewhere, which may be another student's or the course's file, "
     "so it was not read (hand in a copy, made with cp, not cp -l)"
@@ -41,7 +57,8 @@ def copy_files(
     ``/etc/passwd`` would copy the grader's file), and FIFOs, sockets and devices are never
     opened (a FIFO blocks its reader forever): each is refused with a sentence in the returned
     list, as is a file that would take the copy past ``max_bytes``, and a top-level file or
-    folder that Python would import in place of a module called one of ``shadowed``. With
+    folder that Python would import in place of a module called one of ``shadowed``, and a
+    folder past ``within_bounds`` (no walk of it needs a stack or a path of any size). With
     ``own`` (a student's files), a hard link is refused too: it may be anyone's file. Every
     file costs the budget at least a disk ``BLOCK`` (a million empty files are not free), and
     the returned list says the first ``MAX_NOTES`` refusals, then how many more.
@@ -82,7 +99,9 @@ def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: 
             if entry.name in rules.skip or entry.name.endswith(".ipynb") or _text_twin(root / name):
                 continue
             mode = entry.stat(follow_symlinks=False).st_mode
-            if not relative.parts and module_name(entry.name) in rules.shadowed:
+            if not within_bounds(name):
+                refused.append(TOO_DEEP.format(name))
+            elif not relative.parts and module_name(entry.name) in rules.shadowed:
                 refused.append(
                     f"{name} was not copied: it would hide the module the notebook imports"
                 )
@@ -100,6 +119,39 @@ def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: 
                     _copy_regular(root / name, target / name)
                 except OSError as error:
                     refused.append(f"{name} was not copied: {error.strerror}")
+
+
+def within_bounds(relative: Path) -> bool:
+    """Whether a handed-in file's path inside its folder is one the grader uses: at most
+    ``MAX_DEPTH`` folders deep and ``MAX_PATH_BYTES`` long. Deeper files are never copied, so
+    no walk needs to see them."""
+    return len(relative.parts) <= MAX_DEPTH and len(os.fsencode(relative)) <= MAX_PATH_BYTES
+
+
+def walk(folder: Path):
+    """Yield ``(relative path, lstat)`` of each entry under ``folder`` within ``within_bounds``
+    (not ``SKIP``), each folder's entries sorted by name. A loop over a list of folders to
+    visit, not recursion, so a folder of any shape costs no stack; never into a symlink; a
+    folder that cannot be listed is passed over."""
+    pending = [Path()]
+    while pending:
+        relative = pending.pop()
+        try:
+            with os.scandir(Path(folder, relative)) as found:
+                entries = sorted(found, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            name = relative / entry.name
+            if entry.name in SKIP or not within_bounds(name):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            yield name, info
+            if stat.S_ISDIR(info.st_mode):
+                pending.append(name)
 
 
 def module_name(file_name: str) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from autogradkit import _i18n as i18n
 
-from . import course, hidden, reference, release, report
+from . import course, hidden, reference, release, report, untrusted
 from .config import GradingConfig
 from .kernels import KernelPool, sandbox_backend
 from .progress import Progress
@@ -58,9 +58,9 @@ def grade_assignment(cfg: GradingConfig) -> dict:
     json_path, csv_path = report.write_gradebook(rows, folder, {**meta, "changed": changed})
     _summarise(rows, len(todo), time.monotonic() - started, csv_path)
     for path in changed:
-        print(f"autogradkit grade: error: {path} changed while grading", file=sys.stderr)
+        _say(f"error: {path} changed while grading")
     for issue in lost:
-        print(f"autogradkit grade: error: {issue}", file=sys.stderr)
+        _say(f"error: {issue}")
     return {
         "command": "grade",
         "gradebook": str(json_path),
@@ -100,6 +100,12 @@ def _check_released(cfg: GradingConfig, assignment) -> None:
         )
 
 
+def _say(message: str) -> None:
+    """One line on stderr; a name in it is shown as text (``untrusted.text``): the escape
+    sequence a student put in a folder's name is written out, never obeyed by the terminal."""
+    print(f"autogradkit grade: {untrusted.text(message, limit=2000)}", file=sys.stderr)
+
+
 def _summarise(rows: list[dict], graded: int, seconds: float, csv_path: Path) -> None:
     """One line for the log: how many, how fast (a file or pipe gets no progress bar)."""
     rate = f"{graded / seconds:.2f}" if seconds > 0 else "-"
@@ -115,7 +121,7 @@ def _find(cfg: GradingConfig, assignment) -> list:
     """The submissions to grade; says which entries of the folder were skipped, and why."""
     submissions = course.find_submissions(cfg.submissions, assignment)
     for entry in course.skipped_entries(cfg.submissions, assignment):
-        print(f"autogradkit grade: skipped {entry}", file=sys.stderr)
+        _say(f"skipped {entry}")
     if not submissions:
         raise ValueError(
             f"no submissions of '{assignment.name}' in {cfg.submissions}: expected "

@@ -253,7 +253,8 @@ def record(task: Task, outcome: Outcome, cfg: GradingConfig, folder: Path, keep:
         try:
             report.write_result(folder, row)  # a re-run after a kill resumes here
         except Exception as error:  # not kept: the next run grades it again
-            print(f"autogradkit grade: error: {task.label}: not kept: {error}", file=sys.stderr)
+            note = untrusted.text(f"{task.label}: not kept: {error}", limit=2000)
+            print(f"autogradkit grade: error: {note}", file=sys.stderr)
     return row
 
 

@@ -1,0 +1,226 @@
+"""Round 5 of the attack suite: folders the grader walks, text it shows, values it is shown.
+
+One grading run (default bubblewrap sandbox) of two controls and the attackers, shared by the
+tests. A submission folder nested deeper than Python recurses, or whose paths are longer
+than the system takes, a name that speaks to the instructor's terminal, a file name or a
+grade_id that reorders the text around it, and a kernel that prints its test cell's value as
+another number. Each attack was written here first and seen succeeding on the grader before
+it was closed (the docstrings say what it did); the ones that held stay as regression tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from autogradkit_instructor import course as course_module
+from autogradkit_instructor.cli import main
+from autogradkit_instructor.files import copy_files
+
+from . import builders
+
+pytestmark = pytest.mark.slow(40)  # one grading run of the attackers
+FLAGS = ["--timeout", "10", "-j", "2", "--no-progress"]
+BIDI = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069]")  # reorders or hides text
+ESCAPE = "\x1b]0;owned\x07\x1b[2J"  # sets the terminal's title, then clears the screen
+DEPTH, LONG = 1100, 20  # folders: deeper than Python's recursion limit; paths past PATH_MAX
+WRONG_MSE = "def mse(pred, target):\n    return ((pred - target) ** 2).sum()\n"
+SHOWS_FIVE = {  # a wrong mse, and the test cell's value 0.0 shown as 5.0, five ways
+    "prints_floats": (
+        "get_ipython().display_formatter.formatters['text/plain'].for_type(\n"
+        "    float, lambda value, printer, cycle: printer.text('5.0'))"
+    ),
+    "formats_floats": (
+        "get_ipython().display_formatter.formatters['text/plain'].float_format = '5.0%.0s'"
+    ),
+    "hooks_its_result": (
+        "hook = get_ipython().displayhook\nwrite = hook.write_format_data\n"
+        "hook.write_format_data = lambda data, md=None: write({'text/plain': '5.0'}, md)"
+    ),
+    "patches_the_class": (
+        "from ipykernel.displayhook import ZMQShellDisplayHook as Hook\n"
+        "write = Hook.write_format_data\n"
+        "Hook.write_format_data = lambda self, data, md=None: (\n"
+        "    write(self, {'text/plain': '5.0'}, md))"
+    ),
+    "rewrites_messages": (
+        "from jupyter_client.session import Session\nsend = Session.send\n"
+        "def forged(self, stream, msg, *args, **kwargs):\n"
+        "    if isinstance(msg, dict) and msg.get('msg_type') == 'execute_result':\n"
+        "        msg['content']['data']['text/plain'] = '5.0'\n"
+        "    return send(self, stream, msg, *args, **kwargs)\n"
+        "Session.send = forged"
+    ),
+}
+IGNORES_ITS_END = (  # wrong answers, and a kernel that will not stop when asked
+    "import atexit, signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+    "atexit.register(time.sleep, 3600)\n"
+)
+
+
+def _released() -> dict:
+    return json.loads(json.dumps(builders.student_version()))
+
+
+def _write(course: Path, student: str, nb: dict) -> Path:
+    path = course / "submitted" / student / "hw1" / "squares.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(nb))
+    return path
+
+
+def _nest(folder: Path, name: str, levels: int) -> None:
+    """``levels`` folders called ``name``, each in the one before, made without full paths
+    (which the system refuses past PATH_MAX); a file at the bottom."""
+    handle = os.open(folder, os.O_RDONLY)
+    for _ in range(levels):
+        os.mkdir(name, dir_fd=handle)
+        inner = os.open(name, os.O_RDONLY, dir_fd=handle)
+        os.close(handle)
+        handle = inner
+    os.close(os.open("bottom.txt", os.O_WRONLY | os.O_CREAT, dir_fd=handle))
+    os.close(handle)
+
+
+def _unnest(folder: Path) -> None:
+    """Remove what ``_nest`` made, one level at a time (``shutil.rmtree`` recurses)."""
+    for top in [p for p in folder.iterdir() if p.is_dir()]:
+        while True:
+            inner = [p for p in top.iterdir() if p.is_dir()]
+            for path in (p for p in top.iterdir() if not p.is_dir()):
+                path.unlink()
+            if not inner:
+                top.rmdir()
+                break
+            os.rename(inner[0], folder / ".pulled")
+            top.rmdir()
+            os.rename(folder / ".pulled", top)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, sandbox):
+    course = tmp_path_factory.mktemp("round5-attacks")
+    builders.write_course(course)
+    submitted = course / "submitted"
+    builders.write_submission(submitted, "honest", "correct")
+    builders.write_submission(submitted, "wrong", "wrong")
+    deep = builders.write_submission(submitted, "deep", "correct").parent / "nest"
+    deep.mkdir()
+    _nest(deep, "d", DEPTH)
+    long = builders.write_submission(submitted, "long", "correct").parent / "nest"
+    long.mkdir()
+    _nest(long, "x" * 250, LONG)
+    (submitted / ESCAPE).mkdir()  # no hw1/ inside: listed as skipped
+    other = builders.write_submission(submitted, "speaks", "correct").parent
+    (other / f"{ESCAPE}.ipynb").write_text("{}")  # not a notebook of hw1: listed as skipped
+    folder = builders.write_submission(submitted, "rtl_file", "correct").parent
+    (folder / "\u202egnp.exe").symlink_to("/etc/passwd")  # refused, named in the notes
+    claims = builders.wrong(_released())
+    claims["cells"].insert(3, builders._code("x = 1", grade_id="\u202e=1+1", grade=True, points=99))
+    _write(course, "claims_points", claims)
+    for student, code in SHOWS_FIVE.items():
+        shown = builders.wrong(_released())
+        builders._answer(shown, "answer_mse", f"{code}\n{WRONG_MSE}")
+        _write(course, student, shown)
+    stubborn = builders.wrong(_released())
+    stubborn_answer = IGNORES_ITS_END + builders.WRONG["answer_square_sum"]
+    builders._answer(stubborn, "answer_square_sum", stubborn_answer)
+    _write(course, "ignores_its_end", stubborn)
+    errors = io.StringIO()
+    args = ["grade", str(submitted), "--assignment", "hw1", "--course", str(course)]
+    with contextlib.redirect_stderr(errors):
+        code = main([*args, *FLAGS])
+    book = course / "grades" / "hw1" / "gradebook.json"
+    rows = {r["student"]: r for r in json.loads(book.read_text())["rows"]} if book.exists() else {}
+    yield course, code, rows, errors.getvalue()
+    for top in (deep, long):
+        _unnest(top.parent)
+
+
+def test_the_run_finishes_and_the_controls_score_right(graded):
+    _course, code, rows, errors = graded
+    assert code == 0, errors
+    assert (rows["honest"]["status"], rows["honest"]["score"]) == ("ok", 10.0)
+    assert (rows["wrong"]["status"], rows["wrong"]["score"]) == ("ok", 0.0)
+
+
+@pytest.mark.parametrize("student", ["deep", "long"])
+def test_a_folder_too_deep_to_walk_costs_only_its_own_files(graded, student):
+    """Was: the grader's walks of the submissions folder recursed (``os.walk``, ``rglob``) and
+    used whole paths: 1,100 nested folders (RecursionError) or 20 of 250-character names
+    (ENAMETOOLONG) in one student's folder ended the run with no gradebook for anyone."""
+    course, _code, rows, _errors = graded
+    row = rows[student]
+    assert (row["status"], row["score"]) == ("bad_files", 10.0), row
+    assert any("nest" in issue and "deep" in issue for issue in row["issues"]), row
+    workdir = course / "autograded" / student / "hw1"
+    assert (workdir / "squares.ipynb").is_file()
+
+
+def test_walks_of_a_folder_neither_recurse_nor_use_whole_paths(tmp_path):
+    for name, levels in (("d", DEPTH), ("x" * 250, LONG)):
+        folder = tmp_path / name[:8]
+        folder.mkdir()
+        _nest(folder, name, levels)
+        course_module.folder_identity(folder)
+        course_module.fingerprint([folder])
+        refused = copy_files(folder, tmp_path / "copy" / name[:8])
+        assert len(refused) == 1 and "deep" in refused[0], refused
+        _unnest(folder)
+
+
+def test_no_name_speaks_to_the_instructors_terminal(graded):
+    """Was: the names of skipped folders and files were printed as they are: an escape
+    sequence in a folder's name set the terminal's title and cleared its screen."""
+    _course, _code, _rows, errors = graded
+    assert "skipped" in errors and "owned" in errors, errors
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", errors), repr(errors)
+
+
+def test_names_in_notes_never_reorder_the_gradebook(graded):
+    """Was: a refused file's name and an extra cell's grade_id went into the row's notes
+    with their right-to-left override: the gradebook, its CSV and the page showed it."""
+    course, _code, rows, _errors = graded
+    for student in ("rtl_file", "claims_points"):
+        assert any("\\u202e" in issue for issue in rows[student]["issues"]), rows[student]
+    folder = course / "grades" / "hw1"
+    assert main(["export", "--assignment", "hw1", "--course", str(course)]) == 0
+    assert main(["report", "--assignment", "hw1", "--course", str(course)]) == 0
+    shown = ["gradebook.json", "gradebook.csv", "hw1_csv.csv", "report.html", "report.json"]
+    pages = [
+        course / "feedback" / s / "hw1" / "squares.html" for s in ("rtl_file", "claims_points")
+    ]
+    for path in [*(folder / name for name in shown), *pages]:
+        assert not BIDI.search(path.read_text(encoding="utf-8")), path
+
+
+def test_an_extra_cell_that_claims_points_earns_none(graded):
+    row = graded[2]["claims_points"]
+    assert (row["score"], row["max_score"]) == (0.0, 10.0), row
+    assert set(row["tests"]) == set(builders.POINTS), row
+
+
+@pytest.mark.parametrize("student", sorted(SHOWS_FIVE))
+def test_a_test_cells_value_shown_as_another_number_earns_nothing(graded, student):
+    """Was: an answer cell made the kernel show the partial-credit cell's 0.0 as 5.0 (a float
+    printer, a float format, the display hook replaced on the object or on its class, the
+    session rewriting the message): 5 of 5 with nothing to review."""
+    row = graded[2][student]
+    assert row["tests"]["test_mse"]["points"] == 0.0, row
+    assert any(note.startswith("before test_mse") for note in row["review"]), row
+
+
+def test_honest_students_are_not_flagged_for_review(graded):
+    rows = graded[2]
+    assert rows["honest"]["review"] == [] and rows["wrong"]["review"] == [], rows["honest"]
+
+
+def test_a_kernel_that_will_not_end_costs_only_its_own_points(graded):
+    row = graded[2]["ignores_its_end"]
+    assert row["score"] == 0.0, row
