@@ -64,6 +64,10 @@ IGNORES_ITS_END = (  # wrong answers, and a kernel that will not stop when asked
 )
 
 
+ODD_IDS = [5, 5, {"id": 1}, "<b>x</b>", "test_square_sum", "y" * 100]  # none an nbformat id
+NBFORMAT_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+
+
 def _released() -> dict:
     return json.loads(json.dumps(builders.student_version()))
 
@@ -132,6 +136,10 @@ def graded(tmp_path_factory, sandbox):
     stubborn_answer = IGNORES_ITS_END + builders.WRONG["answer_square_sum"]
     builders._answer(stubborn, "answer_square_sum", stubborn_answer)
     _write(course, "ignores_its_end", stubborn)
+    odd = builders.correct(_released())
+    for number, cell_id in enumerate(ODD_IDS):  # the student's own cells, before the tests
+        odd["cells"].insert(2, {**builders._code(f"x{number} = 1"), "id": cell_id})
+    _write(course, "odd_ids", odd)
     errors = io.StringIO()
     args = ["grade", str(submitted), "--assignment", "hw1", "--course", str(course)]
     with contextlib.redirect_stderr(errors):
@@ -224,3 +232,15 @@ def test_honest_students_are_not_flagged_for_review(graded):
 def test_a_kernel_that_will_not_end_costs_only_its_own_points(graded):
     row = graded[2]["ignores_its_end"]
     assert row["score"] == 0.0, row
+
+
+def test_cell_ids_of_any_type_or_shape_cost_nothing(graded):
+    """Was: a student's own cells with ids ``5`` twice, or a dict, made the step that keeps ids
+    unique raise (TypeError): "the grader failed", 0 points, for a notebook that ran."""
+    course, _code, rows, _errors = graded
+    row = rows["odd_ids"]
+    assert (row["status"], row["score"]) == ("ok", 10.0), row
+    graded_copy = course / "autograded" / "odd_ids" / "hw1" / "squares.ipynb"
+    ids = [cell.get("id") for cell in json.loads(graded_copy.read_text())["cells"]]
+    assert all(isinstance(i, str) and NBFORMAT_ID.fullmatch(i) for i in ids), ids
+    assert len(set(ids)) == len(ids), ids
