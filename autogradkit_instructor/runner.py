@@ -151,8 +151,8 @@ def _shrunk(out: dict, keep: int = ESSENTIAL_CHARS) -> dict:
 def _output(kind: str, content: dict, count: int | None) -> dict:
     """The nbformat output for one IOPub message, its fields checked for type (the kernel is
     the submission's: a ``text`` that is a number, a ``data`` that is a list, a string no file
-    can hold are all possible)."""
-    content = untrusted.clean(content)
+    can hold, lists nested past what any walk of them can recurse are all possible)."""
+    content = untrusted.clean(content, untrusted.MAX_DEPTH)
     if kind == "stream":
         name = content.get("name") if content.get("name") in ("stdout", "stderr") else "stdout"
         return {"output_type": "stream", "name": name, "text": _str(content.get("text"))}

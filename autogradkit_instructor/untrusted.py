@@ -27,23 +27,38 @@ from __future__ import annotations
 import hashlib
 import re
 
-__all__ = ["MAX_NOTES", "MAX_NOTE_CHARS", "clean", "text", "name", "student_name", "bounded"]
+__all__ = [
+    "MAX_NOTES",
+    "MAX_NOTE_CHARS",
+    "MAX_DEPTH",
+    "clean",
+    "text",
+    "name",
+    "student_name",
+    "bounded",
+]
 
 MAX_NOTES = 20  # review notes or issues kept per row
 MAX_NOTE_CHARS = 300  # characters kept per note
+MAX_DEPTH = 64  # lists and dicts one inside the other that a kernel's output may hold
 _BREAKS = re.compile(r"[^\S ]+")  # whitespace but the plain space: newlines, tabs...
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
-def clean(value):
+def clean(value, max_depth: int | None = None):
     """``value`` (JSON-like: dicts, lists, str, numbers) with every string made valid UTF-8;
-    keys that are not strings are dropped, anything that is not JSON becomes its type's name."""
+    keys that are not strings are dropped, anything that is not JSON becomes its type's name,
+    and so does a list or dict nested deeper than ``max_depth`` (a kernel's output nested 900
+    deep is no output anyone reads, and every later walk of it would recurse)."""
     if isinstance(value, str):
         return _valid(value)
+    if isinstance(value, dict | list | tuple) and max_depth is not None and max_depth <= 0:
+        return type(value).__name__
+    deeper = None if max_depth is None else max_depth - 1
     if isinstance(value, dict):
-        return {_valid(k): clean(v) for k, v in value.items() if isinstance(k, str)}
+        return {_valid(k): clean(v, deeper) for k, v in value.items() if isinstance(k, str)}
     if isinstance(value, list | tuple):
-        return [clean(v) for v in value]
+        return [clean(v, deeper) for v in value]
     if value is None or isinstance(value, bool | int | float):
         return value
     return type(value).__name__

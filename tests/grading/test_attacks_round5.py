@@ -68,6 +68,13 @@ ODD_IDS = [5, 5, {"id": 1}, "<b>x</b>", "test_square_sum", "y" * 100]  # none an
 NBFORMAT_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
 
+NESTS = (  # right answers, then outputs nested as deep as the grader's JSON reader goes
+    "import sys\nfrom IPython.display import display\nsys.setrecursionlimit(10_000)\n"
+    "for depth in (500, 900, 950, 990):\n    value = 0\n    for _ in range(depth):\n"
+    "        value = [value]\n    display({'application/json': value}, raw=True)\n"
+)
+
+
 def _released() -> dict:
     return json.loads(json.dumps(builders.student_version()))
 
@@ -140,6 +147,9 @@ def graded(tmp_path_factory, sandbox):
     for number, cell_id in enumerate(ODD_IDS):  # the student's own cells, before the tests
         odd["cells"].insert(2, {**builders._code(f"x{number} = 1"), "id": cell_id})
     _write(course, "odd_ids", odd)
+    nested = builders.correct(_released())
+    builders._answer(nested, "answer_mse", NESTS + builders.ANSWERS["answer_mse"])
+    _write(course, "nests_outputs", nested)
     errors = io.StringIO()
     args = ["grade", str(submitted), "--assignment", "hw1", "--course", str(course)]
     with contextlib.redirect_stderr(errors):
@@ -244,3 +254,13 @@ def test_cell_ids_of_any_type_or_shape_cost_nothing(graded):
     ids = [cell.get("id") for cell in json.loads(graded_copy.read_text())["cells"]]
     assert all(isinstance(i, str) and NBFORMAT_ID.fullmatch(i) for i in ids), ids
     assert len(set(ids)) == len(ids), ids
+
+
+def test_outputs_nested_deeper_than_the_grader_recurses_cost_nothing(graded):
+    """Was: a display of a list nested 900 deep was read, then cleaned by a recursive walk:
+    RecursionError, "the grader failed", 0 points for right answers."""
+    course, _code, rows, _errors = graded
+    row = rows["nests_outputs"]
+    assert (row["status"], row["score"]) == ("ok", 10.0), row
+    graded_copy = course / "autograded" / "nests_outputs" / "hw1" / "squares.ipynb"
+    json.loads(graded_copy.read_text())
