@@ -403,8 +403,12 @@ def run_silent(kernel: Kernel, code: str, timeout: float = 30.0, expression: str
 
 
 def _value(reply: dict | None) -> str:
-    value = ((reply or {}).get("user_expressions") or {}).get("value", {})
-    return str(value.get("data", {}).get("text/plain", "")) if isinstance(value, dict) else ""
+    """The ``text/plain`` of the reply's expression: text, or "" (a kernel can send anything)."""
+    expressions = (reply or {}).get("user_expressions")
+    value = expressions.get("value") if isinstance(expressions, dict) else None
+    data = value.get("data") if isinstance(value, dict) else None
+    text = data.get("text/plain") if isinstance(data, dict) else None
+    return text if isinstance(text, str) else ""
 
 
 def local_kernel_manager():

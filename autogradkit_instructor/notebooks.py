@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 
 from . import untrusted
-from .cells import text
+from .cells import is_text, text
 
 __all__ = [
     "MAX_BYTES",
@@ -128,7 +128,7 @@ def normalise(nb) -> dict:
             raise UnreadableNotebook(f"cell {index} is not a code, markdown or raw cell")
         if not isinstance(cell.get("metadata", {}), dict):
             raise UnreadableNotebook(f"cell {index} has invalid metadata")
-        if not _is_text(cell.get("source", "")):
+        if not is_text(cell.get("source", "")):
             raise UnreadableNotebook(f"cell {index}'s source is not text")
         cell["source"] = text(cell.get("source", ""))
         cell.setdefault("metadata", {})
@@ -139,13 +139,6 @@ def normalise(nb) -> dict:
         raise UnreadableNotebook("its metadata is not a JSON object")
     nb.setdefault("nbformat_minor", 4)
     return nb
-
-
-def _is_text(source) -> bool:
-    """nbformat's text: a string, or a list of strings (its lines)."""
-    return isinstance(source, str) or (
-        isinstance(source, list) and all(isinstance(line, str) for line in source)
-    )
 
 
 def write_notebook(nb: dict, path: str | Path) -> None:

@@ -75,6 +75,17 @@ NESTS = (  # right answers, then outputs nested as deep as the grader's JSON rea
 )
 
 
+NOT_TEXT = (  # a wrong mse; the guard's reset replaced; every value's text/plain a list
+    "import sys\nfrom IPython.core.formatters import DisplayFormatter\n"
+    "sys.modules['autogradkit.grading.guard'].reset = lambda: []\n"
+    "_format = DisplayFormatter.format\n"
+    "def _as_list(self, obj, include=None, exclude=None):\n"
+    "    data, metadata = _format(self, obj, include, exclude)\n"
+    "    return {**data, 'text/plain': [[5.0]]}, metadata\n"
+    "DisplayFormatter.format = _as_list\n"
+)
+
+
 def _released() -> dict:
     return json.loads(json.dumps(builders.student_version()))
 
@@ -150,6 +161,9 @@ def graded(tmp_path_factory, sandbox):
     nested = builders.correct(_released())
     builders._answer(nested, "answer_mse", NESTS + builders.ANSWERS["answer_mse"])
     _write(course, "nests_outputs", nested)
+    not_text = builders.wrong(_released())
+    builders._answer(not_text, "answer_mse", NOT_TEXT + WRONG_MSE)
+    _write(course, "value_not_text", not_text)
     errors = io.StringIO()
     args = ["grade", str(submitted), "--assignment", "hw1", "--course", str(course)]
     with contextlib.redirect_stderr(errors):
@@ -264,3 +278,13 @@ def test_outputs_nested_deeper_than_the_grader_recurses_cost_nothing(graded):
     assert (row["status"], row["score"]) == ("ok", 10.0), row
     graded_copy = course / "autograded" / "nests_outputs" / "hw1" / "squares.ipynb"
     json.loads(graded_copy.read_text())
+
+
+def test_a_value_that_is_not_text_fails_its_cell_for_review(graded):
+    """Was: with the guard's reset replaced, every value's ``text/plain`` was made a list: the
+    partial-credit cell's value and the tamper report's. Joining it as text raised TypeError:
+    "the grader failed", and the other cells' points were lost with it."""
+    row = graded[2]["value_not_text"]
+    assert not any("grader failed" in issue for issue in row["issues"]), row
+    assert row["status"] == "ok" and row["tests"]["test_mse"]["points"] == 0.0, row
+    assert any("test_mse" in note for note in row["review"]), row
