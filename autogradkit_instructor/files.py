@@ -7,6 +7,7 @@ The grader copies a submission's files (and the instructor's) into each kernel's
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -114,9 +115,10 @@ def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: 
             elif max(entry.stat(follow_symlinks=False).st_size, BLOCK) > budget[0]:
                 refused.append(f"{name} was not copied: the files are too large")
             else:
-                budget[0] -= max(entry.stat(follow_symlinks=False).st_size, BLOCK)
+                checked = entry.stat(follow_symlinks=False)
+                budget[0] -= max(checked.st_size, BLOCK)
                 try:
-                    _copy_regular(root / name, target / name)
+                    _copy_regular(root / name, target / name, checked, rules.own)
                 except OSError as error:
                     refused.append(f"{name} was not copied: {error.strerror}")
 
@@ -167,12 +169,21 @@ def _text_twin(path: Path) -> bool:
     return path.suffix == ".py" and path.with_suffix(".ipynb").is_file()
 
 
-def _copy_regular(source: Path, destination: Path) -> None:
-    """Copy one file, refusing (ELOOP) if it was swapped for a symlink meanwhile."""
+def _copy_regular(source: Path, destination: Path, checked: os.stat_result, own: bool) -> None:
+    """Copy one file, judged again by what was opened (a folder students can still write may
+    change after it was listed): refused (OSError) if it is a symlink now (ELOOP), or not the
+    file that was checked (another type, size or inode), or a hard link of a student's."""
     destination.parent.mkdir(parents=True, exist_ok=True)
     handle = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with os.fdopen(handle, "rb") as src, destination.open("wb") as dst:
-        shutil.copyfileobj(src, dst)
+    with os.fdopen(handle, "rb") as src:
+        opened = os.fstat(src.fileno())
+        same = (opened.st_ino, opened.st_size) == (checked.st_ino, checked.st_size)
+        if not (stat.S_ISREG(opened.st_mode) and same):
+            raise OSError(errno.EAGAIN, "it changed while it was copied")
+        if own and opened.st_nlink > 1:
+            raise OSError(errno.EMLINK, f"it is a hard link: {ANOTHERS}")
+        with destination.open("wb") as dst:
+            shutil.copyfileobj(src, dst)
 
 
 def _kind(mode: int) -> str:

@@ -288,3 +288,46 @@ def test_a_value_that_is_not_text_fails_its_cell_for_review(graded):
     assert not any("grader failed" in issue for issue in row["issues"]), row
     assert row["status"] == "ok" and row["tests"]["test_mse"]["points"] == 0.0, row
     assert any("test_mse" in note for note in row["review"]), row
+
+
+def _racing(monkeypatch, target: str, change) -> None:
+    """Make ``change(path)`` happen to ``target`` just as the grader opens it: after every
+    check made from its folder listing, before a byte is read (a folder that students can
+    still write, as a synced share, while grading runs)."""
+    real_open = os.open
+
+    def open_after_the_change(path, flags, *args, **kwargs):
+        if os.fspath(path).endswith(target):
+            change(Path(os.fspath(path)))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", open_after_the_change)
+
+
+@pytest.mark.parametrize("change", ["link", "grow"])
+def test_a_file_changed_between_its_check_and_its_copy_is_not_copied(tmp_path, monkeypatch, change):
+    """Was: a helper file's type, links and size were checked from the folder's listing and
+    the file opened afterwards by name: one that gained a second name (another student's
+    file) or grew past the disk budget in between was copied whole."""
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "helper.txt").write_text("mine")
+    changes = {
+        "link": lambda path: os.link(path, tmp_path / "anothers.txt"),
+        "grow": lambda path: path.write_bytes(b"x" * 2**20),
+    }
+    _racing(monkeypatch, "helper.txt", changes[change])
+    refused = copy_files(own, tmp_path / "copy", 64 * 1024, own=True)
+    assert not (tmp_path / "copy" / "helper.txt").exists()
+    assert len(refused) == 1 and "helper.txt" in refused[0], refused
+
+
+def test_a_notebook_that_gains_a_name_before_it_is_read_is_unreadable(tmp_path, monkeypatch):
+    """Was: the hard-link check was an lstat before the notebook was opened by name."""
+    from autogradkit_instructor.notebooks import UnreadableNotebook, read_notebook
+
+    path = tmp_path / "squares.ipynb"
+    path.write_text(json.dumps(builders.correct(_released())))
+    _racing(monkeypatch, "squares.ipynb", lambda p: os.link(p, tmp_path / "solution.ipynb"))
+    with pytest.raises(UnreadableNotebook, match="hard link"):
+        read_notebook(path, own=True)
