@@ -23,10 +23,10 @@ from autogradkit_instructor import course as course_module
 from autogradkit_instructor.cli import main
 from autogradkit_instructor.files import copy_files
 
-from . import builders
+from . import builders, helpers
 
 pytestmark = pytest.mark.slow(40)  # one grading run of the attackers
-FLAGS = ["--timeout", "10", "-j", "2", "--no-progress"]
+FLAGS = ["--timeout", "10", "-j", "2", "--no-progress", "--disk-limit", str(DISK_MB := 32)]
 BIDI = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069]")  # reorders or hides text
 ESCAPE = "\x1b]0;owned\x07\x1b[2J"  # sets the terminal's title, then clears the screen
 DEPTH, LONG = 1100, 20  # folders: deeper than Python's recursion limit; paths past PATH_MAX
@@ -83,6 +83,26 @@ NOT_TEXT = (  # a wrong mse; the guard's reset replaced; every value's text/plai
     "    data, metadata = _format(self, obj, include, exclude)\n"
     "    return {**data, 'text/plain': [[5.0]]}, metadata\n"
     "DisplayFormatter.format = _as_list\n"
+)
+
+
+WRITES_THE_HOST = (  # right answers; then 64 MiB into the one host file a kernel holds open
+    "import os, signal, stat\nsignal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+    "def _host_file():\n"
+    "    for fd in range(64):\n"
+    "        try:\n"
+    "            if stat.S_ISREG(os.fstat(fd).st_mode) and not os.readlink(\n"
+    "                    f'/proc/self/fd/{fd}').startswith('/home/student'):\n"
+    "                return fd\n"
+    "        except OSError:\n"
+    "            pass\n"
+    "_fd = _host_file()\n"
+    "try:\n"
+    "    for _ in range(64):\n"
+    "        os.write(_fd, b'x' * 2**20)\n"
+    "except OSError:\n"
+    "    pass\n"
+    "print('HOST FILE', _fd, os.fstat(_fd).st_size if _fd is not None else -1)\n"
 )
 
 
@@ -164,6 +184,9 @@ def graded(tmp_path_factory, sandbox):
     not_text = builders.wrong(_released())
     builders._answer(not_text, "answer_mse", NOT_TEXT + WRONG_MSE)
     _write(course, "value_not_text", not_text)
+    writer = builders.correct(_released())
+    builders._answer(writer, "answer_mse", WRITES_THE_HOST + builders.ANSWERS["answer_mse"])
+    _write(course, "writes_the_host", writer)
     errors = io.StringIO()
     args = ["grade", str(submitted), "--assignment", "hw1", "--course", str(course)]
     with contextlib.redirect_stderr(errors):
@@ -288,6 +311,19 @@ def test_a_value_that_is_not_text_fails_its_cell_for_review(graded):
     assert not any("grader failed" in issue for issue in row["issues"]), row
     assert row["status"] == "ok" and row["tests"]["test_mse"]["points"] == 0.0, row
     assert any("test_mse" in note for note in row["review"]), row
+
+
+def test_a_kernel_writes_no_more_to_the_host_than_its_disk_limit(graded):
+    """Was: a kernel's stderr is a file in the grader's temporary folder (read when a kernel
+    dies starting), outside the sandbox's size-capped tmpfs: a kernel wrote 64 MiB to it,
+    past a 32 MiB disk limit, and could have filled the grader's disk."""
+    course, _code, rows, _errors = graded
+    graded_copy = course / "autograded" / "writes_the_host" / "hw1" / "squares.ipynb"
+    cell = helpers.by_id(json.loads(graded_copy.read_text()), "answer_mse")
+    said = "".join(o.get("text", "") for o in cell["outputs"])
+    size = int(said.split("HOST FILE")[1].split()[1])
+    assert 0 <= size <= DISK_MB * 2**20, said
+    assert rows["honest"]["score"] == 10.0
 
 
 def _racing(monkeypatch, target: str, change) -> None:
