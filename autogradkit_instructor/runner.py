@@ -56,6 +56,7 @@ class CellRun:
     status: str
     outputs: list[dict] = field(default_factory=list)
     execution_count: int | None = None
+    msg_id: str = ""  # the execute request's: its reply must be the only one
 
 
 class Outputs:
@@ -194,6 +195,12 @@ def run_cell(
     After ``SLOW_AFTER`` s the kernel's priority is lowered and ``on_slow()`` is called.
     """
     msg_id = kernel.client.execute(code, store_history=True, allow_stdin=False, stop_on_error=False)
+    result = _run(kernel, msg_id, timeout, grace, max_chars, on_slow)
+    result.msg_id = msg_id
+    return result
+
+
+def _run(kernel: Kernel, msg_id: str, timeout: float, grace: float, max_chars: int, on_slow):
     outputs, interrupted, reply, idle_by = Outputs(max_chars), False, None, math.inf
     deadline = time.monotonic() + timeout
     slow_at = time.monotonic() + SLOW_AFTER if timeout > SLOW_AFTER else deadline

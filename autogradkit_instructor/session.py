@@ -151,6 +151,8 @@ class Session:
                 self._ship_hidden_checks(cell["source"])
             result = self._run(cell["source"], limit)
             cell["outputs"], cell["execution_count"] = result.outputs, result.execution_count
+            if cells.is_test(cell) and result.status in ("ok", "error"):
+                self._confirm(cell, result, label)
             if result.status in ("ok", "error"):
                 ran.append(cell)
             else:
@@ -189,6 +191,26 @@ class Session:
             note = f"{when}: {change}"
             if note not in self.ctx.review and len(self.ctx.review) <= untrusted.MAX_NOTES:
                 self.ctx.review.append(note)
+
+    def _confirm(self, cell: dict, result, label: str) -> None:
+        """A test cell is over when its kernel has answered the next request: the kernel
+        answers in order, so the cell's own reply came first, and a second reply to it means
+        that one of them was sent by student code (which holds the session's key, and can
+        end its cell with an "idle" and an ok reply before its error or value). A cell that
+        was answered twice, or after which the kernel answered nothing (it died, or still
+        runs), fails with an error of the grader's own, for review."""
+        try:
+            run_silent(self.kernel, "", timeout=self.cfg.timeout, expression="0")
+            why = "the kernel answered this test cell twice"
+            confirmed = result.msg_id not in self.kernel.answered_again
+        except (KernelDied, TimeoutError):
+            why = "the kernel answered nothing after this test cell"
+            confirmed = False
+        if not confirmed:
+            error = {"output_type": "error", "ename": "UnconfirmedCell", "evalue": why}
+            cell["outputs"].append({**error, "traceback": [f"UnconfirmedCell: {why}"]})
+            if len(self.ctx.review) <= untrusted.MAX_NOTES:
+                self.ctx.review.append(f"{label}: {why}")
 
     def _arm(self, grade_id: str | None) -> None:
         """Send the test cell's seed just before it runs: its checks draw fresh inputs that no

@@ -106,6 +106,20 @@ WRITES_THE_HOST = (  # right answers; then 64 MiB into the one host file a kerne
 )
 
 
+FORGES_ITS_END = (  # a wrong mse that ends its test cell itself: "idle", then an ok reply
+    "def mse(pred, target):\n"
+    "    kernel = get_ipython().kernel\n"
+    "    parent = kernel.get_parent('shell')\n"
+    "    kernel.session.send(kernel.iopub_socket, 'status', {'execution_state': 'idle'},\n"
+    "                        parent, ident=kernel._topic('status'))\n"
+    "    kernel.session.send(kernel.shell_stream, 'execute_reply', {'status': 'ok',\n"
+    "                        'execution_count': 1, 'user_expressions': {}, 'payload': []},\n"
+    "                        parent, ident=kernel._get_shell_context_var(\n"
+    "                            kernel._shell_parent_ident))\n"
+    "    return ((pred - target) ** 2).sum()\n"
+)
+
+
 def _released() -> dict:
     return json.loads(json.dumps(builders.student_version()))
 
@@ -187,6 +201,9 @@ def graded(tmp_path_factory, sandbox):
     writer = builders.correct(_released())
     builders._answer(writer, "answer_mse", WRITES_THE_HOST + builders.ANSWERS["answer_mse"])
     _write(course, "writes_the_host", writer)
+    forger = builders.wrong(_released())
+    builders._answer(forger, "answer_mse", FORGES_ITS_END)
+    _write(course, "forges_its_end", forger)
     errors = io.StringIO()
     args = ["grade", str(submitted), "--assignment", "hw1", "--course", str(course)]
     with contextlib.redirect_stderr(errors):
@@ -324,6 +341,16 @@ def test_a_kernel_writes_no_more_to_the_host_than_its_disk_limit(graded):
     size = int(said.split("HOST FILE")[1].split()[1])
     assert size <= DISK_MB * 2**20, said  # -1: no host file was open
     assert rows["honest"]["score"] == 10.0
+
+
+def test_a_test_cell_the_kernel_ends_itself_earns_nothing(graded):
+    """Was: the wrong mse, called by its test cell, sent the cell's "idle" and an ok reply
+    itself (the kernel holds the session key): the grader took the cell as done before its
+    value was shown, and a partial-credit cell with no value earns full points: 5 of 5,
+    nothing to review. Nothing was patched, so the guard had nothing to see."""
+    row = graded[2]["forges_its_end"]
+    assert row["tests"]["test_mse"]["points"] == 0.0, row
+    assert any("test_mse" in note for note in row["review"]), row
 
 
 def _racing(monkeypatch, target: str, change) -> None:
