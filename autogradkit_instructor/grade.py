@@ -46,7 +46,7 @@ def grade_assignment(cfg: GradingConfig) -> dict:
     rows, todo = [], []
     for sub in submissions:  # a result of an earlier (maybe killed) run is kept if still valid
         old = report.read_result(folder, sub.student, sub.notebook)
-        if not cfg.force and old and old["digest"] == digest(sub, assignment, cfg):
+        if not cfg.force and _still_valid(old, digest(sub, assignment, cfg)):
             rows.append(old)
         else:
             todo.append(sub)
@@ -70,6 +70,13 @@ def grade_assignment(cfg: GradingConfig) -> dict:
         "rows": rows,
         "exit_code": 1 if changed or lost else 0,
     }
+
+
+def _still_valid(old: dict | None, now: str) -> bool:
+    """Whether a kept row stands for this run: graded with the same files and limits, and
+    finished (a row the grader could not finish, status ``error``, is graded again: a busy
+    machine, a full disk or a page in the way is no verdict on the submission)."""
+    return bool(old) and old.get("digest") == now and old.get("status") != "error"
 
 
 def _check_released(cfg: GradingConfig, assignment) -> None:

@@ -394,3 +394,34 @@ def test_a_notebook_that_gains_a_name_before_it_is_read_is_unreadable(tmp_path, 
     _racing(monkeypatch, "squares.ipynb", lambda p: os.link(p, tmp_path / "solution.ipynb"))
     with pytest.raises(UnreadableNotebook, match="hard link"):
         read_notebook(path, own=True)
+
+
+def test_a_row_the_grader_could_not_finish_is_graded_again_by_the_next_run(
+    tmp_path, monkeypatch, sandbox
+):
+    """Was: a row whose status is ``error`` (the grader could not finish: no kernel for it, a
+    disk another kernel filled, a page that could not be written) was kept with its digest,
+    and every later run reused it: the student's grade stayed 0 until someone ran --force."""
+    from autogradkit_instructor.kernels import KernelPool
+
+    builders.write_course(tmp_path)
+    for student in ("ann", "bob"):
+        builders.write_submission(tmp_path / "submitted", student, "correct")
+    acquire = KernelPool.acquire
+
+    def no_kernel_for_bob(pool, workdir):
+        if "bob" in Path(workdir).parts:
+            raise RuntimeError("no kernel could be started: the machine was busy")
+        return acquire(pool, workdir)
+
+    args = ["grade", str(tmp_path / "submitted"), "--assignment", "hw1"]
+    args += ["--course", str(tmp_path), *FLAGS]
+    with monkeypatch.context() as patched:
+        patched.setattr(KernelPool, "acquire", no_kernel_for_bob)
+        assert main(args) == 0
+    book = tmp_path / "grades" / "hw1" / "gradebook.json"
+    first = {r["student"]: r for r in json.loads(book.read_text())["rows"]}
+    assert (first["bob"]["status"], first["ann"]["score"]) == ("error", 10.0), first["bob"]
+    assert main(args) == 0
+    again = {r["student"]: r for r in json.loads(book.read_text())["rows"]}
+    assert (again["bob"]["status"], again["bob"]["score"]) == ("ok", 10.0), again["bob"]
