@@ -24,9 +24,11 @@ __all__ = [
     "HIDDEN_ERROR",
     "ESSENTIAL_CHARS",
     "MAX_RECORDS",
+    "NOTEBOOK_CELLS",
     "CellRun",
     "Outputs",
     "run_cell",
+    "kept_chars",
 ]
 
 SLOW_AFTER = 2.0  # seconds; a cell running longer yields the CPU to the other submissions
@@ -41,7 +43,8 @@ HIDDEN_ERROR = {
 }
 ESSENTIAL_CHARS = 1000  # what is kept of an error or a result that is over the budget
 ITEM_CHARS = 100  # what each output costs the budget besides its text (an empty one too)
-MAX_RECORDS = 64  # check records kept per cell, outside the output budget
+MAX_RECORDS = 64  # check records kept per test cell, outside the output budget
+NOTEBOOK_CELLS = 20  # a whole notebook keeps at most this many cells' output budgets
 
 
 @dataclass
@@ -60,10 +63,12 @@ class CellRun:
 
 
 class Outputs:
-    """Turns IOPub messages into nbformat outputs, within a character budget."""
+    """Turns IOPub messages into nbformat outputs, within a character budget; check records
+    are kept outside it only with ``records`` (a test cell, which is judged from them)."""
 
-    def __init__(self, max_chars: int):
+    def __init__(self, max_chars: int, records: bool = True):
         self.items: list[dict] = []
+        self.keeps_records = records
         self.max_chars, self.used, self.cut = max_chars, 0, False
         self.over: dict[str, dict] = {}  # the last error and result over the budget
         self.count: int | None = None
@@ -92,7 +97,7 @@ class Outputs:
         merged = out["output_type"] == "stream" and last and last.get("name") == out.get("name")
         cost = 0 if merged else ITEM_CHARS
         size = _size(out) + cost
-        if MIME in out.get("data", {}):  # a check's record: what the verdict is made of
+        if MIME in out.get("data", {}) and self.keeps_records:  # what a verdict is made of
             if size - cost <= MAX_RECORD_CHARS and self.records < MAX_RECORDS:
                 self.items.append(out)
                 self.records += 1
@@ -131,6 +136,12 @@ class Outputs:
     @property
     def has_error(self) -> bool:
         return any(out["output_type"] == "error" for out in self.items)
+
+
+def kept_chars(outputs: list[dict], records: bool = True) -> int:
+    """What ``outputs`` cost an output budget (with ``records``, check records are free)."""
+    paid = (out for out in outputs if not (records and MIME in out.get("data", {})))
+    return sum(_size(out) + ITEM_CHARS for out in paid)
 
 
 def _size(out: dict) -> int:
@@ -189,19 +200,21 @@ def run_cell(
     grace: float,
     max_chars: int,
     on_slow: Callable[[], None] | None = None,
+    records: bool = True,
 ) -> CellRun:
     """Execute ``code``; interrupt after ``timeout`` s, kill ``grace`` s later if still busy.
 
     After ``SLOW_AFTER`` s the kernel's priority is lowered and ``on_slow()`` is called.
+    Check records are kept outside ``max_chars`` only with ``records``.
     """
     msg_id = kernel.client.execute(code, store_history=True, allow_stdin=False, stop_on_error=False)
-    result = _run(kernel, msg_id, timeout, grace, max_chars, on_slow)
+    result = _run(kernel, msg_id, timeout, grace, Outputs(max_chars, records), on_slow)
     result.msg_id = msg_id
     return result
 
 
-def _run(kernel: Kernel, msg_id: str, timeout: float, grace: float, max_chars: int, on_slow):
-    outputs, interrupted, reply, idle_by = Outputs(max_chars), False, None, math.inf
+def _run(kernel: Kernel, msg_id: str, timeout: float, grace: float, outputs: Outputs, on_slow):
+    interrupted, reply, idle_by = False, None, math.inf
     deadline = time.monotonic() + timeout
     slow_at = time.monotonic() + SLOW_AFTER if timeout > SLOW_AFTER else deadline
     shell = kernel.client.shell_channel.socket

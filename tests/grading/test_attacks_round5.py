@@ -120,6 +120,14 @@ FORGES_ITS_END = (  # a wrong mse that ends its test cell itself: "idle", then a
 )
 
 
+SPEAKS = "print('x' * 100_000)"  # one cell's whole output budget
+SENDS_RECORDS = (  # 64 check records of 50,000 characters each, from a cell that is no test
+    "from IPython.display import display\nfor _ in range(64):\n"
+    "    display({'application/vnd.autogradkit.observations+json': {'check': 'c', 'title': 't',"
+    " 'observations': [{'name': 'n', 'value': 'y' * 50_000}]}}, raw=True)"
+)
+
+
 def _released() -> dict:
     return json.loads(json.dumps(builders.student_version()))
 
@@ -204,6 +212,10 @@ def graded(tmp_path_factory, sandbox):
     forger = builders.wrong(_released())
     builders._answer(forger, "answer_mse", FORGES_ITS_END)
     _write(course, "forges_its_end", forger)
+    many = builders.correct(_released())
+    for code in [SPEAKS] * 100 + [SENDS_RECORDS] * 20:  # the student's own cells
+        many["cells"].insert(2, builders._code(code))
+    _write(course, "many_cells", many)
     errors = io.StringIO()
     args = ["grade", str(submitted), "--assignment", "hw1", "--course", str(course)]
     with contextlib.redirect_stderr(errors):
@@ -351,6 +363,17 @@ def test_a_test_cell_the_kernel_ends_itself_earns_nothing(graded):
     row = graded[2]["forges_its_end"]
     assert row["tests"]["test_mse"]["points"] == 0.0, row
     assert any("test_mse" in note for note in row["review"]), row
+
+
+def test_what_a_notebook_keeps_of_its_outputs_is_bounded_as_a_whole(graded):
+    """Was: the output budget was a cell's, and check records were kept outside it in every
+    cell: 100 cells printing 100,000 characters and 20 sending 64 records of 50,000 made a
+    graded copy of 74 MB held in the grader's memory (and as many cells as the time limit
+    allows: gigabytes)."""
+    course, _code, rows, _errors = graded
+    assert (rows["many_cells"]["status"], rows["many_cells"]["score"]) == ("ok", 10.0)
+    path = course / "autograded" / "many_cells" / "hw1" / "squares.ipynb"
+    assert path.stat().st_size < 4 * 2**20, path.stat().st_size
 
 
 def _racing(monkeypatch, target: str, change) -> None:
