@@ -226,7 +226,8 @@ def _carriers(shell) -> dict:
     classes = {c for owner in owners.values() for c in type(owner).__mro__ if c is not object}
     plain = shell.display_formatter.formatters.get(PLAIN)
     printers = _printers(plain)  # its printer tables are made as they are first read
-    settings = {k: _copy(v) for k, v in vars(plain).get("_trait_values", {}).items()}
+    values = vars(plain).get("_trait_values", {}) if plain is not None else {}
+    settings = {k: _copy(v) for k, v in values.items()}
     return {
         "owners": owners,
         "own": {name: dict(vars(owner)) for name, owner in owners.items()},
@@ -259,7 +260,13 @@ def _reset_carriers(shell) -> list[list[str]]:
             if callable(value) and hasattr(type(owner), key) and value is not before:
                 setattr(owner, key, before) if before is not _MISSING else delattr(owner, key)
                 found.append(["member", f"shell.{name}.{key}"])
-    for cls, attributes in saved["classes"].items():
+    return found + _reset_classes(saved["classes"]) + _reset_plain(shell, saved["plain"])
+
+
+def _reset_classes(classes: dict) -> list[list[str]]:
+    """Put back every attribute of the carriers' classes; remove the ones added."""
+    found = []
+    for cls, attributes in classes.items():
         now = vars(cls)
         changed = [n for n, v in attributes.items() if now.get(n, _MISSING) is not v]
         added = [n for n in now if n not in attributes and not n.startswith("__")]
@@ -269,7 +276,7 @@ def _reset_carriers(shell) -> list[list[str]]:
             except (AttributeError, TypeError):  # a type that cannot change: reported all the same
                 pass
             found.append(["member", f"{cls.__module__}.{cls.__qualname__}.{key}"])
-    return found + _reset_plain(shell, saved["plain"])
+    return found
 
 
 def _reset_plain(shell, saved) -> list[list[str]]:
