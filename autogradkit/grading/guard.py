@@ -224,7 +224,7 @@ def _carriers(shell) -> dict:
     owners["kernel.session"] = getattr(owners["kernel"], "session", None)
     owners = {name: owner for name, owner in owners.items() if owner is not None}
     classes = {c for owner in owners.values() for c in type(owner).__mro__ if c is not object}
-    plain = shell.display_formatter.formatters.get(PLAIN)
+    plain = getattr(getattr(shell, "display_formatter", None), "formatters", {}).get(PLAIN)
     printers = _printers(plain)  # its printer tables are made as they are first read
     values = vars(plain).get("_trait_values", {}) if plain is not None else {}
     settings = {k: _copy(v) for k, v in values.items()}
