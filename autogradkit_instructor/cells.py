@@ -16,6 +16,7 @@ __all__ = [
     "GRADE_ID",
     "HIDDEN_TESTS",
     "text",
+    "is_text",
     "meta",
     "grade_id",
     "is_grade",
@@ -54,6 +55,13 @@ HIDDEN_TESTS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")  # the markers of a hi
 def text(value) -> str:
     """A cell source or output text as one string (notebook files may store a list of lines)."""
     return "".join(value) if isinstance(value, list) else (value or "")
+
+
+def is_text(value) -> bool:
+    """nbformat's text: a string, or a list of strings (its lines)."""
+    return isinstance(value, str) or (
+        isinstance(value, list) and all(isinstance(line, str) for line in value)
+    )
 
 
 def meta(cell: dict) -> dict:

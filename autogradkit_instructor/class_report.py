@@ -42,7 +42,7 @@ from autogradkit import _i18n as i18n
 from autogradkit._i18n import N_
 from autogradkit.grading.observations import BUILTIN_ERRORS, Record, failed_line, records_in
 
-from . import cells, course, report
+from . import cells, course, report, untrusted
 from .config import GradingConfig
 from .context import STATUSES
 from .notebooks import UnreadableNotebook, read_notebook
@@ -337,11 +337,11 @@ def _exception(root: Path, row: dict, gid: str, name_only: bool) -> set[tuple[st
     return {(f"{name}: {message}" if message else name, "")}
 
 
-def _bounded(text) -> str:
-    """A kernel's text made safe to keep: a string, its first ``MAX_TEXT`` characters, no lone
-    surrogate (escaping is the page's job)."""
-    text = str(text if text is not None else "")[:MAX_TEXT]
-    return text.encode("utf-8", "replace").decode("utf-8")
+def _bounded(value) -> str:
+    """A kernel's text made safe to keep: one line of at most ``MAX_TEXT`` characters that
+    shows as it is (``untrusted.text``: no lone surrogate, no right-to-left override);
+    escaping is the page's job."""
+    return untrusted.text(str(value if value is not None else ""), limit=MAX_TEXT)
 
 
 @functools.lru_cache(maxsize=8)

@@ -233,19 +233,14 @@ def digest(path: Path | None, *extra: str) -> str:
 
 
 def folder_identity(*folders: Path | None) -> str:
-    """sha256 of every entry under ``folders``: its path and ``file_identity`` (a row kept
-    from an earlier run is valid only while every file it was graded with is unchanged)."""
+    """sha256 of every entry under ``folders`` (``files.walk``): its path and
+    ``file_identity`` (a row kept from an earlier run is valid only while every file it was
+    graded with is unchanged)."""
     h = hashlib.sha256()
     for folder in (Path(f) for f in folders if f is not None):
-        for top, dirs, names in os.walk(folder):  # never into a symlinked folder
-            dirs[:] = sorted(d for d in dirs if d not in SKIP)  # caches come and go
-            for name in sorted(n for n in names + dirs if n not in SKIP):
-                path = Path(top, name)
-                h.update(
-                    f"{path.relative_to(folder)}\0{file_identity(path)}\0".encode(
-                        "utf-8", "surrogateescape"
-                    )
-                )
+        for relative, _info in files.walk(folder):
+            identity = file_identity(folder / relative)
+            h.update(f"{relative}\0{identity}\0".encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
 
@@ -278,11 +273,12 @@ def _unknown_notebooks(folder: Path, assignment: Assignment) -> list[str]:
 
 
 def fingerprint(folders: list[Path]) -> dict[str, str]:
-    """An identity of every regular file under ``folders`` (symlinks and FIFOs are not read)."""
+    """An identity of every regular file under ``folders`` that grading may read
+    (``files.walk``; symlinks and FIFOs are not read)."""
     found = {}
     for folder in folders:
-        for path in sorted(Path(folder).rglob("*")):
-            found[str(path)] = file_identity(path)
+        for relative, _info in files.walk(Path(folder)):
+            found[str(Path(folder, relative))] = file_identity(Path(folder, relative))
     return {path: identity for path, identity in found.items() if identity}
 
 

@@ -8,6 +8,7 @@ then ``mirror``s them into the release folder, touching only the files whose byt
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -16,10 +17,28 @@ from pathlib import Path
 
 from .untrusted import MAX_NOTES
 
-__all__ = ["SKIP", "BLOCK", "ANOTHERS", "copy_files", "module_name", "write_if_changed", "mirror"]
+__all__ = [
+    "SKIP",
+    "BLOCK",
+    "MAX_DEPTH",
+    "MAX_PATH_BYTES",
+    "ANOTHERS",
+    "copy_files",
+    "within_bounds",
+    "walk",
+    "module_name",
+    "write_if_changed",
+    "mirror",
+]
 
 SKIP = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
 BLOCK = 4096  # what a file costs the disk budget at least, as it costs a file system
+MAX_DEPTH = 16  # folders a handed-in file may sit in, one inside the other
+MAX_PATH_BYTES = 1024  # bytes of a handed-in file's path inside its folder (PATH_MAX is 4096)
+TOO_DEEP = (
+    f"folders nested too deep (over {MAX_DEPTH} levels or {MAX_PATH_BYTES} bytes of path) "
+    "were not copied: {}"
+)
 ANOTHERS = (
     "it has another name elsewhere, which may be another student's or the course's file, "
     "so it was not read (hand in a copy, made with cp, not cp -l)"
@@ -42,7 +61,8 @@ def copy_files(
     ``/etc/passwd`` would copy the grader's file), and FIFOs, sockets and devices are never
     opened (a FIFO blocks its reader forever): each is refused with a sentence in the returned
     list, as is a file that would take the copy past ``max_bytes``, and a top-level file or
-    folder that Python would import in place of a module called one of ``shadowed``. With
+    folder that Python would import in place of a module called one of ``shadowed``, and a
+    folder past ``within_bounds`` (no walk of it needs a stack or a path of any size). With
     ``own`` (a student's files), a hard link is refused too: it may be anyone's file. Every
     file costs the budget at least a disk ``BLOCK`` (a million empty files are not free), and
     the returned list says the first ``MAX_NOTES`` refusals, then how many more.
@@ -83,7 +103,9 @@ def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: 
             if entry.name in rules.skip or entry.name.endswith(".ipynb") or _text_twin(root / name):
                 continue
             mode = entry.stat(follow_symlinks=False).st_mode
-            if not relative.parts and module_name(entry.name) in rules.shadowed:
+            if not within_bounds(name):
+                refused.append(TOO_DEEP.format(name))
+            elif not relative.parts and module_name(entry.name) in rules.shadowed:
                 refused.append(
                     f"{name} was not copied: it would hide the module the notebook imports"
                 )
@@ -96,11 +118,45 @@ def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: 
             elif max(entry.stat(follow_symlinks=False).st_size, BLOCK) > budget[0]:
                 refused.append(f"{name} was not copied: the files are too large")
             else:
-                budget[0] -= max(entry.stat(follow_symlinks=False).st_size, BLOCK)
+                checked = entry.stat(follow_symlinks=False)
+                budget[0] -= max(checked.st_size, BLOCK)
                 try:
-                    _copy_regular(root / name, target / name)
+                    _copy_regular(root / name, target / name, checked, rules.own)
                 except OSError as error:
                     refused.append(f"{name} was not copied: {error.strerror}")
+
+
+def within_bounds(relative: Path) -> bool:
+    """Whether a handed-in file's path inside its folder is one the grader uses: at most
+    ``MAX_DEPTH`` folders deep and ``MAX_PATH_BYTES`` long. Deeper files are never copied, so
+    no walk needs to see them."""
+    return len(relative.parts) <= MAX_DEPTH and len(os.fsencode(relative)) <= MAX_PATH_BYTES
+
+
+def walk(folder: Path):
+    """Yield ``(relative path, lstat)`` of each entry under ``folder`` within ``within_bounds``
+    (not ``SKIP``), each folder's entries sorted by name. A loop over a list of folders to
+    visit, not recursion, so a folder of any shape costs no stack; never into a symlink; a
+    folder that cannot be listed is passed over."""
+    pending = [Path()]
+    while pending:
+        relative = pending.pop()
+        try:
+            with os.scandir(Path(folder, relative)) as found:
+                entries = sorted(found, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            name = relative / entry.name
+            if entry.name in SKIP or not within_bounds(name):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            yield name, info
+            if stat.S_ISDIR(info.st_mode):
+                pending.append(name)
 
 
 def module_name(file_name: str) -> str:
@@ -116,12 +172,21 @@ def _text_twin(path: Path) -> bool:
     return path.suffix == ".py" and path.with_suffix(".ipynb").is_file()
 
 
-def _copy_regular(source: Path, destination: Path) -> None:
-    """Copy one file, refusing (ELOOP) if it was swapped for a symlink meanwhile."""
+def _copy_regular(source: Path, destination: Path, checked: os.stat_result, own: bool) -> None:
+    """Copy one file, judged again by what was opened (a folder students can still write may
+    change after it was listed): refused (OSError) if it is a symlink now (ELOOP), or not the
+    file that was checked (another type, size or inode), or a hard link of a student's."""
     destination.parent.mkdir(parents=True, exist_ok=True)
     handle = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with os.fdopen(handle, "rb") as src, destination.open("wb") as dst:
-        shutil.copyfileobj(src, dst)
+    with os.fdopen(handle, "rb") as src:
+        opened = os.fstat(src.fileno())
+        same = (opened.st_ino, opened.st_size) == (checked.st_ino, checked.st_size)
+        if not (stat.S_ISREG(opened.st_mode) and same):
+            raise OSError(errno.EAGAIN, "it changed while it was copied")
+        if own and opened.st_nlink > 1:
+            raise OSError(errno.EMLINK, f"it is a hard link: {ANOTHERS}")
+        with destination.open("wb") as dst:
+            shutil.copyfileobj(src, dst)
 
 
 def _kind(mode: int) -> str:

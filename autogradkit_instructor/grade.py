@@ -20,7 +20,7 @@ from pathlib import Path
 
 from autogradkit import _i18n as i18n
 
-from . import course, hidden, reference, release, report
+from . import course, hidden, reference, release, report, untrusted
 from .config import GradingConfig
 from .kernels import KernelPool, sandbox_backend
 from .progress import Progress
@@ -46,7 +46,7 @@ def grade_assignment(cfg: GradingConfig) -> dict:
     rows, todo = [], []
     for sub in submissions:  # a result of an earlier (maybe killed) run is kept if still valid
         old = report.read_result(folder, sub.student, sub.notebook)
-        if not cfg.force and old and old["digest"] == digest(sub, assignment, cfg):
+        if not cfg.force and _still_valid(old, digest(sub, assignment, cfg)):
             rows.append(old)
         else:
             todo.append(sub)
@@ -58,9 +58,9 @@ def grade_assignment(cfg: GradingConfig) -> dict:
     json_path, csv_path = report.write_gradebook(rows, folder, {**meta, "changed": changed})
     _summarise(rows, len(todo), time.monotonic() - started, csv_path)
     for path in changed:
-        print(f"autogradkit grade: error: {path} changed while grading", file=sys.stderr)
+        _say(f"error: {path} changed while grading")
     for issue in lost:
-        print(f"autogradkit grade: error: {issue}", file=sys.stderr)
+        _say(f"error: {issue}")
     return {
         "command": "grade",
         "gradebook": str(json_path),
@@ -70,6 +70,13 @@ def grade_assignment(cfg: GradingConfig) -> dict:
         "rows": rows,
         "exit_code": 1 if changed or lost else 0,
     }
+
+
+def _still_valid(old: dict | None, now: str) -> bool:
+    """Whether a kept row stands for this run: graded with the same files and limits, and
+    finished (a row the grader could not finish, status ``error``, is graded again: a busy
+    machine, a full disk or a page in the way is no verdict on the submission)."""
+    return bool(old) and old.get("digest") == now and old.get("status") != "error"
 
 
 def _check_released(cfg: GradingConfig, assignment) -> None:
@@ -100,6 +107,12 @@ def _check_released(cfg: GradingConfig, assignment) -> None:
         )
 
 
+def _say(message: str) -> None:
+    """One line on stderr; a name in it is shown as text (``untrusted.text``): the escape
+    sequence a student put in a folder's name is written out, never obeyed by the terminal."""
+    print(f"autogradkit grade: {untrusted.text(message, limit=2000)}", file=sys.stderr)
+
+
 def _summarise(rows: list[dict], graded: int, seconds: float, csv_path: Path) -> None:
     """One line for the log: how many, how fast (a file or pipe gets no progress bar)."""
     rate = f"{graded / seconds:.2f}" if seconds > 0 else "-"
@@ -115,7 +128,7 @@ def _find(cfg: GradingConfig, assignment) -> list:
     """The submissions to grade; says which entries of the folder were skipped, and why."""
     submissions = course.find_submissions(cfg.submissions, assignment)
     for entry in course.skipped_entries(cfg.submissions, assignment):
-        print(f"autogradkit grade: skipped {entry}", file=sys.stderr)
+        _say(f"skipped {entry}")
     if not submissions:
         raise ValueError(
             f"no submissions of '{assignment.name}' in {cfg.submissions}: expected "

@@ -150,6 +150,7 @@ class Kernel:
         self.box, self.process = box, process
         self._exit_fd = _pidfd(pid)
         self._drops = None  # ZeroMQ's events of IOPub's connection: a drop refused a message
+        self.answered_again: set[str] = set()  # requests a second shell reply came for
 
     @classmethod
     def connect(cls, pid: int, info: dict, connection_file: str, timeout: float, **extra) -> Kernel:
@@ -360,7 +361,9 @@ def get_reply(kernel: Kernel, msg_id: str, timeout: float = 10.0) -> dict | None
 
 
 def ready_reply(kernel: Kernel, msg_id: str) -> dict | None:
-    """The content of the shell reply to ``msg_id`` if it has arrived, else None."""
+    """The content of the shell reply to ``msg_id`` if it has arrived, else None. A reply to
+    an earlier request (whose reply was taken already) is noted in ``kernel.answered_again``:
+    a kernel answers each request once, so one of the two was forged."""
     while kernel.client.shell_channel.msg_ready():
         try:
             msg = kernel.client.get_shell_msg(timeout=0)
@@ -368,6 +371,9 @@ def ready_reply(kernel: Kernel, msg_id: str) -> dict | None:
             continue
         if replies_to(msg, msg_id):
             return msg["content"]
+        parent = msg.get("parent_header")
+        if isinstance(parent, dict) and isinstance(parent.get("msg_id"), str):
+            kernel.answered_again.add(parent["msg_id"])
     return None
 
 
@@ -403,8 +409,12 @@ def run_silent(kernel: Kernel, code: str, timeout: float = 30.0, expression: str
 
 
 def _value(reply: dict | None) -> str:
-    value = ((reply or {}).get("user_expressions") or {}).get("value", {})
-    return str(value.get("data", {}).get("text/plain", "")) if isinstance(value, dict) else ""
+    """The ``text/plain`` of the reply's expression: text, or "" (a kernel can send anything)."""
+    expressions = (reply or {}).get("user_expressions")
+    value = expressions.get("value") if isinstance(expressions, dict) else None
+    data = value.get("data") if isinstance(value, dict) else None
+    text = data.get("text/plain") if isinstance(data, dict) else None
+    return text if isinstance(text, str) else ""
 
 
 def local_kernel_manager():

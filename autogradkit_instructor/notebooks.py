@@ -16,7 +16,8 @@ from pathlib import Path
 import nbformat
 
 from . import untrusted
-from .cells import text
+from .cells import is_text, text
+from .files import ANOTHERS
 
 __all__ = [
     "MAX_BYTES",
@@ -36,8 +37,9 @@ class UnreadableNotebook(ValueError):
     """The file is not a notebook we can grade (bad JSON, wrong format, missing cells)."""
 
 
-def read_notebook(path: str | Path) -> dict:
-    """Load ``path`` as a version-4 notebook dict with string sources.
+def read_notebook(path: str | Path, own: bool = False) -> dict:
+    """Load ``path`` as a version-4 notebook dict with string sources; with ``own`` (a
+    student's file), one with another name elsewhere (a hard link) is refused, as opened.
 
     Raises:
         UnreadableNotebook: with the reason, e.g. ``not valid JSON (line 3, column 1)``.
@@ -52,7 +54,7 @@ def read_notebook(path: str | Path) -> dict:
         autogradkit_instructor.notebooks.UnreadableNotebook: not valid JSON (line 1, column 2)
     """
     try:
-        raw = _read_regular_file(Path(path)).decode("utf-8-sig")  # Notepad writes a BOM
+        raw = _read_regular_file(Path(path), own).decode("utf-8-sig")  # Notepad writes a BOM
         _count_values(raw)
         nb = json.loads(raw, parse_constant=lambda constant: None)  # NaN: no reader takes it
         return normalise(untrusted.clean(nb))  # a lone surrogate in a \u escape: no file holds it
@@ -85,8 +87,9 @@ def _count_values(raw: str) -> None:
         )
 
 
-def _read_regular_file(path: Path) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most ``MAX_BYTES``.
+def _read_regular_file(path: Path, own: bool = False) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``MAX_BYTES`` (with ``own``:
+    and the file's only name), judged by what was opened, never by an earlier look.
 
     Never follows a symlink and never blocks on a FIFO (it is opened non-blocking, then
     refused), so one odd submission cannot hang or flood the grader.
@@ -100,6 +103,8 @@ def _read_regular_file(path: Path) -> bytes:
         info = os.fstat(f.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise UnreadableNotebook("not a plain file (a FIFO, socket or device)")
+        if own and info.st_nlink > 1:
+            raise UnreadableNotebook(f"a hard link: {ANOTHERS}")
         if info.st_size > MAX_BYTES:
             raise UnreadableNotebook(f"too large: {info.st_size >> 20} MiB, over {MAX_BYTES >> 20}")
         return f.read(info.st_size + 1)  # not a buffer of MAX_BYTES for a small file
@@ -128,7 +133,7 @@ def normalise(nb) -> dict:
             raise UnreadableNotebook(f"cell {index} is not a code, markdown or raw cell")
         if not isinstance(cell.get("metadata", {}), dict):
             raise UnreadableNotebook(f"cell {index} has invalid metadata")
-        if not _is_text(cell.get("source", "")):
+        if not is_text(cell.get("source", "")):
             raise UnreadableNotebook(f"cell {index}'s source is not text")
         cell["source"] = text(cell.get("source", ""))
         cell.setdefault("metadata", {})
@@ -139,13 +144,6 @@ def normalise(nb) -> dict:
         raise UnreadableNotebook("its metadata is not a JSON object")
     nb.setdefault("nbformat_minor", 4)
     return nb
-
-
-def _is_text(source) -> bool:
-    """nbformat's text: a string, or a list of strings (its lines)."""
-    return isinstance(source, str) or (
-        isinstance(source, list) and all(isinstance(line, str) for line in source)
-    )
 
 
 def write_notebook(nb: dict, path: str | Path) -> None:

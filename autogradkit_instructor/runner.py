@@ -24,9 +24,11 @@ __all__ = [
     "HIDDEN_ERROR",
     "ESSENTIAL_CHARS",
     "MAX_RECORDS",
+    "NOTEBOOK_CELLS",
     "CellRun",
     "Outputs",
     "run_cell",
+    "kept_chars",
 ]
 
 SLOW_AFTER = 2.0  # seconds; a cell running longer yields the CPU to the other submissions
@@ -41,7 +43,8 @@ HIDDEN_ERROR = {
 }
 ESSENTIAL_CHARS = 1000  # what is kept of an error or a result that is over the budget
 ITEM_CHARS = 100  # what each output costs the budget besides its text (an empty one too)
-MAX_RECORDS = 64  # check records kept per cell, outside the output budget
+MAX_RECORDS = 64  # check records kept per test cell, outside the output budget
+NOTEBOOK_CELLS = 20  # a whole notebook keeps at most this many cells' output budgets
 
 
 @dataclass
@@ -56,13 +59,16 @@ class CellRun:
     status: str
     outputs: list[dict] = field(default_factory=list)
     execution_count: int | None = None
+    msg_id: str = ""  # the execute request's: its reply must be the only one
 
 
 class Outputs:
-    """Turns IOPub messages into nbformat outputs, within a character budget."""
+    """Turns IOPub messages into nbformat outputs, within a character budget; check records
+    are kept outside it only with ``records`` (a test cell, which is judged from them)."""
 
-    def __init__(self, max_chars: int):
+    def __init__(self, max_chars: int, records: bool = True):
         self.items: list[dict] = []
+        self.keeps_records = records
         self.max_chars, self.used, self.cut = max_chars, 0, False
         self.over: dict[str, dict] = {}  # the last error and result over the budget
         self.count: int | None = None
@@ -91,7 +97,7 @@ class Outputs:
         merged = out["output_type"] == "stream" and last and last.get("name") == out.get("name")
         cost = 0 if merged else ITEM_CHARS
         size = _size(out) + cost
-        if MIME in out.get("data", {}):  # a check's record: what the verdict is made of
+        if MIME in out.get("data", {}) and self.keeps_records:  # what a verdict is made of
             if size - cost <= MAX_RECORD_CHARS and self.records < MAX_RECORDS:
                 self.items.append(out)
                 self.records += 1
@@ -132,6 +138,12 @@ class Outputs:
         return any(out["output_type"] == "error" for out in self.items)
 
 
+def kept_chars(outputs: list[dict], records: bool = True) -> int:
+    """What ``outputs`` cost an output budget (with ``records``, check records are free)."""
+    paid = (out for out in outputs if not (records and MIME in out.get("data", {})))
+    return sum(_size(out) + ITEM_CHARS for out in paid)
+
+
 def _size(out: dict) -> int:
     """Characters an output holds, whatever its type (text, data, traceback)."""
     parts = [out.get("text", ""), out.get("evalue", ""), *(out.get("traceback") or [])]
@@ -151,8 +163,8 @@ def _shrunk(out: dict, keep: int = ESSENTIAL_CHARS) -> dict:
 def _output(kind: str, content: dict, count: int | None) -> dict:
     """The nbformat output for one IOPub message, its fields checked for type (the kernel is
     the submission's: a ``text`` that is a number, a ``data`` that is a list, a string no file
-    can hold are all possible)."""
-    content = untrusted.clean(content)
+    can hold, lists nested past what any walk of them can recurse are all possible)."""
+    content = untrusted.clean(content, untrusted.MAX_DEPTH)
     if kind == "stream":
         name = content.get("name") if content.get("name") in ("stdout", "stderr") else "stdout"
         return {"output_type": "stream", "name": name, "text": _str(content.get("text"))}
@@ -188,13 +200,21 @@ def run_cell(
     grace: float,
     max_chars: int,
     on_slow: Callable[[], None] | None = None,
+    records: bool = True,
 ) -> CellRun:
     """Execute ``code``; interrupt after ``timeout`` s, kill ``grace`` s later if still busy.
 
     After ``SLOW_AFTER`` s the kernel's priority is lowered and ``on_slow()`` is called.
+    Check records are kept outside ``max_chars`` only with ``records``.
     """
     msg_id = kernel.client.execute(code, store_history=True, allow_stdin=False, stop_on_error=False)
-    outputs, interrupted, reply, idle_by = Outputs(max_chars), False, None, math.inf
+    result = _run(kernel, msg_id, timeout, grace, Outputs(max_chars, records), on_slow)
+    result.msg_id = msg_id
+    return result
+
+
+def _run(kernel: Kernel, msg_id: str, timeout: float, grace: float, outputs: Outputs, on_slow):
+    interrupted, reply, idle_by = False, None, math.inf
     deadline = time.monotonic() + timeout
     slow_at = time.monotonic() + SLOW_AFTER if timeout > SLOW_AFTER else deadline
     shell = kernel.client.shell_channel.socket

@@ -213,12 +213,16 @@ class Box:
         os.chmod(self.sockets, 0o555)
 
     def enter(self, limits: Limits) -> None:
-        """In the child before exec: join the cgroups (the whole tree follows), set rlimits."""
+        """In the child before exec: join the cgroups (the whole tree follows), set rlimits
+        (memory per process, no core files, no file larger than the disk limit)."""
         for group in self.cgroups:
             (group / "cgroup.procs").write_text(str(os.getpid()))
-        memory = limits.memory_mb * 2**20
+        memory, disk = limits.memory_mb * 2**20, limits.disk_mb * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))  # each process, always
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        # no file a sandbox writes grows past its disk limit: its tmpfs is capped already,
+        # and so is the one host file it holds open, its stderr (read if it dies starting)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (disk, disk))
         # no RLIMIT_NPROC: it counts every process of the grader's user (and exempts root)
 
     def remove(self) -> None:

@@ -17,7 +17,7 @@ from autogradkit.grading import guard
 
 from . import cells, hidden, untrusted
 from .kernels import Kernel, KernelDied, run_silent
-from .runner import CellRun, run_cell
+from .runner import NOTEBOOK_CELLS, CellRun, kept_chars, run_cell
 
 __all__ = [
     "MAX_RESTARTS",
@@ -131,6 +131,7 @@ class Session:
         self.kernel: Kernel | None = None
         self.deadline = time.monotonic() + self.cfg.total_timeout
         self.restarts_left, self.started = MAX_RESTARTS, False
+        self.output_left = self.cfg.max_output_chars * NOTEBOOK_CELLS
 
     def run(self, nb: dict) -> None:
         """Execute every non-empty code cell of ``nb``, writing outputs into the cells."""
@@ -155,8 +156,10 @@ class Session:
                 self._check_tampering(f"before {label}")
                 self._arm(cells.grade_id(cell))
                 self._ship_hidden_checks(cell["source"])
-            result = self._run(cell["source"], limit)
+            result = self._run(cell["source"], limit, records=cells.is_test(cell))
             cell["outputs"], cell["execution_count"] = result.outputs, result.execution_count
+            if cells.is_test(cell) and result.status in ("ok", "error"):
+                self._confirm(cell, result, label)
             if result.status in ("ok", "error"):
                 ran.append(cell)
             else:
@@ -164,7 +167,10 @@ class Session:
         if self.kernel is not None and any(cells.is_test(c) for c in ran):
             self._check_tampering("after the last cell")  # what the last test cell's code did
 
-    def _run(self, code: str, limit: float) -> CellRun:
+    def _run(self, code: str, limit: float, records: bool = False) -> CellRun:
+        """Run one cell within what is left of the notebook's output budget (``NOTEBOOK_CELLS``
+        cells' worth: a notebook of a thousand chatty cells is not a thousand budgets); only a
+        test cell keeps check records outside it."""
         yielded = []
 
         def give_up_cpu() -> None:  # a slow cell lets another submission compute meanwhile
@@ -177,9 +183,11 @@ class Session:
             code,
             timeout=limit,
             grace=self.cfg.interrupt_grace,
-            max_chars=self.cfg.max_output_chars,
+            max_chars=min(self.cfg.max_output_chars, self.output_left),
             on_slow=give_up_cpu,
+            records=records,
         )
+        self.output_left = max(0, self.output_left - kept_chars(result.outputs, records))
         if yielded:
             self.ctx.cpu.acquire()
         return result
@@ -195,6 +203,26 @@ class Session:
             note = f"{when}: {change}"
             if note not in self.ctx.review and len(self.ctx.review) <= untrusted.MAX_NOTES:
                 self.ctx.review.append(note)
+
+    def _confirm(self, cell: dict, result, label: str) -> None:
+        """A test cell is over when its kernel has answered the next request: the kernel
+        answers in order, so the cell's own reply came first, and a second reply to it means
+        that one of them was sent by student code (which holds the session's key, and can
+        end its cell with an "idle" and an ok reply before its error or value). A cell that
+        was answered twice, or after which the kernel answered nothing (it died, or still
+        runs), fails with an error of the grader's own, for review."""
+        try:
+            run_silent(self.kernel, "", timeout=self.cfg.timeout, expression="0")
+            why = "the kernel answered this test cell twice"
+            confirmed = result.msg_id not in self.kernel.answered_again
+        except (KernelDied, TimeoutError):
+            why = "the kernel answered nothing after this test cell"
+            confirmed = False
+        if not confirmed:
+            error = {"output_type": "error", "ename": "UnconfirmedCell", "evalue": why}
+            cell["outputs"].append({**error, "traceback": [f"UnconfirmedCell: {why}"]})
+            if len(self.ctx.review) <= untrusted.MAX_NOTES:
+                self.ctx.review.append(f"{label}: {why}")
 
     def _arm(self, grade_id: str | None) -> None:
         """Send the test cell's seed just before it runs: its checks draw fresh inputs that no

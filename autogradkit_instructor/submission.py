@@ -10,7 +10,6 @@ grade. ``grade.py`` runs them for a whole class on a thread pool, ``cluster.py``
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -18,7 +17,7 @@ from pathlib import Path
 
 from autogradkit import _i18n as i18n
 
-from . import cells, course, files, pipeline, report, untrusted
+from . import cells, course, pipeline, report, untrusted
 from .config import GradingConfig
 from .context import Context
 from .notebooks import UnreadableNotebook, read_notebook, write_notebook
@@ -149,21 +148,11 @@ def _read(sub, assignment, task: Task) -> tuple[str, str] | None:
     if not sub.notebook:
         names = ", ".join(f"<student>_{n}.ipynb" for n in sorted(assignment.sources))
         return ("unmatched", f"{sub.path.name}: name the file like {names}")
-    if _links(sub.path) > 1:  # the same file as another student's, or the instructor's
-        return ("unreadable", f"{sub.path.name} is a hard link: {files.ANOTHERS}")
-    try:
-        task.nb = read_notebook(sub.path)
+    try:  # a hard link may be another student's file, or the instructor's
+        task.nb = read_notebook(sub.path, own=True)
     except UnreadableNotebook as error:
         return ("unreadable", f"{sub.path.name} is {error}")
     return None
-
-
-def _links(path: Path) -> int:
-    """How many names the file has (1 for a file of its own, 0 when it cannot be seen)."""
-    try:
-        return os.lstat(path).st_nlink
-    except OSError:
-        return 0
 
 
 def _copy(sub, assignment, cfg: GradingConfig, task: Task) -> None:
@@ -253,7 +242,8 @@ def record(task: Task, outcome: Outcome, cfg: GradingConfig, folder: Path, keep:
         try:
             report.write_result(folder, row)  # a re-run after a kill resumes here
         except Exception as error:  # not kept: the next run grades it again
-            print(f"autogradkit grade: error: {task.label}: not kept: {error}", file=sys.stderr)
+            note = untrusted.text(f"{task.label}: not kept: {error}", limit=2000)
+            print(f"autogradkit grade: error: {note}", file=sys.stderr)
     return row
 
 

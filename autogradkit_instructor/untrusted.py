@@ -7,14 +7,15 @@ checks every part of the grader shares:
 * ``clean`` makes any JSON-like value safe to write as UTF-8 (a lone surrogate such as
   ``"\\ud800"`` is valid in a Python ``str`` and in JSON's ``\\u`` escapes, but no file can
   hold it);
-* ``text`` turns one untrusted value into one short line;
+* ``text`` turns one untrusted value into one short line that shows as it is (a character
+  that does not print, such as a right-to-left override, is written as its escape);
 * ``name`` shows a file name (a student's) with every character that does not print as its
   escape (``b"ann\\xff"`` as ``ann\\xff``): two names never show alike, none is a path;
 * ``bounded`` keeps at most ``MAX_NOTES`` notes of at most ``MAX_NOTE_CHARS`` characters.
 
 Example:
     >>> text("a\\ud800b\\n=1+1" * 40, limit=12)
-    'a\\ufffdb =1+1a\\ufffdb…'
+    'a\\\\ud800b =1…'
     >>> name("ann\\udcff")
     'ann\\\\xff'
     >>> len(bounded([f"note {i}" for i in range(100)]))
@@ -26,34 +27,53 @@ from __future__ import annotations
 import hashlib
 import re
 
-__all__ = ["MAX_NOTES", "MAX_NOTE_CHARS", "clean", "text", "name", "student_name", "bounded"]
+__all__ = [
+    "MAX_NOTES",
+    "MAX_NOTE_CHARS",
+    "MAX_DEPTH",
+    "clean",
+    "text",
+    "name",
+    "student_name",
+    "bounded",
+]
 
 MAX_NOTES = 20  # review notes or issues kept per row
 MAX_NOTE_CHARS = 300  # characters kept per note
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+MAX_DEPTH = 64  # lists and dicts one inside the other that a kernel's output may hold
+_BREAKS = re.compile(r"[^\S ]+")  # whitespace but the plain space: newlines, tabs...
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
-def clean(value):
+def clean(value, max_depth: int | None = None):
     """``value`` (JSON-like: dicts, lists, str, numbers) with every string made valid UTF-8;
-    keys that are not strings are dropped, anything that is not JSON becomes its type's name."""
+    keys that are not strings are dropped, anything that is not JSON becomes its type's name,
+    and so does a list or dict nested deeper than ``max_depth`` (a kernel's output nested 900
+    deep is no output anyone reads, and every later walk of it would recurse)."""
     if isinstance(value, str):
         return _valid(value)
+    if isinstance(value, dict | list | tuple) and max_depth is not None and max_depth <= 0:
+        return type(value).__name__
+    deeper = None if max_depth is None else max_depth - 1
     if isinstance(value, dict):
-        return {_valid(k): clean(v) for k, v in value.items() if isinstance(k, str)}
+        return {_valid(k): clean(v, deeper) for k, v in value.items() if isinstance(k, str)}
     if isinstance(value, list | tuple):
-        return [clean(v) for v in value]
+        return [clean(v, deeper) for v in value]
     if value is None or isinstance(value, bool | int | float):
         return value
     return type(value).__name__
 
 
 def text(value, limit: int = MAX_NOTE_CHARS) -> str:
-    """One line of at most ``limit`` characters: control characters become a space, lone
-    surrogates ``\\ufffd``; a value that is not a string is named by its type only."""
+    """One line of at most ``limit`` characters, shown as it is: whitespace (a newline, a
+    tab) becomes a space, and every other character that does not print (a control
+    character, a terminal's escape, a right-to-left override, a zero-width space, a lone
+    surrogate) is written as its escape, so the line reorders and hides nothing around it. A
+    value that is not a string is named by its type only."""
     if not isinstance(value, str):
         value = f"<{type(value).__name__}>"
-    line = _CONTROL.sub(" ", _valid(value)).strip()
+    line = _BREAKS.sub(" ", value[: 64 * limit]).strip()
+    line = "".join(char if char.isprintable() else _escape(char) for char in line)
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 

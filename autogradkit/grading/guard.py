@@ -26,6 +26,12 @@ it found changed:
   what was there at install, whatever a patch touched. The by-hand interpreter started ahead
   is ended too, so a process student code put there is never handed an answer.
 
+* **the way a cell's value and reply leave the kernel**: the shell's display hook, display
+  publisher and kernel (with its session), every attribute of their classes and the methods
+  an instance shadows, and the ``text/plain`` formatter (its settings and printers: a float
+  printed as ``5.0`` would be an ``assert`` cell's partial credit). An allow-list too: what
+  was there at install.
+
 Before a test cell ``reset`` also puts back the modules the notebook's own cells import, and
 the global names they were imported as (``np = fake`` or ``sys.modules["numpy"] = fake`` in an
 nbgrader course whose ``assert`` cells compare with ``np.isclose``): ``install`` is told them.
@@ -96,6 +102,7 @@ def install(shell, imports: dict[str, str] | None = None) -> None:
     _saved["shell_dict"] = set(vars(shell))
     _saved["machinery"] = _machinery()
     _saved["functions"] = _functions(_saved["machinery"])
+    _saved["carriers"] = _carriers(shell)
     _saved["globals"] = {}
     for name, target in imports.items():
         found = _resolve(target)
@@ -114,6 +121,7 @@ def reset() -> list[list[str]]:
                 found.append(["member", f"{module_name}.{name}"])
     namespace = _saved["shell"].user_ns
     found += _reset_machinery() + _reset_check_names(namespace) + _reset_globals(namespace)
+    found += _reset_carriers(_saved["shell"])
     by_hand.end_spare()  # the next by-hand check starts an interpreter of its own
     return found
 
@@ -345,6 +353,93 @@ def _resolve(target: str):
             return getattr(importlib.import_module(module), member)
         except Exception:  # noqa: BLE001
             return None
+
+
+CARRIERS = ("displayhook", "display_pub", "kernel")  # the shell's; and kernel.session
+PLAIN = "text/plain"  # the formatter whose text is an ``assert`` cell's points
+PRINTERS = ("type_printers", "deferred_printers", "singleton_printers")
+
+
+def _carriers(shell) -> dict:
+    """What a cell's value and its reply pass through on their way out, as ``install`` saw it:
+    the objects (by the shell's attribute), their classes' and own attributes, and the plain
+    text formatter's settings and printers."""
+    owners = {name: getattr(shell, name, None) for name in CARRIERS}
+    owners["kernel.session"] = getattr(owners["kernel"], "session", None)
+    owners = {name: owner for name, owner in owners.items() if owner is not None}
+    classes = {c for owner in owners.values() for c in type(owner).__mro__ if c is not object}
+    plain = getattr(getattr(shell, "display_formatter", None), "formatters", {}).get(PLAIN)
+    printers = _printers(plain)  # its printer tables are made as they are first read
+    values = vars(plain).get("_trait_values", {}) if plain is not None else {}
+    settings = {k: _copy(v) for k, v in values.items()}
+    return {
+        "owners": owners,
+        "own": {name: dict(vars(owner)) for name, owner in owners.items()},
+        "classes": {c: dict(vars(c)) for c in classes},
+        "plain": (plain, settings, printers) if plain else None,
+    }
+
+
+def _printers(formatter) -> set[int]:
+    return {id(p) for table in PRINTERS for p in getattr(formatter, table, {}).values()}
+
+
+def _copy(value):
+    """A table copied (a printer is added to it in place), any other value itself."""
+    return dict(value) if isinstance(value, dict) else value
+
+
+def _reset_carriers(shell) -> list[list[str]]:
+    """Put back what ``_carriers`` saw; report each change (a replaced display hook, a method
+    patched on its class or shadowed on the object, a new float printer, another format)."""
+    saved, found = _saved["carriers"], []
+    for name, owner in saved["owners"].items():
+        holder, _, attribute = f"shell.{name}".rpartition(".")
+        parent = shell if holder == "shell" else saved["owners"]["kernel"]
+        if getattr(parent, attribute, None) is not owner:
+            setattr(parent, attribute, owner)
+            found.append(["member", f"shell.{name}"])
+        for key, value in list(vars(owner).items()):
+            before = saved["own"][name].get(key, _MISSING)
+            if callable(value) and hasattr(type(owner), key) and value is not before:
+                setattr(owner, key, before) if before is not _MISSING else delattr(owner, key)
+                found.append(["member", f"shell.{name}.{key}"])
+    return found + _reset_classes(saved["classes"]) + _reset_plain(shell, saved["plain"])
+
+
+def _reset_classes(classes: dict) -> list[list[str]]:
+    """Put back every attribute of the carriers' classes; remove the ones added."""
+    found = []
+    for cls, attributes in classes.items():
+        now = vars(cls)
+        changed = [n for n, v in attributes.items() if now.get(n, _MISSING) is not v]
+        added = [n for n in now if n not in attributes and not n.startswith("__")]
+        for key in changed + added:
+            try:
+                setattr(cls, key, attributes[key]) if key in attributes else delattr(cls, key)
+            except (AttributeError, TypeError):  # a type that cannot change: reported all the same
+                pass
+            found.append(["member", f"{cls.__module__}.{cls.__qualname__}.{key}"])
+    return found
+
+
+def _reset_plain(shell, saved) -> list[list[str]]:
+    """The plain text formatter as ``install`` saw it: the same object, the same settings, no
+    printer it did not have (IPython moving a deferred printer to its types is no change)."""
+    if saved is None:
+        return []
+    plain, values, printers = saved
+    formatters, found = shell.display_formatter.formatters, []
+    if formatters.get(PLAIN) is not plain:
+        formatters[PLAIN] = plain
+        found.append(["member", "shell.display_formatter.text_plain"])
+    settings = {k: v for k, v in values.items() if k not in PRINTERS}
+    changed = [k for k, v in settings.items() if plain._trait_values.get(k, _MISSING) != v]
+    if changed or not _printers(plain) <= printers:
+        for key in [*changed, *(k for k in PRINTERS if k in values)]:
+            plain._trait_values[key] = _copy(values[key])
+        found.append(["member", "shell.display_formatter.text_plain.printers"])
+    return found
 
 
 def _reset_shell(shell) -> list[list[str]]:

@@ -11,13 +11,14 @@ from autogradkit.grading.observations import (
     records_in,
 )
 
-from .. import cells
+from .. import cells, untrusted
 from ..context import CellResult
 from .strip_hidden_tests import BEGIN
 
-__all__ = ["MAX_ERROR_CHARS", "CollectResults"]
+__all__ = ["MAX_ERROR_CHARS", "MAX_LINES", "CollectResults"]
 
 MAX_ERROR_CHARS = 300
+MAX_LINES = 50  # ✓/✗ lines kept of an assert cell's output (a kernel can print thousands)
 
 
 class CollectResults:
@@ -131,16 +132,20 @@ def _judge(cell: dict, references: list, result: CellResult, tr) -> list[str]:
 
 
 def _read_outputs(cell: dict, result: CellResult) -> None:
+    """Pass or fail by the cell's error; its ✓/✗ lines and error are text a kernel printed,
+    kept as bounded lines that show as they are (``untrusted``)."""
     result.status = "passed"
+    lines = []
     for out in cell.get("outputs", []):
         kind = out.get("output_type")
         if kind == "stream" and out.get("name") == "stdout":
             text = cells.text(out.get("text"))
-            result.lines += [line for line in text.splitlines() if line[:1] in ("✓", "✗")]
+            lines += [line for line in text.splitlines() if line[:1] in ("✓", "✗")]
         elif kind == "error" and not result.error:
             message = str(out.get("evalue", "")).strip().split("\n")[0]
             error = f"{out.get('ename', 'Error')}: {message}" if message else out.get("ename", "")
             if out.get("ename") == "CheckFailed":  # a practice check's own ✗ line
                 error = message
-            result.error = error[:MAX_ERROR_CHARS]
+            result.error = untrusted.text(error, MAX_ERROR_CHARS)
             result.status = "failed"
+    result.lines += untrusted.bounded(lines, MAX_LINES)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 
 from autogradkit._i18n import N_
 
@@ -118,13 +119,26 @@ def _chosen_copies(student_cells: list[dict], released: list[dict]) -> dict[str,
 
 
 def _unique_ids(notebook_cells: list[dict]) -> list[dict]:
-    """Rename repeated nbformat cell ids (``x`` -> ``x-2``): a graded copy must be valid."""
+    """Give each cell that has an id one nbformat takes (1 to 64 of ``a-z A-Z 0-9 - _``),
+    once: a repeated id ``x`` becomes ``x-2``, an id of another type or shape (a number, a
+    dict, markup) ``cell-<n>``. A graded copy must be a valid notebook.
+
+    Example:
+        >>> [c["id"] for c in _unique_ids([{"id": "a"}, {"id": "a"}, {"id": 5}, {"id": "<b>"}])]
+        ['a', 'a-2', 'cell-2', 'cell-3']
+    """
     seen: set[str] = set()
-    for cell in notebook_cells:
-        cell_id, number = cell.get("id"), 2
-        while cell_id is not None and cell_id in seen:
-            cell_id, number = f"{cell['id'][:56]}-{number}", number + 1
-        if cell_id is not None:
-            cell["id"] = cell_id
-            seen.add(cell_id)
+    for index, cell in enumerate(notebook_cells):
+        if "id" not in cell:
+            continue  # a notebook older than nbformat 4.5 has none
+        given = cell["id"]
+        base = given if isinstance(given, str) and _CELL_ID.fullmatch(given) else f"cell-{index}"
+        cell_id, number = base, 2
+        while cell_id in seen:
+            cell_id, number = f"{base[:56]}-{number}", number + 1
+        cell["id"] = cell_id
+        seen.add(cell_id)
     return notebook_cells
+
+
+_CELL_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # nbformat 4.5's schema

@@ -13,7 +13,8 @@ class Score:
     * an error (a failed check, or any exception) or a cell that never ran: 0;
     * a number as the cell's result (``execute_result``): that many points, partial credit as
       in nbgrader, kept between 0 and the cell's points; a cell that showed more than one
-      result (student code called ``sys.displayhook`` as it ran) fails, for review;
+      result (student code called ``sys.displayhook`` as it ran), or a result whose
+      ``text/plain`` is not text (the kernel's display machinery replaced), fails, for review;
     * anything else: full points.
 
     Unlike nbgrader, text on stderr (a warning) does not cost points. Manually graded answers
@@ -41,6 +42,9 @@ class Score:
             if result.status == "passed" and len(shown) > 1:  # student code showed one too
                 ctx.review.append(f"{gid}: the test cell showed {len(shown)} results, not one")
                 result.status = "failed"
+            if result.status == "passed" and shown and not cells.is_text(_plain(shown[0])):
+                ctx.review.append(f"{gid}: the test cell's result was not text")
+                result.status = "failed"
             if result.status != "passed":
                 result.points = 0.0
                 continue
@@ -59,11 +63,16 @@ def _results(cell: dict) -> list[dict]:
     return [out for out in cell.get("outputs", []) if out.get("output_type") == "execute_result"]
 
 
+def _plain(result: dict):
+    data = result.get("data")
+    return data.get("text/plain", "") if isinstance(data, dict) else ""
+
+
 def _partial_credit(shown: list[dict]) -> float | None:
     """The number the cell evaluated to, if it showed one result and that is one number."""
-    if len(shown) != 1:
+    if len(shown) != 1 or not cells.is_text(_plain(shown[0])):
         return None
     try:
-        return float(cells.text(shown[0].get("data", {}).get("text/plain", "")))
+        return float(cells.text(_plain(shown[0])))
     except ValueError:
         return None

@@ -204,7 +204,8 @@ def test_kernel_made_text_is_escaped_and_bounded(graded_course):
     assert SECRET not in page and html.escape(SECRET) in page
     long_name = "E" * 5000
     assert len(class_report._bounded(long_name)) == class_report.MAX_TEXT
-    assert class_report._bounded("a\ud800b") == "a?b"  # a lone surrogate cannot be written
+    assert class_report._bounded("a\ud800b") == "a\\ud800b"  # no file holds a lone surrogate
+    assert class_report._bounded("\u202eab") == "\\u202eab"  # nor reorders the page
 
 
 def test_anonymous_leaves_no_name_and_no_kernel_text(graded_course, tmp_path):
