@@ -130,15 +130,7 @@ def validate_notebook(cfg: GradingConfig) -> dict:
             ) as pool:
                 ctx.kernels = pool
                 pipeline.validate()(nb, ctx)
-    for gid, result in ctx.results.items():
-        mark = "✓" if result.status in ("passed", "partial") else "✗"
-        detail = f": {result.error.removeprefix('✗ ')}" if result.error else ""
-        if result.status == "manual":
-            mark, detail = "·", ": graded by hand"
-        print(f"{mark} {gid} ({result.points:g}/{result.max_points:g}){detail}")
-    for issue in ctx.issues:
-        print(f"warning: {issue}")
-    print(f"{ctx.score:g} / {ctx.max_score:g} points; status {ctx.status}")
+    _print_results(ctx)
     passed = all(r.status in ("passed", "manual") for r in ctx.results.values())
     return {
         "command": "validate",
@@ -150,3 +142,16 @@ def validate_notebook(cfg: GradingConfig) -> dict:
         "tests": {g: vars(r) for g, r in ctx.results.items()},
         "exit_code": 0 if passed and not ctx.issues and ctx.status == "ok" else 1,
     }
+
+
+def _print_results(ctx: Context) -> None:
+    """One line per test (✓, ✗, or · for one graded by hand), the warnings, the total."""
+    for gid, result in ctx.results.items():
+        mark = "✓" if result.status in ("passed", "partial") else "✗"
+        detail = f": {result.error.removeprefix('✗ ')}" if result.error else ""
+        if result.status == "manual":
+            mark, detail = "·", ": graded by hand"
+        print(f"{mark} {gid} ({result.points:g}/{result.max_points:g}){detail}")
+    for issue in ctx.issues:
+        print(f"warning: {issue}")
+    print(f"{ctx.score:g} / {ctx.max_score:g} points; status {ctx.status}")
