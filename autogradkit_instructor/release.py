@@ -20,6 +20,7 @@ from autogradkit._i18n import LANGUAGE_FILE, LANGUAGES
 from autogradkit.grading.checks import EXPECTED_FILE, public_expected
 
 from . import cells, course, files, pipeline, translate
+from .build import KERNELSPEC
 from .config import GradingConfig
 from .context import Context
 from .steps.strip_hidden_tests import BEGIN, END
@@ -124,6 +125,8 @@ def release_notebook(source: Path, target: Path, cfg: GradingConfig) -> None:
     nb.metadata.setdefault("autogradkit", {})["language"] = cfg.language
     ctx = Context(cfg, target, target.parent.resolve())
     nb = pipeline.release()(nb, ctx)
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)  # as built: nothing of the machine that ran it
+    nb.metadata["language_info"] = {"name": "python"}  # (the kernel adds its Python's version)
     nbformat.write(nb, target)
 
 

@@ -10,11 +10,13 @@ helper leaves the release). What a notebook writes as it runs reaches neither fo
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from autogradkit_instructor import cli, files
+from autogradkit_instructor.build import KERNELSPEC
 
 pytestmark = [pytest.mark.notebook, pytest.mark.slow(40)]
 
@@ -96,6 +98,18 @@ def test_only_the_edited_notebook_and_the_renamed_file_move(course):
         "release/02_second/02_second.ipynb",
     }
 
+
+
+def test_no_notebook_names_the_machine_that_made_it(course):
+    """Another machine (another Python) builds and releases the same bytes: a notebook's
+    metadata holds no version of the Python that ran it, in this course or the kit's."""
+    made_here = sorted(course.rglob("*.ipynb"))
+    committed = sorted((Path(__file__).parent.parent / "notebooks").rglob("*.ipynb"))
+    assert len(made_here) == 2 * len(NAMES) and committed
+    for path in made_here + committed:
+        metadata = json.loads(path.read_text(encoding="utf-8"))["metadata"]
+        assert metadata["language_info"] == {"name": "python"}, path
+        assert metadata["kernelspec"] == KERNELSPEC, path
 
 def test_a_helper_folder_and_a_helper_file_may_swap_names(tmp_path):
     staged, target = tmp_path / "staged", tmp_path / "target"
