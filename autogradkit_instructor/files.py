@@ -29,9 +29,11 @@ __all__ = [
     "module_name",
     "write_if_changed",
     "mirror",
+    "MIRRORED",
 ]
 
 SKIP = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
+MIRRORED = ".autogradkit-released"  # in a release folder: the files release wrote there
 BLOCK = 4096  # what a file costs the disk budget at least, as it costs a file system
 MAX_DEPTH = 16  # folders a handed-in file may sit in, one inside the other
 MAX_PATH_BYTES = 1024  # bytes of a handed-in file's path inside its folder (PATH_MAX is 4096)
@@ -207,20 +209,33 @@ def write_if_changed(path: Path, data: bytes) -> bool:
     return True
 
 
-def mirror(staged: Path, target: Path, names: list[str]) -> None:
-    """Make ``target`` hold the files ``names`` of ``staged`` (paths relative to both) and no
-    other file: any other is removed first (what an earlier release wrote and this one does
-    not), then each is written only if its bytes change. Editors' and Python's caches
-    (``SKIP``) stay."""
-    kept = set(names)
+def mirror(staged: Path, target: Path, names: list[str]) -> list[str]:
+    """Make ``target`` hold the files ``names`` of ``staged`` (paths relative to both), each
+    written only if its bytes change; return the files of ``target`` that no mirror wrote.
+
+    What an earlier mirror wrote (its list: ``target/MIRRORED``) and this one does not is
+    removed. A file no mirror wrote (one you put there) stays: it is returned, never lost. A
+    link is removed, never followed or written through. Editors' and Python's caches
+    (``SKIP``) stay.
+    """
+    listed = target / MIRRORED
+    earlier = set(listed.read_text(encoding="utf-8").splitlines()) if listed.is_file() else set()
+    kept, others = set(names), []
     for path in sorted(target.rglob("*"), reverse=True):  # a folder's files before it
-        relative = path.relative_to(target)
-        if SKIP & set(relative.parts):
+        parts = path.relative_to(target).parts
+        relative = "/".join(parts)
+        if SKIP & set(parts) or relative == MIRRORED:
             continue
         if path.is_dir() and not path.is_symlink():
             if not any(path.iterdir()):
                 path.rmdir()
-        elif str(relative) not in kept:
+        elif path.is_symlink() or (relative in earlier and relative not in kept):
             path.unlink()
+        elif relative not in kept:
+            others.append(relative)
     for name in names:
+        if (target / name).is_dir():
+            raise FileExistsError(f"{target / name} is a folder of files no release wrote")
         write_if_changed(target / name, (staged / name).read_bytes())
+    write_if_changed(listed, "".join(f"{name}\n" for name in sorted(names)).encode("utf-8"))
+    return sorted(others)

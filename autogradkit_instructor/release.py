@@ -60,7 +60,7 @@ def release_folder(folder: Path, target: Path, cfg: GradingConfig) -> list[Path]
     The release is made in a scratch folder, where the student versions run; ``target`` then
     gets what changed (``files.mirror``): an unchanged file keeps its bytes and its
     modification time, a helper file gone from ``folder`` leaves, and what a kernel wrote as
-    it ran never arrives.
+    it ran never arrives. A file you put in ``target`` yourself stays, and is named.
     """
     notebooks = [p.name for p in sorted(folder.glob("*.ipynb"))]
     with tempfile.TemporaryDirectory(prefix="autogradkit-release-") as scratch:
@@ -69,7 +69,8 @@ def release_folder(folder: Path, target: Path, cfg: GradingConfig) -> list[Path]
         helpers = sorted(str(p.relative_to(staged)) for p in staged.rglob("*") if p.is_file())
         for notebook in notebooks:
             release_notebook(folder / notebook, staged / notebook, cfg)
-        files.mirror(staged, target, helpers + notebooks)
+        for yours in files.mirror(staged, target, helpers + notebooks):
+            print(f"release: {target / yours} is not from {folder}: left as it is", file=sys.stderr)
     return [target / notebook for notebook in notebooks]
 
 

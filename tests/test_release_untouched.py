@@ -93,11 +93,11 @@ def test_only_the_edited_notebook_and_the_renamed_file_move(course):
         "release/01_first/01_first.ipynb",
         "release/01_first/data.csv",  # gone from the release with its source
         "release/01_first/points.csv",
+        "release/01_first/.autogradkit-released",  # the list of what release wrote there
         "source/02_second/02_second.py",
         "source/02_second/02_second.ipynb",
         "release/02_second/02_second.ipynb",
     }
-
 
 
 def test_no_notebook_names_the_machine_that_made_it(course):
@@ -111,6 +111,7 @@ def test_no_notebook_names_the_machine_that_made_it(course):
         assert metadata["language_info"] == {"name": "python"}, path
         assert metadata["kernelspec"] == KERNELSPEC, path
 
+
 def test_a_helper_folder_and_a_helper_file_may_swap_names(tmp_path):
     staged, target = tmp_path / "staged", tmp_path / "target"
     (staged / "data").mkdir(parents=True)
@@ -119,12 +120,24 @@ def test_a_helper_folder_and_a_helper_file_may_swap_names(tmp_path):
     (target / "notes").mkdir(parents=True)
     (target / "notes" / "old.txt").write_text("a folder before\n", encoding="utf-8")
     (target / "data").write_text("a file before\n", encoding="utf-8")
+    (target / files.MIRRORED).write_text("data\nnotes/old.txt\n", encoding="utf-8")
     (target / ".ipynb_checkpoints").mkdir()
     (tmp_path / "dataset").mkdir()
     (tmp_path / "dataset" / "big.csv").write_text("kept\n", encoding="utf-8")
     (target / "linked").symlink_to(tmp_path / "dataset")  # a link is removed, never followed
-    files.mirror(staged, target, ["data/points.csv", "notes"])
+    assert files.mirror(staged, target, ["data/points.csv", "notes"]) == []
     assert (tmp_path / "dataset" / "big.csv").is_file() and not (target / "linked").exists()
     found = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
-    assert found == ["data/points.csv", "notes"]
+    assert found == [files.MIRRORED, "data/points.csv", "notes"]
     assert (target / ".ipynb_checkpoints").is_dir()  # JupyterLab's, not the release's
+
+
+def test_a_file_you_put_in_the_release_folder_stays(course, capsys):
+    """Only what a release wrote leaves: a notebook an instructor saved in the release folder
+    (trying the student version) is kept, and the release names it."""
+    yours = course / "release" / "02_second" / "Untitled.ipynb"
+    yours.write_text("{}", encoding="utf-8")
+    capsys.readouterr()
+    assert cli.main(["release", "--course", str(course), "02_second"]) == 0
+    assert yours.read_text(encoding="utf-8") == "{}"
+    assert f"{yours} is not from" in capsys.readouterr().err
