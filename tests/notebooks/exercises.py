@@ -27,6 +27,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import autogradkit as agk
 from autogradkit import _i18n as i18n
@@ -163,6 +164,23 @@ def assert_observed_alike(checks, english: dict, translated: dict) -> None:
             got = observed(check, seed, translated, SOLUTION_RECORDS)
             assert not want.stopped, f"the solution stops {check.name}: {want.stopped}"
             assert _as_text(got) == _as_text(want), f"{check.name}, seed {seed}"
+
+
+def english_reference(assignment: str, checks, solutions):
+    """An exercise test module's ``answers`` fixture (the English solutions: every verdict is
+    judged against them, in each language) and its test that each other edition's solutions
+    (``solutions(edition)``) are observed as the English ones, so they would give the very
+    same verdicts."""
+
+    @pytest.fixture(scope="module")
+    def answers() -> dict:
+        return solutions("en")
+
+    @pytest.mark.parametrize("edition", editions(assignment)[1:])
+    def test_each_editions_solutions_are_observed_as_the_english(answers, edition):
+        assert_observed_alike(checks, answers, solutions(edition))
+
+    return answers, test_each_editions_solutions_are_observed_as_the_english
 
 
 def _as_text(record) -> str:

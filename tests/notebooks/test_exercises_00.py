@@ -8,11 +8,10 @@ import pytest
 import autogradkit as agk
 
 from .exercises import (
-    assert_observed_alike,
     assert_passes,
     assert_refused,
     checks_of,
-    editions,
+    english_reference,
     solution,
 )
 
@@ -22,17 +21,11 @@ NB = "00_start_here"
 checks = checks_of(NB)
 
 
-@pytest.fixture(scope="module")
-def answers() -> dict:
-    """The English solutions, against which every verdict is judged in each language: the
-    other editions' solutions are observed alike (below), so they would give the same
-    verdicts."""
-    return _solutions("en")
-
-
-@pytest.mark.parametrize("edition", editions(NB)[1:])
-def test_each_editions_solutions_are_observed_as_the_english(answers, edition):
-    assert_observed_alike(checks, answers, _solutions(edition))
+# the English solutions (the fixture every test judges against), and the test that each other
+# edition's solutions are observed alike (so they would give the very same verdicts)
+answers, test_each_editions_solutions_are_observed_as_the_english = english_reference(
+    NB, checks, lambda edition: _solutions(edition)
+)
 
 
 def _solutions(edition: str) -> dict:

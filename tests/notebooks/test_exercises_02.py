@@ -12,9 +12,9 @@ import autogradkit as agk
 
 from . import exercises
 from .exercises import (
-    assert_observed_alike,
     checks_of,
     editions,
+    english_reference,
     shown,
     solution,
     translations,
@@ -37,17 +37,11 @@ CJK = re.compile("[\u4e00-\u9fff]")
 ENGLISH_PROSE = re.compile(r"\b[A-Za-z]{2,}(?:[ ,]+\d+)*[ ,]+[A-Za-z]{2,}\b")
 
 
-@pytest.fixture(scope="module")
-def answers() -> dict:
-    """The English solutions, against which every verdict is judged in each language: the
-    other editions' solutions are observed alike (below), so they would give the same
-    verdicts."""
-    return _solutions("en")
-
-
-@pytest.mark.parametrize("edition", editions(NB)[1:])
-def test_each_editions_solutions_are_observed_as_the_english(answers, edition):
-    assert_observed_alike(checks, answers, _solutions(edition))
+# the English solutions (the fixture every test judges against), and the test that each other
+# edition's solutions are observed alike (so they would give the very same verdicts)
+answers, test_each_editions_solutions_are_observed_as_the_english = english_reference(
+    NB, checks, lambda edition: _solutions(edition)
+)
 
 
 def _solutions(edition: str) -> dict:
