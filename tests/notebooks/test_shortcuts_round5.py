@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import sys
 from sys import setrecursionlimit  # kept before the check, as a notebook's first cell may
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -41,6 +40,7 @@ from autogradkit.grading import by_hand, checks, guard
 from .exercises import BY_HAND, RECORDS, assert_passes, assert_refused, checks_of, solution
 from .test_exercises_07 import NOTEBOOK
 from .test_exercises_07 import value_class as capstone_value_class
+from .test_shortcuts_round4 import _shell, slope_by_autograd
 
 
 def _reference(notebook: str, *grade_ids: str, **namespace) -> dict:
@@ -79,25 +79,6 @@ def test_00_numpys_polynomial_calculus_is_refused_by_hand(shortcut):
 
 
 # ----- the machinery, changed in place ----------------------------------------------------------
-def slope_by_autograd(x):
-    t = agk.tensor(x, dtype=agk.float64, requires_grad=True)
-    (t**3 - 2 * t).backward()
-    return t.grad.item()
-
-
-def _shell() -> SimpleNamespace:
-    """What guard.install reads of IPython's shell, without a kernel."""
-    return SimpleNamespace(
-        events=SimpleNamespace(callbacks={}),
-        input_transformers_cleanup=[],
-        input_transformers_post=[],
-        ast_transformers=[],
-        custom_exceptions=(),
-        CustomTB=None,
-        user_ns={},
-    )
-
-
 def answer_in_the_kernel(self, answer, *, recursion_limit=None):
     return answer  # obs.call then runs it where autograd is
 
