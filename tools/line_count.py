@@ -23,9 +23,9 @@ guidelines from issue 30):
   (``grad_fn._saved_self``, ``grad_fn._raw_saved_self`` and pack hooks: the package root
   gives each op its fields once every op is made);
 - nn's own ops, counted apart: an op that exists only for a higher layer lives in that layer,
-  so the ops only ``nn.functional`` records (convolution, pooling, the losses, leaky_relu) are
-  in ``nn/ops/``, written as ops/ files are (``tests/test_style.py`` checks that they import
-  only the core).
+  so the ops only ``nn.functional`` records (addmm, convolution, pooling, the losses,
+  leaky_relu) are in ``nn/ops/``, written as ops/ files are (``tests/test_style.py`` checks
+  that they import only the core).
 
 Budgets that fail the check: engine.py <= 1,200 lines (whole file: TensorBase, the graph's
 nodes and AccumulateGrad, Function.apply and its ctx, backward() and grad(): everything the

@@ -14,13 +14,13 @@ import numpy as np
 from .._dtype import float64, scalar_type_name
 from .._shape import broadcast_shape
 from ..creation import from_numpy, rand
-from ..ops.linalg import AddmmBackward0
 from ..ops.scalar import DivBackward1, MulBackward1
 from ..tensor import Tensor
 
 # nn's own ops (nn/ops/): written as the core's ops are, recorded only by nn
 from .ops.activation import LeakyReluBackward0
 from .ops.conv import ConvolutionBackward0, MaxPool2DWithIndicesBackward0
+from .ops.linear import AddmmBackward0
 from .ops.loss import (
     BinaryCrossEntropyBackward0,
     BinaryCrossEntropyWithLogitsBackward0,

@@ -1,5 +1,5 @@
-"""Specs for nn's own ops (``autogradkit/nn/ops/``: convolution, pooling, losses, leaky_relu),
-which only ``nn.functional`` records: add one entry for every new op there.
+"""Specs for nn's own ops (``autogradkit/nn/ops/``: addmm, convolution, pooling, losses,
+leaky_relu), which only ``nn.functional`` records: add one entry for every new op there.
 
 The generic checks of ``test_ops.py`` run over them with the core's specs.
 """
@@ -73,6 +73,12 @@ def _input_grad(lib, g, w):
     return ConvolutionInputGradBackward0.apply(g, w, input_shape=(2, 2, 5, 5), **_CONV_OPTIONS)
 
 
+def _addmm(b, x, w):
+    from autogradkit.nn.ops.linear import AddmmBackward0
+
+    return AddmmBackward0.apply(b, x, w)
+
+
 def _weight_grad(lib, x, g):
     from autogradkit.nn.ops.conv import ConvolutionWeightGradBackward0
 
@@ -80,6 +86,12 @@ def _weight_grad(lib, x, g):
 
 
 NN_SPECS: list = [
+    OpSpec(
+        "AddmmBackward0",
+        lambda t, b, x, w: t.addmm(b, x, w) if t.__name__ == "torch" else _addmm(b, x, w),
+        lambda b, x, w: b + x @ w,
+        ((4,), (2, 3), (3, 4)),
+    ),
     OpSpec(
         "ConvolutionBackward0",
         lambda t, x, w, b: _F(t).conv2d(x, w, b, stride=2, padding=1),

@@ -6,6 +6,6 @@ is what Tensor and the engine need to record and differentiate the tensor's own 
 Importing them adds them to ``ops.REGISTRY``.
 """
 
-from . import activation, conv, loss
+from . import activation, conv, linear, loss
 
-__all__ = ["activation", "conv", "loss"]
+__all__ = ["activation", "conv", "linear", "loss"]
