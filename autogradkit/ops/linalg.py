@@ -1,4 +1,5 @@
-"""Matrix products: mm, mv, dot and batched matmul (``nn.Linear``'s addmm: ``nn/ops/linear.py``)."""
+"""Matrix products: mm, mv, dot and batched matmul (``nn.Linear``'s addmm is nn's own op, in
+``nn/ops/linear.py``)."""
 
 from __future__ import annotations
 
