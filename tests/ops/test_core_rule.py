@@ -1,7 +1,7 @@
 """Issue 30's rule for ``ops/``: the core holds what Tensor and the engine need to record and
 differentiate the tensor's own operations. An op only a higher layer records lives in that
-layer (nn's in ``nn/ops/``), so every op class of ``ops/`` is reached from the rest of the
-core: a Tensor method, the engine, or another op the core reaches."""
+layer (nn's in ``nn/ops/``), so every op class and helper of ``ops/`` is reached from the
+rest of the core: a Tensor method, the engine, or another op the core reaches."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _names_used(node: ast.AST) -> set[str]:
 
 
 def ops_no_core_module_reaches(ops_files, other_core_files) -> list[str]:
-    """The public op classes of ``ops_files`` that nothing in ``other_core_files`` reaches,
+    """The classes and helpers of ``ops_files`` that nothing in ``other_core_files`` reaches,
     directly or through the classes and helpers of ``ops/`` it reaches."""
     uses = {}  # each top-level class or function of ops/: the names its code mentions
     for path in ops_files:
@@ -41,7 +41,7 @@ def ops_no_core_module_reaches(ops_files, other_core_files) -> list[str]:
         name = todo.pop()
         reached.add(name)
         todo |= (uses[name] & set(uses)) - reached
-    return sorted(name for name in set(uses) - reached if not name.startswith("_"))
+    return sorted(set(uses) - reached)
 
 
 def _split_core():
@@ -67,7 +67,10 @@ def test_the_rule_sees_an_op_only_nn_records(tmp_path):
         "    def backward(ctx, g):\n"
         "        return ConvolutionInputGradBackward0.call(g), IndexPutBackward0.call(g)\n"
         "class ConvolutionInputGradBackward0(Function):\n"
-        "    pass\n"
+        "    def forward(ctx, g, w):\n"
+        "        return _spread(g, w)\n"
+        "def _spread(g, w):\n"
+        "    return g\n"
     )
     found = ops_no_core_module_reaches([*ops_files, conv], other)
-    assert found == ["ConvolutionBackward0", "ConvolutionInputGradBackward0"]
+    assert found == ["ConvolutionBackward0", "ConvolutionInputGradBackward0", "_spread"]
