@@ -13,8 +13,7 @@ import numpy as np
 
 from ._dtype import is_number
 from .autograd.engine import TensorBase
-from .ops import linalg, power, reduce, selection, statistics, unary
-from .ops import nn as nn_ops
+from .ops import linalg, power, reduce, selection, softmax, statistics, unary
 
 __all__ = ["MathMethods", "as_array", "where"]
 
@@ -143,10 +142,10 @@ class MathMethods:
         return reduce.ProdBackward1.apply(self, dim=dim, keepdim=keepdim)
 
     def softmax(self, dim) -> TensorBase:
-        return nn_ops.SoftmaxBackward0.apply(self, dim=dim)
+        return softmax.SoftmaxBackward0.apply(self, dim=dim)
 
     def log_softmax(self, dim) -> TensorBase:
-        return nn_ops.LogSoftmaxBackward0.apply(self, dim=dim)
+        return softmax.LogSoftmaxBackward0.apply(self, dim=dim)
 
     def mm(self, other: TensorBase) -> TensorBase:
         return linalg.MmBackward0.apply(self, other)

@@ -69,9 +69,7 @@ LAYERS = {
     "tensor": {"tensor", "_inplace", "_matmul", "_indexing", "_numpy_dispatch", "_legacy"}
     | {"_tensor_math", "_tensor_movement", "_tensor_conversion", "_tensor_comparison"}
     | {"_functions", "creation", "autograd.functional"},
-    "nn/optim": {"nn", "optim"}
-    | {f"nn.{p.stem}" for p in (PACKAGE / "nn").glob("*.py") if p.stem != "__init__"}
-    | {f"optim.{p.stem}" for p in (PACKAGE / "optim").glob("*.py") if p.stem != "__init__"},
+    "nn/optim": _subpackage("nn") | _subpackage("optim"),  # nn/ops/: the ops only nn records
     "package": {""},  # autogradkit/__init__.py: agk.tensor, agk.nn... (viz writes agk.)
     "viz": _subpackage("viz"),
     "grading": _subpackage("grading"),  # the kernel's side; the toolchain is TOOLCHAIN, above
@@ -149,6 +147,28 @@ def test_top_level_imports_go_down_the_layers_only():
             if LAYER_OF.get(imported, len(ORDER)) > layer:
                 wrong.append(f"{module} ({ORDER[layer]}) imports {imported}")
     assert wrong == []
+
+
+def _modules_nn_ops_imports_above_the_core() -> dict[str, list[str]]:
+    above = {m for m, layer in LAYER_OF.items() if layer > ORDER.index("ops")}
+    nn_ops = {m for m in LAYER_OF if m == "nn.ops" or m.startswith("nn.ops.")}
+    found = {m: sorted(_imports(m)[0] & above - nn_ops) for m in sorted(nn_ops)}
+    return {m: names for m, names in found.items() if names}
+
+
+def test_nn_ops_import_only_the_core():
+    """nn's own ops (``nn/ops/``) are written as the core's are: arrays in, arrays out, on the
+    engine's ``Function`` and the core's ops. They sit in nn's room because only nn records
+    them, and they import nothing of it (no Tensor, no Module), so moving one back down would
+    change no line of it."""
+    assert _modules_nn_ops_imports_above_the_core() == {}
+
+
+def test_the_nn_ops_rule_sees_an_import_of_the_tensor(tmp_path, monkeypatch):
+    fake = tmp_path / "loss.py"
+    fake.write_text("from ...autograd.engine import Function\nfrom ...tensor import Tensor\n")
+    monkeypatch.setitem(_FILES, "nn.ops.loss", fake)
+    assert _modules_nn_ops_imports_above_the_core() == {"nn.ops.loss": ["tensor"]}
 
 
 def _local_imports_of(name: str) -> list[tuple[int, set[str]]]:

@@ -1,6 +1,6 @@
 """Count the code a student has to read, and check STYLE.md's budgets.
 
-Counts non-blank lines that are neither comments nor docstrings, in three rooms (reported,
+Counts non-blank lines that are neither comments nor docstrings, in four rooms (reported,
 guidelines from issue 30):
 
 - the lesson's path: the files ``a * b`` and ``c.sum().backward()`` run through
@@ -9,7 +9,8 @@ guidelines from issue 30):
 - the core: tensor.py and the classes it is built from (``_tensor_*.py``, ``_inplace.py``,
   ``_numpy_dispatch.py``), what it delegates to (_indexing.py, _legacy.py, _matmul.py),
   autograd/ and ops/: every module of those layers a core module imports is core
-  (``tests/test_style.py`` checks it); about 3,000 lines;
+  (``tests/test_style.py`` checks it); about 3,000 lines. The core is what Tensor and the
+  engine need to record and differentiate the tensor's own operations;
 - beside the core, counted apart: a module is beside the core when no core module imports
   it and the lesson never runs it; it is reached only through the public API (the package
   root, and ``autograd/__init__.py``, which exports PyTorch's names) or a hook the core
@@ -20,13 +21,17 @@ guidelines from issue 30):
   ``autograd/graph.py`` (``torch.autograd.graph``'s walks, edges and ``saved_tensors_hooks``,
   which push onto the engine's ``pack_hooks``) and ``autograd/saved_fields.py``
   (``grad_fn._saved_self``, ``grad_fn._raw_saved_self`` and pack hooks: the package root
-  gives each op its fields once every op is made).
+  gives each op its fields once every op is made);
+- nn's own ops, counted apart: an op that exists only for a higher layer lives in that layer,
+  so the ops only ``nn.functional`` records (addmm, convolution, pooling, the losses,
+  leaky_relu) are in ``nn/ops/``, written as ops/ files are (``tests/test_style.py`` checks
+  that they import only the core).
 
 Budgets that fail the check: engine.py <= 1,200 lines (whole file: TensorBase, the graph's
 nodes and AccumulateGrad, Function.apply and its ctx, backward() and grad(): everything the
 lesson's two lines touch but the op's own math, in one file), each
-ops/ file <= 300 lines (whole file), function bodies <= 40 lines (longer ones must say why
-in a ``# long:`` comment on their ``def`` line or their first line). Exit code 1 when a
+ops/ and nn/ops/ file <= 300 lines (whole file), function bodies <= 40 lines (longer ones must
+say why in a ``# long:`` comment on their ``def`` line or their first line). Exit code 1 when a
 budget is broken.
 """
 
@@ -49,6 +54,7 @@ BESIDE = [  # no core module imports them (bar autograd/__init__.py); the lesson
     "autograd/graph.py",
     "autograd/saved_fields.py",
 ]
+NN_OPS = "nn/ops"  # the ops only nn records: nn's room, written (and budgeted) as ops/ is
 PATH = ["tensor.py", "autograd/engine.py", "ops/arithmetic.py"]
 PATH_BUDGET, CORE_BUDGET = 1000, 3000  # guidelines, reported
 ENGINE_BUDGET, OPS_FILE_BUDGET, FUNCTION_BUDGET = 1200, 300, 40
@@ -126,6 +132,12 @@ def report() -> list[str]:
     )
     beside = sum(code_lines(ROOT / p) for p in BESIDE)
     print(f"{beside:6d}  beside the core: {', '.join(BESIDE)}")
+    nn_ops = sorted((ROOT / NN_OPS).glob("*.py"))
+    for path in nn_ops:
+        whole = len(path.read_text().splitlines())
+        if whole > OPS_FILE_BUDGET:
+            problems.append(f"{NN_OPS}/{path.name} has {whole} lines (budget {OPS_FILE_BUDGET})")
+    print(f"{sum(map(code_lines, nn_ops)):6d}  nn's own ops, in nn's room: {NN_OPS}/*.py")
     for path in sorted([*ROOT.rglob("*.py"), *TOOLCHAIN.rglob("*.py")]):
         for name, line, length in long_functions(path):
             problems.append(f"{path.relative_to(ROOT.parent)}:{line} {name}() has {length} lines")

@@ -474,7 +474,7 @@ class FunctionCtx(Node):
 class Function(FunctionCtx):
     """Base class of every differentiable operation, built-in or your own.
 
-    A built-in op (in ``autogradkit.ops``) is named after the node PyTorch records for it
+    A built-in op (in ``ops/`` or ``nn/ops/``) is named after the node PyTorch records for it
     (``MulBackward0``): it works on NumPy arrays, and its instances are the nodes of the
     graph. A subclass you write (of ``autograd.Function``, ``custom_function.py``'s subclass
     of this class, which runs yours) works on Tensors, exactly as ``torch.autograd.Function``
@@ -517,7 +517,7 @@ class Function(FunctionCtx):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        builtin = cls.__module__.startswith("autogradkit.ops")
+        builtin = cls.__module__.startswith(("autogradkit.ops", "autogradkit.nn.ops"))
         cls._flags = (builtin, cls.promotes, cls.quiet_floating_errors)
         cls._flags += (cls.numbers_are_scalars, cls.is_view, cls.forward)
         if not builtin or cls.__name__[0] == "_":  # (a private base two ops share)

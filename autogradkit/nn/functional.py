@@ -14,9 +14,20 @@ import numpy as np
 from .._dtype import float64, scalar_type_name
 from .._shape import broadcast_shape
 from ..creation import from_numpy, rand
-from ..ops import conv, linalg, scalar
-from ..ops import nn as nn_ops
+from ..ops.scalar import DivBackward1, MulBackward1
 from ..tensor import Tensor
+
+# nn's own ops (nn/ops/): written as the core's ops are, recorded only by nn
+from .ops.activation import LeakyReluBackward0
+from .ops.conv import ConvolutionBackward0, MaxPool2DWithIndicesBackward0
+from .ops.linear import AddmmBackward0
+from .ops.loss import (
+    BinaryCrossEntropyBackward0,
+    BinaryCrossEntropyWithLogitsBackward0,
+    MseLossBackward0,
+    NllLoss2DBackward0,
+    NllLossBackward0,
+)
 
 __all__ = [
     "legacy_reduction",
@@ -84,10 +95,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None:
         return input.matmul(weight.t())
     if input.dim() == 2:
-        return linalg.AddmmBackward0.apply(bias, input, weight.t())
+        return AddmmBackward0.apply(bias, input, weight.t())
     if input.is_contiguous() and input.dim() >= 1:
         rows = input.reshape(int(np.prod(input.shape[:-1], dtype=np.int64)), input.shape[-1])
-        out = linalg.AddmmBackward0.apply(bias, rows, weight.t())
+        out = AddmmBackward0.apply(bias, rows, weight.t())
         return out.view(*input.shape[:-1], out.shape[-1])
     return input.matmul(weight.t()) + bias
 
@@ -99,7 +110,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x`` where positive, ``negative_slope * x`` elsewhere (``LeakyReluBackward0``)."""
-    out = nn_ops.LeakyReluBackward0.apply(input, negative_slope=negative_slope)
+    out = LeakyReluBackward0.apply(input, negative_slope=negative_slope)
     return input.copy_(out) if inplace else out
 
 
@@ -238,7 +249,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
         return out.squeeze(0)
     pads, shown = _conv_padding(padding, weight, stride, dilation)
     _check_conv(input, weight, bias, pads, stride, groups)
-    return conv.ConvolutionBackward0.apply(
+    return ConvolutionBackward0.apply(
         input,
         weight,
         bias,
@@ -291,7 +302,7 @@ def max_pool2d(
             f"Given input size: ({plane}). Calculated output size: "
             f"({input.shape[-3]}x{sizes[0]}x{sizes[1]}). Output size is too small"
         )
-    out, indices = conv.MaxPool2DWithIndicesBackward0.apply(
+    out, indices = MaxPool2DWithIndicesBackward0.apply(
         input,
         kernel_size=kernel,
         stride=steps,
@@ -340,7 +351,7 @@ def mse_loss(
     reduction = legacy_reduction(size_average, reduce, reduction)
     _warn_target_size(input, target)
     input, target = _broadcast(input, target)
-    return nn_ops.MseLossBackward0.apply(input, target, reduction=_check_reduction(reduction))
+    return MseLossBackward0.apply(input, target, reduction=_check_reduction(reduction))
 
 
 def l1_loss(
@@ -407,12 +418,12 @@ def nll_loss(
     _check_nll(input, target, ignore_index)
     options = {"weight": _array(weight), "reduction": reduction, "ignore_index": ignore_index}
     if input.dim() <= 2:
-        return nn_ops.NllLossBackward0.apply(input, target=target.numpy(), **options)
+        return NllLossBackward0.apply(input, target=target.numpy(), **options)
     if input.dim() == 4:
-        return nn_ops.NllLoss2DBackward0.apply(input, target=target.numpy(), **options)
+        return NllLoss2DBackward0.apply(input, target=target.numpy(), **options)
     n, c = input.shape[:2]
     flat = input.contiguous().reshape(n, c, 1, -1)
-    out = nn_ops.NllLoss2DBackward0.apply(flat, target=target.numpy().reshape(n, 1, -1), **options)
+    out = NllLoss2DBackward0.apply(flat, target=target.numpy().reshape(n, 1, -1), **options)
     return out if reduction != "none" else out.view(n, *input.shape[2:])
 
 
@@ -454,7 +465,7 @@ def cross_entropy(
     if label_smoothing == 0.0:
         return nll
     smooth = _smooth_term(logp, target, weight, ignore_index, reduction, class_dim)
-    scale = scalar.MulBackward1.apply  # PyTorch's C++ multiplies by a Scalar
+    scale = MulBackward1.apply  # PyTorch's C++ multiplies by a Scalar
     return scale(nll, 1 - label_smoothing) + scale(smooth, label_smoothing / input.shape[class_dim])
 
 
@@ -494,7 +505,7 @@ def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, class
         return -prod.sum(class_dim)
     if reduction == "sum":
         return -prod.sum()
-    return scalar.DivBackward1.apply(-prod.sum(), logp.numel() // n_classes)
+    return DivBackward1.apply(-prod.sum(), logp.numel() // n_classes)
 
 
 def _check_same_size(input: Tensor, target: Tensor, message: str) -> None:
@@ -519,7 +530,7 @@ def binary_cross_entropy(
         "Using a target size ({target}) that is different to the "
         "input size ({input}) is deprecated. Please ensure they have the same size.",
     )
-    return nn_ops.BinaryCrossEntropyBackward0.apply(
+    return BinaryCrossEntropyBackward0.apply(
         input, target, weight=_array(weight), reduction=reduction
     )
 
@@ -538,6 +549,6 @@ def binary_cross_entropy_with_logits(
     _check_same_size(
         input, target, "Target size ({target}) must be the same as input size ({input})"
     )
-    return nn_ops.BinaryCrossEntropyWithLogitsBackward0.apply(
+    return BinaryCrossEntropyWithLogitsBackward0.apply(
         input, target, weight=_array(weight), pos_weight=_array(pos_weight), reduction=reduction
     )

@@ -392,12 +392,6 @@ SPECS = [
         ((3, 2),),
     ),
     OpSpec("MmBackward0", lambda t, x, y: x @ y, np.matmul, ((2, 3), (3, 4))),
-    OpSpec(
-        "AddmmBackward0",
-        lambda t, b, x, w: t.addmm(b, x, w) if t.__name__ == "torch" else _addmm(b, x, w),
-        lambda b, x, w: b + x @ w,
-        ((4,), (2, 3), (3, 4)),
-    ),
     OpSpec("MvBackward0", lambda t, x, y: x @ y, np.matmul, ((2, 3), (3,))),
     OpSpec("DotBackward0", lambda t, x, y: x @ y, np.dot, ((3,), (3,))),
     OpSpec("BmmBackward0", lambda t, x, y: x @ y, np.matmul, ((2, 2, 3), (2, 3, 4))),
@@ -409,9 +403,3 @@ SPECS = [
     ),
     OpSpec("SoftmaxBackward0", lambda t, x: x.softmax(0), lambda x: _softmax_ref(x, 0), ((3, 2),)),
 ]
-
-
-def _addmm(b, x, w):
-    from autogradkit.ops.linalg import AddmmBackward0
-
-    return AddmmBackward0.apply(b, x, w)

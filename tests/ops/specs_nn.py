@@ -1,7 +1,7 @@
-"""Specs for the loss and activation primitives in ``autogradkit/ops/nn.py`` that are not in
-``specs.py`` (owned with the nn package: add one entry for every new op there).
+"""Specs for nn's own ops (``autogradkit/nn/ops/``: addmm, convolution, pooling, losses,
+leaky_relu), which only ``nn.functional`` records: add one entry for every new op there.
 
-The generic checks of ``test_ops.py`` run over them from ``tests/nn/test_nn_ops.py``.
+The generic checks of ``test_ops.py`` run over them with the core's specs.
 """
 
 from __future__ import annotations
@@ -68,18 +68,30 @@ _CONV_OPTIONS = {"padding": ((1, 1), (1, 1)), "stride": (2, 2), "dilation": (1, 
 
 
 def _input_grad(lib, g, w):
-    from autogradkit.ops.conv import ConvolutionInputGradBackward0
+    from autogradkit.nn.ops.conv import ConvolutionInputGradBackward0
 
     return ConvolutionInputGradBackward0.apply(g, w, input_shape=(2, 2, 5, 5), **_CONV_OPTIONS)
 
 
+def _addmm(b, x, w):
+    from autogradkit.nn.ops.linear import AddmmBackward0
+
+    return AddmmBackward0.apply(b, x, w)
+
+
 def _weight_grad(lib, x, g):
-    from autogradkit.ops.conv import ConvolutionWeightGradBackward0
+    from autogradkit.nn.ops.conv import ConvolutionWeightGradBackward0
 
     return ConvolutionWeightGradBackward0.apply(x, g, weight_shape=(3, 2, 3, 3), **_CONV_OPTIONS)
 
 
 NN_SPECS: list = [
+    OpSpec(
+        "AddmmBackward0",
+        lambda t, b, x, w: t.addmm(b, x, w) if t.__name__ == "torch" else _addmm(b, x, w),
+        lambda b, x, w: b + x @ w,
+        ((4,), (2, 3), (3, 4)),
+    ),
     OpSpec(
         "ConvolutionBackward0",
         lambda t, x, w, b: _F(t).conv2d(x, w, b, stride=2, padding=1),

@@ -49,6 +49,12 @@ def test_every_registered_op_has_a_spec():
     assert set(REGISTRY) - {spec.op for spec in SPECS} == set()
 
 
+def test_every_spec_is_of_a_registered_op():
+    """nn's own ops (``nn/ops/``) register as the core's do: the engine counts a class made
+    there as built-in, so its nodes are named and printed as PyTorch's."""
+    assert {spec.op for spec in SPECS} - set(REGISTRY) == set()
+
+
 def test_no_op_is_another_ops_subclass():
     """PyTorch's node classes are unrelated: ``isinstance((x - 1).grad_fn, AddBackward0)`` is
     False there. Ops that share code share a private base (``_Addition``), never a parent op."""

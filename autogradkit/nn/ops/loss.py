@@ -1,56 +1,16 @@
-"""Primitives that are numerically unsafe to compose (softmax family, losses)."""
+"""The losses of ``nn.functional``, one node each as PyTorch records them (``MseLossBackward0``,
+``NllLossBackward0``...), and the reduction they share."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._shape import normalize_dim
-from ..autograd.engine import Function
+from ...autograd.engine import Function
 
 __all__ = (
-    "LogSoftmaxBackward0 SoftmaxBackward0 LeakyReluBackward0 MseLossBackward0 "
-    "NllLossBackward0 NllLoss2DBackward0 BinaryCrossEntropyBackward0 "
+    "MseLossBackward0 NllLossBackward0 NllLoss2DBackward0 BinaryCrossEntropyBackward0 "
     "BinaryCrossEntropyWithLogitsBackward0"
 ).split()
-
-
-class LogSoftmaxBackward0(Function):
-    """out = x - logsumexp(x, dim);  dx = g - exp(out) * sum(g, dim)"""
-
-    saved_names, saved_values = ("result",), ("dim",)
-
-    @staticmethod
-    def forward(ctx, x, *, dim):
-        ctx.dim, ctx.axis = dim, normalize_dim(dim, x.ndim)
-        # forward gets arrays: their methods skip NumPy's Python-level np.max/np.sum wrappers
-        shifted = x - x.max(axis=ctx.axis, keepdims=True)  # exp cannot overflow
-        out = shifted - np.log(np.exp(shifted).sum(axis=ctx.axis, keepdims=True))
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        (out,) = ctx.saved_tensors
-        return g - np.exp(out) * np.sum(g, axis=ctx.axis, keepdims=True)
-
-
-class SoftmaxBackward0(Function):
-    """out = exp(x) / sum(exp(x), dim);  dx = out * (g - sum(g * out, dim))"""
-
-    saved_names, saved_values = ("result",), ("dim",)
-
-    @staticmethod
-    def forward(ctx, x, *, dim):
-        ctx.dim, ctx.axis = dim, normalize_dim(dim, x.ndim)
-        e = np.exp(x - x.max(axis=ctx.axis, keepdims=True))
-        out = e / e.sum(axis=ctx.axis, keepdims=True)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        (out,) = ctx.saved_tensors
-        return out * (g - np.sum(g * out, axis=ctx.axis, keepdims=True))
 
 
 def _reduce(loss, reduction: str):
@@ -67,23 +27,6 @@ def _spread(g, shape: tuple, reduction: str):
         return g
     scale = g / int(np.prod(shape)) if reduction == "mean" else g  # an int keeps g's dtype
     return np.broadcast_to(scale, shape)
-
-
-class LeakyReluBackward0(Function):
-    """out = x if x > 0 else slope * x;  dx = g if x > 0 else slope * g"""
-
-    saved_names, saved_values = ("self",), ("negative_slope",)
-
-    @staticmethod
-    def forward(ctx, x, *, negative_slope=0.01):
-        ctx.negative_slope = negative_slope
-        ctx.save_for_backward(x)
-        return np.where(x > 0, x, x * x.dtype.type(negative_slope))
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return np.where(x > 0, g, g * ctx.negative_slope)
 
 
 class MseLossBackward0(Function):

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..autograd.engine import Function
-from .indexing import IndexPutBackward0
+from ...autograd.engine import Function
+from ...ops.indexing import IndexPutBackward0
 
 __all__ = (
     "ConvolutionBackward0 ConvolutionInputGradBackward0 ConvolutionWeightGradBackward0 "
