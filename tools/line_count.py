@@ -14,8 +14,10 @@ guidelines from issue 30):
   it and the lesson never runs it; it is reached only through the public API (the package
   root, and ``autograd/__init__.py``, which exports PyTorch's names) or a hook the core
   offers (``tests/test_style.py`` fails when a core module imports one):
-  your own Functions (``autograd/custom_function.py``, whose ``Function`` overrides the
-  engine's ``_run_custom``, and ``autograd/function.py``, PyTorch's module name for it),
+  anomaly mode (``autograd/anomaly_mode.py``, whose checks the engine runs through
+  ``grad_mode.anomaly`` while it is on), your own Functions (``autograd/custom_function.py``,
+  whose ``Function`` overrides the engine's ``_run_custom``, and ``autograd/function.py``,
+  PyTorch's module name for it),
   ``autograd/functional.py`` and ``autograd/gradcheck.py`` (built on ``autograd.grad``),
   ``autograd/graph.py`` (``torch.autograd.graph``'s walks, edges and ``saved_tensors_hooks``,
   which push onto the engine's ``pack_hooks``) and ``autograd/saved_fields.py``
@@ -42,6 +44,7 @@ CORE = ["tensor.py", "_tensor_math.py", "_tensor_movement.py", "_tensor_conversi
 CORE += ["_tensor_comparison.py", "_inplace.py", "_numpy_dispatch.py", "_indexing.py"]
 CORE += ["_legacy.py", "_matmul.py", "autograd", "ops"]  # closed under imports, base aside
 BESIDE = [  # no core module imports them (bar autograd/__init__.py); the lesson never runs them
+    "autograd/anomaly_mode.py",
     "autograd/custom_function.py",
     "autograd/function.py",
     "autograd/functional.py",

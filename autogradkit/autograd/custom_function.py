@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 
-from . import anomaly_mode, engine, grad_mode
+from . import engine, grad_mode
 from .engine import FunctionCtx, TensorBase, gradient_count_error, link
 from .hooks import as_tensors
 from .variable import increment_version
@@ -97,8 +97,8 @@ def run(cls, inputs, static):
     record = grad_mode._enabled and True in needs
     ctx = node_class(cls)()
     ctx.needs_input_grad = needs
-    if record and anomaly_mode._mode["enabled"]:
-        anomaly_mode.record_forward(ctx)
+    if record and grad_mode.anomaly is not None:  # anomaly mode: where it was made
+        grad_mode.anomaly.record_forward(ctx)
     out = _forward(cls, ctx, inputs, static)
     outputs = out if isinstance(out, tuple) else (out,)
     if not record:

@@ -43,7 +43,7 @@ import numpy as np
 
 from .. import _dtype, _shape
 from ..utils.hooks import HookDict, add_hook, next_id
-from . import anomaly_mode, grad_mode, observer
+from . import grad_mode, observer
 from .hooks import (
     as_tensors,
     run_node_post_hooks,
@@ -605,8 +605,8 @@ class Function(FunctionCtx):
         if recording and True in needs:
             node = cls.__new__(cls)  # an instance of this op's own class: MulBackward0
             node._priority, node._saved = -next_id(), None  # later nodes run first when ready
-            if anomaly_mode._mode["enabled"]:
-                anomaly_mode.record_forward(node)
+            if grad_mode.anomaly is not None:  # anomaly mode (beside): where it was made
+                grad_mode.anomaly.record_forward(node)
         ctx = _Scratch() if node is None else node
         ctx.needs_input_grad = needs
         try:  # 2. (most ops take no keyword arguments: no empty dict to copy for them)
@@ -914,7 +914,7 @@ def run_backward(
             if grad_outputs is None or (needed and not _should_run(node, needed, targets)):
                 grad_inputs = (None,) * len(node.next_functions)
             else:
-                if node._plain and not anomaly_mode._mode["enabled"]:
+                if node._plain and grad_mode.anomaly is None:
                     grad_inputs = node.backward(node, *grad_outputs)  # the op's, as in ops/
                 else:  # hooks, custom Functions, anomaly mode, several outputs
                     grad_inputs = run_node(node, grad_outputs)
@@ -950,9 +950,9 @@ def run_backward(
 
 def run_node(node, grad_outputs: list) -> tuple:
     """A node that is not plain: its hooks and the rest run in ``node._backward`` (anomaly
-    mode also says where it was made)."""
-    if anomaly_mode._mode["enabled"]:
-        return anomaly_mode.run_node_checked(node, grad_outputs)
+    mode, while it is on, runs every node: ``anomaly_mode.py``, beside the core)."""
+    if grad_mode.anomaly is not None:
+        return grad_mode.anomaly.run_node(node, grad_outputs)
     return node._backward(grad_outputs)
 
 
