@@ -263,15 +263,11 @@ class Node:
         return True  # a node exists only where some input requires grad
 
     def __repr__(self) -> str:
-        cls = type(self)
-        name = f"{cls.__module__}.{cls.__name__}" if self._custom else cls.__name__
-        return f"<{name} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def __dir__(self):
         """What PyTorch's nodes show: a node's public names only (not the op's forward,
         backward and ctx helpers), the ``_saved_<name>`` fields this node has, and no store."""
-        if self._custom:
-            return sorted(n for n in super().__dir__() if n not in _STORE)
         cls = type(self)
         names = set(dir(cls)) - cls._op_api
         return sorted(n for n in names if n not in _STORE)
@@ -414,12 +410,6 @@ class FunctionCtx(Node):
     def mark_non_differentiable(self, *outputs) -> None:
         self.__dict__["_non_differentiable"] = {id(o) for o in outputs}
 
-    def mark_dirty(self, *tensors) -> None:
-        self.__dict__["_dirty"] = {id(t) for t in tensors}
-
-    def set_materialize_grads(self, value: bool) -> None:
-        self.__dict__["_materialize_grads"] = value
-
     @property
     def saved_tensors(self) -> tuple:
         """What forward saved, checked against in-place changes since then.
@@ -447,7 +437,7 @@ class FunctionCtx(Node):
         grads = grad_outputs
         if self._tensor_hooks or self._retained:
             grads = run_output_hooks(self, grads)
-        if self._outputs_meta and self.__dict__.get("_materialize_grads", True):
+        if self._outputs_meta:  # (a custom Function that set_materialize_grads(False): None)
             grads = zeros_where_missing(self, grads)
         if self._pre_hooks:
             grads = run_node_pre_hooks(self._pre_hooks, grads)
@@ -518,9 +508,11 @@ class Function(FunctionCtx):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         builtin = cls.__module__.startswith("autogradkit.ops")
+        if builtin and cls.__name__[0] == "_":  # a private base two ops share
+            return
         cls._flags = (builtin, cls.promotes, cls.quiet_floating_errors)
         cls._flags += (cls.numbers_are_scalars, cls.is_view, cls.forward)
-        if not builtin or cls.__name__[0] == "_":  # (a private base two ops share)
+        if not builtin:  # your own Function (custom_function.py): apply runs it by _run_custom
             return
         assert cls.__qualname__ not in REGISTRY, f"two ops named {cls.__qualname__}"
         REGISTRY[cls.__qualname__] = cls
@@ -532,24 +524,6 @@ class Function(FunctionCtx):
         if cls.node_name:  # PyTorch's NotImplemented nodes: two ops, one printed name
             cls.__name__ = cls.node_name
             cls.name = _qualified_name
-
-    @staticmethod
-    def forward(ctx, *args, **kwargs):
-        raise NotImplementedError(
-            "You must implement the forward function for custom autograd.Function."
-        )
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        """Save for backward here, and write ``forward(*inputs)`` without ctx (optional)."""
-        raise NotImplementedError("setup_context is not implemented.")
-
-    @staticmethod
-    def backward(ctx, *grad_outputs):
-        raise NotImplementedError(
-            "You must implement either the backward or vjp method for your custom "
-            "autograd.Function to use it with backward mode AD."
-        )
 
     @classmethod
     def call(cls, *args, **static):
