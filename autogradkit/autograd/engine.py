@@ -425,7 +425,7 @@ class FunctionCtx(Node):
         metas = self._saved_meta
         for i in self.pack_order or range(len(values)):
             value, meta = values[i], metas[i]
-            if type(value) is Packed:
+            if isinstance(value, Packed):
                 return self._unpack_all()
             if meta is not None and meta.counter is not None and meta.counter.value != meta.version:
                 raise RuntimeError(version_message(value, meta, self))
@@ -697,24 +697,11 @@ NOTHING = SavedOrigin(None, None, None, False, 0)  # the origin of a value saved
 
 
 class Packed:
-    """A saved value a pack hook holds: ``unpack_hook(packed)`` gives the tensor back."""
+    """A saved value a pack hook holds (``saved_fields.PackedByHook``, beside the core):
+    ``unpack()`` gives the hook's tensor back, ``restore(meta, node)`` puts it in the place of
+    the tensor it stands for in the graph."""
 
-    __slots__ = ("unpack_hook", "packed")
-
-    def __init__(self, unpack_hook, packed):
-        self.unpack_hook, self.packed = unpack_hook, packed
-
-    def __repr__(self) -> str:
-        return "packed by a saved-tensor hook"
-
-    def unpack(self):
-        t = self.unpack_hook(self.packed)
-        if not isinstance(t, TensorBase):
-            raise TypeError(
-                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
-                f"type {type(t).__name__}"
-            )
-        return t
+    __slots__ = ()
 
 
 # ----- backward(): the pass, step by step --------------------------------------------------
