@@ -1,5 +1,10 @@
 """The legacy constructors tutorials still use: ``Tensor(data)``, ``Tensor(2, 3)``,
-``FloatTensor``, ``LongTensor``... (``isinstance(t, FloatTensor)`` checks the dtype)."""
+``FloatTensor``, ``LongTensor``... (``isinstance(t, FloatTensor)`` checks the dtype).
+
+PyTorch's legacy spellings, beside the core: no core module imports this file (the package
+root does). ``Tensor.__new__`` runs its ``new``, which this file puts in the hook ``Tensor``
+leaves for it (``Tensor._legacy_new``) when it loads.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import numpy as np
 from . import _device, _dtype
 from ._shape import Size
 from .autograd.engine import TensorBase
+from .tensor import Tensor
 
 _SIGNATURES = (
     " * (*, autogradkit.device device = None)\n"
@@ -124,3 +130,5 @@ BoolTensor = _legacy_class(_dtype.bool)
 BY_NAME = {cls.__name__: cls for cls in (FloatTensor, DoubleTensor, HalfTensor, LongTensor)}
 BY_NAME.update({cls.__name__: cls for cls in (IntTensor, ShortTensor, CharTensor, ByteTensor)})
 BY_NAME["BoolTensor"] = BoolTensor
+
+Tensor._legacy_new = staticmethod(new)  # Tensor(data), Tensor(2, 3) (tensor.py's __new__)

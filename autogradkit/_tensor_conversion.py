@@ -11,12 +11,13 @@ import warnings
 
 from . import _device, _dtype
 from ._device import device
-from ._legacy import BY_NAME
 from ._shape import normalize_dim
 from .autograd.engine import TensorBase
 from .ops import movement
 
 __all__ = ["ConversionMethods"]
+
+_BY_TYPE_NAME = {d._tensor_type: d for d in _dtype.ALL}  # type("FloatTensor"): float32
 
 
 class ConversionMethods:
@@ -102,7 +103,7 @@ class ConversionMethods:
         if dtype is None:
             return _dtype.tensor_type(self._data.dtype)
         if isinstance(dtype, str):
-            dtype = BY_NAME[dtype.rpartition(".")[2]]
+            dtype = _BY_TYPE_NAME[dtype.rpartition(".")[2]]
         return self.to(getattr(dtype, "dtype", dtype))
 
     def __format__(self, spec: str) -> str:

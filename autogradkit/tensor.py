@@ -14,7 +14,6 @@ from __future__ import annotations
 from . import _dtype, _matmul
 from ._dtype import is_number
 from ._inplace import InplaceMethods, as_tensor
-from ._legacy import new
 from ._numpy_dispatch import NumpyMethods
 from ._shape import Size
 from ._tensor_comparison import ComparisonMethods
@@ -53,13 +52,16 @@ class Tensor(
 
     __slots__ = ()  # TensorBase holds the slots; vars(t) stays {} as in PyTorch
     __array_priority__ = 1000  # NumPy defers to Tensor in mixed expressions
+    # PyTorch's legacy constructor: ``_legacy.py`` (beside the core, with ``FloatTensor`` and
+    # the other legacy types) puts its ``new`` here when it loads
+    _legacy_new = None
 
     def __new__(cls, *args, **kwargs):
         """``Tensor(data)`` or ``Tensor(2, 3)``: PyTorch's legacy float32 constructor (prefer
         ``tensor()``). A subclass (``Parameter``) makes itself in ``__init__``."""
         if cls is not Tensor:
             return object.__new__(cls)
-        return new(None, args, kwargs)
+        return Tensor._legacy_new(None, args, kwargs)
 
     def __init__(self, *args, **kwargs):
         pass  # __new__ made the tensor

@@ -7,7 +7,7 @@ guidelines from issue 30):
   (``tools/trace_path.py`` traces them; ``tests/autograd/test_lesson_path.py`` checks that
   ``PATH`` names exactly those), about 1,000 lines;
 - the core: tensor.py and the classes it is built from (``_tensor_*.py``, ``_inplace.py``,
-  ``_numpy_dispatch.py``), what it delegates to (_indexing.py, _legacy.py, _matmul.py),
+  ``_numpy_dispatch.py``), what it delegates to (_indexing.py, _matmul.py),
   autograd/ and ops/: every module of those layers a core module imports is core
   (``tests/test_style.py`` checks it); about 3,000 lines. The core is what Tensor and the
   engine need to record and differentiate the tensor's own operations;
@@ -15,13 +15,16 @@ guidelines from issue 30):
   it and the lesson never runs it; it is reached only through the public API (the package
   root, and ``autograd/__init__.py``, which exports PyTorch's names) or a hook the core
   offers (``tests/test_style.py`` fails when a core module imports one):
-  your own Functions (``autograd/custom_function.py``, whose ``Function`` overrides the
-  engine's ``_run_custom``, and ``autograd/function.py``, PyTorch's module name for it),
+  anomaly mode (``autograd/anomaly_mode.py``, whose checks the engine runs through
+  ``grad_mode.anomaly`` while it is on), your own Functions (``autograd/custom_function.py``,
+  whose ``Function`` overrides the engine's ``_run_custom``, and ``autograd/function.py``,
+  PyTorch's module name for it),
   ``autograd/functional.py`` and ``autograd/gradcheck.py`` (built on ``autograd.grad``),
   ``autograd/graph.py`` (``torch.autograd.graph``'s walks, edges and ``saved_tensors_hooks``,
   which push onto the engine's ``pack_hooks``) and ``autograd/saved_fields.py``
   (``grad_fn._saved_self``, ``grad_fn._raw_saved_self`` and pack hooks: the package root
-  gives each op its fields once every op is made);
+  gives each op its fields once every op is made), and PyTorch's legacy constructors and
+  types (``_legacy.py``: ``Tensor(data)`` runs its ``new`` through ``Tensor._legacy_new``);
 - nn's own ops, counted apart: an op that exists only for a higher layer lives in that layer,
   so the ops only ``nn.functional`` records (addmm, convolution, pooling, the losses,
   leaky_relu) are in ``nn/ops/``, written as ops/ files are (``tests/test_style.py`` checks
@@ -45,14 +48,16 @@ ROOT = Path(__file__).resolve().parent.parent / "autogradkit"
 TOOLCHAIN = ROOT.parent / "autogradkit_instructor"  # the function budget holds there too
 CORE = ["tensor.py", "_tensor_math.py", "_tensor_movement.py", "_tensor_conversion.py"]
 CORE += ["_tensor_comparison.py", "_inplace.py", "_numpy_dispatch.py", "_indexing.py"]
-CORE += ["_legacy.py", "_matmul.py", "autograd", "ops"]  # closed under imports, base aside
+CORE += ["_matmul.py", "autograd", "ops"]  # closed under imports, base aside
 BESIDE = [  # no core module imports them (bar autograd/__init__.py); the lesson never runs them
+    "autograd/anomaly_mode.py",
     "autograd/custom_function.py",
     "autograd/function.py",
     "autograd/functional.py",
     "autograd/gradcheck.py",
     "autograd/graph.py",
     "autograd/saved_fields.py",
+    "_legacy.py",
 ]
 NN_OPS = "nn/ops"  # the ops only nn records: nn's room, written (and budgeted) as ops/ is
 PATH = ["tensor.py", "autograd/engine.py", "ops/arithmetic.py"]

@@ -2,19 +2,23 @@
 
 ``Function.apply`` (``engine.py``) sends a subclass you wrote here: its forward runs on
 Tensors with grad mode off, then one ``<YourClass>Backward`` node links its Tensor inputs
-to its outputs (``mark_dirty`` and ``mark_non_differentiable`` honoured); its backward gets
-and returns Tensors. Built-in ops never come here. The ``Function`` you subclass is the one at
-the end of this file: it builds on the engine's, whose ``apply`` runs a class you wrote
-through ``_run_custom``, which this one sets to ``run`` (a class attribute it overrides, as
-any subclass may: the engine never imports this file).
+to its outputs (what forward said with ``ctx.mark_dirty``, ``ctx.mark_non_differentiable``
+and ``ctx.set_materialize_grads`` honoured); its backward gets and returns Tensors. Built-in
+ops never come here. The ``Function`` you subclass is the one at the end of this file: it
+builds on the engine's, whose ``apply`` runs a class you wrote through ``_run_custom``,
+which this one sets to ``run`` (a class attribute it overrides, as any subclass may: the
+engine never imports this file). What only your own Functions use lives here too, as
+PyTorch keeps it in ``torch/autograd/function.py``: the ctx's ``mark_dirty`` and
+``set_materialize_grads``, ``setup_context``, and the errors of a missing ``forward`` or
+``backward``.
 """
 
 from __future__ import annotations
 
 import functools
 
-from . import anomaly_mode, engine, grad_mode
-from .engine import FunctionCtx, TensorBase, gradient_count_error, link
+from . import engine, grad_mode
+from .engine import _STORE, FunctionCtx, TensorBase, gradient_count_error, link
 from .hooks import as_tensors
 from .variable import increment_version
 
@@ -28,6 +32,22 @@ class CustomFunctionBackward(FunctionCtx):
     __module__ = "autogradkit.autograd.function"  # as torch.autograd.function's nodes print
     _custom = True
     _function: type  # your Function class, whose backward this node runs (node_class sets it)
+
+    def __repr__(self) -> str:
+        cls = type(self)  # <autogradkit.autograd.function.SquareBackward object at ...>
+        return f"<{cls.__module__}.{cls.__name__} object at {hex(id(self))}>"
+
+    def __dir__(self):
+        """All your node's names, as PyTorch shows them, but the engine's store."""
+        return sorted(n for n in object.__dir__(self) if n not in _STORE)
+
+    def mark_dirty(self, *tensors) -> None:
+        """Say forward changed these inputs in place (they become its outputs)."""
+        self.__dict__["_dirty"] = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """False: backward gets None, not zeros, for an output no gradient reached."""
+        self.__dict__["_materialize_grads"] = value
 
     def _custom_backward(self, grads) -> tuple:
         """Your backward gets and returns Tensors, as in PyTorch."""
@@ -83,7 +103,7 @@ def _forward(cls, ctx, inputs, static):
     """``forward(ctx, *inputs)``, or (PyTorch 2's way, when your class has a
     ``setup_context``) ``forward(*inputs)`` then ``setup_context``; grad mode off."""
     with grad_mode.no_grad():
-        if cls.setup_context is engine.Function.setup_context:
+        if cls.setup_context is Function.setup_context:
             return cls.forward(ctx, *inputs, **static)
         out = cls.forward(*inputs, **static)
         cls.setup_context(ctx, inputs, out)
@@ -97,8 +117,8 @@ def run(cls, inputs, static):
     record = grad_mode._enabled and True in needs
     ctx = node_class(cls)()
     ctx.needs_input_grad = needs
-    if record and anomaly_mode._mode["enabled"]:
-        anomaly_mode.record_forward(ctx)
+    if record and grad_mode.anomaly is not None:  # anomaly mode: where it was made
+        grad_mode.anomaly.record_forward(ctx)
     out = _forward(cls, ctx, inputs, static)
     outputs = out if isinstance(out, tuple) else (out,)
     if not record:
@@ -106,9 +126,10 @@ def run(cls, inputs, static):
     # only Tensor arguments are inputs of the node: numbers, strings... get no edge
     ctx._input_is_tensor = tuple(isinstance(x, TensorBase) for x in inputs)
     link(ctx, [x for x in inputs if isinstance(x, TensorBase)])
-    ctx._outputs_meta = tuple(
-        (o.shape, o._data.dtype) if isinstance(o, TensorBase) else None for o in outputs
-    )
+    if ctx.__dict__.get("_materialize_grads", True):  # zeros for an output no gradient reached
+        ctx._outputs_meta = tuple(
+            (o.shape, o._data.dtype) if isinstance(o, TensorBase) else None for o in outputs
+        )
     ctx._num_outputs = len(outputs)
     results = tuple(
         _attach_output(ctx, i, o, inputs) if isinstance(o, TensorBase) else o  # numbers pass
@@ -142,3 +163,21 @@ class Function(engine.Function):
 
     __module__ = "autogradkit.autograd.function"  # torch.autograd.function.Function
     _run_custom = staticmethod(run)
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Save for backward here, and write ``forward(*inputs)`` without ctx (optional)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )

@@ -43,7 +43,7 @@ import numpy as np
 
 from .. import _dtype, _shape
 from ..utils.hooks import HookDict, add_hook, next_id
-from . import anomaly_mode, grad_mode, observer
+from . import grad_mode, observer
 from .hooks import (
     as_tensors,
     run_node_post_hooks,
@@ -263,15 +263,11 @@ class Node:
         return True  # a node exists only where some input requires grad
 
     def __repr__(self) -> str:
-        cls = type(self)
-        name = f"{cls.__module__}.{cls.__name__}" if self._custom else cls.__name__
-        return f"<{name} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def __dir__(self):
         """What PyTorch's nodes show: a node's public names only (not the op's forward,
         backward and ctx helpers), the ``_saved_<name>`` fields this node has, and no store."""
-        if self._custom:
-            return sorted(n for n in super().__dir__() if n not in _STORE)
         cls = type(self)
         names = set(dir(cls)) - cls._op_api
         return sorted(n for n in names if n not in _STORE)
@@ -414,12 +410,6 @@ class FunctionCtx(Node):
     def mark_non_differentiable(self, *outputs) -> None:
         self.__dict__["_non_differentiable"] = {id(o) for o in outputs}
 
-    def mark_dirty(self, *tensors) -> None:
-        self.__dict__["_dirty"] = {id(t) for t in tensors}
-
-    def set_materialize_grads(self, value: bool) -> None:
-        self.__dict__["_materialize_grads"] = value
-
     @property
     def saved_tensors(self) -> tuple:
         """What forward saved, checked against in-place changes since then.
@@ -435,7 +425,7 @@ class FunctionCtx(Node):
         metas = self._saved_meta
         for i in self.pack_order or range(len(values)):
             value, meta = values[i], metas[i]
-            if type(value) is Packed:
+            if isinstance(value, Packed):
                 return self._unpack_all()
             if meta is not None and meta.counter is not None and meta.counter.value != meta.version:
                 raise RuntimeError(version_message(value, meta, self))
@@ -447,7 +437,7 @@ class FunctionCtx(Node):
         grads = grad_outputs
         if self._tensor_hooks or self._retained:
             grads = run_output_hooks(self, grads)
-        if self._outputs_meta and self.__dict__.get("_materialize_grads", True):
+        if self._outputs_meta:  # (a custom Function that set_materialize_grads(False): None)
             grads = zeros_where_missing(self, grads)
         if self._pre_hooks:
             grads = run_node_pre_hooks(self._pre_hooks, grads)
@@ -518,9 +508,11 @@ class Function(FunctionCtx):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         builtin = cls.__module__.startswith(("autogradkit.ops", "autogradkit.nn.ops"))
+        if builtin and cls.__name__[0] == "_":  # a private base two ops share
+            return
         cls._flags = (builtin, cls.promotes, cls.quiet_floating_errors)
         cls._flags += (cls.numbers_are_scalars, cls.is_view, cls.forward)
-        if not builtin or cls.__name__[0] == "_":  # (a private base two ops share)
+        if not builtin:  # your own Function (custom_function.py): apply runs it by _run_custom
             return
         assert cls.__qualname__ not in REGISTRY, f"two ops named {cls.__qualname__}"
         REGISTRY[cls.__qualname__] = cls
@@ -532,24 +524,6 @@ class Function(FunctionCtx):
         if cls.node_name:  # PyTorch's NotImplemented nodes: two ops, one printed name
             cls.__name__ = cls.node_name
             cls.name = _qualified_name
-
-    @staticmethod
-    def forward(ctx, *args, **kwargs):
-        raise NotImplementedError(
-            "You must implement the forward function for custom autograd.Function."
-        )
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        """Save for backward here, and write ``forward(*inputs)`` without ctx (optional)."""
-        raise NotImplementedError("setup_context is not implemented.")
-
-    @staticmethod
-    def backward(ctx, *grad_outputs):
-        raise NotImplementedError(
-            "You must implement either the backward or vjp method for your custom "
-            "autograd.Function to use it with backward mode AD."
-        )
 
     @classmethod
     def call(cls, *args, **static):
@@ -605,8 +579,8 @@ class Function(FunctionCtx):
         if recording and True in needs:
             node = cls.__new__(cls)  # an instance of this op's own class: MulBackward0
             node._priority, node._saved = -next_id(), None  # later nodes run first when ready
-            if anomaly_mode._mode["enabled"]:
-                anomaly_mode.record_forward(node)
+            if grad_mode.anomaly is not None:  # anomaly mode (beside): where it was made
+                grad_mode.anomaly.record_forward(node)
         ctx = _Scratch() if node is None else node
         ctx.needs_input_grad = needs
         try:  # 2. (most ops take no keyword arguments: no empty dict to copy for them)
@@ -723,24 +697,11 @@ NOTHING = SavedOrigin(None, None, None, False, 0)  # the origin of a value saved
 
 
 class Packed:
-    """A saved value a pack hook holds: ``unpack_hook(packed)`` gives the tensor back."""
+    """A saved value a pack hook holds (``saved_fields.PackedByHook``, beside the core):
+    ``unpack()`` gives the hook's tensor back, ``restore(meta, node)`` puts it in the place of
+    the tensor it stands for in the graph."""
 
-    __slots__ = ("unpack_hook", "packed")
-
-    def __init__(self, unpack_hook, packed):
-        self.unpack_hook, self.packed = unpack_hook, packed
-
-    def __repr__(self) -> str:
-        return "packed by a saved-tensor hook"
-
-    def unpack(self):
-        t = self.unpack_hook(self.packed)
-        if not isinstance(t, TensorBase):
-            raise TypeError(
-                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
-                f"type {type(t).__name__}"
-            )
-        return t
+    __slots__ = ()
 
 
 # ----- backward(): the pass, step by step --------------------------------------------------
@@ -914,7 +875,7 @@ def run_backward(
             if grad_outputs is None or (needed and not _should_run(node, needed, targets)):
                 grad_inputs = (None,) * len(node.next_functions)
             else:
-                if node._plain and not anomaly_mode._mode["enabled"]:
+                if node._plain and grad_mode.anomaly is None:
                     grad_inputs = node.backward(node, *grad_outputs)  # the op's, as in ops/
                 else:  # hooks, custom Functions, anomaly mode, several outputs
                     grad_inputs = run_node(node, grad_outputs)
@@ -950,9 +911,9 @@ def run_backward(
 
 def run_node(node, grad_outputs: list) -> tuple:
     """A node that is not plain: its hooks and the rest run in ``node._backward`` (anomaly
-    mode also says where it was made)."""
-    if anomaly_mode._mode["enabled"]:
-        return anomaly_mode.run_node_checked(node, grad_outputs)
+    mode, while it is on, runs every node: ``anomaly_mode.py``, beside the core)."""
+    if grad_mode.anomaly is not None:
+        return grad_mode.anomaly.run_node(node, grad_outputs)
     return node._backward(grad_outputs)
 
 

@@ -1,4 +1,5 @@
-"""Grad mode: the one switch that says whether operations record a graph."""
+"""Grad mode: the one switch that says whether operations record a graph; inference mode; and
+where anomaly mode plugs into the engine while it is on (``anomaly``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ __all__ = [
 
 _enabled = True  # the grad-mode flag: read by Function.apply on every operation
 _inference = False  # inside inference_mode: new tensors are inference tensors
+# anomaly mode's checks while it is on, else None (anomaly_mode.py, beside the core, sets it):
+# the engine hands them each node it records (``record_forward``) and runs (``run_node``)
+anomaly = None
 
 
 def is_grad_enabled() -> bool:

@@ -5,7 +5,8 @@ Tensor it is, or the output, or the Python number it was made from, and that ten
 version then), and ``ctx.saved_tensors`` hands a built-in op's backward its arrays, checked
 against in-place changes: both in ``engine.py``, on the lesson's path. Here, beside it,
 the rest (``unpack_all``): Tensors for ``create_graph`` and your own Functions, values a
-pack hook holds, and PyTorch's error once backward freed them. This file imports the engine,
+pack hook holds (each a ``Packed`` that unpacks itself: ``saved_fields.PackedByHook``, beside
+the core), and PyTorch's error once backward freed them. This file imports the engine,
 which cannot import it back: it hands ``unpack_all`` to ``FunctionCtx`` when it loads (at
 the end). PyTorch's names for saved values (``grad_fn._saved_self``) and pack hooks are in
 ``saved_fields.py``.
@@ -22,7 +23,6 @@ from .engine import (
     Packed,
     SavedOrigin,
     TensorBase,
-    grad_accumulator,
 )
 from .variable import FREED_MESSAGE, version_message
 
@@ -30,7 +30,7 @@ __all__ = [
     "FREED",
     "SavedOrigin",
     "check_version",
-    "put_back",
+    "output_node",
     "unpack_all",
     "unpack_one",
 ]
@@ -48,9 +48,8 @@ def unpack_all(node) -> tuple:
     values = list(saved)
     for i in node.pack_order or range(len(saved)):
         value, meta = saved[i], node._saved_meta[i]
-        if isinstance(value, Packed):
-            value = value.unpack()
-            values[i] = value._data if plain else put_back(value, meta, node)
+        if isinstance(value, Packed):  # (saved_fields.py's, beside the core)
+            values[i] = value.unpack()._data if plain else value.restore(meta, node)
             continue
         check_version(value, meta, node)
         if not plain:
@@ -70,31 +69,16 @@ def unpack_one(value, meta, node):
         return value if value is None or isinstance(value, TensorBase) else TensorBase._wrap(value)
     if meta.is_output:  # an output: a new Tensor made by this node (indices get no grad_fn)
         data = value._data if isinstance(value, TensorBase) else value
-        fn = value._grad_fn if isinstance(value, TensorBase) else _output_node(node, data)
+        fn = value._grad_fn if isinstance(value, TensorBase) else output_node(node, data)
         t = TensorBase._wrap(data, fn, meta.output_nr)
         t._version_counter = meta.counter
         return t
     return meta.tensor
 
 
-def _output_node(node, data):
+def output_node(node, data):
+    """The ``grad_fn`` of an output ``node`` saved: None for integer data (indices)."""
     return node if np.asarray(data).dtype.kind == "f" else None
-
-
-def put_back(t, meta, node):
-    """What a hook unpacked, put back in the saved tensor's place in the graph: always a new
-    Tensor, as PyTorch makes one (and, as PyTorch, with no version check)."""
-    if meta is None or meta.counter is None:
-        return TensorBase._wrap(t._data)
-    if meta.is_output:
-        return TensorBase._wrap(t._data, _output_node(node, t._data), meta.output_nr)
-    source = meta.tensor
-    out = TensorBase._wrap(t._data, source._grad_fn, source._output_nr)
-    out._requires_grad = source._requires_grad
-    if source._requires_grad and source._grad_fn is None:  # a leaf: its AccumulateGrad node
-        grad_accumulator(source)
-        out._accumulator_ref = source._accumulator_ref
-    return out
 
 
 FunctionCtx._unpack_all = unpack_all  # what ctx.saved_tensors (engine.py) runs beyond arrays

@@ -15,11 +15,19 @@ import functools
 import numpy as np
 
 from . import grad_mode
-from .engine import FREED, NOTHING, Packed, TensorBase
-from .saved import check_version, put_back, unpack_one
+from .engine import FREED, NOTHING, Packed, TensorBase, grad_accumulator
+from .saved import check_version, output_node, unpack_one
 from .variable import FREED_MESSAGE, version_counter
 
-__all__ = ["SavedTensor", "add_fields", "describe", "install", "pack_all", "saved_inputs"]
+__all__ = [
+    "PackedByHook",
+    "SavedTensor",
+    "add_fields",
+    "describe",
+    "install",
+    "pack_all",
+    "saved_inputs",
+]
 
 _PACK_IN_PLACE = (
     "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
@@ -41,7 +49,7 @@ def pack_all(ctx, results, pack_hook, unpack_hook) -> None:
     for i in ctx.pack_order or range(len(saved)):
         t = _tensor_to_pack(saved[i], ctx._saved_meta[i], results)
         if t is not None:
-            saved[i] = Packed(unpack_hook, _call_pack_hook(pack_hook, t))
+            saved[i] = PackedByHook(unpack_hook, _call_pack_hook(pack_hook, t))
     ctx._saved = tuple(saved)
 
 
@@ -54,6 +62,43 @@ def _tensor_to_pack(value, meta, results):
     if meta.is_output:
         return results[meta.output_nr]
     return meta.tensor
+
+
+class PackedByHook(Packed):
+    """A saved value a pack hook holds: ``unpack_hook(packed)`` gives the tensor back."""
+
+    __slots__ = ("unpack_hook", "packed")
+
+    def __init__(self, unpack_hook, packed):
+        self.unpack_hook, self.packed = unpack_hook, packed
+
+    def __repr__(self) -> str:
+        return "packed by a saved-tensor hook"
+
+    def unpack(self):
+        t = self.unpack_hook(self.packed)
+        if not isinstance(t, TensorBase):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(t).__name__}"
+            )
+        return t
+
+    def restore(self, meta, node):
+        """What the hook unpacked, put back in the saved tensor's place in the graph: always
+        a new Tensor, as PyTorch makes one (and, as PyTorch, with no version check)."""
+        t = self.unpack()
+        if meta is None or meta.counter is None:
+            return TensorBase._wrap(t._data)
+        if meta.is_output:
+            return TensorBase._wrap(t._data, output_node(node, t._data), meta.output_nr)
+        source = meta.tensor
+        out = TensorBase._wrap(t._data, source._grad_fn, source._output_nr)
+        out._requires_grad = source._requires_grad
+        if source._requires_grad and source._grad_fn is None:  # a leaf: its AccumulateGrad
+            grad_accumulator(source)
+            out._accumulator_ref = source._accumulator_ref
+        return out
 
 
 def _call_pack_hook(pack_hook, t):
@@ -105,7 +150,7 @@ def tensor_at(node, index: int):
         raise RuntimeError(FREED_MESSAGE)
     value = saved[index]
     if isinstance(value, Packed):
-        return put_back(value.unpack(), meta, node)
+        return value.restore(meta, node)
     if value is None:
         return None
     check_version(value, meta, node)
@@ -202,7 +247,7 @@ class SavedTensor:
                 "Hint: only one pair of hooks is allowed at a time."
             )
         data = value._data if isinstance(value, TensorBase) else np.asarray(value)
-        packed = Packed(unpack_hook, _call_pack_hook(pack_hook, TensorBase._wrap(data)))
+        packed = PackedByHook(unpack_hook, _call_pack_hook(pack_hook, TensorBase._wrap(data)))
         node._saved = node._saved[:i] + (packed,) + node._saved[i + 1 :]
 
     def unpack(self):

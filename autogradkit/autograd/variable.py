@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _dtype
 from ..utils.hooks import HookDict, add_hook, next_id
-from . import anomaly_mode, grad_mode
+from . import grad_mode
 
 __all__ = [
     "FREED_MESSAGE",
@@ -246,7 +246,7 @@ def version_message(value, meta, node) -> str:
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [{_dtype.tensor_type(data.dtype)} [{', '.join(map(str, data.shape))}]]"
         f"{where} is at version {counter.value}; expected version {expected} instead. Hint: "
-        + (_ANOMALY_HINT if anomaly_mode._mode["enabled"] else _ENABLE_ANOMALY_HINT)
+        + (_ENABLE_ANOMALY_HINT if grad_mode.anomaly is None else _ANOMALY_HINT)
     )
 
 

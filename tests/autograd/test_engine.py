@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import autogradkit as agk
+from autogradkit.autograd import grad_mode
 
 
 def test_product_rule_gives_each_leaf_the_other_factor():
@@ -107,3 +108,22 @@ def test_a_weight_used_through_t_gets_a_row_major_grad(with_bias):
     (out * agk.tensor([[1.0, 2.0, 3.0]])).sum().backward()
     assert w.grad.is_contiguous()
     np.testing.assert_allclose(w.grad.numpy(), np.outer([1.0, 2.0, 3.0], x.sum(0)))
+
+
+def test_anomaly_mode_plugs_into_the_engine_only_while_it_is_on():
+    """Anomaly mode sits beside the core: the engine runs its checks through
+    ``grad_mode.anomaly`` (a hook it reads), set only while the mode is on."""
+    x = agk.tensor([1.0, 4.0], requires_grad=True)
+    assert grad_mode.anomaly is None and (x * x).grad_fn.metadata == {}
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        with agk.autograd.detect_anomaly():
+            assert grad_mode.anomaly is not None
+            y = x.sqrt()  # recorded here: its node keeps this line
+    assert grad_mode.anomaly is None
+    assert "y = x.sqrt()" in y.grad_fn.metadata["traceback_"][-1]
+    agk.autograd.set_detect_anomaly(True, check_nan=False)  # on until switched off
+    try:
+        assert grad_mode.anomaly is not None and not agk.is_anomaly_check_nan_enabled()
+    finally:
+        agk.autograd.set_detect_anomaly(False)
+    assert grad_mode.anomaly is None
