@@ -55,6 +55,11 @@ MESSAGES = {
         "DeadKernelError",
         N_("stopped its kernel (exit(), a crash, os._exit() or running out of memory)"),
     ),
+    "processes": (  # a "died" whose sandbox the grader ended (kernels.SandboxLauncher)
+        "kernel_died",
+        "SandboxLimitError",
+        N_("started more than {n} processes and threads, so its sandbox was stopped"),
+    ),
 }
 
 
@@ -244,8 +249,9 @@ class Session:
                 pass  # the test cell then meets the dead kernel and reports it
 
     def _report(self, cell: dict, result: CellRun, label: str, limit: float) -> None:
-        status, ename, text = MESSAGES[result.status]
-        what = text.format(t=limit)
+        ended = result.status == "died" and bool(self.kernel and self.kernel.too_many_processes)
+        status, ename, text = MESSAGES["processes" if ended else result.status]
+        what = text.format(t=limit, n=self.cfg.max_processes)
         evalue = f"this cell {what}"
         cell["outputs"] = [o for o in cell["outputs"] if o.get("ename") != "KeyboardInterrupt"]
         if result.status != "interrupted":  # whether the count arrived before the kernel went

@@ -1,0 +1,113 @@
+"""Round 6 of the attack suite: processes, folder names, the guard, and hostile files.
+
+One grading run (default bubblewrap sandbox, with no cgroup: a cgroup-v2-only machine, or a
+grader that is not root) of two controls and the attackers, shared by the tests. Each attack
+was written here first and seen succeeding on the grader before it was closed (the docstrings
+say what it did); the ones that held stay as regression tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from autogradkit_instructor import sandbox as sandbox_module
+from autogradkit_instructor.cli import main
+
+from . import builders
+
+pytestmark = pytest.mark.slow(40)  # one grading run of the attackers
+FLAGS = ["--timeout", "10", "-j", "2", "--no-progress", "--disk-limit", "32"]
+MARKER = "3617.25"  # the argument of every process the attackers leave sleeping
+FORKS = (  # right answers, after 300 processes that sleep for an hour (bounded: a real bomb
+    # without a cap would take the shared machine down with it)
+    "import os\n_kids = 0\nfor _ in range(300):\n    try:\n        if os.fork() == 0:\n"
+    "            try:\n"
+    f"                os.execv('/bin/sleep', ['sleep', '{MARKER}'])\n"
+    "            finally:\n                os._exit(0)\n"
+    "        _kids += 1\n    except OSError:\n        break\nprint('FORKED', _kids)\n"
+)
+BOMB = (  # a fork bomb that stops by itself at 128 processes, each spinning for 20 s
+    "import os, time\n_end = time.monotonic() + 20\nfor _ in range(7):\n    try:\n"
+    "        os.fork()\n    except OSError:\n        pass\n"
+    "while time.monotonic() < _end:\n    pass\n"
+)
+
+
+def _released() -> dict:
+    return json.loads(json.dumps(builders.student_version()))
+
+
+def _write(course: Path, student: str, nb: dict) -> Path:
+    path = course / "submitted" / student / "hw1" / "squares.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(nb))
+    return path
+
+
+def _attackers(course: Path) -> None:
+    forks = builders.correct(_released())
+    builders._answer(forks, "answer_mse", FORKS + builders.ANSWERS["answer_mse"])
+    _write(course, "forks_many", forks)
+    bomb = builders.correct(_released())
+    builders._answer(bomb, "answer_mse", BOMB + builders.ANSWERS["answer_mse"])
+    _write(course, "fork_bomb", bomb)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, sandbox):
+    course = tmp_path_factory.mktemp("round6-attacks")
+    builders.write_course(course)
+    submitted = course / "submitted"
+    builders.write_submission(submitted, "honest", "correct")
+    builders.write_submission(submitted, "wrong", "wrong")
+    _attackers(course)
+    errors = io.StringIO()
+    args = ["grade", str(submitted), "--assignment", "hw1", "--course", str(course)]
+    with pytest.MonkeyPatch.context() as patched, contextlib.redirect_stderr(errors):
+        patched.setattr(sandbox_module, "_own_cgroup", lambda controller: None)
+        code = main([*args, *FLAGS])
+    book = course / "grades" / "hw1" / "gradebook.json"
+    rows = {r["student"]: r for r in json.loads(book.read_text())["rows"]} if book.exists() else {}
+    return course, code, rows, errors.getvalue()
+
+
+def _sleepers() -> list[int]:
+    """Host processes the attackers left sleeping (found by their argument)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        try:
+            argv = Path(entry.path, "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv[:2] == [b"sleep", MARKER.encode()]:
+            found.append(int(entry.name))
+    return found
+
+
+def test_the_run_finishes_and_the_controls_score_right(graded):
+    _course, code, rows, errors = graded
+    assert code == 0, errors
+    assert (rows["honest"]["status"], rows["honest"]["score"]) == ("ok", 10.0)
+    assert (rows["wrong"]["status"], rows["wrong"]["score"]) == ("ok", 0.0)
+    assert rows["honest"]["review"] == [] and rows["wrong"]["review"] == []
+
+
+@pytest.mark.parametrize("student", ["forks_many", "fork_bomb"])
+def test_a_sandbox_starting_too_many_processes_is_stopped_with_its_own_status(graded, student):
+    """Was: without a cgroup (cgroup v2, or a grader that is not root) nothing capped a
+    sandbox's processes: a kernel started 300 sleeping processes (a fork bomb would have
+    filled the machine's process table), with status ok and 10 of 10."""
+    row = graded[2][student]
+    assert row["status"] == "kernel_died", row
+    assert any("more than 64 processes" in issue for issue in row["issues"]), row
+    assert row["tests"]["test_square_sum"]["points"] == 2.0, row  # the cells before it count
+
+
+def test_no_process_of_a_sandbox_outlives_its_submission(graded):
+    assert _sleepers() == []
