@@ -9,9 +9,12 @@ say what it did); the ones that held stay as regression tests.
 from __future__ import annotations
 
 import contextlib
+import html
 import io
 import json
 import os
+import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -37,6 +40,37 @@ BOMB = (  # a fork bomb that stops by itself at 128 processes, each spinning for
     "        os.fork()\n    except OSError:\n        pass\n"
     "while time.monotonic() < _end:\n    pass\n"
 )
+
+
+NAMES = {  # folder names a student chose -> the kind of submission in it
+    "CON": "correct",  # a device on Windows, as are the next two
+    "aux.txt": "correct",
+    "com\u00b9": "correct",
+    "a:b": "correct",  # an NTFS stream of a file "a"
+    "ann": "correct",
+    "ann.": "wrong",  # "ann" on Windows
+    "bob": "correct",
+    "bob ": "wrong",  # "bob" on Windows
+    "Zoe": "correct",
+    "zoe": "wrong",  # "Zoe" on macOS and Windows
+    "jos\u00e9": "correct",
+    "jose\u0301": "wrong",  # the same name decomposed: one folder on macOS
+}
+DIGITS = "0-9\u00b9\u00b2\u00b3"  # Windows takes COM¹ for a device too
+WINDOWS_DEVICE = re.compile(f"(con|prn|aux|nul|com[{DIGITS}]|lpt[{DIGITS}])(\\..*)?")
+
+
+def _portable(name: str) -> bool:
+    """Whether a folder called ``name`` is itself on Windows and macOS too (the instructor
+    zips the feedback folder, or syncs it to a laptop)."""
+    bad = any(c in '<>:"/\\|?*' or ord(c) < 32 for c in name)
+    device = WINDOWS_DEVICE.fullmatch(name.casefold())
+    return not bad and not device and not name.endswith((".", " ")) and len(name.encode()) < 256
+
+
+def _one(name: str) -> str:
+    """What a case-folding, normalising file system takes ``name`` for."""
+    return unicodedata.normalize("NFKC", name).casefold().rstrip(". ")
 
 
 def _released() -> dict:
@@ -66,6 +100,8 @@ def graded(tmp_path_factory, sandbox):
     submitted = course / "submitted"
     builders.write_submission(submitted, "honest", "correct")
     builders.write_submission(submitted, "wrong", "wrong")
+    for name, kind in NAMES.items():
+        builders.write_submission(submitted, name, kind)
     _attackers(course)
     errors = io.StringIO()
     args = ["grade", str(submitted), "--assignment", "hw1", "--course", str(course)]
@@ -111,3 +147,25 @@ def test_a_sandbox_starting_too_many_processes_is_stopped_with_its_own_status(gr
 
 def test_no_process_of_a_sandbox_outlives_its_submission(graded):
     assert _sleepers() == []
+
+
+@pytest.mark.parametrize("kind", ["feedback", "autograded"])
+def test_every_folder_named_by_a_student_is_portable_and_its_own(graded, kind):
+    """Was: a student's folders were named as the student named theirs: ``CON``, ``aux.txt``
+    and ``a:b`` cannot be made on Windows, ``ann.`` and ``bob `` are ``ann`` and ``bob``
+    there, ``Zoe`` and ``zoe`` or ``josé`` composed and decomposed one folder on macOS: the
+    instructor's copy of the feedback folder lost or overwrote pages."""
+    course = graded[0]
+    folders = [p.name for p in (course / kind).iterdir()]
+    assert [name for name in folders if not _portable(name)] == []
+    assert len({_one(name) for name in folders}) == len(folders), sorted(folders)
+
+
+def test_every_row_has_a_page_of_its_own(graded):
+    course, _code, rows, _errors = graded
+    pages = list((course / "feedback").glob("*/hw1/squares.html"))
+    assert len({_one(p.parent.parent.name) for p in pages}) == len(rows)
+    texts = [page.read_text(encoding="utf-8") for page in pages]
+    for student in rows:
+        shown = f"feedback for {html.escape(student)}<"
+        assert sum(shown in text for text in texts) == 1, student
