@@ -104,7 +104,9 @@ def prepare(sub, assignment, cfg: GradingConfig, pack: bool = False) -> Task:
     """The task for ``sub``: its notebook read and its files copied into ``autograded/`` (and,
     with ``pack``, read back into the task to travel). Never raises: a failure is the task's."""
     source = assignment.sources.get(sub.notebook, {"cells": []})
-    own = course.student_folder(sub.student, sub.clash)  # the same folder on every system
+    # a folder of its own, the same on every system; a clash's own file tells it apart
+    clash = (*sub.clash, untrusted.name(sub.path.name)) if sub.clash and sub.path else ()
+    own = course.student_folder(sub.student, clash)
     folder = Path(cfg.course) / "autograded" / own / assignment.name
     several = len(assignment.sources) > 1 and sub.notebook  # a kernel folder per notebook
     task = Task(
@@ -112,7 +114,7 @@ def prepare(sub, assignment, cfg: GradingConfig, pack: bool = False) -> Task:
         assignment=assignment.name,
         notebook=sub.notebook,
         label=str(sub.path or Path(sub.notebook)),
-        page=course.page_path(sub.student, assignment.name, sub.notebook, sub.path, sub.clash),
+        page=course.page_path(sub.student, assignment.name, sub.notebook, sub.path, clash),
         digest=digest(sub, assignment, cfg),
         max_score=sum(cells.points(c) for c in source["cells"] if cells.is_grade(c)),
         workdir=folder / sub.notebook if several else folder,

@@ -145,6 +145,8 @@ def test_two_submissions_of_one_student_are_both_held_for_a_person(flat):
     for row in rows:
         note = " ".join(row["issues"])
         assert "ann.ipynb" in note and "ann_squares.ipynb" in note, row
+    pages = [p for p in (course / "feedback").glob("ann*/hw1/squares.html")]
+    assert len(pages) == 2, pages  # one page each: neither overwrites the other
 
 
 def test_dot_names_stay_inside_the_course_folders(flat):
