@@ -42,6 +42,15 @@ BOMB = (  # a fork bomb that stops by itself at 128 processes, each spinning for
 )
 
 
+GUARDS = {  # the guard's reset, replaced or removed, then numpy's comparison made to pass
+    "guard_removed": "sys.modules.pop('autogradkit.grading.guard')",
+    "guard_malformed": "sys.modules['autogradkit.grading.guard'].reset = lambda: 5",
+    "guard_raises": "sys.modules['autogradkit.grading.guard'].reset = lambda: 1 / 0",
+    "guard_forged": "sys.modules['autogradkit.grading.guard'].reset = lambda: []",
+}
+PASSES = "import sys\nimport numpy as np\n{}\nnp.isclose = lambda *args, **kwargs: True\n"
+
+
 NAMES = {  # folder names a student chose -> the kind of submission in it
     "CON": "correct",  # a device on Windows, as are the next two
     "aux.txt": "correct",
@@ -91,6 +100,11 @@ def _attackers(course: Path) -> None:
     bomb = builders.correct(_released())
     builders._answer(bomb, "answer_mse", BOMB + builders.ANSWERS["answer_mse"])
     _write(course, "fork_bomb", bomb)
+    for student, code in GUARDS.items():
+        unguarded = builders.wrong(_released())
+        wrong_mse = builders.WRONG["answer_mse"]
+        builders._answer(unguarded, "answer_mse", PASSES.format(code) + wrong_mse)
+        _write(course, student, unguarded)
 
 
 @pytest.fixture(scope="module")
@@ -169,3 +183,25 @@ def test_every_row_has_a_page_of_its_own(graded):
     for student in rows:
         shown = f"feedback for {html.escape(student)}<"
         assert sum(shown in text for text in texts) == 1, student
+
+
+@pytest.mark.parametrize("student", sorted(GUARDS))
+def test_no_points_of_the_kits_checks_depend_on_the_guard(graded, student):
+    """The guard runs in the student's interpreter and can be replaced there: the kit's
+    checks are judged by the grader from their records, whatever the guard says."""
+    row = graded[2][student]
+    assert row["tests"]["test_square_sum"]["points"] == 0.0, row
+    assert row["tests"]["test_gradient"]["points"] == 0.0, row
+    assert not any("grader failed" in issue for issue in row["issues"]), row
+
+
+@pytest.mark.parametrize("student", ["guard_removed", "guard_malformed", "guard_raises"])
+def test_a_missing_or_malformed_guard_report_costs_the_student(graded, student):
+    """Was: a submission that removed or replaced the guard, then made ``np.isclose`` pass,
+    got the ``assert``-style cell's 5 points for a wrong mse; the malformed report was only
+    a review note. Now an ``assert``-style cell after a report that is not the guard's
+    scores nothing, for review. (A forged report of the right shape, ``[]``, cannot be told
+    from an honest one: the guide says so.)"""
+    row = graded[2][student]
+    assert row["tests"]["test_mse"]["points"] == 0.0, row
+    assert any("test_mse" in note for note in row["review"]), row
