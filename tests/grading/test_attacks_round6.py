@@ -205,3 +205,34 @@ def test_a_missing_or_malformed_guard_report_costs_the_student(graded, student):
     row = graded[2][student]
     assert row["tests"]["test_mse"]["points"] == 0.0, row
     assert any("test_mse" in note for note in row["review"]), row
+
+
+def test_a_second_grade_of_an_assignment_being_graded_stops_and_changes_nothing(
+    tmp_path, sandbox, capsys
+):
+    """Was: two ``grade`` runs of one assignment at once (two terminals, a cron job) graded
+    the same submissions side by side: each emptied the kernel folders in ``autograded/``
+    that the other was copying from, and the last to finish wrote its gradebook over the
+    other's. A run holds a lock on the assignment's source folder (released by the system
+    when its process ends, killed too); a second one stops at once."""
+    import fcntl
+
+    builders.write_course(tmp_path)
+    builders.write_submission(tmp_path / "submitted", "ann", "correct")
+    with _opened(tmp_path / "source" / "hw1") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the first run, still grading
+        args = ["grade", str(tmp_path / "submitted"), "--assignment", "hw1"]
+        code = main([*args, "--course", str(tmp_path), *FLAGS])
+    assert code == 1
+    assert "is being graded" in capsys.readouterr().err
+    assert not (tmp_path / "grades").exists()
+    assert not (tmp_path / "autograded").exists() and not (tmp_path / "feedback").exists()
+
+
+@contextlib.contextmanager
+def _opened(folder: Path):
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        yield handle
+    finally:
+        os.close(handle)
