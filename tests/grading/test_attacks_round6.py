@@ -42,6 +42,13 @@ BOMB = (  # a fork bomb that stops by itself at 128 processes, each spinning for
 )
 
 
+THREADS = (  # right answers, after 200 threads that sleep for an hour
+    "import threading, time\nfor _ in range(200):\n"
+    "    threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()\n"
+)
+CLOSES_ITS_OUTPUT = "import os\nos.close(1)\nos.close(2)\nprint('after')\n"  # then right
+
+
 GUARDS = {  # the guard's reset, replaced or removed, then numpy's comparison made to pass
     "guard_removed": "sys.modules.pop('autogradkit.grading.guard')",
     "guard_malformed": "sys.modules['autogradkit.grading.guard'].reset = lambda: 5",
@@ -100,6 +107,16 @@ def _attackers(course: Path) -> None:
     bomb = builders.correct(_released())
     builders._answer(bomb, "answer_mse", BOMB + builders.ANSWERS["answer_mse"])
     _write(course, "fork_bomb", bomb)
+    for student, code in (("threads_many", THREADS), ("closes_output", CLOSES_ITS_OUTPUT)):
+        nb = builders.correct(_released())
+        builders._answer(nb, "answer_mse", code + builders.ANSWERS["answer_mse"])
+        _write(course, student, nb)
+    text = json.dumps(builders.correct(_released()))
+    for student, data in (
+        ("latin1_notebook", text.replace("Squares", "Squares \u00e9").encode("latin-1")),
+        ("utf16_notebook", text.encode("utf-16")),  # with its byte-order mark
+    ):
+        _write(course, student, {}).write_bytes(data)
     for student, code in GUARDS.items():
         unguarded = builders.wrong(_released())
         wrong_mse = builders.WRONG["answer_mse"]
@@ -148,7 +165,7 @@ def test_the_run_finishes_and_the_controls_score_right(graded):
     assert rows["honest"]["review"] == [] and rows["wrong"]["review"] == []
 
 
-@pytest.mark.parametrize("student", ["forks_many", "fork_bomb"])
+@pytest.mark.parametrize("student", ["forks_many", "fork_bomb", "threads_many"])
 def test_a_sandbox_starting_too_many_processes_is_stopped_with_its_own_status(graded, student):
     """Was: without a cgroup (cgroup v2, or a grader that is not root) nothing capped a
     sandbox's processes: a kernel started 300 sleeping processes (a fork bomb would have
@@ -236,3 +253,17 @@ def _opened(folder: Path):
         yield handle
     finally:
         os.close(handle)
+
+
+def test_a_kernel_that_closes_its_own_output_is_graded(graded):
+    """Held (not tried before): a cell that closes the kernel's file descriptors 1 and 2."""
+    row = graded[2]["closes_output"]
+    assert (row["status"], row["score"]) == ("ok", 10.0), row
+
+
+@pytest.mark.parametrize("student", ["latin1_notebook", "utf16_notebook"])
+def test_a_notebook_in_another_encoding_is_its_own_rows_status(graded, student):
+    """Held: a notebook saved as Latin-1 or UTF-16 is unreadable, with the reason."""
+    row = graded[2][student]
+    assert (row["status"], row["score"]) == ("unreadable", 0), row
+    assert any("UTF-8" in issue for issue in row["issues"]), row
