@@ -476,9 +476,11 @@ class SandboxLauncher:
     """One sandbox per kernel, from ``backend`` (``sandbox.Bubblewrap``), over ``ipc``.
 
     A watchdog thread counts each sandbox's processes and threads, from the host, every
-    ``WATCH_EVERY`` seconds, and kills a sandbox that holds more than ``limits.processes``:
-    a cap that needs no cgroup (a cgroup-v2 machine, a grader that is not root) and no
-    ``RLIMIT_NPROC`` (which exempts root, as the sandbox's user is when the grader is).
+    ``WATCH_EVERY`` seconds, and kills a sandbox that reaches ``limits.processes``: a cap
+    that needs no cgroup (a cgroup-v2 machine, a grader that is not root) and no
+    ``RLIMIT_NPROC`` (which exempts root, as the sandbox's user is when the grader is); where
+    a cgroup holds the sandbox at that cap, a fork bomb's processes do not spin on, beside
+    the other submissions, until its own submission ends.
     """
 
     def __init__(self, backend, limits: Limits):
@@ -496,7 +498,7 @@ class SandboxLauncher:
                     if kernel.closed or kernel.too_many_processes:
                         self._watched.remove(kernel)
                         continue
-                    if tasks_below(kernel.pid, self.limits.processes) > self.limits.processes:
+                    if tasks_below(kernel.pid, self.limits.processes) >= self.limits.processes:
                         kernel.too_many_processes = True
                         send_signal(kernel.pid, signal.SIGKILL, group=True)
 

@@ -60,7 +60,7 @@ MESSAGES = {
     "processes": (  # a "died" whose sandbox the grader ended (kernels.SandboxLauncher)
         "kernel_died",
         "SandboxLimitError",
-        N_("started more than {n} processes and threads, so its sandbox was stopped"),
+        N_("started {n} processes and threads, its sandbox's limit, so the sandbox was stopped"),
     ),
 }
 

@@ -172,7 +172,7 @@ def test_a_sandbox_starting_too_many_processes_is_stopped_with_its_own_status(gr
     filled the machine's process table), with status ok and 10 of 10."""
     row = graded[2][student]
     assert row["status"] == "kernel_died", row
-    assert any("more than 64 processes" in issue for issue in row["issues"]), row
+    assert any("started 64 processes" in issue for issue in row["issues"]), row
     assert row["tests"]["test_square_sum"]["points"] == 2.0, row  # the cells before it count
 
 
@@ -267,3 +267,21 @@ def test_a_notebook_in_another_encoding_is_its_own_rows_status(graded, student):
     row = graded[2][student]
     assert (row["status"], row["score"]) == ("unreadable", 0), row
     assert any("UTF-8" in issue for issue in row["issues"]), row
+
+
+def test_a_fork_bomb_held_by_a_cgroup_is_stopped_too(tmp_path, sandbox):
+    """Was: where a cgroup caps a sandbox at 64 processes (root on cgroup v1), a fork bomb's
+    processes stayed at the cap, spinning beside the other submissions' kernels until its own
+    submission ended (its later cells and their time limits). Reaching the cap now stops it."""
+    builders.write_course(tmp_path)
+    builders.write_submission(tmp_path / "submitted", "honest", "correct")
+    bomb = builders.correct(_released())
+    builders._answer(bomb, "answer_mse", BOMB + builders.ANSWERS["answer_mse"])
+    _write(tmp_path, "fork_bomb", bomb)
+    args = ["grade", str(tmp_path / "submitted"), "--assignment", "hw1"]
+    assert main([*args, "--course", str(tmp_path), *FLAGS]) == 0
+    book = json.loads((tmp_path / "grades" / "hw1" / "gradebook.json").read_text())
+    rows = {row["student"]: row for row in book["rows"]}
+    assert (rows["honest"]["status"], rows["honest"]["score"]) == ("ok", 10.0)
+    assert rows["fork_bomb"]["status"] == "kernel_died", rows["fork_bomb"]
+    assert any("64 processes" in issue for issue in rows["fork_bomb"]["issues"])
