@@ -1,4 +1,4 @@
-"""Round 6 of the attack suite: processes, folder names, the guard, and hostile files.
+"""Round 6 of the attack suite: processes, folder names, the guard, files, two runs at once.
 
 One grading run (default bubblewrap sandbox, with no cgroup: a cgroup-v2-only machine, or a
 grader that is not root) of two controls and the attackers, shared by the tests. Each attack
