@@ -397,20 +397,23 @@ def run_silent(kernel: Kernel, code: str, timeout: float = 30.0, expression: str
     """Run set-up code that leaves no trace: no output, no history, no execution count.
 
     Returns the ``text/plain`` value of ``expression`` evaluated afterwards ("" without one).
+    It is done when its shell reply arrives: its "idle" on IOPub may never come, as ZeroMQ
+    drops messages a kernel sends faster than they are read (a thread flooding stdout).
     """
     expressions = {"value": expression} if expression else {}
     msg_id = kernel.client.execute(
         code, silent=True, store_history=False, user_expressions=expressions
     )
     deadline = time.monotonic() + timeout
+    shell = kernel.client.shell_channel.socket
     while time.monotonic() < deadline:
-        event = kernel.wait(deadline - time.monotonic())
+        event = kernel.wait(deadline - time.monotonic(), also=shell)
         if event == "died":
             raise KernelDied(f"kernel {kernel.pid} died during set-up")
-        for msg in kernel.drain():
-            idle = msg.get("msg_type") == "status" and replies_to(msg, msg_id)
-            if idle and msg["content"].get("execution_state") == "idle":
-                return _value(get_reply(kernel, msg_id)) if expression else ""
+        kernel.drain()  # what arrived on IOPub: nothing of it is kept
+        reply = ready_reply(kernel, msg_id)
+        if reply is not None:
+            return _value(reply) if expression else ""
     raise TimeoutError(f"kernel {kernel.pid} did not finish its set-up in {timeout:g} s")
 
 

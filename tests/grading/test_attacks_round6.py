@@ -49,6 +49,12 @@ THREADS = (  # right answers, after 200 threads that sleep for an hour
 CLOSES_ITS_OUTPUT = "import os\nos.close(1)\nos.close(2)\nprint('after')\n"  # then right
 
 
+FLOODS = (  # right answers, after a thread that writes to the kernel's stdout without end
+    "import os, threading\ndef _flood():\n    while True:\n        os.write(1, b'x' * 65536)\n"
+    "threading.Thread(target=_flood, daemon=True).start()\n"
+)
+
+
 GUARDS = {  # the guard's reset, replaced or removed, then numpy's comparison made to pass
     "guard_removed": "sys.modules.pop('autogradkit.grading.guard')",
     "guard_malformed": "sys.modules['autogradkit.grading.guard'].reset = lambda: 5",
@@ -285,3 +291,22 @@ def test_a_fork_bomb_held_by_a_cgroup_is_stopped_too(tmp_path, sandbox):
     assert (rows["honest"]["status"], rows["honest"]["score"]) == ("ok", 10.0)
     assert rows["fork_bomb"]["status"] == "kernel_died", rows["fork_bomb"]
     assert any("64 processes" in issue for issue in rows["fork_bomb"]["issues"])
+
+
+def test_a_kernel_flooding_its_output_is_graded_without_waiting_out_every_limit(tmp_path, sandbox):
+    """Was: the grader's set-up requests (the seed, the guard, a test cell's confirmation)
+    ended on the kernel's "idle" on IOPub, which a flood of output makes ZeroMQ drop (its
+    queue holds 16 messages): each such request waited out its limit (10 s, 30 s), for each
+    test cell, outside the submission's own time limit; the guard then "could not run" and the
+    test cell went unconfirmed. They end on their shell reply, which no output delays."""
+    builders.write_course(tmp_path)
+    flood = builders.correct(_released())
+    builders._answer(flood, "answer_mse", FLOODS + builders.ANSWERS["answer_mse"])
+    _write(tmp_path, "floods_output", flood)
+    args = ["grade", str(tmp_path / "submitted"), "--assignment", "hw1"]
+    assert main([*args, "--course", str(tmp_path), *FLAGS]) == 0
+    book = json.loads((tmp_path / "grades" / "hw1" / "gradebook.json").read_text())
+    row = book["rows"][0]
+    assert (row["status"], row["score"], row["review"]) == ("ok", 10.0, []), row
+    graded_copy = tmp_path / "autograded" / "floods_output" / "hw1" / "squares.ipynb"
+    assert graded_copy.stat().st_size < 4 * 2**20
