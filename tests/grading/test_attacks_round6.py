@@ -31,7 +31,7 @@ FORKS = (  # right answers, after 300 processes that sleep for an hour (bounded:
     # without a cap would take the shared machine down with it)
     "import os\n_kids = 0\nfor _ in range(300):\n    try:\n        if os.fork() == 0:\n"
     "            try:\n"
-    f"                os.execv('/bin/sleep', ['sleep', '{MARKER}'])\n"
+    f"                os.execvp('sleep', ['sleep', '{MARKER}'])\n"
     "            finally:\n                os._exit(0)\n"
     "        _kids += 1\n    except OSError:\n        break\nprint('FORKED', _kids)\n"
 )
