@@ -251,8 +251,8 @@ def _read_page(root: Path, row: dict) -> tuple[str, dict[str, list[str]]]:
 
 def _page_path(row: dict) -> str:
     """Where ``grade`` wrote the row's feedback page, from the course folder."""
-    page = f"{row['notebook'] or Path(row['submission']).stem}.html"
-    return f"feedback/{row['student']}/{row['assignment']}/{page}"
+    where = (row["student"], row["assignment"], row["notebook"], row["submission"])
+    return f"feedback/{course.page_path(*where)}"
 
 
 def feedback_lines(page: str) -> dict[str, list[str]]:
@@ -321,7 +321,8 @@ def _exception(root: Path, row: dict, gid: str, name_only: bool) -> set[tuple[st
     """An ``assert`` cell's miss: ``Name: first line of the message`` of its first error in
     the graded notebook (``name_only``: a built-in exception's name, nothing a kernel wrote);
     none when there is no graded notebook."""
-    path = root / "autograded" / row["student"] / row["assignment"] / f"{row['notebook']}.ipynb"
+    own = course.student_folder(row["student"])
+    path = root / "autograded" / own / row["assignment"] / f"{row['notebook']}.ipynb"
     try:
         nb = read_notebook(path)
     except UnreadableNotebook:

@@ -60,6 +60,8 @@ class Context:
         results: one ``CellResult`` per graded cell, by grade_id.
         hidden: the hidden-test code that was injected (feedback must never show it).
         review: tampering the guard found and undid (hooks, patches): the row needs a person.
+        unguarded: test cells before which the guard sent no report of its own shape: an
+            ``assert``-style cell among them (decided in the kernel) scores nothing.
         done: names of the steps that have run, in order.
         cpu: a semaphore of "computing" slots (one per core) held while this submission runs;
             a slow cell gives its slot up so that a loop does not hold a core's worth of work.
@@ -84,6 +86,7 @@ class Context:
     results: dict[str, CellResult] = field(default_factory=dict)
     hidden: list[str] = field(default_factory=list)
     review: list[str] = field(default_factory=list)
+    unguarded: set[str] = field(default_factory=set)
     done: list[str] = field(default_factory=list)
     cpu: Any = None
     seeds: dict[str, int] = field(default_factory=dict)

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import importlib.metadata
 import os
+import re
 import shutil
 import stat
 import sys
@@ -38,6 +39,8 @@ __all__ = [
     "Submission",
     "find_submissions",
     "identity",
+    "student_folder",
+    "page_path",
     "shadowed_names",
     "instructor_files",
     "digest",
@@ -170,6 +173,39 @@ def identity(student: str) -> str:
         (True, True)
     """
     return unicodedata.normalize("NFKC", student).casefold().strip()
+
+
+PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(?<!\.)")  # jdoe, s123, john.smith
+WINDOWS_DEVICES = re.compile(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?", re.IGNORECASE)
+
+
+def student_folder(student: str, clash: tuple[str, ...] = ()) -> str:
+    """The folder of ``student``'s graded copy and feedback, in ``autograded/`` and
+    ``feedback/``: a name that is the same folder on every file system, and nobody else's.
+
+    A plain name (ASCII letters, digits, ``_``, ``-`` and inner ``.``, not a Windows device
+    such as ``CON`` or ``aux.txt``) is kept. Any other name, and a name that ``clash``es
+    with another (``Zoe`` and ``zoe``: one folder on macOS), keeps only its letters and
+    digits, after which ``~`` (which no plain name holds) and a hash of the whole name and
+    its clash tell it apart.
+
+    Example:
+        >>> student_folder("jdoe"), student_folder("CON"), student_folder("ann.")
+        ('jdoe', 'CON~a3dbc4b644a9a2c5', 'ann~e4e2b39feb88d7c4')
+    """
+    if PLAIN.fullmatch(student) and not WINDOWS_DEVICES.fullmatch(student) and not clash:
+        return student
+    whole = "\0".join((student, *clash)).encode("utf-8", "surrogatepass")
+    kept = unicodedata.normalize("NFC", student)
+    kept = "".join(c for c in kept if c.isalnum() and unicodedata.category(c) != "No")
+    return f"{kept[:48]}~{hashlib.sha256(whole).hexdigest()[:16]}"
+
+
+def page_path(student: str, assignment: str, notebook: str, handed_in: str, clash=()) -> str:
+    """Where a submission's feedback page goes, inside ``feedback/``; a flat file that names
+    no notebook of the assignment (``handed_in``, its path) gives the page its own name."""
+    page = notebook or student_folder(Path(handed_in or "").stem)
+    return f"{student_folder(student, clash)}/{assignment}/{page}.html"
 
 
 def _mark_clashes(found: list[Submission]) -> list[Submission]:

@@ -11,6 +11,9 @@ to a dask cluster (``cluster.py``); without it a thread pool runs it on this mac
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import sys
 import threading
 import time
@@ -34,14 +37,40 @@ def grade_assignment(cfg: GradingConfig) -> dict:
 
     Raises:
         ValueError: there is no submission at all (the skipped entries are listed first).
-        RuntimeError: no sandbox or no kernel can run here: nothing is written.
+        RuntimeError: no sandbox or no kernel can run here, or another run grades this
+            assignment now: nothing is written.
     """
     started = time.monotonic()
     assignment = course.load_assignment(cfg.course, cfg.assignment)
+    folder = Path(cfg.course) / "grades" / assignment.name
+    with _the_only_run(assignment.folder):
+        return _grade(cfg, assignment, folder, started)
+
+
+@contextlib.contextmanager
+def _the_only_run(source: Path):
+    """Hold a lock on the assignment's source folder while grading it (no file is made for
+    it): a second ``grade`` of it stops at once, as two side by side would empty each
+    other's kernel folders. The system releases it when this process ends, however."""
+    handle = os.open(source, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(handle)
+        raise RuntimeError(
+            f"{source.name} is being graded by another `autogradkit grade` now: wait for it "
+            "to finish (it keeps every row it finishes), then run grade again"
+        ) from None
+    try:
+        yield
+    finally:
+        os.close(handle)  # and the lock with it
+
+
+def _grade(cfg: GradingConfig, assignment, folder: Path, started: float) -> dict:
     _check_released(cfg, assignment)
     submissions = _find(cfg, assignment)
     backend = _sandbox(cfg)
-    folder = Path(cfg.course) / "grades" / assignment.name
     originals = course.fingerprint([assignment.folder, Path(cfg.submissions)])
     rows, todo = [], []
     for sub in submissions:  # a result of an earlier (maybe killed) run is kept if still valid

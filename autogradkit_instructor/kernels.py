@@ -45,6 +45,7 @@ from .sandbox import (
     descendants,
     remove_stale_cgroups,
     send_signal,
+    tasks_below,
 )
 
 __all__ = [
@@ -151,6 +152,9 @@ class Kernel:
         self._exit_fd = _pidfd(pid)
         self._drops = None  # ZeroMQ's events of IOPub's connection: a drop refused a message
         self.answered_again: set[str] = set()  # requests a second shell reply came for
+        self.too_many_processes = False  # the grader ended its sandbox for it
+        self.closing = threading.Lock()  # held by close, and by whoever may still signal it
+        self.closed = False
 
     @classmethod
     def connect(cls, pid: int, info: dict, connection_file: str, timeout: float, **extra) -> Kernel:
@@ -283,6 +287,8 @@ class Kernel:
         A sandbox's tree dies with its outer ``bwrap`` (pid namespace, ``--die-with-parent``),
         even the processes a student detached with ``setsid``.
         """
+        with self.closing:  # a watchdog never signals its pid once another may have it
+            self.closed = True
         send_signal(self.pid, signal.SIGKILL, group=True)
         if self.process is not None:
             self.process.wait()
@@ -391,20 +397,23 @@ def run_silent(kernel: Kernel, code: str, timeout: float = 30.0, expression: str
     """Run set-up code that leaves no trace: no output, no history, no execution count.
 
     Returns the ``text/plain`` value of ``expression`` evaluated afterwards ("" without one).
+    It is done when its shell reply arrives: its "idle" on IOPub may never come, as ZeroMQ
+    drops messages a kernel sends faster than they are read (a thread flooding stdout).
     """
     expressions = {"value": expression} if expression else {}
     msg_id = kernel.client.execute(
         code, silent=True, store_history=False, user_expressions=expressions
     )
     deadline = time.monotonic() + timeout
+    shell = kernel.client.shell_channel.socket
     while time.monotonic() < deadline:
-        event = kernel.wait(deadline - time.monotonic())
+        event = kernel.wait(deadline - time.monotonic(), also=shell)
         if event == "died":
             raise KernelDied(f"kernel {kernel.pid} died during set-up")
-        for msg in kernel.drain():
-            idle = msg.get("msg_type") == "status" and replies_to(msg, msg_id)
-            if idle and msg["content"].get("execution_state") == "idle":
-                return _value(get_reply(kernel, msg_id)) if expression else ""
+        kernel.drain()  # what arrived on IOPub: nothing of it is kept
+        reply = ready_reply(kernel, msg_id)
+        if reply is not None:
+            return _value(reply) if expression else ""
     raise TimeoutError(f"kernel {kernel.pid} did not finish its set-up in {timeout:g} s")
 
 
@@ -463,13 +472,38 @@ class ForkLauncher:
         shutil.rmtree(self._folder, ignore_errors=True)
 
 
+WATCH_EVERY = 0.05  # seconds between two counts of a sandbox's processes
+
+
 class SandboxLauncher:
-    """One sandbox per kernel, from ``backend`` (``sandbox.Bubblewrap``), over ``ipc``."""
+    """One sandbox per kernel, from ``backend`` (``sandbox.Bubblewrap``), over ``ipc``.
+
+    A watchdog thread counts each sandbox's processes and threads, from the host, every
+    ``WATCH_EVERY`` seconds, and kills a sandbox that reaches ``limits.processes``: a cap
+    that needs no cgroup (a cgroup-v2 machine, a grader that is not root) and no
+    ``RLIMIT_NPROC`` (which exempts root, as the sandbox's user is when the grader is); where
+    a cgroup holds the sandbox at that cap, a fork bomb's processes do not spin on, beside
+    the other submissions, until its own submission ends.
+    """
 
     def __init__(self, backend, limits: Limits):
         self.backend, self.limits, self.sandbox = backend, limits, backend.name
         remove_stale_cgroups()
         self._folder = tempfile.mkdtemp(prefix="autogradkit-boxes-")
+        self._watched: list[Kernel] = []
+        self._stopped = threading.Event()
+        threading.Thread(target=self._watch, name="process-watchdog", daemon=True).start()
+
+    def _watch(self) -> None:
+        while not self._stopped.wait(WATCH_EVERY):
+            for kernel in list(self._watched):
+                with kernel.closing:
+                    if kernel.closed or kernel.too_many_processes:
+                        self._watched.remove(kernel)
+                        continue
+                    if tasks_below(kernel.pid, self.limits.processes) >= self.limits.processes:
+                        kernel.too_many_processes = True
+                        send_signal(kernel.pid, signal.SIGKILL, group=True)
 
     def start(self, timeout: float) -> Kernel:
         """Start a sandboxed kernel; the client connects to its sockets from outside."""
@@ -485,6 +519,7 @@ class SandboxLauncher:
         extra = {"box": box, "process": process}
         kernel = Kernel.connect(process.pid, outside, str(inside), timeout, **extra)
         box.seal()  # the sockets exist: from now on the folder takes no file, loses none
+        self._watched.append(kernel)
         return kernel
 
     def _spawn(self, box: Box, argv: list[str], stderr, options: dict) -> subprocess.Popen:
@@ -508,6 +543,7 @@ class SandboxLauncher:
         run_silent(kernel, code)
 
     def close(self) -> None:
+        self._stopped.set()
         shutil.rmtree(self._folder, ignore_errors=True)
 
 

@@ -57,6 +57,7 @@ __all__ = [
     "Box",
     "remove_stale_cgroups",
     "descendants",
+    "tasks_below",
     "process_name",
     "send_signal",
 ]
@@ -279,13 +280,42 @@ def _own_cgroup(controller: str) -> Path | None:
 
 # ----- processes of a sandbox, seen from the host ---------------------------------------------
 def descendants(pid: int) -> list[int]:
-    """Every process below ``pid``, parents before children (empty once it is gone)."""
+    """Every process below ``pid``, parents before children (empty once it is gone). Walked
+    by a loop over every thread's children: a chain of processes deeper than Python's
+    recursion limit, or a child forked by a thread, is found too."""
+    found = [pid]
+    for process in found:  # the list grows as it is walked
+        found += _children(process)
+    return found[1:]
+
+
+def tasks_below(pid: int, stop: int) -> int:
+    """How many processes and threads ``pid`` and those below it hold, counted until more
+    than ``stop`` (a fork bomb's tree is not walked to its end)."""
+    count, todo = 0, [pid]
+    while todo and count <= stop:
+        process = todo.pop()
+        try:
+            count += len(os.listdir(f"/proc/{process}/task"))
+        except OSError:
+            continue  # gone meanwhile
+        todo += _children(process)
+    return count
+
+
+def _children(pid: int) -> list[int]:
+    """The children of every thread of ``pid``."""
     try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return []
-    found = [int(child) for child in children]
-    return found + [grandchild for child in found for grandchild in descendants(child)]
+    children = []
+    for thread in threads:
+        try:
+            children += map(int, Path(f"/proc/{pid}/task/{thread}/children").read_text().split())
+        except OSError:
+            continue
+    return children
 
 
 def process_name(pid: int) -> str:

@@ -31,7 +31,9 @@ __all__ = [
 
 MAX_RESTARTS = 1
 MAX_REPORT_CHARS = 20_000  # the guard's report, as the kernel answers it
-MALFORMED_REPORT = "the tamper check sent a report of another shape than its own"
+ABOUT_THE_REPORT = "the tamper check "  # how each note on a report not the guard's begins
+MALFORMED_REPORT = ABOUT_THE_REPORT + "sent a report of another shape than its own"
+NO_REPORT = ABOUT_THE_REPORT + "could not run"
 IDENTIFIER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)?")
 # grading mode first (checks then only report), then the guard looks at IPython as it is
 ARM = "import autogradkit.grading.checks as _c; _c.arm({seed}); del _c"
@@ -54,6 +56,11 @@ MESSAGES = {
         "kernel_died",
         "DeadKernelError",
         N_("stopped its kernel (exit(), a crash, os._exit() or running out of memory)"),
+    ),
+    "processes": (  # a "died" whose sandbox the grader ended (kernels.SandboxLauncher)
+        "kernel_died",
+        "SandboxLimitError",
+        N_("started {n} processes and threads, its sandbox's limit, so the sandbox was stopped"),
     ),
 }
 
@@ -79,7 +86,8 @@ def tamper_notes(report: str) -> list[str]:
         else:
             strange += 1
     if strange or len(found) > untrusted.MAX_NOTES:
-        notes.append(f"the tamper check reported {len(found) - len(notes)} changes it cannot name")
+        unnamed = len(found) - len(notes)
+        notes.append(f"{ABOUT_THE_REPORT}reported {unnamed} changes it cannot name")
     return notes
 
 
@@ -152,8 +160,9 @@ class Session:
             if not self._kernel_ready(ran, label):
                 return
             limit = min(self.cfg.timeout, remaining)
+            if cells.is_test(cell) and not self._check_tampering(f"before {label}"):
+                self.ctx.unguarded.add(cells.grade_id(cell))  # its verdict is not taken
             if cells.is_test(cell):
-                self._check_tampering(f"before {label}")
                 self._arm(cells.grade_id(cell))
                 self._ship_hidden_checks(cell["source"])
             result = self._run(cell["source"], limit, records=cells.is_test(cell))
@@ -192,17 +201,19 @@ class Session:
             self.ctx.cpu.acquire()
         return result
 
-    def _check_tampering(self, when: str) -> None:
+    def _check_tampering(self, when: str) -> bool:
         """Undo hooks and patches before a test cell (and look once more after the last
-        cell); note them for review (``guard.py``)."""
+        cell); note them for review (``guard.py``). False when no report of the guard's
+        shape came back (the guard was removed or replaced, or the kernel did not answer)."""
         try:
             notes = tamper_notes(run_silent(self.kernel, "", expression=GUARD_RESET))
         except (KernelDied, TimeoutError):
-            notes = ["the tamper check could not run"]
+            notes = [NO_REPORT]
         for change in notes:
             note = f"{when}: {change}"
             if note not in self.ctx.review and len(self.ctx.review) <= untrusted.MAX_NOTES:
                 self.ctx.review.append(note)
+        return not any(note.startswith(ABOUT_THE_REPORT) for note in notes)
 
     def _confirm(self, cell: dict, result, label: str) -> None:
         """A test cell is over when its kernel has answered the next request: the kernel
@@ -244,8 +255,9 @@ class Session:
                 pass  # the test cell then meets the dead kernel and reports it
 
     def _report(self, cell: dict, result: CellRun, label: str, limit: float) -> None:
-        status, ename, text = MESSAGES[result.status]
-        what = text.format(t=limit)
+        ended = result.status == "died" and bool(self.kernel and self.kernel.too_many_processes)
+        status, ename, text = MESSAGES["processes" if ended else result.status]
+        what = text.format(t=limit, n=self.cfg.max_processes)
         evalue = f"this cell {what}"
         cell["outputs"] = [o for o in cell["outputs"] if o.get("ename") != "KeyboardInterrupt"]
         if result.status != "interrupted":  # whether the count arrived before the kernel went

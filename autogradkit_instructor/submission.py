@@ -67,7 +67,7 @@ class Task:
     assignment: str
     notebook: str
     label: str  # the submission's path, as the row shows it
-    page: str  # the feedback page's file name
+    page: str  # the feedback page: feedback/<its path here>
     digest: str
     max_score: float
     workdir: Path  # the kernel's files: autograded/<student>/<assignment>/[<notebook>/] here
@@ -104,14 +104,17 @@ def prepare(sub, assignment, cfg: GradingConfig, pack: bool = False) -> Task:
     """The task for ``sub``: its notebook read and its files copied into ``autograded/`` (and,
     with ``pack``, read back into the task to travel). Never raises: a failure is the task's."""
     source = assignment.sources.get(sub.notebook, {"cells": []})
-    folder = Path(cfg.course) / "autograded" / sub.student / assignment.name
+    # a folder of its own, the same on every system; a clash's own file tells it apart
+    clash = (*sub.clash, untrusted.name(sub.path.name)) if sub.clash and sub.path else ()
+    own = course.student_folder(sub.student, clash)
+    folder = Path(cfg.course) / "autograded" / own / assignment.name
     several = len(assignment.sources) > 1 and sub.notebook  # a kernel folder per notebook
     task = Task(
         student=sub.student,
         assignment=assignment.name,
         notebook=sub.notebook,
         label=str(sub.path or Path(sub.notebook)),
-        page=f"{sub.notebook or Path(sub.path).stem}.html",
+        page=course.page_path(sub.student, assignment.name, sub.notebook, sub.path, clash),
         digest=digest(sub, assignment, cfg),
         max_score=sum(cells.points(c) for c in source["cells"] if cells.is_grade(c)),
         workdir=folder / sub.notebook if several else folder,
@@ -225,7 +228,7 @@ def record(task: Task, outcome: Outcome, cfg: GradingConfig, folder: Path, keep:
     with ``keep=False``); returns the row. Never raises: a file that cannot be written is the
     row's status, and the other submissions are graded and kept as usual."""
     row = outcome.row
-    page = Path(cfg.course) / "feedback" / task.student / task.assignment / task.page
+    page = Path(cfg.course) / "feedback" / task.page
     writes = [
         ("graded notebook", task.graded, outcome.graded),
         ("feedback page", page, outcome.feedback),

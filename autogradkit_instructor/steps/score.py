@@ -15,6 +15,9 @@ class Score:
       in nbgrader, kept between 0 and the cell's points; a cell that showed more than one
       result (student code called ``sys.displayhook`` as it ran), or a result whose
       ``text/plain`` is not text (the kernel's display machinery replaced), fails, for review;
+    * an ``assert``-style cell (no references: decided in the kernel) before which the
+      guard sent no report of its own shape (``ctx.unguarded``) fails, for review: a
+      submission that removes the guard must not then pass by patching numpy;
     * anything else: full points.
 
     Unlike nbgrader, text on stderr (a warning) does not cost points. Manually graded answers
@@ -44,6 +47,10 @@ class Score:
                 result.status = "failed"
             if result.status == "passed" and shown and not cells.is_text(_plain(shown[0])):
                 ctx.review.append(f"{gid}: the test cell's result was not text")
+                result.status = "failed"
+            in_kernel = gid not in getattr(ctx, "references", {})
+            if result.status == "passed" and in_kernel and gid in getattr(ctx, "unguarded", ()):
+                ctx.review.append(f"{gid}: no tamper report of the guard's shape before it")
                 result.status = "failed"
             if result.status != "passed":
                 result.points = 0.0

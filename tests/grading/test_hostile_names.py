@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from autogradkit_instructor.cli import main
+from autogradkit_instructor.course import student_folder
 
 from . import builders
 
@@ -82,7 +83,8 @@ def test_a_name_that_grows_when_escaped_is_still_graded(nested):
     row = next(r for r in _rows(course) if r["student"].startswith("long"))
     assert (row["status"], row["score"]) == ("ok", 10.0), row
     assert len(row["student"].encode()) <= 255 and row["student"].startswith("long\\xfflong")
-    assert (course / "feedback" / row["student"] / "hw1" / "squares.html").is_file()
+    page = course / "feedback" / student_folder(row["student"]) / "hw1" / "squares.html"
+    assert page.is_file()
 
 
 def test_non_utf8_and_backslash_names_stay_two_students(nested):
@@ -143,6 +145,8 @@ def test_two_submissions_of_one_student_are_both_held_for_a_person(flat):
     for row in rows:
         note = " ".join(row["issues"])
         assert "ann.ipynb" in note and "ann_squares.ipynb" in note, row
+    pages = [p for p in (course / "feedback").glob("ann*/hw1/squares.html")]
+    assert len(pages) == 2, pages  # one page each: neither overwrites the other
 
 
 def test_dot_names_stay_inside_the_course_folders(flat):
@@ -154,7 +158,7 @@ def test_dot_names_stay_inside_the_course_folders(flat):
     assert rows["zoe"]["score"] == 10.0 and rows["hw1"]["score"] == 0.0
     for dots in ("\\x2e", "\\x2e\\x2e"):  # "." and "..", shown as names of their own
         assert rows[dots]["score"] == 10.0, sorted(rows)
-        assert (course / "feedback" / dots / "hw1" / "squares.html").is_file()
+        assert (course / "feedback" / student_folder(dots) / "hw1" / "squares.html").is_file()
     graded = course / "autograded" / "hw1" / "hw1" / "squares.ipynb"
     assert "x.sum() ** 2" in graded.read_text()  # hw1's own wrong answer, not "."'s
 

@@ -134,7 +134,7 @@ def test_no_source_file_enters_the_sandbox(graded):
 def test_a_forged_guard_report_is_bounded_and_never_copied(graded):
     course, code = graded
     row = _rows(course)["forges_6000_notes"]
-    assert (row["status"], row["score"]) == ("ok", 10.0), row
+    assert (row["status"], row["score"]) == ("ok", 5.0), row  # the assert cell's 5 withheld
     assert 1 <= len(row["review"]) <= MAX_NOTES, len(row["review"])
     assert all(len(note) <= MAX_NOTE_CHARS for note in row["review"])
     book = (course / "grades" / "hw1" / "gradebook.json").read_text()
@@ -144,7 +144,8 @@ def test_a_forged_guard_report_is_bounded_and_never_copied(graded):
 
 def test_a_malformed_guard_report_is_a_review_note_not_a_crash(graded):
     row = _rows(graded[0])["forges_a_number"]
-    assert (row["status"], row["score"]) == ("ok", 10.0), row
+    assert (row["status"], row["score"]) == ("ok", 5.0), row  # the assert cell's 5 withheld
+    assert row["tests"]["test_mse"]["points"] == 0.0, row  # its verdict came from the kernel
     assert row["review"], row
 
 
