@@ -19,6 +19,12 @@ from pathlib import Path
 import pytest
 
 NO_TESTS_COLLECTED = 5
+# nbval's nbformat imports jsonschema, which builds rfc3987_syntax's grammars as it is
+# imported (where JupyterLab's jupyter-events installed the package): 1.5 s of CPU in every
+# pytest process, for IRI formats no notebook schema uses (autogradkit_instructor skips them
+# alike). ``-p run_pytest`` loads this module before the installed plugins, in each pytest-xdist
+# worker too (its path is the main process's)
+sys.modules.setdefault("rfc3987_syntax", None)  # None: "import rfc3987_syntax" fails at once
 
 
 def read_allowed(path: Path) -> list[re.Pattern]:
@@ -99,7 +105,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--allowed-skips"]:
         allowed, argv = read_allowed(Path(argv[1])), argv[2:]
     skips = SkipReport(allowed)
-    code = int(pytest.main(argv, plugins=[skips, FileTimes()]))
+    code = int(pytest.main(["-p", "run_pytest", *argv], plugins=[skips, FileTimes()]))
     if code == NO_TESTS_COLLECTED:
         print(f"error: pytest collected no tests for: {' '.join(argv)}", file=sys.stderr)
         return 1
