@@ -229,7 +229,8 @@ def prose_problems(markdown: str) -> list[str]:
 # the names a Chinese text keeps as they are besides code: products, libraries, people, acronyms
 KEPT_NAMES = frozenset(
     "Python NumPy PyTorch Jupyter JupyterLab autogradkit autograd Adam SGD MSE logit tanh "
-    "sigmoid relu softmax Xavier Kaiming True False None nan inf Markdown CPU GPU Song bug".split()
+    "sigmoid relu softmax Xavier Kaiming True False None nan inf Markdown CPU GPU Song bug "
+    "JSON UTF FIFO".split()
 )
 LATIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
 OPERATORS = ("*", "+", "-", "/", "@", "=", "<", ">", "%")  # x + alpha * w: alpha is code
