@@ -308,3 +308,19 @@ def test_every_note_about_a_handed_in_file_is_marked_for_translation():
         assert notes, name
         unmarked += [f"{name}:{n.lineno}" for n in notes if not _marked(n, assigned)]
     assert unmarked == [], 'write the note as N_("... {name} ...").format(name=...)'
+
+
+def test_the_extractor_finds_the_name_and_hint_of_every_kind_of_observation(tmp_path):
+    """Each method of ``obs`` that shows a name (``holds`` was missed: its names were
+    translated by hand, and a new one would have stayed English)."""
+    from autogradkit_instructor.translate import check_texts
+
+    checks = tmp_path / "checks.py"
+    calls = [
+        f'    obs.{method}("{method} name", x, "empty", hint="{method} hint")'
+        for method in ("close", "equal", "predicted", "holds", "require")
+    ]
+    checks.write_text("@checks.exercise\ndef ex(obs):\n" + "\n".join(calls) + "\n")
+    found = {text for text, _, _ in check_texts(checks)}
+    for method in ("close", "equal", "predicted", "holds", "require"):
+        assert {f"{method} name", f"{method} hint"} <= found, method
