@@ -25,7 +25,7 @@ __all__ = [
 
 ADDRESS = re.compile(r"\b0x[0-9a-f]{9,16}\b")  # 9+ digits: an address, not a constant like 0xff
 # ipykernel names a cell's file in the temporary folder, which TMPDIR may put anywhere
-KERNEL_TMP = re.compile(r"(?:/[^/\n:\"']+)*/ipykernel_\d+/")
+KERNEL_TMP = re.compile(r"(?:/[^/\n:\"']+)*/ipykernel_\d+(?=/)")
 
 
 def renumber_addresses(text: str, seen: dict[str, str]) -> str:
@@ -50,10 +50,12 @@ def kernel_paths(text: str) -> str:
     Example:
         >>> kernel_paths("/tmp/ipykernel_4312/1862252472.py:3: UserWarning")
         '/tmp/ipykernel_0/1862252472.py:3: UserWarning'
-        >>> kernel_paths("/home/ann/my tmp/ipykernel_77/1862252472.py:3: UserWarning")
+        >>> import os, tempfile
+        >>> deep = os.path.join(tempfile.gettempdir(), "my tmp", "ipykernel_77")  # any TMPDIR
+        >>> kernel_paths(f"{deep}/1862252472.py:3: UserWarning")
         '/tmp/ipykernel_0/1862252472.py:3: UserWarning'
     """
-    return KERNEL_TMP.sub("/tmp/ipykernel_0/", text)
+    return KERNEL_TMP.sub("/tmp/ipykernel_0", text)
 
 
 def strip_paths(line: str, workdir: Path) -> str:
