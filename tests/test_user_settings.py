@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -75,3 +76,19 @@ def test_nbval_compares_what_build_stored_whatever_the_users_settings(settings_h
     ran = subprocess.run(nbval, cwd=ROOT, capture_output=True, text=True, env=os.environ)
     assert ran.returncode == 0, ran.stdout[-3000:]
     assert "2 passed" in ran.stdout
+
+
+def test_kernel_sockets_fit_however_deep_the_temporary_folder(tmp_path, monkeypatch):
+    """ZeroMQ's ipc socket paths hold 107 bytes: with a CI runner's deep TMPDIR, grading
+    started no kernel ("File name too long")."""
+    from autogradkit_instructor.kernels import ForkLauncher, socket_folder
+
+    deep = tmp_path / ("a-deep-temporary-folder-" * 3)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    assert socket_folder() == "/tmp"
+    launcher = ForkLauncher()
+    try:  # the longest socket: <folder>/tmpXXXXXXXX-5
+        assert len(os.fsencode(launcher._folder)) + len("/tmpXXXXXXXX-5") < 107
+    finally:
+        launcher.close()
