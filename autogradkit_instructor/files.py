@@ -15,6 +15,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from autogradkit._i18n import N_
+
 from .untrusted import MAX_NOTES
 
 __all__ = [
@@ -37,14 +39,16 @@ MIRRORED = ".autogradkit-released"  # in a release folder: the files release wro
 BLOCK = 4096  # what a file costs the disk budget at least, as it costs a file system
 MAX_DEPTH = 16  # folders a handed-in file may sit in, one inside the other
 MAX_PATH_BYTES = 1024  # bytes of a handed-in file's path inside its folder (PATH_MAX is 4096)
-TOO_DEEP = (
-    f"folders nested too deep (over {MAX_DEPTH} levels or {MAX_PATH_BYTES} bytes of path) "
-    "were not copied: {}"
+# what the grader says about a handed-in file reaches the student's feedback page, which
+# speaks the notebook's language: each sentence is a template of the kit's catalog (N_)
+TOO_DEEP = N_(
+    "folders nested too deep (over {levels} levels or {size} bytes of path) were not copied: {name}"
 )
-ANOTHERS = (
+ANOTHERS = N_(
     "it has another name elsewhere, which may be another student's or the course's file, "
     "so it was not read (hand in a copy, made with cp, not cp -l)"
 )
+NOT_COPIED = N_("{name} was not copied: {reason}")
 
 
 def copy_files(
@@ -88,7 +92,8 @@ class _Refused(list):
             self.more += 1
 
     def lines(self) -> list[str]:
-        return [*self, f"... and {self.more} more files were not copied"] if self.more else [*self]
+        more = N_("... and {count} more files were not copied").format(count=self.more)
+        return [*self, more] if self.more else [*self]
 
 
 @dataclass(frozen=True)
@@ -106,26 +111,27 @@ def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: 
                 continue
             mode = entry.stat(follow_symlinks=False).st_mode
             if not within_bounds(name):
-                refused.append(TOO_DEEP.format(name))
+                refused.append(TOO_DEEP.format(levels=MAX_DEPTH, size=MAX_PATH_BYTES, name=name))
             elif not relative.parts and module_name(entry.name) in rules.shadowed:
-                refused.append(
-                    f"{name} was not copied: it would hide the module the notebook imports"
-                )
+                hides = N_("it would hide the module the notebook imports")
+                refused.append(NOT_COPIED.format(name=name, reason=hides))
             elif stat.S_ISDIR(mode):
                 _copy_tree(root, target, name, refused, budget, rules)
             elif not stat.S_ISREG(mode):
-                refused.append(f"{name} was not copied: it is a {_kind(mode)}, not a file")
+                kind = N_("it is a {kind}, not a file").format(kind=_kind(mode))
+                refused.append(NOT_COPIED.format(name=name, reason=kind))
             elif rules.own and entry.stat(follow_symlinks=False).st_nlink > 1:
-                refused.append(f"{name} was not copied: it is a hard link: {ANOTHERS}")
+                refused.append(NOT_COPIED.format(name=name, reason=_hard_link()))
             elif max(entry.stat(follow_symlinks=False).st_size, BLOCK) > budget[0]:
-                refused.append(f"{name} was not copied: the files are too large")
+                too_large = N_("the files are too large")
+                refused.append(NOT_COPIED.format(name=name, reason=too_large))
             else:
                 checked = entry.stat(follow_symlinks=False)
                 budget[0] -= max(checked.st_size, BLOCK)
                 try:
                     _copy_regular(root / name, target / name, checked, rules.own)
                 except OSError as error:
-                    refused.append(f"{name} was not copied: {error.strerror}")
+                    refused.append(NOT_COPIED.format(name=name, reason=error.strerror))
 
 
 def within_bounds(relative: Path) -> bool:
@@ -184,16 +190,20 @@ def _copy_regular(source: Path, destination: Path, checked: os.stat_result, own:
         opened = os.fstat(src.fileno())
         same = (opened.st_ino, opened.st_size) == (checked.st_ino, checked.st_size)
         if not (stat.S_ISREG(opened.st_mode) and same):
-            raise OSError(errno.EAGAIN, "it changed while it was copied")
+            raise OSError(errno.EAGAIN, N_("it changed while it was copied"))
         if own and opened.st_nlink > 1:
-            raise OSError(errno.EMLINK, f"it is a hard link: {ANOTHERS}")
+            raise OSError(errno.EMLINK, _hard_link())
         with destination.open("wb") as dst:
             shutil.copyfileobj(src, dst)
 
 
+def _hard_link() -> str:
+    return N_("it is a hard link: {why}").format(why=ANOTHERS)
+
+
 def _kind(mode: int) -> str:
-    kinds = ((stat.S_ISLNK, "symlink"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"))
-    return next((name for test, name in kinds if test(mode)), "device")
+    kinds = ((stat.S_ISLNK, N_("symlink")), (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, N_("socket")))
+    return next((name for test, name in kinds if test(mode)), N_("device"))
 
 
 def write_if_changed(path: Path, data: bytes) -> bool:

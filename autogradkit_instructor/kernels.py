@@ -13,6 +13,9 @@ user (``--sandbox none`` and ``validate``, where students run their own notebook
 
 from __future__ import annotations
 
+import atexit
+import functools
+import importlib.util
 import json
 import os
 import queue
@@ -50,6 +53,8 @@ from .sandbox import (
 
 __all__ = [
     "kernel_env",
+    "ignore_user_settings",
+    "socket_folder",
     "KernelDied",
     "ForkServer",
     "Kernel",
@@ -67,7 +72,8 @@ __all__ = [
 
 
 def kernel_env() -> dict[str, str]:
-    """The environment for kernels we start: inline figures, quiet debugger, one BLAS thread."""
+    """The environment for kernels we start: inline figures, quiet debugger, one BLAS thread,
+    and none of the user's own settings."""
     env = dict(os.environ)
     env.pop("MPLBACKEND", None)  # an exported Agg backend would suppress inline figures
     env.update(
@@ -76,7 +82,41 @@ def kernel_env() -> dict[str, str]:
         OMP_NUM_THREADS="1",
         MKL_NUM_THREADS="1",
     )
+    ignore_user_settings(env)
     return env
+
+
+def ignore_user_settings(env) -> None:
+    """Make a kernel started with ``env`` read none of its user's settings: a matplotlibrc
+    in their home (``figure.dpi: 150`` would change every stored figure), an IPython
+    profile's kernel config and startup files (``figure_formats = {'svg'}``), nor
+    ``PYTHONSTARTUP``. Stored outputs are the course's, the same on every machine."""
+    env.pop("PYTHONSTARTUP", None)
+    env["IPYTHONDIR"] = _empty_ipython_dir()
+    matplotlib = importlib.util.find_spec("matplotlib")
+    if matplotlib is not None:  # its defaults; a course's own ./matplotlibrc still comes first
+        env["MATPLOTLIBRC"] = str(Path(matplotlib.origin).parent / "mpl-data" / "matplotlibrc")
+
+
+@functools.cache
+def _empty_ipython_dir() -> str:
+    """A profile folder of this process's own, removed when it exits."""
+    folder = tempfile.mkdtemp(prefix="autogradkit-ipython-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+# ZeroMQ's ipc sockets are files whose path must fit in 107 bytes (sun_path): a deep home or
+# TMPDIR (a CI runner's, a clone far down a user's folders) makes "File name too long". What
+# the launchers add below the folder (/autogradkit-boxes-…/box-…/sockets/kernel-1) fits in 67
+IPC_FOLDER_MAX = 40
+
+
+def socket_folder(folder: str | None = None) -> str:
+    """``folder`` (the temporary folder when None) if the kernels' socket paths fit in it,
+    else ``/tmp``."""
+    folder = folder or tempfile.gettempdir()
+    return folder if len(os.fsencode(folder)) <= IPC_FOLDER_MAX else "/tmp"
 
 
 class KernelDied(RuntimeError):
@@ -433,6 +473,8 @@ def local_kernel_manager():
     private runtime folder (an absolute path: the kernel runs in the notebook's folder)."""
 
     runtime = Path(jupyter_runtime_dir())
+    if socket_folder(str(runtime)) != str(runtime):  # too deep: a private folder in /tmp
+        runtime = Path(_private_socket_folder())
     runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
     sockets = str(runtime / f"autogradkit-{uuid.uuid4().hex[:12]}")
     manager = KernelManager(kernel_name="python3", transport="ipc", ip=sockets)
@@ -446,6 +488,14 @@ def local_kernel_manager():
     return manager
 
 
+@functools.cache
+def _private_socket_folder() -> str:
+    """A folder in /tmp that only this user can enter, removed when this process exits."""
+    folder = tempfile.mkdtemp(prefix="agk-", dir="/tmp")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 class ForkLauncher:
     """Kernels forked from a warm ``ForkServer``, unconfined, over ``ipc`` sockets in a private
     folder (TCP on 127.0.0.1 would be reachable by every local user, and ipykernel warns so)."""
@@ -454,7 +504,7 @@ class ForkLauncher:
 
     def __init__(self, memory_limit_mb: int = 0):
         self._server = ForkServer(memory_limit_mb)
-        self._folder = tempfile.mkdtemp(prefix="autogradkit-kernels-")
+        self._folder = tempfile.mkdtemp(prefix="autogradkit-kernels-", dir=socket_folder())
 
     def start(self, timeout: float) -> Kernel:
         handle, name = tempfile.mkstemp(suffix=".json", dir=self._folder)
@@ -489,7 +539,7 @@ class SandboxLauncher:
     def __init__(self, backend, limits: Limits):
         self.backend, self.limits, self.sandbox = backend, limits, backend.name
         remove_stale_cgroups()
-        self._folder = tempfile.mkdtemp(prefix="autogradkit-boxes-")
+        self._folder = tempfile.mkdtemp(prefix="autogradkit-boxes-", dir=socket_folder())
         self._watched: list[Kernel] = []
         self._stopped = threading.Event()
         threading.Thread(target=self._watch, name="process-watchdog", daemon=True).start()

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import nbformat
 
+from autogradkit._i18n import N_
+
 from . import untrusted
 from .cells import is_text, text
 from .files import ANOTHERS
@@ -61,15 +63,15 @@ def read_notebook(path: str | Path, own: bool = False) -> dict:
     except UnreadableNotebook:
         raise
     except UnicodeDecodeError:
-        raise UnreadableNotebook("not a UTF-8 text file") from None
+        raise UnreadableNotebook(N_("not a UTF-8 text file")) from None
     except json.JSONDecodeError as error:
-        raise UnreadableNotebook(
-            f"not valid JSON (line {error.lineno}, column {error.colno})"
-        ) from None
+        where = N_("not valid JSON (line {line}, column {column})")
+        raise UnreadableNotebook(where.format(line=error.lineno, column=error.colno)) from None
     except (ValueError, RecursionError) as error:  # a 5,000-digit number, [[[[...]]]] at any depth
-        raise UnreadableNotebook(f"JSON no reader can hold ({type(error).__name__})") from None
+        deep = N_("JSON no reader can hold ({error})")
+        raise UnreadableNotebook(deep.format(error=type(error).__name__)) from None
     except OSError as error:
-        raise UnreadableNotebook(f"cannot be read ({error.strerror})") from None
+        raise UnreadableNotebook(N_("cannot be read ({why})").format(why=error.strerror)) from None
 
 
 def _count_values(raw: str) -> None:
@@ -81,10 +83,11 @@ def _count_values(raw: str) -> None:
         bare = _STRING.sub("", raw)
         found = bare.count(",") + bare.count("[") + bare.count("{")
     if found > MAX_VALUES:
-        raise UnreadableNotebook(
-            f"JSON of more than {MAX_VALUES:,} values, which no notebook needs (save it "
-            "without its outputs)"
+        many = N_(
+            "JSON of more than {count} values, which no notebook needs (save it without its "
+            "outputs)"
         )
+        raise UnreadableNotebook(many.format(count=f"{MAX_VALUES:,}"))
 
 
 def _read_regular_file(path: Path, own: bool = False) -> bytes:
@@ -97,16 +100,21 @@ def _read_regular_file(path: Path, own: bool = False) -> bytes:
     try:
         handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as error:
-        reason = "a symlink" if error.errno == errno.ELOOP else f"unreadable ({error.strerror})"
-        raise UnreadableNotebook(f"not a plain file: it is {reason}") from None
+        if error.errno == errno.ELOOP:
+            raise UnreadableNotebook(N_("not a plain file: it is a symlink")) from None
+        unreadable = N_("not a plain file: it is unreadable ({why})")
+        raise UnreadableNotebook(unreadable.format(why=error.strerror)) from None
     with os.fdopen(handle, "rb") as f:
         info = os.fstat(f.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise UnreadableNotebook("not a plain file (a FIFO, socket or device)")
+            raise UnreadableNotebook(N_("not a plain file (a FIFO, socket or device)"))
         if own and info.st_nlink > 1:
-            raise UnreadableNotebook(f"a hard link: {ANOTHERS}")
+            raise UnreadableNotebook(N_("a hard link: {why}").format(why=ANOTHERS))
         if info.st_size > MAX_BYTES:
-            raise UnreadableNotebook(f"too large: {info.st_size >> 20} MiB, over {MAX_BYTES >> 20}")
+            too_large = N_("too large: {size} MiB, over {limit}")
+            raise UnreadableNotebook(
+                too_large.format(size=info.st_size >> 20, limit=MAX_BYTES >> 20)
+            )
         return f.read(info.st_size + 1)  # not a buffer of MAX_BYTES for a small file
 
 
@@ -115,9 +123,8 @@ def _upgrade(nb: dict) -> dict:
     try:
         return json.loads(json.dumps(nbformat.convert(nbformat.from_dict(nb), 4)))
     except Exception as error:  # nbformat raises many kinds on a broken v3 file
-        raise UnreadableNotebook(
-            f"a version-3 notebook that cannot be converted: {error}"
-        ) from None
+        old = N_("a version-3 notebook that cannot be converted: {error}")
+        raise UnreadableNotebook(old.format(error=error)) from None
 
 
 def normalise(nb) -> dict:
@@ -125,23 +132,26 @@ def normalise(nb) -> dict:
     if isinstance(nb, dict) and nb.get("nbformat") == 3:
         nb = _upgrade(nb)
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        raise UnreadableNotebook("not a notebook (no list of cells)")
+        raise UnreadableNotebook(N_("not a notebook (no list of cells)"))
     if nb.get("nbformat") != 4:
-        raise UnreadableNotebook(f"notebook format {nb.get('nbformat')!r} is not 4")
+        format_ = N_("notebook format {version} is not 4")
+        raise UnreadableNotebook(format_.format(version=repr(nb.get("nbformat"))))
     for index, cell in enumerate(nb["cells"]):
         if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
-            raise UnreadableNotebook(f"cell {index} is not a code, markdown or raw cell")
+            raise UnreadableNotebook(
+                N_("cell {index} is not a code, markdown or raw cell").format(index=index)
+            )
         if not isinstance(cell.get("metadata", {}), dict):
-            raise UnreadableNotebook(f"cell {index} has invalid metadata")
+            raise UnreadableNotebook(N_("cell {index} has invalid metadata").format(index=index))
         if not is_text(cell.get("source", "")):
-            raise UnreadableNotebook(f"cell {index}'s source is not text")
+            raise UnreadableNotebook(N_("cell {index}'s source is not text").format(index=index))
         cell["source"] = text(cell.get("source", ""))
         cell.setdefault("metadata", {})
         if cell["cell_type"] == "code":
             cell.setdefault("outputs", [])
             cell.setdefault("execution_count", None)
     if not isinstance(nb.setdefault("metadata", {}), dict):
-        raise UnreadableNotebook("its metadata is not a JSON object")
+        raise UnreadableNotebook(N_("its metadata is not a JSON object"))
     nb.setdefault("nbformat_minor", 4)
     return nb
 

@@ -24,7 +24,8 @@ __all__ = [
 ]
 
 ADDRESS = re.compile(r"\b0x[0-9a-f]{9,16}\b")  # 9+ digits: an address, not a constant like 0xff
-KERNEL_TMP = re.compile(r"(ipykernel_)\d+(/)")
+# ipykernel names a cell's file in the temporary folder, which TMPDIR may put anywhere
+KERNEL_TMP = re.compile(r"(?:/[^/\n:\"']+)*/ipykernel_\d+(?=/)")
 
 
 def renumber_addresses(text: str, seen: dict[str, str]) -> str:
@@ -43,13 +44,18 @@ def renumber_addresses(text: str, seen: dict[str, str]) -> str:
 
 
 def kernel_paths(text: str) -> str:
-    """``/tmp/ipykernel_12345/678.py`` -> ``/tmp/ipykernel_0/678.py`` (678 hashes the code).
+    """``/tmp/ipykernel_12345/678.py`` -> ``/tmp/ipykernel_0/678.py`` (678 hashes the code),
+    whatever the temporary folder (TMPDIR) of the machine that ran it.
 
     Example:
         >>> kernel_paths("/tmp/ipykernel_4312/1862252472.py:3: UserWarning")
         '/tmp/ipykernel_0/1862252472.py:3: UserWarning'
+        >>> import os, tempfile
+        >>> deep = os.path.join(tempfile.gettempdir(), "my tmp", "ipykernel_77")  # any TMPDIR
+        >>> kernel_paths(f"{deep}/1862252472.py:3: UserWarning")
+        '/tmp/ipykernel_0/1862252472.py:3: UserWarning'
     """
-    return KERNEL_TMP.sub(r"\g<1>0\g<2>", text)
+    return KERNEL_TMP.sub("/tmp/ipykernel_0", text)
 
 
 def strip_paths(line: str, workdir: Path) -> str:

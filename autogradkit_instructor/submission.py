@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autogradkit import _i18n as i18n
+from autogradkit._i18n import N_
 
 from . import cells, course, pipeline, report, untrusted
 from .config import GradingConfig
@@ -127,34 +128,39 @@ def prepare(sub, assignment, cfg: GradingConfig, pack: bool = False) -> Task:
             _copy(sub, assignment, cfg, task)
             task.files = _pack(task.workdir) if pack else {}
     except Exception as error:  # a grader bug on one submission must not stop the class
-        task.failure = ("error", f"the grader failed: {type(error).__name__}: {error}")
+        failed = N_("the grader failed: {kind}: {error}")
+        task.failure = ("error", failed.format(kind=type(error).__name__, error=error))
     return task
 
 
 def _read(sub, assignment, task: Task) -> tuple[str, str] | None:
     """Read the submission into ``task.nb``; why there is nothing to run, or None."""
     if sub.path is None:
-        return ("missing", f"{sub.notebook}.ipynb was not handed in")
+        return ("missing", N_("{file} was not handed in").format(file=f"{sub.notebook}.ipynb"))
     if sub.clash and sub.student in sub.clash:  # two names, one identity
-        names = " and ".join(sub.clash)
-        return (
-            "error",
-            f"{names} name one student once case and accents are ignored: "
-            "rename or keep one, grade again",
+        one = N_(
+            "{names} name one student once case and accents are ignored: "
+            "rename or keep one, grade again"
         )
+        return ("error", one.format(names=" / ".join(sub.clash)))
     if sub.clash:
-        handed = " and ".join(sub.clash)
-        return ("error", f"{handed} are both {sub.student}'s {sub.notebook}: keep one, grade again")
+        both = N_("{files} are both {student}'s {notebook}: keep one, grade again")
+        handed = " / ".join(sub.clash)
+        return ("error", both.format(files=handed, student=sub.student, notebook=sub.notebook))
     linked = [p for p in (sub.folder, sub.folder and sub.folder.parent) if p and p.is_symlink()]
     if linked:  # another student's folder, or the course's own source/
-        return ("unreadable", f"{linked[0].name} is a symlink: it was not followed")
+        symlink = N_("{name} is a symlink: it was not followed")
+        return ("unreadable", symlink.format(name=linked[0].name))
     if not sub.notebook:
         names = ", ".join(f"<student>_{n}.ipynb" for n in sorted(assignment.sources))
-        return ("unmatched", f"{sub.path.name}: name the file like {names}")
+        return (
+            "unmatched",
+            N_("{file}: name the file like {names}").format(file=sub.path.name, names=names),
+        )
     try:  # a hard link may be another student's file, or the instructor's
         task.nb = read_notebook(sub.path, own=True)
     except UnreadableNotebook as error:
-        return ("unreadable", f"{sub.path.name} is {error}")
+        return ("unreadable", N_("{file} is {why}").format(file=sub.path.name, why=error))
     return None
 
 

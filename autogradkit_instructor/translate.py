@@ -38,6 +38,7 @@ from IPython.core.inputtransformer2 import TransformerManager
 from markdown_it import MarkdownIt
 
 from autogradkit._i18n import KIT_CATALOGS, LANGUAGES, TEMPLATE_FLAG
+from autogradkit.grading.checks import Observer
 
 from . import cells
 from .build import read_text_source, text_sources
@@ -73,7 +74,20 @@ __all__ = [
 SECTION = re.compile(r"<!-- (?P<id>[A-Za-z0-9_-]{1,64}) en:(?P<hash>[0-9a-f]{8}) -->")
 UNTRANSLATED = "UNTRANSLATED"  # first line of a section still holding the English
 FENCE = re.compile(r"```python\n(?P<code>.*?)\n?```", re.S)
-OBSERVING = ("require", "close", "equal", "predicted")  # Observer methods: name first, hint=
+
+
+def _observing() -> frozenset[str]:
+    """The methods of a check's ``obs`` whose first parameter is the ``name`` a student reads
+    (each with a ``hint=``): read from the class, so a new one is never missed (``holds`` was)."""
+    return frozenset(
+        method
+        for method, function in inspect.getmembers(Observer, inspect.isfunction)
+        if not method.startswith("_")
+        and list(inspect.signature(function).parameters)[1:2] == ["name"]
+    )
+
+
+OBSERVING = _observing()
 # nbgrader's region markers: a translation keeps them as they are, where they are
 MARKER = re.compile(r"^\s*#+\s*(BEGIN|END) (SOLUTION|HIDDEN TESTS)\s*$", re.M)
 
@@ -229,7 +243,8 @@ def prose_problems(markdown: str) -> list[str]:
 # the names a Chinese text keeps as they are besides code: products, libraries, people, acronyms
 KEPT_NAMES = frozenset(
     "Python NumPy PyTorch Jupyter JupyterLab autogradkit autograd Adam SGD MSE logit tanh "
-    "sigmoid relu softmax Xavier Kaiming True False None nan inf Markdown CPU GPU Song bug".split()
+    "sigmoid relu softmax Xavier Kaiming True False None nan inf Markdown CPU GPU Song bug "
+    "JSON UTF FIFO".split()
 )
 LATIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
 OPERATORS = ("*", "+", "-", "/", "@", "=", "<", ">", "%")  # x + alpha * w: alpha is code

@@ -11,8 +11,13 @@ import pytest
 from hypothesis import settings
 
 import autogradkit as agk
+from autogradkit_instructor.kernels import ignore_user_settings
 
 from .optional import skip_unless
+
+# nbval's kernels, and every kernel a test starts, read none of the user's settings (their
+# matplotlibrc, IPython profile, PYTHONSTARTUP), as build's do: test_user_settings.py
+ignore_user_settings(os.environ)
 
 settings.register_profile("ci", deadline=None, max_examples=40, derandomize=True)
 settings.register_profile("dev", deadline=None, max_examples=100)

@@ -41,4 +41,15 @@ def test_the_tests_run_as_a_new_user_without_network_home_or_locale():
     assert "make .venv/.installed-test" in commands[: commands.index("chown")]
     assert "unshare --net" in tests and "ip link set lo up" in tests
     assert "setpriv --reuid=nobody" in tests
-    assert 'env -i PATH="$PATH" HOME="$scratch/home" make test' in tests
+    assert 'env -i PATH="$PATH" HOME="$scratch/home" PYTHONSTARTUP=' in tests
+
+
+def test_the_clone_and_the_home_are_a_new_users_not_this_machines():
+    """A folder name with a space and non-ASCII letters, a deep TMPDIR, and a home with the
+    settings no stored output may depend on (tests/test_user_settings.py)."""
+    text = SCRIPT.read_text(encoding="utf-8")
+    assert 'git clone --quiet "$here" "$scratch/my course ü/课程 kit"' in text
+    assert 'cd "$scratch/my course ü/课程 kit"' in inside()
+    assert "TMPDIR=" in inside()
+    for setting in ("figure.dpi", "figure_formats", "profile_default/startup", "startup.py"):
+        assert setting in text

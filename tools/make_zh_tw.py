@@ -142,6 +142,9 @@ OVERRIDES = {
     "求导": "微分",  # to differentiate; 自动求导 (自動微分) and 导数 (導數) are terms of their own
     "重启": "重新啟動",  # JupyterLab's 重新啟動核心
     "进度条": "進度列",
+    "套接字": "通訊端",  # a socket, as Taiwan's programming books and Microsoft's docs say
+    "文本文件": "文字檔",  # a text file (OpenCC keeps the mainland's 文本)
+    "第 {column} 列": "第 {column} 欄",  # a column of text, as VS Code's 第 3 行，第 5 欄
     "推理": "推論",  # inference (推理模式, 推理张量), as the glossary's 推論模式
     "清零": "歸零",  # the gradients zeroed, as the glossary's 梯度歸零
     # a `with` block is a 區塊 (块 alone stays where it is a chunk of data: 每块的损失)

@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+from autogradkit_instructor.kernels import ignore_user_settings
+
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
 LINTED = ["autogradkit", "autogradkit_instructor", "tests", "tools", "benchmarks"]
@@ -92,8 +94,10 @@ def compile_once() -> None:
 def run(command: list[str]) -> tuple[int, str]:
     """Run ``command`` from the project root, echoing its output; return code and last lines."""
     tail: list[str] = []
+    env = dict(os.environ)
+    ignore_user_settings(env)  # nbval's kernels: no matplotlibrc or IPython profile of the user's
     with subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
     ) as proc:
         for line in proc.stdout:
             print(line, end="", flush=True)

@@ -13,6 +13,10 @@
 # new user would run them: as an unprivileged user (nobody), with an empty home (no caches,
 # no settings of pip, matplotlib, IPython or Jupyter), no locale (LANG and LC_* unset), PATH
 # a fresh Debian's, and no network but the loopback. Nothing outside the namespace changes.
+# What a new user's machine has that this one may not: the clone sits in a folder whose name
+# has a space and non-ASCII letters (not autogradkit), a deep TMPDIR, and a home holding the
+# settings a user of matplotlib and IPython may keep (figure.dpi, SVG figures, a startup
+# file, PYTHONSTARTUP), none of which a stored output or a test may depend on.
 # Usage, from anywhere (as root, or through sudo):
 #   tools/without_optional_packages.sh [MAKE_VARIABLES...]
 set -euo pipefail
@@ -23,8 +27,14 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
-git clone --quiet "$here" "$scratch/autogradkit"
-mkdir -p "$scratch"/{home,fontconfig}
+git clone --quiet "$here" "$scratch/my course ü/课程 kit"
+mkdir -p "$scratch"/{home,fontconfig} "$scratch/tmp/a-folder-as-deep-as-a-ci-runners-temporary-one"
+mkdir -p "$scratch/home/.config/matplotlib" "$scratch/home/.ipython/profile_default/startup"
+echo "figure.dpi: 50" > "$scratch/home/.config/matplotlib/matplotlibrc"
+echo "c.InlineBackend.figure_formats = {'svg'}" \
+  > "$scratch/home/.ipython/profile_default/ipython_kernel_config.py"
+echo 'print("a startup file of the user")' > "$scratch/home/.ipython/profile_default/startup/00.py"
+echo 'print("PYTHONSTARTUP of the user")' > "$scratch/home/startup.py"
 
 # what a machine may have and make test must not need: these programs, and any system font
 # (a fresh Debian has none: matplotlib draws with its own, the zh editions with the kit's)
@@ -46,13 +56,14 @@ done
 if [ -d /var/cache/fontconfig ]; then mount --bind "$scratch/fontconfig" /var/cache/fontconfig; fi
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin  # as on a fresh Debian
 unset NBGRADER NBGRADER_PYTHON MPLBACKEND VIRTUAL_ENV PYTHONPATH STRICT_SKIPS
-cd "$scratch/autogradkit"
+cd "$scratch/my course ü/课程 kit"
 make .venv/.installed-test "$@"  # the install: with the pip settings and network of this machine
 chown -R nobody: "$scratch"
 # the tests: no network but the loopback, as nobody, in an environment of PATH and HOME only
 unshare --net sh -c "ip link set lo up && exec \"\$@\"" sh \
   setpriv --reuid=nobody --regid=nogroup --clear-groups \
-  env -i PATH="$PATH" HOME="$scratch/home" make test "$@"
+  env -i PATH="$PATH" HOME="$scratch/home" PYTHONSTARTUP="$scratch/home/startup.py" \
+  TMPDIR="$scratch/tmp/a-folder-as-deep-as-a-ci-runners-temporary-one" make test "$@"
 '
 set +e
 unshare --mount --propagation private bash -c "$inside" inside "$scratch" "$@" 2>&1 \

@@ -273,3 +273,54 @@ def test_every_note_grading_writes_about_a_notebook_is_marked_for_translation():
             if _writes_a_note(node) and not _marked(node.args[-1], assigned)
         ]
     assert unmarked == [], 'write the note as N_("... {name} ...").format(name=...)'
+
+
+def _file_notes(tree) -> list:
+    """What files.py and submission.py say about a handed-in file: each ``refused.append(x)``,
+    each ``(status, note)`` returned or set as ``task.failure``, each UnreadableNotebook's."""
+    notes = []
+    for node in ast.walk(tree):
+        func = getattr(node, "func", None)
+        if isinstance(func, ast.Attribute) and func.attr == "append":
+            if getattr(func.value, "id", "") == "refused":
+                notes.append(node.args[0])
+        elif isinstance(func, ast.Name) and func.id == "UnreadableNotebook" and node.args:
+            notes.append(node.args[0])
+        elif isinstance(node, (ast.Return, ast.Assign)) and isinstance(node.value, ast.Tuple):
+            first = node.value.elts[0] if node.value.elts else None
+            if isinstance(first, ast.Constant) and len(node.value.elts) == 2:
+                notes.append(node.value.elts[1])
+    return notes
+
+
+def test_every_note_about_a_handed_in_file_is_marked_for_translation():
+    """The notes about files (one not copied, a notebook unreadable, missing, handed in twice)
+    reach the student's page too: a Chinese page listed them in English."""
+    package, unmarked = Path(report.__file__).parent, []
+    for name in ("files.py", "submission.py", "notebooks.py"):
+        tree = ast.parse((package / name).read_text(encoding="utf-8"))
+        assigned = {
+            node.targets[0].id: node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+        }
+        notes = _file_notes(tree)
+        assert notes, name
+        unmarked += [f"{name}:{n.lineno}" for n in notes if not _marked(n, assigned)]
+    assert unmarked == [], 'write the note as N_("... {name} ...").format(name=...)'
+
+
+def test_the_extractor_finds_the_name_and_hint_of_every_kind_of_observation(tmp_path):
+    """Each method of ``obs`` that shows a name (``holds`` was missed: its names were
+    translated by hand, and a new one would have stayed English)."""
+    from autogradkit_instructor.translate import check_texts
+
+    checks = tmp_path / "checks.py"
+    calls = [
+        f'    obs.{method}("{method} name", x, "empty", hint="{method} hint")'
+        for method in ("close", "equal", "predicted", "holds", "require")
+    ]
+    checks.write_text("@checks.exercise\ndef ex(obs):\n" + "\n".join(calls) + "\n")
+    found = {text for text, _, _ in check_texts(checks)}
+    for method in ("close", "equal", "predicted", "holds", "require"):
+        assert {f"{method} name", f"{method} hint"} <= found, method
