@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import builtins
+import importlib
 import io
 import json
 import linecache
@@ -64,12 +65,12 @@ def _readable_roots() -> tuple[tuple[str, ...], str]:
     return tuple(stdlib), os.path.realpath(os.path.dirname(np.__file__)) + os.sep
 
 
-def _audit_hook(stdlib: tuple[str, ...], numpy_root: str):
+def _audit_hook(stdlib: tuple[str, ...], numpy_root: str, kit: Kit | None = None):
     def refuse(what: str):
         raise BuildItYourself(f"a by-hand answer cannot use {what}")
 
     def readable(path: str) -> bool:
-        if path.startswith(numpy_root):
+        if path.startswith(numpy_root) or (kit is not None and kit.readable(path)):
             return True
         inside = [path[len(root) :] for root in stdlib if path.startswith(root)]
         return any(not rest.startswith(("site-packages", "dist-packages")) for rest in inside)
@@ -78,7 +79,10 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str):
         if event == "import":
             name = str(args[0])
             top = name.split(".")[0]
-            if top != "numpy" and (top not in sys.stdlib_module_names or top in REFUSED_IMPORTS):
+            if kit is not None and top == KIT:
+                if not kit.importable(name):
+                    refuse(f"import {name}")
+            elif top != "numpy" and (top not in sys.stdlib_module_names or top in REFUSED_IMPORTS):
                 refuse(f"import {name}")
             if name.startswith(POLYNOMIAL_MODULES):
                 refuse("NumPy's polynomials")
@@ -95,6 +99,48 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str):
             refuse(event)
 
     return hook
+
+
+# ----- the kit, without some of its packages ---------------------------------------------------
+KIT = "autogradkit"
+MACHINERY = "autogradkit.grading"  # never in the child: the checks are not the answer's
+
+
+class Kit:
+    """The kit imported here with some of its packages never imported (``obs.without``): each of
+    them is a module that refuses every name, an import of it refuses, its files are unread."""
+
+    def __init__(self, without: list[str]):
+        self.without = (*(str(name) for name in without), MACHINERY)
+        for name in self.without:
+            sys.modules[name] = _refusing_module(name)
+        kit = importlib.import_module(KIT)
+        for name in self.without:
+            parent, _, child = name.rpartition(".")
+            setattr(sys.modules[parent], child, sys.modules[name])
+        root = os.path.realpath(os.path.dirname(kit.__file__))
+        self.root = root + os.sep
+        self.refused = tuple(os.path.join(root, *name.split(".")[1:]) for name in self.without)
+
+    def importable(self, name: str) -> bool:
+        return not any(name == p or name.startswith(p + ".") for p in self.without)
+
+    def readable(self, path: str) -> bool:
+        inside = path.startswith(self.root)
+        return inside and not any(path == p or path.startswith(p + os.sep) for p in self.refused)
+
+
+def _refusing_module(name: str) -> types.ModuleType:
+    """A module every public name of which refuses (Python's own probes, ``__x__``, find none)."""
+    module = types.ModuleType(name)
+
+    def refuse(attribute: str):
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        raise BuildItYourself(f"this exercise is done without {name}")
+
+    module.__getattr__ = refuse
+    return module
 
 
 # ----- data in and out -----------------------------------------------------------------------
@@ -277,8 +323,10 @@ def main() -> None:
     if limit:  # counted from here, so that the check's limit means the answer's own depth
         sys.setrecursionlimit(len(traceback.extract_stack()) + 8 + int(limit))
     sys.setrecursionlimit = Unavailable("sys.setrecursionlimit")
+    without = bundle.get("kit_without")
+    kit = None if without is None else Kit(without)  # before the hook: the kit's own imports
     without_polynomials()
-    sys.addaudithook(_audit_hook(*_readable_roots()))  # before a class body of the answer runs
+    sys.addaudithook(_audit_hook(*_readable_roots(), kit))  # before a class body of the answer runs
     try:
         answer = rebuild(bundle)
     except BaseException as error:  # noqa: BLE001  (reported on every call, as the answer's)
