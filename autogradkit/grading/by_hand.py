@@ -9,10 +9,12 @@ import inside the function, a node called directly, ``Function.backward``, ``fun
 which nothing can remove, refuses every import outside the standard library and NumPy, every
 file read outside their folders, new processes, sockets and ctypes. What crosses over:
 
-* the answer's code (``marshal``), its defaults and closure, and what its code names in the
-  notebook: helper functions (their code too), classes (their source), modules of the standard
-  library or NumPy, and plain data (numbers, strings, arrays, lists, tuples, dicts of them);
-  anything else (``agk``, a tensor, a kit function) becomes a name that refuses when used;
+* the answer's code (``marshal``; compiled again there from the source lines of its cells, so
+  that every value it makes is judged real), its defaults and closure, and what its code names
+  in the notebook: helper functions (their code too), classes (their source), modules of the
+  standard library or NumPy, and plain data (numbers, strings, arrays, lists, tuples, dicts of
+  them); anything else (``agk``, a tensor, a kit function) becomes a name that refuses when
+  used;
 * the arguments, plain data; the result comes back as plain data, read as untrusted input.
 
 One interpreter serves all the calls of one check, and is ended when the check ends; the next
