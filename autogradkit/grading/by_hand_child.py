@@ -105,6 +105,8 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str, kit: Kit | None = None
                 refuse(f"the file {path}")
         elif event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__":
             refuse("a function's code replaced")  # the checks compiled into it stay there
+        elif event in ("code.__new__", "marshal.loads") and not _rebuilding(sys._getframe(1)):
+            refuse("code made but by compile")  # compile, exec and eval judge every value
         elif event.startswith(REFUSED_EVENTS):
             refuse(event)
 
@@ -231,7 +233,7 @@ class Unavailable:
         raise BuildItYourself(f"a by-hand answer cannot use {self._name}")
 
 
-REAL_BUILTINS = {**vars(builtins), "complex": Unavailable("complex numbers")}
+REAL_BUILTINS = {**vars(builtins), "complex": Unavailable("complex numbers")}  # and see JUDGED
 
 
 def without_polynomials() -> None:
@@ -329,7 +331,7 @@ def from_source(code: types.CodeType, sources: dict) -> types.CodeType:
         end_col_offset=0,
     )
     module = ast.fix_missing_locations(ast.Module([EveryValue().visit(factory)], []))
-    compiled = real(compile(module, code.co_filename, "exec"))
+    compiled = real(_COMPILE(module, code.co_filename, "exec"))
     made = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
     return _with_checker(next(c for c in made.co_consts if _same_function(c, code)))
 
@@ -372,6 +374,48 @@ def _with_checker(code: types.CodeType) -> types.CodeType:
     return code.replace(co_consts=consts, co_qualname=qualname)
 
 
+def judged(
+    source, filename="<string>", mode="exec", flags=0, dont_inherit=False, optimize=-1, **how
+):
+    """``compile``, by hand: code made at run time (``exec``, ``eval``, ``compile`` of a text or a
+    tree) has every value it makes judged, as the answer's own (``EveryValue``)."""
+    if isinstance(source, types.CodeType):
+        return source  # made by compile (here, judged) or by the rebuild
+    if flags & ast.PyCF_ONLY_AST:  # a tree (ast.parse): judged when it is compiled
+        return _COMPILE(source, filename, mode, flags, dont_inherit, optimize, **how)
+    tree = source
+    if not isinstance(source, ast.AST):
+        tree = _COMPILE(source, filename, mode, flags | ast.PyCF_ONLY_AST, dont_inherit, optimize)
+    tree = ast.fix_missing_locations(EveryValue().visit(tree))
+    return _with_checker(real(_COMPILE(tree, filename, mode, flags, dont_inherit, optimize)))
+
+
+def judged_exec(source, scope=None, names=None, /, **how):
+    """``exec`` of judged code (in the caller's names when none are given)."""
+    if scope is None:
+        caller = sys._getframe(1)
+        scope, names = caller.f_globals, caller.f_locals if names is None else names
+    return _EXEC(judged(source, "<string>", "exec"), scope, names, **how)
+
+
+def judged_eval(source, scope=None, names=None, /):
+    """``eval`` of judged code (in the caller's names when none are given)."""
+    if scope is None:
+        caller = sys._getframe(1)
+        scope, names = caller.f_globals, caller.f_locals if names is None else names
+    return _EVAL(judged(source, "<string>", "eval"), scope, names)
+
+
+_COMPILE, _EXEC, _EVAL = builtins.compile, builtins.exec, builtins.eval
+JUDGED = {"compile": judged, "exec": judged_exec, "eval": judged_eval}
+
+
+def _rebuilding(frame) -> bool:
+    """Whether ``frame`` is the rebuild's, which alone makes code objects here (``marshal``,
+    ``code.replace``): the answer's come from its source, judged."""
+    return frame.f_code in (rebuild.__code__, _with_checker.__code__)
+
+
 def rebuild(bundle: dict) -> types.FunctionType:
     """The answer as a function again, its helpers and plain data in one global namespace."""
     for filename, lines in bundle["sources"].items():
@@ -409,7 +453,7 @@ def value(name: str, item: dict, scope: dict, functions: dict):
         return Unavailable(item["unavailable"])
     if "source" in item:
         tree = EveryValue().visit(ast.parse(item["source"]))
-        code = real(compile(ast.fix_missing_locations(tree), item["filename"], "exec"))
+        code = real(_COMPILE(ast.fix_missing_locations(tree), item["filename"], "exec"))
         exec(_with_checker(code), scope)
         return scope[name]
     return decode(item["data"])
@@ -448,6 +492,9 @@ def main() -> None:
     without = bundle.get("kit_without")
     kit = None if without is None else Kit(without)  # before the hook: the kit's own imports
     without_polynomials()
+    REAL_BUILTINS.update(JUDGED)
+    for name, judging in JUDGED.items():  # the builtins module too: import builtins finds them
+        setattr(builtins, name, judging)
     sys.addaudithook(_audit_hook(*_readable_roots(), kit))  # before a class body of the answer runs
     try:
         answer = rebuild(bundle)
