@@ -11,14 +11,16 @@ never by a list of its names:
   passed on every seed. Whatever the kernel computes after the answer ran can be changed by
   it. So the step does not run there: it runs, with the check's trial around it, in an
   interpreter that has the kit but never imported its optimizers (``obs.without``), and what
-  comes back is data.
+  comes back is data. 04 ex1 (``nn.init.constant_``, which it rebuilds) the same way, without
+  ``nn``.
 * **Complex numbers made at run time**: ``(-1) ** 0.5``, ``np.emath.sqrt(-1.0)``, the roots of
   ``x² + 1``, ``builtins.complex`` after ``import builtins``, a complex dtype by its letter:
   each gives the imaginary unit for a complex step, exact to rounding, which no tolerance
   tells from the formula. Round 3 refused complex constants, ``complex`` and ``cmath``, names
   of a list that has no end. By hand, every value the answer's code computes is now judged
   by its type as it is made: it is rebuilt from its source with each expression checked, and
-  a number that is not real refuses, whatever made it.
+  a number that is not real refuses, whatever made it. Code made at run time (``exec``,
+  ``eval``, a code object built from a compiled one) is compiled the same way, or refused.
 """
 
 from __future__ import annotations
@@ -73,6 +75,42 @@ def test_04_a_kept_optimizer_that_empties_the_record_is_refused(shortcut, check_
     kept = builtins.sorted
     try:
         assert_refused(check, reference, "", sgd_step=shortcut)
+    finally:
+        builtins.sorted = kept
+    assert_passes(check, reference)
+
+
+KEPT_CONSTANT = agk.nn.init.constant_  # 04 ex1 rebuilds it
+
+
+def init_then_sorted_once_empty(w, value):  # 04 ex1
+    KEPT_CONSTANT(w, value)
+    real = builtins.sorted
+
+    def sorted_once(*args, **kwargs):
+        builtins.sorted = real
+        return []
+
+    builtins.sorted = sorted_once
+    return w
+
+
+def init_then_profile_cleared(w, value):
+    KEPT_CONSTANT(w, value)
+    for cell in sys.getprofile().__closure__ or ():
+        if isinstance(cell.cell_contents, set):
+            cell.cell_contents.clear()
+    return w
+
+
+@pytest.mark.parametrize("shortcut", [init_then_sorted_once_empty, init_then_profile_cleared])
+def test_04_a_kept_nn_init_that_empties_the_record_is_refused(shortcut):
+    notebook = "04_inplace_data_detach"
+    check = checks_of(notebook).init_in_place
+    reference = _reference(notebook, "nb04_ex1_init_weights")
+    kept = builtins.sorted
+    try:
+        assert_refused(check, reference, "", init_weights=shortcut)
     finally:
         builtins.sorted = kept
     assert_passes(check, reference)
@@ -240,3 +278,41 @@ def test_a_complex_step_made_by_numpy_is_refused_on_the_by_hand_exercises(exerci
     check, reference = _by_hand_check(exercise)
     answers = attacks(stepping(unit_by_emath))[exercise]
     assert_refused(check, reference, "do it yourself", **answers)
+
+
+STEP = "lambda x: (lambda u: u**3 - 2 * u)(x + np.emath.sqrt(-1.0) * 1e-20).imag / 1e-20"
+
+
+def slope_through_code_made_at_run_time(x):  # 00 ex2: code the rebuilt answer did not hold
+    scope = {"np": np}
+    exec(f"slope = {STEP}", scope)  # noqa: S102
+    return scope["slope"](x)
+
+
+def slope_through_eval(x):
+    return eval(STEP, {"np": np})(x)  # noqa: S307
+
+
+def slope_through_a_code_object(x):
+    import types
+
+    made = next(c for c in compile(STEP, "<made>", "eval").co_consts if type(c) is types.CodeType)
+    code = types.CodeType(*[getattr(made, name) for name in CODE_FIELDS])
+    return types.FunctionType(code, {"np": np})(x)
+
+
+CODE_FIELDS = (
+    "co_argcount co_posonlyargcount co_kwonlyargcount co_nlocals co_stacksize co_flags co_code "
+    "co_consts co_names co_varnames co_filename co_name co_qualname co_firstlineno "
+    "co_linetable co_exceptiontable co_freevars co_cellvars"
+).split()
+
+
+@pytest.mark.parametrize(
+    "shortcut",
+    [slope_through_code_made_at_run_time, slope_through_eval, slope_through_a_code_object],
+)
+def test_00_a_complex_step_through_code_made_at_run_time_is_refused(shortcut):
+    assert abs(shortcut(2.0) - 10.0) < 1e-12
+    check, reference = _by_hand_check("00 ex2")
+    assert_refused(check, reference, "do it yourself", slope=shortcut)
