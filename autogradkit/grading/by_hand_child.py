@@ -59,6 +59,7 @@ NUMERIC_KINDS = "biufc"
 REAL_KINDS = "biuf"  # what crosses into the by-hand interpreter: no complex numbers
 CONSTANT_TYPES = (type(None), type(...), bool, int, float, str, bytes, tuple, frozenset)
 MAX_PRINTED = 4000
+FUNCTION_STATE = ("__code__", "__defaults__", "__kwdefaults__")  # set by the rebuild alone
 HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement, not built in
 
 
@@ -103,8 +104,9 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str, kit: Kit | None = None
             )
             if writes or not readable(os.path.realpath(path)):
                 refuse(f"the file {path}")
-        elif event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__":
-            refuse("a function's code replaced")  # the checks compiled into it stay there
+        elif event == "object.__setattr__" and len(args) > 1 and args[1] in FUNCTION_STATE:
+            if not _rebuilding(sys._getframe(1)):  # the checks compiled in, real_value's own
+                refuse(f"a function's {args[1]} replaced")
         elif event in ("code.__new__", "marshal.loads") and not _rebuilding(sys._getframe(1)):
             refuse("code made but by compile")  # compile, exec and eval judge every value
         elif event.startswith(REFUSED_EVENTS):
@@ -318,8 +320,9 @@ def from_source(code: types.CodeType, sources: dict) -> types.CodeType:
         raise BuildItYourself("a by-hand answer is rebuilt from its source") from None
     if isinstance(node, ast.Lambda):
         body = [ast.Return(node)]
-    else:
-        body = [node, ast.Return(ast.Name(node.name, ast.Load()))]
+    else:  # its own name stays what it was in the answer: a global, or one of its closure's
+        own = [] if node.name in code.co_freevars else [ast.Global([node.name])]
+        body = [*own, node, ast.Return(ast.Name(node.name, ast.Load()))]
     factory = ast.FunctionDef(
         FACTORY,
         ast.arguments([], [ast.arg(name) for name in code.co_freevars], None, [], [], None, []),

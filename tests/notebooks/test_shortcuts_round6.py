@@ -316,3 +316,31 @@ def test_00_a_complex_step_through_code_made_at_run_time_is_refused(shortcut):
     assert abs(shortcut(2.0) - 10.0) < 1e-12
     check, reference = _by_hand_check("00 ex2")
     assert_refused(check, reference, "do it yourself", slope=shortcut)
+
+
+# ----- the judge of values, changed by the answer --------------------------------------------
+def _judge_of_values(function):
+    return next(c for c in function.__code__.co_consts if callable(c))
+
+
+def helper(u):
+    return u + 0  # by hand, judged: real_value is among its code's constants
+
+
+def slope_with_the_judge_disarmed(x):  # 00 ex2: real_value's own defaults replaced
+    _judge_of_values(helper).__kwdefaults__ = {"_kinds": (), "_number": type(None)}
+    return slope_in_one_expression(x)
+
+
+def power(x, n):  # a helper that calls itself by its own name
+    return 1.0 if n == 0 else x * power(x, n - 1)
+
+
+def slope_through_a_recursive_helper(x):
+    return 3 * power(x, 2) - 2
+
+
+def test_00_the_judge_of_values_disarmed_is_refused():
+    check, reference = _by_hand_check("00 ex2")
+    assert_refused(check, reference, "do it yourself", slope=slope_with_the_judge_disarmed)
+    assert_passes(check, reference, slope=slope_through_a_recursive_helper)
