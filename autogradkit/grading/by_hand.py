@@ -9,10 +9,12 @@ import inside the function, a node called directly, ``Function.backward``, ``fun
 which nothing can remove, refuses every import outside the standard library and NumPy, every
 file read outside their folders, new processes, sockets and ctypes. What crosses over:
 
-* the answer's code (``marshal``), its defaults and closure, and what its code names in the
-  notebook: helper functions (their code too), classes (their source), modules of the standard
-  library or NumPy, and plain data (numbers, strings, arrays, lists, tuples, dicts of them);
-  anything else (``agk``, a tensor, a kit function) becomes a name that refuses when used;
+* the answer's code (``marshal``; compiled again there from the source lines of its cells, so
+  that every value it makes is judged real), its defaults and closure, and what its code names
+  in the notebook: helper functions (their code too), classes (their source), modules of the
+  standard library or NumPy, and plain data (numbers, strings, arrays, lists, tuples, dicts of
+  them); anything else (``agk``, a tensor, a kit function) becomes a name that refuses when
+  used;
 * the arguments, plain data; the result comes back as plain data, read as untrusted input.
 
 One interpreter serves all the calls of one check, and is ended when the check ends; the next
@@ -38,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .by_hand_child import encode
+from .by_hand_child import KIT, MACHINERY, encode
 
 __all__ = ["ByHand", "HandRaised", "RefusedByHand", "bundle_of", "end_spare", "MAX_REPLY_BYTES"]
 
@@ -72,9 +74,16 @@ class ByHand:
     lists, tuples and dicts of them). ``recursion_limit`` caps the answer's own call depth.
     """
 
-    def __init__(self, answer, *, recursion_limit: int | None = None, timeout: float = 20.0):
+    def __init__(
+        self,
+        answer,
+        *,
+        recursion_limit: int | None = None,
+        timeout: float = 20.0,
+        kit_without: tuple[str, ...] | None = None,
+    ):
         self.answer, self.timeout = answer, timeout
-        self.bundle = bundle_of(answer, recursion_limit=recursion_limit)
+        self.bundle = bundle_of(answer, recursion_limit=recursion_limit, kit_without=kit_without)
         self.process: subprocess.Popen | None = None
 
     def __call__(self, *args, **kwargs):
@@ -165,17 +174,21 @@ def end_spare() -> None:
 
 
 # ----- what crosses over -----------------------------------------------------------------------
-def bundle_of(answer, *, recursion_limit: int | None = None) -> dict:
-    """The answer as data: its code, defaults and closure, and what its code names."""
+def bundle_of(
+    answer, *, recursion_limit: int | None = None, kit_without: tuple[str, ...] | None = None
+) -> dict:
+    """The answer as data: its code, defaults and closure, and what its code names.
+    ``kit_without``: the kit is there, but for these packages (None: no kit at all)."""
     if not isinstance(answer, types.FunctionType):
         raise TypeError(f"a by-hand answer is a function, not {type(answer).__name__}")
-    bundle = _Bundle()
+    bundle = _Bundle(kit_without)
     return {
         "answer": bundle.function(answer),
         "functions": bundle.functions,
         "globals": bundle.globals,
         "sources": bundle.sources,
         "recursion_limit": recursion_limit,
+        "kit_without": None if kit_without is None else list(kit_without),
     }
 
 
@@ -183,7 +196,8 @@ class _Bundle:
     """What crosses over, gathered once: each function by a key (a helper may be named by
     several, or call itself), the globals by name, the source lines of their cells."""
 
-    def __init__(self):
+    def __init__(self, kit_without: tuple[str, ...] | None = None):
+        self.kit_without = kit_without
         self.functions: dict[str, dict] = {}
         self.globals: dict[str, dict] = {}
         self.sources: dict[str, list[str]] = {}
@@ -221,8 +235,7 @@ class _Bundle:
         kind = type(value)
         if kind is types.ModuleType:
             module = _text(vars(value).get("__name__"))
-            top = module.split(".")[0]
-            return {"module": module} if top in ALLOWED_MODULES else {"unavailable": name}
+            return {"module": module} if self.allows(module) else {"unavailable": name}
         if kind is types.FunctionType and not _installed(value):
             return self.function(value)
         if kind is type and not _installed(value):
@@ -232,13 +245,27 @@ class _Bundle:
                 "numpy" if kind is np.ufunc else ""
             )
             label = _text(getattr(value, "__name__", None))
-            if module.split(".")[0] in ALLOWED_MODULES and label:
+            if self.allows(module) and label:
                 return {"attribute": [module, label]}
             return {"unavailable": name}
         try:
             return {"data": _encode(value)}
         except TypeError:
             return {"unavailable": name}
+
+    def allows(self, module: str) -> bool:
+        """Whether the module named ``module`` is there by hand: the standard library's and
+        NumPy's listed ones; with ``kit_without``, the kit's but for those packages and the
+        check machinery."""
+        if module.split(".")[0] in ALLOWED_MODULES:
+            return True
+        refused = (*(self.kit_without or ()), MACHINERY)
+        inside = module == KIT or module.startswith(KIT + ".")
+        return self.kit_without is not None and inside and not _under(module, refused)
+
+
+def _under(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
 
 
 def _text(value) -> str:

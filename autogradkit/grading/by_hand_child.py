@@ -6,25 +6,34 @@ script folder on ``sys.path``) and writes it JSON lines on stdin: first the answ
 Each answer comes back as one JSON line on stdout: a value as plain data, or the exception it
 raised (its builtin class name, a short message, the student's frames).
 
-This file imports nothing of autogradkit, on purpose: before the student's code runs, an
-audit hook is installed (``sys.addaudithook``: a hook cannot be removed, not by this file and
-not by the student's code). It allows imports of the standard library and NumPy only, file
-opens for reading under their folders only, and refuses starting processes, sockets, ctypes
-and the garbage collector's object lists. Its numbers are machine floats: no complex, exact or
-decimal numbers, with which a difference quotient is exact. NumPy is arithmetic on arrays: its
-polynomial modules, which differentiate for you (``polyder``, ``Polynomial.deriv``), are taken
-out. So no route to the kit's differentiation exists here: not a name, not a reference kept
-before the check, not an import inside the function.
+This file imports nothing of autogradkit, on purpose: before the student's code runs, an audit
+hook is installed (``sys.addaudithook``: a hook cannot be removed, not by this file and not by
+the student's code). It allows imports of the standard library and NumPy only, file opens for
+reading under their folders only, and refuses starting processes, sockets, ctypes and the
+garbage collector's object lists. Its numbers are machine floats: no complex, exact or decimal
+numbers, with which a difference quotient is exact: the answer is compiled again from its source
+(the lines of its cells) with every value its expressions make judged real as it is made,
+whatever made it. NumPy is arithmetic on arrays: its polynomial modules, which differentiate for
+you (``polyder``, ``Polynomial.deriv``), are taken out. So no route to the kit's differentiation
+exists here: not a name, not a reference kept before the check, not an import inside the
+function.
+
+For ``obs.without`` the kit is here too, imported before the hook, but for the packages the
+exercise rebuilds (``autogradkit.optim``), which are never imported: modules that refuse every
+name stand in their place, and their files are not read.
 """
 
 from __future__ import annotations
 
+import ast
 import base64
 import builtins
+import importlib
 import io
 import json
 import linecache
 import marshal
+import numbers
 import os
 import sys
 import sysconfig
@@ -50,6 +59,7 @@ NUMERIC_KINDS = "biufc"
 REAL_KINDS = "biuf"  # what crosses into the by-hand interpreter: no complex numbers
 CONSTANT_TYPES = (type(None), type(...), bool, int, float, str, bytes, tuple, frozenset)
 MAX_PRINTED = 4000
+FUNCTION_STATE = ("__code__", "__defaults__", "__kwdefaults__")  # set by the rebuild alone
 HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement, not built in
 
 
@@ -64,12 +74,12 @@ def _readable_roots() -> tuple[tuple[str, ...], str]:
     return tuple(stdlib), os.path.realpath(os.path.dirname(np.__file__)) + os.sep
 
 
-def _audit_hook(stdlib: tuple[str, ...], numpy_root: str):
+def _audit_hook(stdlib: tuple[str, ...], numpy_root: str, kit: Kit | None = None):
     def refuse(what: str):
         raise BuildItYourself(f"a by-hand answer cannot use {what}")
 
     def readable(path: str) -> bool:
-        if path.startswith(numpy_root):
+        if path.startswith(numpy_root) or (kit is not None and kit.readable(path)):
             return True
         inside = [path[len(root) :] for root in stdlib if path.startswith(root)]
         return any(not rest.startswith(("site-packages", "dist-packages")) for rest in inside)
@@ -78,7 +88,10 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str):
         if event == "import":
             name = str(args[0])
             top = name.split(".")[0]
-            if top != "numpy" and (top not in sys.stdlib_module_names or top in REFUSED_IMPORTS):
+            if kit is not None and top == KIT:
+                if not kit.importable(name):
+                    refuse(f"import {name}")
+            elif top != "numpy" and (top not in sys.stdlib_module_names or top in REFUSED_IMPORTS):
                 refuse(f"import {name}")
             if name.startswith(POLYNOMIAL_MODULES):
                 refuse("NumPy's polynomials")
@@ -91,10 +104,57 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str):
             )
             if writes or not readable(os.path.realpath(path)):
                 refuse(f"the file {path}")
+        elif event == "object.__setattr__" and len(args) > 1 and args[1] in FUNCTION_STATE:
+            if not _rebuilding(sys._getframe(1)):  # the checks compiled in, real_value's own
+                refuse(f"a function's {args[1]} replaced")
+        elif event in ("code.__new__", "marshal.loads") and not _rebuilding(sys._getframe(1)):
+            refuse("code made but by compile")  # compile, exec and eval judge every value
         elif event.startswith(REFUSED_EVENTS):
             refuse(event)
 
     return hook
+
+
+# ----- the kit, without some of its packages ---------------------------------------------------
+KIT = "autogradkit"
+MACHINERY = "autogradkit.grading"  # never in the child: the checks are not the answer's
+
+
+class Kit:
+    """The kit imported here with some of its packages never imported (``obs.without``): each of
+    them is a module that refuses every name, an import of it refuses, its files are unread."""
+
+    def __init__(self, without: list[str]):
+        self.without = (*(str(name) for name in without), MACHINERY)
+        for name in self.without:
+            sys.modules[name] = _refusing_module(name)
+        kit = importlib.import_module(KIT)
+        for name in self.without:
+            parent, _, child = name.rpartition(".")
+            setattr(sys.modules[parent], child, sys.modules[name])
+        root = os.path.realpath(os.path.dirname(kit.__file__))
+        self.root = root + os.sep
+        self.refused = tuple(os.path.join(root, *name.split(".")[1:]) for name in self.without)
+
+    def importable(self, name: str) -> bool:
+        return not any(name == p or name.startswith(p + ".") for p in self.without)
+
+    def readable(self, path: str) -> bool:
+        inside = path.startswith(self.root)
+        return inside and not any(path == p or path.startswith(p + os.sep) for p in self.refused)
+
+
+def _refusing_module(name: str) -> types.ModuleType:
+    """A module every public name of which refuses (Python's own probes, ``__x__``, find none)."""
+    module = types.ModuleType(name)
+
+    def refuse(attribute: str):
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        raise BuildItYourself(f"this exercise is done without {name}")
+
+    module.__getattr__ = refuse
+    return module
 
 
 # ----- data in and out -----------------------------------------------------------------------
@@ -175,7 +235,7 @@ class Unavailable:
         raise BuildItYourself(f"a by-hand answer cannot use {self._name}")
 
 
-REAL_BUILTINS = {**vars(builtins), "complex": Unavailable("complex numbers")}
+REAL_BUILTINS = {**vars(builtins), "complex": Unavailable("complex numbers")}  # and see JUDGED
 
 
 def without_polynomials() -> None:
@@ -209,6 +269,156 @@ def real(code: types.CodeType) -> types.CodeType:
     return code
 
 
+# ----- every value the answer makes is a real number -------------------------------------------
+# A complex step needs a complex number, and there are more ways to make one than any list
+# holds ((-x) ** 0.5, np.emath.sqrt, eigenvalues, a dtype's letter...). So the answer is rebuilt
+# from its source with every expression that computes a value passed through ``real_value``:
+# whatever made it, a number that is not real refuses as it is made.
+MARK = "\0real value\0"  # in the compiled code, replaced by the function real_value
+NOT_CHECKED = (ast.Name, ast.Constant, ast.Starred, ast.Slice, ast.JoinedStr, ast.FormattedValue)
+FACTORY = "__by_hand__"
+
+
+def real_value(value, *, _kinds=(np.ndarray, np.generic), _number=numbers.Number):
+    """``value``, when it is no number that is not real (a complex one) and no array of them."""
+    if isinstance(value, _kinds):
+        if value.dtype.kind == "c":
+            raise BuildItYourself("a by-hand answer works with real numbers, not complex ones")
+    elif isinstance(value, _number) and not isinstance(value, numbers.Real):
+        raise BuildItYourself("a by-hand answer works with real numbers, not complex ones")
+    return value
+
+
+class EveryValue(ast.NodeTransformer):
+    """Each expression that computes a value (an operation, a call, an attribute, an item, a
+    display) becomes ``real_value(expression)``; a name an augmented assignment changes is
+    judged after it. Names, constants, targets and match patterns are left as they are."""
+
+    def visit(self, node):
+        if isinstance(node, ast.pattern):
+            return node
+        node = self.generic_visit(node)
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            name = ast.Name(node.target.id, ast.Load())
+            return [node, ast.copy_location(ast.Expr(_checked(name)), node)]
+        loads = isinstance(getattr(node, "ctx", ast.Load()), ast.Load)
+        if isinstance(node, ast.expr) and loads and not isinstance(node, NOT_CHECKED):
+            return ast.copy_location(_checked(node), node)
+        return node
+
+
+def _checked(node: ast.expr) -> ast.Call:
+    return ast.Call(ast.Constant(MARK), [node], [])
+
+
+def from_source(code: types.CodeType, sources: dict) -> types.CodeType:
+    """``code`` compiled again from its source, every value it makes judged (``EveryValue``);
+    an answer whose source is not there refuses: what its values are cannot be judged."""
+    try:
+        node = _definition(code, "".join(sources.get(code.co_filename, [])))
+    except (SyntaxError, ValueError, LookupError):
+        raise BuildItYourself("a by-hand answer is rebuilt from its source") from None
+    if isinstance(node, ast.Lambda):
+        body = [ast.Return(node)]
+    else:  # its own name stays what it was in the answer: a global, or one of its closure's
+        own = [] if node.name in code.co_freevars else [ast.Global([node.name])]
+        body = [*own, node, ast.Return(ast.Name(node.name, ast.Load()))]
+    factory = ast.FunctionDef(
+        FACTORY,
+        ast.arguments([], [ast.arg(name) for name in code.co_freevars], None, [], [], None, []),
+        body,
+        [],
+        lineno=node.lineno,
+        col_offset=0,
+        end_lineno=node.end_lineno,
+        end_col_offset=0,
+    )
+    module = ast.fix_missing_locations(ast.Module([EveryValue().visit(factory)], []))
+    compiled = real(_COMPILE(module, code.co_filename, "exec"))
+    made = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    return _with_checker(next(c for c in made.co_consts if _same_function(c, code)))
+
+
+def _definition(code: types.CodeType, source: str):
+    """The ``def`` (without its decorators) or the ``lambda`` of ``code`` in ``source``, found by
+    its first line, its name and its arguments."""
+    arguments = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if first == code.co_firstlineno:
+                node.decorator_list = []
+                return node
+        elif isinstance(node, ast.Lambda) and code.co_name == "<lambda>":
+            names = [
+                a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)
+            ]
+            if node.lineno == code.co_firstlineno and names == arguments:
+                return node
+    raise LookupError(code.co_name)
+
+
+def _same_function(const, code: types.CodeType) -> bool:
+    return isinstance(const, types.CodeType) and const.co_name == code.co_name
+
+
+def _with_checker(code: types.CodeType) -> types.CodeType:
+    """``code`` and the code nested in it, ``MARK`` replaced by ``real_value`` itself (no name
+    the answer could rebind), qualified names as the answer's own."""
+    consts = tuple(
+        real_value
+        if type(c) is str and c == MARK
+        else _with_checker(c)
+        if isinstance(c, types.CodeType)
+        else c
+        for c in code.co_consts
+    )
+    qualname = code.co_qualname.removeprefix(f"{FACTORY}.<locals>.")
+    return code.replace(co_consts=consts, co_qualname=qualname)
+
+
+def judged(
+    source, filename="<string>", mode="exec", flags=0, dont_inherit=False, optimize=-1, **how
+):
+    """``compile``, by hand: code made at run time (``exec``, ``eval``, ``compile`` of a text or a
+    tree) has every value it makes judged, as the answer's own (``EveryValue``)."""
+    if isinstance(source, types.CodeType):
+        return source  # made by compile (here, judged) or by the rebuild
+    if flags & ast.PyCF_ONLY_AST:  # a tree (ast.parse): judged when it is compiled
+        return _COMPILE(source, filename, mode, flags, dont_inherit, optimize, **how)
+    tree = source
+    if not isinstance(source, ast.AST):
+        tree = _COMPILE(source, filename, mode, flags | ast.PyCF_ONLY_AST, dont_inherit, optimize)
+    tree = ast.fix_missing_locations(EveryValue().visit(tree))
+    return _with_checker(real(_COMPILE(tree, filename, mode, flags, dont_inherit, optimize)))
+
+
+def judged_exec(source, scope=None, names=None, /, **how):
+    """``exec`` of judged code (in the caller's names when none are given)."""
+    if scope is None:
+        caller = sys._getframe(1)
+        scope, names = caller.f_globals, caller.f_locals if names is None else names
+    return _EXEC(judged(source, "<string>", "exec"), scope, names, **how)
+
+
+def judged_eval(source, scope=None, names=None, /):
+    """``eval`` of judged code (in the caller's names when none are given)."""
+    if scope is None:
+        caller = sys._getframe(1)
+        scope, names = caller.f_globals, caller.f_locals if names is None else names
+    return _EVAL(judged(source, "<string>", "eval"), scope, names)
+
+
+_COMPILE, _EXEC, _EVAL = builtins.compile, builtins.exec, builtins.eval
+JUDGED = {"compile": judged, "exec": judged_exec, "eval": judged_eval}
+
+
+def _rebuilding(frame) -> bool:
+    """Whether ``frame`` is the rebuild's, which alone makes code objects here (``marshal``,
+    ``code.replace``): the answer's come from its source, judged."""
+    return frame.f_code in (rebuild.__code__, _with_checker.__code__)
+
+
 def rebuild(bundle: dict) -> types.FunctionType:
     """The answer as a function again, its helpers and plain data in one global namespace."""
     for filename, lines in bundle["sources"].items():
@@ -218,12 +428,15 @@ def rebuild(bundle: dict) -> types.FunctionType:
     for key, item in bundle["functions"].items():
         if "refused" in item:  # a default that is no plain real data
             raise BuildItYourself(f"a by-hand answer cannot use {item['refused']}")
-        code = real(marshal.loads(base64.b64decode(item["code"])))
-        closure = tuple(types.CellType() for _ in code.co_freevars)
+        original = real(marshal.loads(base64.b64decode(item["code"])))
+        code = from_source(original, bundle["sources"])  # every value it makes is judged
+        cell = {name: types.CellType() for name in code.co_freevars}
+        closure = tuple(cell.values())
         functions[key] = types.FunctionType(code, scope, code.co_name, None, closure or None)
         functions[key].__defaults__ = decode(item["defaults"])
         functions[key].__kwdefaults__ = decode(item["kwdefaults"])
-        cells += zip(closure, code.co_freevars, item["closure"])
+        crossed = dict(zip(original.co_freevars, item["closure"]))
+        cells += [(cell[name], name, crossed[name]) for name in cell]
     for name, item in bundle["globals"].items():
         scope[name] = value(name, item, scope, functions)
     for cell, name, item in cells:
@@ -242,7 +455,9 @@ def value(name: str, item: dict, scope: dict, functions: dict):
     if "unavailable" in item:
         return Unavailable(item["unavailable"])
     if "source" in item:
-        exec(real(compile(item["source"], item["filename"], "exec")), scope)
+        tree = EveryValue().visit(ast.parse(item["source"]))
+        code = real(_COMPILE(ast.fix_missing_locations(tree), item["filename"], "exec"))
+        exec(_with_checker(code), scope)
         return scope[name]
     return decode(item["data"])
 
@@ -277,8 +492,13 @@ def main() -> None:
     if limit:  # counted from here, so that the check's limit means the answer's own depth
         sys.setrecursionlimit(len(traceback.extract_stack()) + 8 + int(limit))
     sys.setrecursionlimit = Unavailable("sys.setrecursionlimit")
+    without = bundle.get("kit_without")
+    kit = None if without is None else Kit(without)  # before the hook: the kit's own imports
     without_polynomials()
-    sys.addaudithook(_audit_hook(*_readable_roots()))  # before a class body of the answer runs
+    REAL_BUILTINS.update(JUDGED)
+    for name, judging in JUDGED.items():  # the builtins module too: import builtins finds them
+        setattr(builtins, name, judging)
+    sys.addaudithook(_audit_hook(*_readable_roots(), kit))  # before a class body of the answer runs
     try:
         answer = rebuild(bundle)
     except BaseException as error:  # noqa: BLE001  (reported on every call, as the answer's)

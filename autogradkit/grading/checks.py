@@ -62,7 +62,10 @@ How a check refuses the shortcut its exercise invites (DESIGN's grading trust mo
    an answer that runs in the kernel uses; by-hand answers have no kit to reach at all.
    ``kit_calls(*allowed)`` lists the kit's functions the answer really ran, by any route (a
    kept reference, an import inside, a public walk or optimizer): an allow-list of what the
-   lesson needs.
+   lesson needs. It is a record kept in the kernel, beside the answer, which can change it
+   (an answer that empties it passes): where a package of the kit is what the exercise
+   rebuilds, ``obs.without(answer, package, around=trial)`` runs the answer, in the check's
+   trial, where that package was never imported, and only data comes back.
 """
 
 from __future__ import annotations
@@ -245,6 +248,30 @@ class Observer:
         hand = ByHand(answer, recursion_limit=recursion_limit)
         self.interpreters.append(hand)
         return hand
+
+    def without(self, answer, *packages: str, around: Callable | None = None) -> ByHand:
+        """``around(answer)`` (or the answer), to be called with ``obs.call`` in an interpreter
+        that has the kit but never imported ``packages`` (``"autogradkit.optim"``): they are
+        not there to be called, by any route, so no record of what ran is needed, which the
+        answer could change in the kernel. ``around`` is the check's trial, a function that
+        makes the tensors, calls the answer and returns what it saw as plain data.
+
+        Example:
+            >>> obs = Observer(0)
+            >>> def trial(double):
+            ...     return lambda x: double(agk.tensor(x)).tolist()
+            >>> import autogradkit as agk
+            >>> doubled = obs.without(lambda t: 2 * t, "autogradkit.optim", around=trial)
+            >>> obs.call(doubled, [1.0, 2.0])
+            [2.0, 4.0]
+            >>> obs.end()
+        """
+        self._answered(answer)
+        if not isinstance(answer, types.FunctionType):
+            raise _Stop({"reason": "unexpected", "error": type(answer).__name__})
+        apart = ByHand(answer if around is None else around(answer), kit_without=packages)
+        self.interpreters.append(apart)
+        return apart
 
     def end(self) -> None:
         """End the by-hand interpreters of this check (``Check`` does, when the check ends)."""

@@ -422,9 +422,12 @@ def test_private_helpers_and_introspection_are_named():
 
 # ----- where grading runs: the bubblewrap sandbox ---------------------------------------------
 IN_THE_SANDBOX = """
+import linecache
+
 import autogradkit as agk
 from autogradkit.grading.by_hand import ByHand, RefusedByHand
 
+CELL = '''
 kept = agk.autograd.engine.grad
 
 def slope(x):
@@ -434,6 +437,22 @@ def cheat(x):
     t = agk.tensor(x, requires_grad=True)
     return kept(t ** 3, t)[0].item()
 
+def step(values):
+    w = agk.tensor(values, requires_grad=True)
+    (w * w).sum().backward()
+    with agk.no_grad():
+        w -= 0.25 * w.grad
+    return w.tolist()
+
+def library_step(values):
+    w = agk.tensor(values, requires_grad=True)
+    (w * w).sum().backward()
+    agk.optim.SGD([w], lr=0.25).step()
+    return w.tolist()
+'''
+linecache.cache["<cell>"] = (len(CELL), None, CELL.splitlines(True), "<cell>")  # as IPython does
+exec(compile(CELL, "<cell>", "exec"))
+
 hand = ByHand(slope)
 print("slope", hand(2.0))
 hand.close()
@@ -441,6 +460,11 @@ try:
     ByHand(cheat)(2.0)
 except RefusedByHand as refused:
     print("refused", refused)
+print("step", ByHand(step, kit_without=("autogradkit.optim",))([2.0]))  # obs.without
+try:
+    ByHand(library_step, kit_without=("autogradkit.optim",))([2.0])
+except RefusedByHand as refused:
+    print("without", refused)
 """
 
 
@@ -457,3 +481,5 @@ def test_by_hand_runs_inside_the_grading_sandbox(sandbox, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "slope 12.0" in done.stdout
     assert "refused a by-hand answer cannot use" in done.stdout
+    assert "step [1.0]" in done.stdout  # the kit there, but for its optimizers
+    assert "without this exercise is done without autogradkit.optim" in done.stdout

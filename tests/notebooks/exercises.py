@@ -22,6 +22,7 @@ import functools
 import importlib.util
 import io
 import json
+import linecache
 import os
 import re
 from pathlib import Path
@@ -90,8 +91,16 @@ def solution(assignment: str, grade_id: str, language: str = "en", **namespace) 
     cell = next(c for c in edition(assignment, language).cells if cells.grade_id(c) == grade_id)
     assert cells.is_solution(cell), f"{grade_id} is not an answer cell"
     scope = {"agk": agk, "np": np, "nn": agk.nn, **namespace}
-    exec(compile(cells.text(cell.source), f"<{grade_id}>", "exec"), scope)
+    exec(compiled_cell(cells.text(cell.source), f"<{grade_id}>"), scope)
     return scope
+
+
+def compiled_cell(text: str, filename: str):
+    """``text`` compiled as a notebook cell is: its lines kept under ``filename`` in
+    ``linecache``, as IPython keeps each cell's (a by-hand answer is rebuilt from them)."""
+    lines = text.splitlines(keepends=True)
+    linecache.cache[filename] = (len(text), None, lines, filename)
+    return compile(text, filename, "exec")
 
 
 def shown(assignment: str, *cell_ids: str, **namespace) -> dict:
@@ -102,7 +111,7 @@ def shown(assignment: str, *cell_ids: str, **namespace) -> dict:
     for cell_id in cell_ids:
         cell = next(c for c in edition(assignment).cells if c.get("id") == cell_id)
         with contextlib.redirect_stdout(io.StringIO()):
-            exec(compile(cells.text(cell.source), f"<{cell_id}>", "exec"), scope)
+            exec(compiled_cell(cells.text(cell.source), f"<{cell_id}>"), scope)
     return scope
 
 

@@ -22,7 +22,7 @@ from autogradkit.grading.observations import is_evidence
 from autogradkit_instructor import cells
 from autogradkit_instructor.build import read_text_source
 
-from .exercises import COURSE, checks_of
+from .exercises import COURSE, checks_of, compiled_cell
 
 NOTEBOOKS = sorted(p.name for p in COURSE.iterdir() if (p / "checks.py").is_file())
 
@@ -32,7 +32,7 @@ def notebook_namespace(assignment: str) -> dict:
     as a student's finished notebook holds them; a cell that raises on purpose is passed."""
     nb = read_text_source(COURSE / assignment / f"{assignment}.py")
     scope: dict = {"__name__": "__main__"}
-    for cell in nb.cells:
+    for number, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or cells.is_test(cell):
             continue
         lines = cells.text(cell.source).splitlines()
@@ -40,7 +40,7 @@ def notebook_namespace(assignment: str) -> dict:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             with warnings.catch_warnings(), contextlib.suppress(Exception):
                 warnings.simplefilter("ignore")
-                exec(compile(source, f"<{assignment}>", "exec"), scope)
+                exec(compiled_cell(source, f"<{assignment} cell {number}>"), scope)
     return scope
 
 

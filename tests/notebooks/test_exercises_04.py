@@ -261,7 +261,9 @@ def step_with_a_kept_optimizer(w, lr):
 def test_ex4_the_library_optimizer_is_refused(answers):
     # issue 29, family 8: the library's optimizer passed where a hand-written step is asked for
     for shortcut in (step_with_the_library_optimizer, step_with_a_kept_optimizer):
-        assert_refused(checks.step_in_place, answers, "write the step yourself", sgd_step=shortcut)
+        assert_refused(
+            checks.step_in_place, answers, "without the library function", sgd_step=shortcut
+        )
         assert_refused(checks.steps_train, answers, "", sgd_step=shortcut)
 
 

@@ -185,7 +185,9 @@ def test_04_an_optimizer_called_through_a_kit_wrapper_is_refused():
     notebook = "04_inplace_data_detach"
     checks, reference = checks_of(notebook), _reference(notebook, ["nb04_ex4_sgd_step"])
     shortcut = step_through_a_kit_wrapper
-    assert_refused(checks.step_in_place, reference, "write the step yourself", sgd_step=shortcut)
+    assert_refused(
+        checks.step_in_place, reference, "without the library function", sgd_step=shortcut
+    )
     assert_refused(checks.steps_train, reference, "", sgd_step=shortcut)
 
 
@@ -265,7 +267,9 @@ def test_a_profiler_switched_off_in_an_earlier_cell_is_put_back(restored):
     report = guard.reset()  # the grader, before the test cell
     assert ["member", "sys.setprofile"] in report
     shortcut = step_with_a_kept_optimizer
-    assert_refused(checks.step_in_place, reference, "write the step yourself", sgd_step=shortcut)
+    assert_refused(
+        checks.step_in_place, reference, "without the library function", sgd_step=shortcut
+    )
 
 
 def step_with_a_kept_optimizer(w, lr):

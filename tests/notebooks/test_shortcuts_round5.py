@@ -145,7 +145,7 @@ def test_a_watcher_emptied_in_place_is_put_back(where, monkeypatch):
         report = guard.reset()  # the grader, before the test cell
         assert ["member", expected] in report
         shortcut = step_with_a_kept_optimizer
-        assert_refused(check, reference, "write the step yourself", sgd_step=shortcut)
+        assert_refused(check, reference, "without the library function", sgd_step=shortcut)
     finally:
         if where == "closure":
             cell.cell_contents = kept
