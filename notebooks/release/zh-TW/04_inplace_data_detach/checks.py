@@ -11,17 +11,11 @@ import numpy as np
 
 import autogradkit as agk
 from autogradkit import nn
-from autogradkit.grading.checks import Checks, kit_calls
+from autogradkit.grading.checks import Checks
 
 check = Checks(__file__)
 
 SAVED_CHANGED = "modified by an inplace operation"  # backward's version-counter error
-
-
-def _parameter(obs, shape):
-    """A fresh leaf that requires grad, holding numbers the check draws."""
-    values = obs.rng.normal(size=shape).round(2).astype(np.float32)
-    return agk.tensor(values, requires_grad=True)
 
 
 def _still_a_parameter(w) -> bool:
@@ -29,41 +23,48 @@ def _still_a_parameter(w) -> bool:
 
 
 # ----- exercise 1: initialise a leaf in place -------------------------------------------------
+# init_weights runs, with the trial around it, where nn (nn.init is what it rebuilds) was never
+# imported (obs.without): the library's init is not there to call, by any route
+def _filling(init_weights):
+    """A trial of ``init_weights`` on a fresh leaf: what a caller can see afterwards, as plain
+    data."""
+
+    def fill(values, value):
+        w = agk.tensor(values, requires_grad=True)
+        version = w._version
+        returned = init_weights(w, value)
+        seen = {"itself": returned is w, "w": w.detach().numpy()}
+        return seen | {"parameter": _still_a_parameter(w), "version_moved": w._version > version}
+
+    return fill
+
+
 @check.exercise("init_weights")
 def init_in_place(obs, init_weights):
     """Exercise 1: fill a leaf in place, keeping it a leaf"""
     shapes = [(int(obs.rng.integers(2, 7)),), (int(obs.rng.integers(2, 4)), 3)]
-    library = []
+    fill = obs.without(init_weights, "autogradkit.nn", around=_filling)  # no function of nn
     for shape in shapes:
-        w = _parameter(obs, shape)
+        values = obs.rng.normal(size=shape).round(2).astype(np.float32)
         value = round(float(obs.rng.uniform(-1.0, 1.0)), 3) + 0.0
-        version = w._version
-        with kit_calls(package="autogradkit.nn") as calls:  # nn.init is what it rebuilds
-            returned = obs.call(init_weights, w, value)
-        library += calls
+        seen = obs.call(fill, values, value)
         about = f"w of shape {shape}"
         obs.require(
             f"{about}: init_weights returns w itself",
-            returned is w,
+            seen["itself"],
             hint="change w in place and return it; a new tensor is not the caller's parameter",
         )
-        obs.close(f"{about}: its values", w.detach(), hint="every entry of w holds the value")
+        obs.close(f"{about}: its values", seen["w"], hint="every entry of w holds the value")
         obs.require(
             f"{about}: still a leaf that requires grad, with no grad_fn",
-            _still_a_parameter(w),
+            seen["parameter"],
             hint="change w's values with recording switched off",
         )
         obs.require(
             f"{about}: autograd saw the change (w._version went up)",
-            w._version > version,
+            seen["version_moved"],
             hint="change w itself, in place: a change autograd cannot see is a trap (section 3)",
         )
-    obs.holds(
-        "init_weights fills w itself, with no function of nn",
-        library,
-        "empty",
-        hint="this exercise rebuilds what nn.init does: switch recording off and fill w in place",
-    )
 
 
 # ----- exercise 2: predict the version counter ----------------------------------------------
@@ -95,46 +96,50 @@ def which_raise(obs, raises):
 
 
 # ----- exercise 4: an update step that autograd can see ----------------------------------------
-def _step_once(obs, sgd_step, w, lr) -> dict:
-    """One ``sgd_step`` after a backward pass through a graph that saved ``w`` (used twice),
-    and what a caller can see afterwards."""
-    x = agk.tensor(obs.rng.normal(size=w.shape).astype(np.float32))
-    loss = (w * x).sum() ** 2 + (w * w).sum()
-    loss.backward(retain_graph=True)
-    version = w._version
-    with kit_calls(package="autogradkit.optim") as calls:  # by any route, kept or imported
-        seen = {"returned": obs.call(sgd_step, w, lr)}
-    seen.update(version_moved=w._version > version, grad_cleared=w.grad is None)
-    seen["optimizer"] = calls
-    try:
-        loss.backward()  # through the old graph, which saved w before the step
-        seen["caught"] = False
-    except RuntimeError as error:
-        seen["caught"] = SAVED_CHANGED in str(error)
-    return seen
+# The step runs, with the trial around it, where the library's optimizers were never imported
+# (obs.without): they are not there to call, by any route, and what comes back is data
+OPTIMIZERS = "autogradkit.optim"
+
+
+def _stepping(sgd_step):
+    """A trial of one ``sgd_step`` after a backward pass through a graph that saved ``w`` (used
+    twice): what a caller can see afterwards, as plain data."""
+
+    def step_once(values, x_values, lr):
+        w, x = agk.tensor(values, requires_grad=True), agk.tensor(x_values)
+        loss = (w * x).sum() ** 2 + (w * w).sum()
+        loss.backward(retain_graph=True)
+        version = w._version
+        returned = sgd_step(w, lr)
+        seen = {"returned": returned is None, "w": w.detach().numpy()}
+        seen.update(parameter=_still_a_parameter(w), version_moved=w._version > version)
+        seen["grad_cleared"] = w.grad is None
+        try:
+            loss.backward()  # through the old graph, which saved w before the step
+            seen["caught"] = False
+        except RuntimeError as error:
+            seen["caught"] = SAVED_CHANGED in str(error)
+        return seen
+
+    return step_once
 
 
 @check.exercise("sgd_step")
 def step_in_place(obs, sgd_step):
     """Exercise 4: an update step that keeps the leaf"""
-    w = _parameter(obs, int(obs.rng.integers(2, 6)))
+    size = int(obs.rng.integers(2, 6))
     lr = round(float(obs.rng.uniform(0.01, 0.2)), 3)
-    seen = _step_once(obs, sgd_step, w, lr)
-    obs.holds(
-        "sgd_step uses no optimizer of the library",
-        seen["optimizer"],
-        "empty",
-        hint="write the step yourself: w - lr * w.grad, in place",
-    )
+    values = obs.rng.normal(size=size).round(2).astype(np.float32)
+    x_values = obs.rng.normal(size=size).astype(np.float32)
+    step = obs.without(sgd_step, OPTIMIZERS, around=_stepping)  # no optimizer of the library
+    seen = obs.call(step, values, x_values, lr)
     obs.require(
-        "sgd_step returns nothing",
-        seen["returned"] is None,
-        hint="update w in place; return nothing",
+        "sgd_step returns nothing", seen["returned"], hint="update w in place; return nothing"
     )
-    obs.close(f"w after one step with lr = {lr:g}", w.detach(), atol=1e-5, hint="w - lr * w.grad")
+    obs.close(f"w after one step with lr = {lr:g}", seen["w"], atol=1e-5, hint="w - lr * w.grad")
     obs.require(
         "w is still a leaf that requires grad, with no grad_fn",
-        _still_a_parameter(w),
+        seen["parameter"],
         hint="update w with recording switched off",
     )
     obs.require(
