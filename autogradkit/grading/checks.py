@@ -257,12 +257,10 @@ class Observer:
         makes the tensors, calls the answer and returns what it saw as plain data.
 
         Example:
-            >>> obs = Observer(0)
-            >>> def trial(double):
-            ...     return lambda x: double(agk.tensor(x)).tolist()
             >>> import autogradkit as agk
-            >>> doubled = obs.without(lambda t: 2 * t, "autogradkit.optim", around=trial)
-            >>> obs.call(doubled, [1.0, 2.0])
+            >>> obs = Observer(0)
+            >>> double = obs.without(lambda x: (2 * agk.tensor(x)).tolist(), "autogradkit.optim")
+            >>> obs.call(double, [1.0, 2.0])
             [2.0, 4.0]
             >>> obs.end()
         """

@@ -23,6 +23,7 @@ from autogradkit_instructor import sandbox as sandbox_module
 from autogradkit_instructor.cli import main
 
 from . import builders
+from .test_attacks_round5 import _released, _write
 
 pytestmark = pytest.mark.slow(40)  # one grading run of the attackers
 FLAGS = ["--timeout", "10", "-j", "2", "--no-progress", "--disk-limit", "32"]
@@ -93,17 +94,6 @@ def _portable(name: str) -> bool:
 def _one(name: str) -> str:
     """What a case-folding, normalising file system takes ``name`` for."""
     return unicodedata.normalize("NFKC", name).casefold().rstrip(". ")
-
-
-def _released() -> dict:
-    return json.loads(json.dumps(builders.student_version()))
-
-
-def _write(course: Path, student: str, nb: dict) -> Path:
-    path = course / "submitted" / student / "hw1" / "squares.ipynb"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(nb))
-    return path
 
 
 def _attackers(course: Path) -> None:
