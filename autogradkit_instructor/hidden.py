@@ -27,9 +27,12 @@ from . import cells
 
 __all__ = ["SHIP", "hidden_code", "needed", "ship_code"]
 
+# run in the module the code came from, its source kept in linecache as IPython keeps a
+# cell's: the by-hand interpreter rebuilds a check's trial from its lines (``obs.without``)
 SHIP = (
-    "import importlib as _i; exec(compile({code!r}, '<hidden checks of {module}>', 'exec'), "
-    "_i.import_module({module!r}).__dict__); del _i"
+    "import importlib as _i, linecache as _l; _c, _n = {code!r}, '<hidden checks of {module}>'; "
+    "_l.cache[_n] = (len(_c), None, _c.splitlines(True), _n); "
+    "exec(compile(_c, _n, 'exec'), _i.import_module({module!r}).__dict__); del _i, _l, _c, _n"
 )
 
 
