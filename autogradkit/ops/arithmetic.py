@@ -119,10 +119,8 @@ class MulBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        return (
-            g * y if ctx.needs_input_grad[0] else None,
-            g * x if ctx.needs_input_grad[1] else None,
-        )
+        needs_x, needs_y = ctx.needs_input_grad
+        return g * y if needs_x else None, g * x if needs_y else None
 
 
 class DivBackward0(Function):
@@ -141,10 +139,8 @@ class DivBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        return (
-            g / y if ctx.needs_input_grad[0] else None,
-            -g * (x / y / y) if ctx.needs_input_grad[1] else None,
-        )
+        needs_x, needs_y = ctx.needs_input_grad
+        return g / y if needs_x else None, -g * (x / y / y) if needs_y else None
 
 
 class NegBackward0(Function):
