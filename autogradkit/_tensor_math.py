@@ -173,6 +173,5 @@ def as_array(value):
 
 def where(condition, input, other) -> TensorBase:  # noqa: A002
     """``input`` where ``condition`` holds, else ``other`` (numbers allowed for either)."""
-    return selection.WhereBackward0.apply(
-        input, other, condition=np.asarray(as_array(condition), dtype=bool)
-    )
+    condition = np.asarray(as_array(condition), dtype=bool)
+    return selection.WhereBackward0.apply(input, other, condition=condition)
