@@ -193,13 +193,14 @@ class SumBackward1(Function):
 
 
 class _Mean(Function):
-    """out = mean(x, dim);  dx = g broadcast back, / n (n: elements averaged)"""
+    """out = mean(x, dim) (dim None: every x);  dx = g broadcast back, / n (n: elements
+    averaged)"""
 
     quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
     saved_values = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
 
     @staticmethod
-    def forward(ctx, x, *, dim, keepdim=False):
+    def forward(ctx, x, *, dim=None, keepdim=False):
         if x.dtype.kind != "f":
             raise RuntimeError(
                 "mean(): could not infer output dtype. Input dtype must be either a floating "
@@ -224,10 +225,6 @@ class MeanBackward0(_Mean):
     """out = mean of every x (``mean()``);  dx = g / n broadcast to x's shape"""
 
     saved_values = ("self_sym_numel", "self_sym_sizes")
-
-    @staticmethod
-    def forward(ctx, x):
-        return _Mean.forward(ctx, x, dim=None)
 
 
 def _expand_back(g, shape: tuple, axes, keepdim: bool):

@@ -15,13 +15,13 @@ __all__ = (
 
 
 class _Prod(Function):
-    """out = product of x over dim;  dx = g * out / x, or where x holds a zero, g times the
-    product of the others in its slice (PyTorch's prod_backward)"""
+    """out = product of x over dim (dim None: every x);  dx = g * out / x, or where x holds a
+    zero, g times the product of the others in its slice (PyTorch's prod_backward)"""
 
     saved_names, saved_values = ("self", "result"), ("dim", "keepdim")
 
     @staticmethod
-    def forward(ctx, x, *, dim, keepdim=False):
+    def forward(ctx, x, *, dim=None, keepdim=False):
         ctx.axes, ctx.keepdim, ctx.dim = normalize_dims(dim, x.ndim), keepdim, dim
         dtype = np.int64 if x.dtype.kind in "biu" else None  # ints multiply as int64
         out = np.asarray(np.prod(x, axis=ctx.axes, keepdims=keepdim, dtype=dtype))
@@ -51,10 +51,6 @@ class ProdBackward0(_Prod):
     """out = product of every x (``prod()``);  dx as for ProdBackward1, over every dim"""
 
     saved_values = ()
-
-    @staticmethod
-    def forward(ctx, x):
-        return _Prod.forward(ctx, x, dim=None)
 
 
 def _product_of_others(x, axis: int):
