@@ -93,8 +93,7 @@ class MovementMethods:
         start, end = normalize_dim(start_dim, self.ndim), normalize_dim(end_dim, self.ndim)
         if start == end:
             return self
-        shape = self.shape
-        return self.reshape(*shape[:start], -1, *shape[end + 1 :])
+        return self.reshape(*self.shape[:start], -1, *self.shape[end + 1 :])
 
     def squeeze(self, dim=None) -> TensorBase:
         if dim is None:
