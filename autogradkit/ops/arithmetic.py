@@ -189,7 +189,7 @@ class SumBackward1(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
+        return _expand_back(ctx, g)
 
 
 class _Mean(Function):
@@ -213,8 +213,8 @@ class _Mean(Function):
 
     @staticmethod
     def backward(ctx, g):
-        g = _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
-        return DivBackward1.call(g, ctx.count)  # a new array, as PyTorch's expand then div
+        # a new array, as PyTorch's expand then div
+        return DivBackward1.call(_expand_back(ctx, g), ctx.count)
 
 
 class MeanBackward1(_Mean):
@@ -227,11 +227,18 @@ class MeanBackward0(_Mean):
     saved_values = ("self_sym_numel", "self_sym_sizes")
 
 
-def _expand_back(g, shape: tuple, axes, keepdim: bool):
+def _unsqueezed(ctx, *reduced) -> tuple:
+    """Arrays reduced over ``ctx.axes`` with those dims put back, of size 1 (as ``keepdim``
+    leaves them), so that they line up with the input again."""
+    if ctx.axes is None or ctx.keepdim:
+        return reduced
+    return tuple(np.expand_dims(a, ctx.axes) for a in reduced)
+
+
+def _expand_back(ctx, g):
     """Broadcast a reduced gradient back to the input's shape."""
-    if axes is not None and not keepdim:
-        g = np.expand_dims(g, axes)
-    return np.broadcast_to(g, shape)
+    (g,) = _unsqueezed(ctx, g)
+    return np.broadcast_to(g, ctx.self_sym_sizes)
 
 
 def _as_dims(dim):

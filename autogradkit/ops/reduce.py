@@ -6,7 +6,7 @@ import numpy as np
 
 from .._shape import normalize_dim, normalize_dims
 from ..autograd.engine import Function
-from .arithmetic import _as_dims
+from .arithmetic import _as_dims, _unsqueezed
 
 __all__ = (
     "ProdBackward0 ProdBackward1 LogsumexpBackward0 MaxBackward0 MaxBackward1 MinBackward0 "
@@ -31,8 +31,7 @@ class _Prod(Function):
     @staticmethod
     def backward(ctx, g):
         x, out = ctx.saved_tensors
-        if ctx.axes is not None and not ctx.keepdim:
-            g, out = np.expand_dims(g, ctx.axes), np.expand_dims(out, ctx.axes)
+        g, out = _unsqueezed(ctx, g, out)
         zeros = x == 0
         if not np.any(zeros):
             return g * (out / x)
@@ -81,8 +80,7 @@ class LogsumexpBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         x, out = ctx.saved_tensors
-        if not ctx.keepdim:
-            g, out = np.expand_dims(g, ctx.axes), np.expand_dims(out, ctx.axes)
+        g, out = _unsqueezed(ctx, g, out)
         return g * np.exp(x - out)
 
 
