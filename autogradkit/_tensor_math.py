@@ -21,8 +21,8 @@ __all__ = ["MathMethods", "as_array", "where"]
 def _records(op, *, binary: bool = False):
     """``exp = _records(unary.ExpBackward0)``: the method ``t.exp()``, which records ``op`` on
     ``t`` (with ``binary``, ``t.mm(other)`` on both). It is named after the op, as PyTorch names
-    a node after its function (``MmBackward0``: ``mm``), so that ``help(Tensor.mm)`` and the
-    TypeError of a wrong argument say ``mm``."""
+    a node after its function (``MmBackward0``: ``mm``), so that ``help(Tensor.mm)``, the
+    TypeError of a wrong argument and a traceback through it say ``mm``."""
 
     def one_tensor(self) -> TensorBase:
         return op.apply(self)
@@ -31,8 +31,9 @@ def _records(op, *, binary: bool = False):
         return op.apply(self, other)
 
     method = two_tensors if binary else one_tensor
-    method.__name__ = op.__name__.removesuffix("Backward0").lower()
-    method.__qualname__ = f"MathMethods.{method.__name__}"
+    name = op.__name__.removesuffix("Backward0").lower()
+    method.__name__, method.__qualname__ = name, f"MathMethods.{name}"
+    method.__code__ = method.__code__.replace(co_name=name)  # a traceback's "in mm"
     return method
 
 
