@@ -18,54 +18,48 @@ from .ops import linalg, power, reduce, selection, softmax, statistics, unary
 __all__ = ["MathMethods", "as_array", "where"]
 
 
+def _records(op, *, binary: bool = False):
+    """``exp = _records(unary.ExpBackward0)``: the method ``t.exp()``, which records ``op`` on
+    ``t`` (with ``binary``, ``t.mm(other)`` on both). It is named after the op, as PyTorch names
+    a node after its function (``MmBackward0``: ``mm``), so that ``help(Tensor.mm)``, the
+    TypeError of a wrong argument and a traceback through it say ``mm``."""
+
+    def one_tensor(self) -> TensorBase:
+        return op.apply(self)
+
+    def two_tensors(self, other: TensorBase) -> TensorBase:
+        return op.apply(self, other)
+
+    method = two_tensors if binary else one_tensor
+    name = op.__name__.removesuffix("Backward0").lower()
+    method.__name__, method.__qualname__ = name, f"MathMethods.{name}"
+    method.__code__ = method.__code__.replace(co_name=name)  # a traceback's "in mm"
+    return method
+
+
 class MathMethods:
     """Elementwise functions, reductions and matrix products (``Tensor``'s)."""
 
     __slots__ = ()  # the slots are TensorBase's
 
-    def reciprocal(self) -> TensorBase:
-        return power.ReciprocalBackward0.apply(self)
+    # one op each, named after its node as PyTorch names a node after its function
+    reciprocal = _records(power.ReciprocalBackward0)
+    exp = _records(unary.ExpBackward0)
+    log = _records(unary.LogBackward0)
+    sin = _records(unary.SinBackward0)
+    cos = _records(unary.CosBackward0)
+    tan = _records(unary.TanBackward0)
+    tanh = _records(unary.TanhBackward0)
+    sigmoid = _records(unary.SigmoidBackward0)
+    relu = _records(unary.ReluBackward0)
+    sqrt = _records(unary.SqrtBackward0)
+    abs = _records(unary.AbsBackward0)
+    __abs__ = abs
+    sign = _records(unary.SignBackward0)
+    sgn = _records(unary.SgnBackward0)
 
     def square(self) -> TensorBase:
         return power.PowBackward0.apply(self, 2)
-
-    def exp(self) -> TensorBase:
-        return unary.ExpBackward0.apply(self)
-
-    def log(self) -> TensorBase:
-        return unary.LogBackward0.apply(self)
-
-    def sin(self) -> TensorBase:
-        return unary.SinBackward0.apply(self)
-
-    def cos(self) -> TensorBase:
-        return unary.CosBackward0.apply(self)
-
-    def tan(self) -> TensorBase:
-        return unary.TanBackward0.apply(self)
-
-    def tanh(self) -> TensorBase:
-        return unary.TanhBackward0.apply(self)
-
-    def sigmoid(self) -> TensorBase:
-        return unary.SigmoidBackward0.apply(self)
-
-    def relu(self) -> TensorBase:
-        return unary.ReluBackward0.apply(self)
-
-    def sqrt(self) -> TensorBase:
-        return unary.SqrtBackward0.apply(self)
-
-    def abs(self) -> TensorBase:
-        return unary.AbsBackward0.apply(self)
-
-    __abs__ = abs
-
-    def sign(self) -> TensorBase:
-        return unary.SignBackward0.apply(self)
-
-    def sgn(self) -> TensorBase:
-        return unary.SgnBackward0.apply(self)
 
     def clamp(self, min=None, max=None) -> TensorBase:  # noqa: A002
         if min is None and max is None:
@@ -84,11 +78,8 @@ class MathMethods:
             return self.clamp(max=max)
         return unary.ClampMaxBackward0.apply(self, max=max)
 
-    def maximum(self, other: TensorBase) -> TensorBase:
-        return selection.MaximumBackward0.apply(self, other)
-
-    def minimum(self, other: TensorBase) -> TensorBase:
-        return selection.MinimumBackward0.apply(self, other)
+    maximum = _records(selection.MaximumBackward0, binary=True)
+    minimum = _records(selection.MinimumBackward0, binary=True)
 
     def where(self, condition, other) -> TensorBase:
         return where(condition, self, other)
@@ -147,14 +138,9 @@ class MathMethods:
     def log_softmax(self, dim) -> TensorBase:
         return softmax.LogSoftmaxBackward0.apply(self, dim=dim)
 
-    def mm(self, other: TensorBase) -> TensorBase:
-        return linalg.MmBackward0.apply(self, other)
-
-    def mv(self, other: TensorBase) -> TensorBase:
-        return linalg.MvBackward0.apply(self, other)
-
-    def dot(self, other: TensorBase) -> TensorBase:
-        return linalg.DotBackward0.apply(self, other)
+    mm = _records(linalg.MmBackward0, binary=True)
+    mv = _records(linalg.MvBackward0, binary=True)
+    dot = _records(linalg.DotBackward0, binary=True)
 
 
 class _MinMax(tuple):
@@ -188,6 +174,5 @@ def as_array(value):
 
 def where(condition, input, other) -> TensorBase:  # noqa: A002
     """``input`` where ``condition`` holds, else ``other`` (numbers allowed for either)."""
-    return selection.WhereBackward0.apply(
-        input, other, condition=np.asarray(as_array(condition), dtype=bool)
-    )
+    condition = np.asarray(as_array(condition), dtype=bool)
+    return selection.WhereBackward0.apply(input, other, condition=condition)

@@ -93,8 +93,7 @@ class MovementMethods:
         start, end = normalize_dim(start_dim, self.ndim), normalize_dim(end_dim, self.ndim)
         if start == end:
             return self
-        shape = self.shape
-        return self.reshape(*shape[:start], -1, *shape[end + 1 :])
+        return self.reshape(*self.shape[:start], -1, *self.shape[end + 1 :])
 
     def squeeze(self, dim=None) -> TensorBase:
         if dim is None:
@@ -156,18 +155,16 @@ class MovementMethods:
 
     def split(self, split_size_or_sections, dim: int = 0) -> tuple:
         """Pieces of ``split_size`` along ``dim`` (the last may be shorter), or of given sizes."""
-        d = normalize_dim(dim, self.ndim)
         if isinstance(split_size_or_sections, (list, tuple)):
             sizes = tuple(split_size_or_sections)
             return joining.SplitWithSizesBackward0.apply(self, sizes=sizes, dim=dim)
-        size, length = split_size_or_sections, self._data.shape[d]
+        size, length = split_size_or_sections, self.size(dim)
         sizes = [size] * (length // size) + ([length % size] if length % size else [])
         return joining.SplitBackward0.apply(self, sizes=tuple(sizes), dim=dim, split_size=size)
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple:
         """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller)."""
-        length = self._data.shape[normalize_dim(dim, self.ndim)]
-        return self.split(max(1, -(-length // chunks)), dim)
+        return self.split(max(1, -(-self.size(dim) // chunks)), dim)
 
     def unbind(self, dim: int = 0) -> tuple:
         """Every slice along ``dim``, that dim removed."""

@@ -119,10 +119,8 @@ class MulBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        return (
-            g * y if ctx.needs_input_grad[0] else None,
-            g * x if ctx.needs_input_grad[1] else None,
-        )
+        needs_x, needs_y = ctx.needs_input_grad
+        return g * y if needs_x else None, g * x if needs_y else None
 
 
 class DivBackward0(Function):
@@ -141,10 +139,8 @@ class DivBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        return (
-            g / y if ctx.needs_input_grad[0] else None,
-            -g * (x / y / y) if ctx.needs_input_grad[1] else None,
-        )
+        needs_x, needs_y = ctx.needs_input_grad
+        return g / y if needs_x else None, -g * (x / y / y) if needs_y else None
 
 
 class NegBackward0(Function):
@@ -193,17 +189,18 @@ class SumBackward1(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
+        return _expand_back(ctx, g)
 
 
 class _Mean(Function):
-    """out = mean(x, dim);  dx = g broadcast back, / n (n: elements averaged)"""
+    """out = mean(x, dim) (dim None: every x);  dx = g broadcast back, / n (n: elements
+    averaged)"""
 
     quiet_floating_errors = True  # the mean of nothing is nan, without NumPy's warning
     saved_values = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
 
     @staticmethod
-    def forward(ctx, x, *, dim, keepdim=False):
+    def forward(ctx, x, *, dim=None, keepdim=False):
         if x.dtype.kind != "f":
             raise RuntimeError(
                 "mean(): could not infer output dtype. Input dtype must be either a floating "
@@ -216,8 +213,8 @@ class _Mean(Function):
 
     @staticmethod
     def backward(ctx, g):
-        g = _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
-        return DivBackward1.call(g, ctx.count)  # a new array, as PyTorch's expand then div
+        # a new array, as PyTorch's expand then div
+        return DivBackward1.call(_expand_back(ctx, g), ctx.count)
 
 
 class MeanBackward1(_Mean):
@@ -229,16 +226,19 @@ class MeanBackward0(_Mean):
 
     saved_values = ("self_sym_numel", "self_sym_sizes")
 
-    @staticmethod
-    def forward(ctx, x):
-        return _Mean.forward(ctx, x, dim=None)
+
+def _unsqueezed(ctx, *reduced) -> tuple:
+    """Arrays reduced over ``ctx.axes`` with those dims put back, of size 1 (as ``keepdim``
+    leaves them), so that they line up with the input again."""
+    if ctx.axes is None or ctx.keepdim:
+        return reduced
+    return tuple(np.expand_dims(a, ctx.axes) for a in reduced)
 
 
-def _expand_back(g, shape: tuple, axes, keepdim: bool):
+def _expand_back(ctx, g):
     """Broadcast a reduced gradient back to the input's shape."""
-    if axes is not None and not keepdim:
-        g = np.expand_dims(g, axes)
-    return np.broadcast_to(g, shape)
+    (g,) = _unsqueezed(ctx, g)
+    return np.broadcast_to(g, ctx.self_sym_sizes)
 
 
 def _as_dims(dim):

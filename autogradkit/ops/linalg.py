@@ -66,10 +66,8 @@ class MmBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        return (
-            g @ y.T if ctx.needs_input_grad[0] else None,
-            _mat2_grad(x, g, ctx.column_major) if ctx.needs_input_grad[1] else None,
-        )
+        needs_x, needs_y = ctx.needs_input_grad
+        return g @ y.T if needs_x else None, _mat2_grad(x, g, ctx.column_major) if needs_y else None
 
 
 class MvBackward0(Function):
@@ -99,10 +97,8 @@ class MvBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         m, v = ctx.saved_tensors
-        return (
-            np.expand_dims(g, 1) * v if ctx.needs_input_grad[0] else None,
-            m.T @ g if ctx.needs_input_grad[1] else None,
-        )
+        needs_m, needs_v = ctx.needs_input_grad
+        return np.expand_dims(g, 1) * v if needs_m else None, m.T @ g if needs_v else None
 
 
 class DotBackward0(Function):

@@ -191,10 +191,7 @@ class FlipBackward0(Function):
 
     @staticmethod
     def forward(ctx, x, *, dims):
-        ctx.dims, ctx.axes = dims, tuple(normalize_dim(d, x.ndim) for d in dims)
-        for i, a in enumerate(ctx.axes):
-            if a in ctx.axes[:i]:
-                raise RuntimeError(f"dim {a} appears multiple times in the list of dims")
+        ctx.dims, ctx.axes = dims, normalize_dims(dims, x.ndim)  # (PyTorch's errors)
         return np.flip(x, ctx.axes).copy()
 
     @staticmethod

@@ -62,11 +62,10 @@ class PowBackward1(Function):
     @staticmethod
     def backward(ctx, g):
         y, x, out = ctx.saved_tensors
-        gx = gy = None
-        if ctx.needs_input_grad[0]:  # d/dx x**0 is 0, even at x = 0
-            gx = np.where(y == 0, np.zeros_like(g), g * (y * x ** (y - 1)))
-        if ctx.needs_input_grad[1]:
-            gy = _exponent_grad(g, x, y, out)
+        needs_x, needs_y = ctx.needs_input_grad
+        # d/dx x**0 is 0, even at x = 0
+        gx = np.where(y == 0, np.zeros_like(g), g * (y * x ** (y - 1))) if needs_x else None
+        gy = _exponent_grad(g, x, y, out) if needs_y else None
         return gx, gy
 
 

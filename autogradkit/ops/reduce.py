@@ -6,7 +6,7 @@ import numpy as np
 
 from .._shape import normalize_dim, normalize_dims
 from ..autograd.engine import Function
-from .arithmetic import _as_dims
+from .arithmetic import _as_dims, _unsqueezed
 
 __all__ = (
     "ProdBackward0 ProdBackward1 LogsumexpBackward0 MaxBackward0 MaxBackward1 MinBackward0 "
@@ -15,13 +15,13 @@ __all__ = (
 
 
 class _Prod(Function):
-    """out = product of x over dim;  dx = g * out / x, or where x holds a zero, g times the
-    product of the others in its slice (PyTorch's prod_backward)"""
+    """out = product of x over dim (dim None: every x);  dx = g * out / x, or where x holds a
+    zero, g times the product of the others in its slice (PyTorch's prod_backward)"""
 
     saved_names, saved_values = ("self", "result"), ("dim", "keepdim")
 
     @staticmethod
-    def forward(ctx, x, *, dim, keepdim=False):
+    def forward(ctx, x, *, dim=None, keepdim=False):
         ctx.axes, ctx.keepdim, ctx.dim = normalize_dims(dim, x.ndim), keepdim, dim
         dtype = np.int64 if x.dtype.kind in "biu" else None  # ints multiply as int64
         out = np.asarray(np.prod(x, axis=ctx.axes, keepdims=keepdim, dtype=dtype))
@@ -31,8 +31,7 @@ class _Prod(Function):
     @staticmethod
     def backward(ctx, g):
         x, out = ctx.saved_tensors
-        if ctx.axes is not None and not ctx.keepdim:
-            g, out = np.expand_dims(g, ctx.axes), np.expand_dims(out, ctx.axes)
+        g, out = _unsqueezed(ctx, g, out)
         zeros = x == 0
         if not np.any(zeros):
             return g * (out / x)
@@ -51,10 +50,6 @@ class ProdBackward0(_Prod):
     """out = product of every x (``prod()``);  dx as for ProdBackward1, over every dim"""
 
     saved_values = ()
-
-    @staticmethod
-    def forward(ctx, x):
-        return _Prod.forward(ctx, x, dim=None)
 
 
 def _product_of_others(x, axis: int):
@@ -85,8 +80,7 @@ class LogsumexpBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         x, out = ctx.saved_tensors
-        if not ctx.keepdim:
-            g, out = np.expand_dims(g, ctx.axes), np.expand_dims(out, ctx.axes)
+        g, out = _unsqueezed(ctx, g, out)
         return g * np.exp(x - out)
 
 

@@ -33,10 +33,9 @@ class _Pick(Function):
         # all to the winner, half each on a tie, exact zeros to the loser (as PyTorch's
         # masked_fill; g * 0 would give -0. for a negative g)
         zero, half = np.zeros_like(g), g / 2
-        return (
-            np.where(x_wins, g, np.where(tie, half, zero)),
-            np.where(x_wins, zero, np.where(tie, half, g)),
-        )
+        gx = np.where(x_wins, g, np.where(tie, half, zero))
+        gy = np.where(x_wins, zero, np.where(tie, half, g))
+        return gx, gy
 
 
 class MaximumBackward0(_Pick):

@@ -9,7 +9,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._shape import normalize_dims
 from ..autograd.engine import Function
-from .arithmetic import _as_dims, _expand_back, _mean, _reduced_size
+from .arithmetic import _as_dims, _expand_back, _mean, _reduced_size, _unsqueezed
 from .unary import SgnBackward0
 
 __all__ = ["VarBackward0", "StdBackward0", "LinalgVectorNormBackward0"]
@@ -33,7 +33,7 @@ class VarBackward0(Function):
         # recomputed from x (not saved) so that create_graph sees how it depends on x
         centered = x - _mean(x, ctx.axes, True, ctx.count)
         scale = 2 / ctx.divisor if ctx.divisor else float("inf")
-        return _expand_back(g, ctx.self_sym_sizes, ctx.axes, ctx.keepdim) * centered * scale
+        return _expand_back(ctx, g) * centered * scale
 
 
 class StdBackward0(Function):
@@ -54,8 +54,7 @@ class StdBackward0(Function):
         x, out = ctx.saved_tensors
         centered = x - _mean(x, ctx.axes, True, ctx.count)
         scale = np.where(out == 0, 0, g / (out * ctx.divisor))  # as PyTorch's std_backward
-        scale = _expand_back(scale, ctx.self_sym_sizes, ctx.axes, ctx.keepdim)
-        return scale * centered
+        return _expand_back(ctx, scale) * centered
 
 
 class LinalgVectorNormBackward0(Function):
@@ -90,8 +89,7 @@ class LinalgVectorNormBackward0(Function):
     @staticmethod
     def backward(ctx, g):
         x, out = ctx.saved_tensors
-        if ctx.axes is not None and not ctx.keepdim:  # line the norm up with x's dims again
-            g, out = np.expand_dims(g, ctx.axes), np.expand_dims(out, ctx.axes)
+        g, out = _unsqueezed(ctx, g, out)  # the norm lined up with x's dims again
         p = ctx.p
         if p == 0:
             return None  # a count is flat: no gradient at all (x.grad stays None, as in PyTorch)

@@ -160,6 +160,7 @@ SPECS = [
         no_derivative=True,
     ),
     OpSpec("FlipBackward0", lambda t, x: x.flip(0, -1), lambda x: np.flip(x, (0, -1)), ((2, 3),)),
+    OpSpec("FlipBackward0", lambda t, x: x.flip(0), lambda x: x, ((),), id="flip_0dim"),
     OpSpec("ExpBackward0", lambda t, x: x.exp(), np.exp, ((2, 2),)),
     OpSpec("LogBackward0", lambda t, x: x.log(), np.log, ((2, 2),), 0.5, 3.0),
     OpSpec("SinBackward0", lambda t, x: x.sin(), np.sin, ((5,),)),
