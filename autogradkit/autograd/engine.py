@@ -28,7 +28,8 @@ Functions (``custom_function.py``), saved values beyond arrays (``saved.py``), P
 names for them and pack hooks (``saved_fields.py``), PyTorch's graph names (``graph.py``).
 Where this file runs their code: the ``Function`` you subclass (``custom_function.py``)
 overrides ``_run_custom``; ``saved.py`` hands over ``FunctionCtx._unpack_all`` when it
-loads; a ``saved_tensors_hooks`` block pushes onto ``pack_hooks``.
+loads; a ``saved_tensors_hooks`` block pushes onto ``pack_hooks``, an ``observe`` block
+(``observer.py``) onto ``watchers``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ import numpy as np
 
 from .. import _dtype, _shape
 from ..utils.hooks import HookDict, add_hook, next_id
-from . import grad_mode, observer
+from . import grad_mode
 from .hooks import (
     as_tensors,
     run_node_post_hooks,
@@ -356,8 +357,8 @@ class AccumulateGrad(Node):
         if leaf._post_accumulate_hooks:
             for hook in tuple(leaf._post_accumulate_hooks.values()):
                 hook(leaf)
-        if observer._watchers:
-            observer.report("gradient_accumulated", leaf, leaf._grad)
+        if watchers:
+            report("gradient_accumulated", leaf, leaf._grad)
         if node._post_hooks:
             run_node_post_hooks(node._post_hooks, (), [g])
         return ()
@@ -704,6 +705,22 @@ class Packed:
     __slots__ = ()
 
 
+# ----- watching a backward pass: the hook ``observe`` blocks use (observer.py, beside) ------
+
+watchers: list = []  # the watchers of the ``observe`` blocks entered, innermost last
+
+
+def report(event: str, *args) -> None:
+    """Tell every watcher about ``event`` (the engine calls this only while some watch)."""
+    for watcher in tuple(watchers):
+        getattr(watcher, event)(*args)
+
+
+def in_order(ready: list) -> tuple:
+    """The nodes of the ready heap, in the order ``run_backward`` will run them."""
+    return tuple(node for _, node in sorted(ready))
+
+
 # ----- backward(): the pass, step by step --------------------------------------------------
 
 _CREATE_GRAPH_WARNING = (
@@ -857,18 +874,18 @@ def run_backward(
         slots[nr] = g if slots[nr] is None else slots[nr] + g
     ready = [(n._priority, n) for n in dict.fromkeys(nodes) if not dependencies.get(n)]
     heapq.heapify(ready)
-    watched = bool(observer._watchers)  # someone watches (viz's stepper): tell them each step
+    watched = bool(watchers)  # someone watches (viz's stepper): tell them each step
     if watched:
-        observer.report("dependencies_counted", dict(dependencies))
-        for root in observer.in_order(ready):  # the outputs backward starts from
-            observer.report("node_ready", root)
+        report("dependencies_counted", dict(dependencies))
+        for root in in_order(ready):  # the outputs backward starts from
+            report("node_ready", root)
     # grad mode during backward is create_graph: set here directly, restored after
     previous, grad_mode._enabled = grad_mode._enabled, create_graph
     try:
         while ready:  # 3. run the ready node made last (a heap on creation order, as PyTorch)
             node = heapq.heappop(ready)[1]
             if watched:
-                observer.report("node_running", node, observer.in_order(ready))
+                report("node_running", node, in_order(ready))
             grad_outputs = pending.pop(node, None)  # pop: the gradients are freed after use
             if targets is not None and grad_outputs is not None:
                 _capture(node, grad_outputs, targets, captured)
@@ -901,9 +918,9 @@ def run_backward(
                 if dependencies[child] == 0:  # priorities are unique: the heap never compares
                     heapq.heappush(ready, (child._priority, child))
                     if watched:
-                        observer.report("node_ready", child)
+                        report("node_ready", child)
             if watched:
-                observer.report("node_ran", node, grad_inputs)
+                report("node_ran", node, grad_inputs)
     finally:
         grad_mode._enabled = previous
     return captured
