@@ -308,6 +308,11 @@ def link(node, tensors) -> None:
     )
 
 
+def qualified_name(node) -> str:
+    """How PyTorch names the nodes it makes itself: ``autogradkit::autograd::AccumulateGrad``."""
+    return f"autogradkit::autograd::{type(node).__name__}"
+
+
 _ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
 
 
@@ -325,8 +330,7 @@ class AccumulateGrad(Node):
         self._input_meta = ((variable._data.shape, variable._data.dtype),)
         self._priority = _ACCUMULATE_FIRST - next_id()
 
-    def name(self) -> str:
-        return "autogradkit::autograd::AccumulateGrad"
+    name = qualified_name
 
     @staticmethod
     def backward(node, g) -> tuple:
@@ -524,7 +528,7 @@ class Function(FunctionCtx):
         cls._op_api = Node._op_api | {n for n in dir(cls) if n[0] != "_"} - set(dir(Node))
         if cls.node_name:  # PyTorch's NotImplemented nodes: two ops, one printed name
             cls.__name__ = cls.node_name
-            cls.name = _qualified_name
+            cls.name = qualified_name
 
     @classmethod
     def call(cls, *args, **static):
@@ -609,10 +613,6 @@ class Function(FunctionCtx):
 
 # the ctx helpers (save_for_backward...) are not a node's names (see __dir__): CopySlices
 FunctionCtx._op_api = Node._op_api | {n for n in dir(FunctionCtx) if n[0] != "_"} - set(dir(Node))
-
-
-def _qualified_name(node) -> str:
-    return f"autogradkit::autograd::{type(node).__name__}"
 
 
 def _promote(inputs, arrays):
