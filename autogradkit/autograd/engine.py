@@ -45,13 +45,7 @@ import numpy as np
 from .. import _dtype, _shape
 from ..utils.hooks import HookDict, add_hook, next_id
 from . import grad_mode
-from .hooks import (
-    as_tensors,
-    run_node_post_hooks,
-    run_node_pre_hooks,
-    run_output_hooks,
-    run_tensor_hooks,
-)
+from .hooks import as_tensors, run_node_hooks, run_output_hooks, run_tensor_hooks
 from .outputs import _wrap_outputs, zeros_where_missing
 from .targets import _capture, _should_run, nodes_leading_to
 from .variable import (
@@ -93,22 +87,12 @@ _NON_LEAF_GRAD_WARNING = (
 class TensorBase(AutogradMethods):
     """An array with the state autograd needs; ``Tensor`` adds the ops."""
 
-    # slots, not a __dict__ entry: vars(t) stays {} as in PyTorch (the articles look at it)
-    __slots__ = (
-        "_data",
-        "_requires_grad",
-        "_grad_fn",
-        "_version_counter",
-        "_output_nr",
-        "_grad",
-        "_base",
-        "_hooks",
-        "_post_accumulate_hooks",
-        "_accumulator_ref",
-        "_made_at",  # set only for a tensor made in no_grad mode (variable.check_no_grad_view)
-        "__dict__",
-        "__weakref__",
-    )
+    # slots, not a __dict__ entry: vars(t) stays {} as in PyTorch (the articles look at it).
+    # The array and the tensor's place in the graph; what backward fills and runs (hooks);
+    # the base of a view, and when a tensor made in no_grad mode was (check_no_grad_view)
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_version_counter")
+    __slots__ += ("_grad", "_hooks", "_post_accumulate_hooks", "_accumulator_ref")
+    __slots__ += ("_base", "_made_at", "__dict__", "__weakref__")
 
     def __init_subclass__(cls, wraps_outputs: bool = False, **kwargs):
         """``class Tensor(TensorBase, wraps_outputs=True)``: the higher layer registers the
@@ -340,7 +324,7 @@ class AccumulateGrad(Node):
         if leaf._hooks:  # the leaf's own hooks first, then this node's pre-hooks
             g = run_tensor_hooks(leaf._hooks, g)
         if node._pre_hooks:
-            (g,) = run_node_pre_hooks(node._pre_hooks, [g])
+            (g,) = run_node_hooks(node._pre_hooks, [g])
         if isinstance(g, TensorBase):  # create_graph=True: keep the graph of the gradient
             if leaf._grad is None:  # a copy, as PyTorch makes it (CopyBackwards)
                 leaf._grad = TensorBase._wrap(np.zeros_like(leaf._data)).copy_(g)
@@ -364,7 +348,7 @@ class AccumulateGrad(Node):
         if watchers:
             report("gradient_accumulated", leaf, leaf._grad)
         if node._post_hooks:
-            run_node_post_hooks(node._post_hooks, (), [g])
+            run_node_hooks(node._post_hooks, (), [g])
         return ()
 
     def _backward(self, grad_outputs: list) -> tuple:
@@ -445,7 +429,7 @@ class FunctionCtx(Node):
         if self._outputs_meta:  # (a custom Function that set_materialize_grads(False): None)
             grads = zeros_where_missing(self, grads)
         if self._pre_hooks:
-            grads = run_node_pre_hooks(self._pre_hooks, grads)
+            grads = run_node_hooks(self._pre_hooks, grads)
         if self.quiet_floating_errors:
             with np.errstate(all="ignore"):
                 result = self.backward(self, *grads)
@@ -462,7 +446,7 @@ class FunctionCtx(Node):
                 g if g is None or m is None else fit(g, m, self, i)
                 for i, (g, m) in enumerate(zip(result, self._input_meta))
             )
-            result = run_node_post_hooks(self._post_hooks, result, grads)
+            result = run_node_hooks(self._post_hooks, result, grads)
         return result
 
 
