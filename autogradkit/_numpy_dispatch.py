@@ -77,20 +77,13 @@ _UFUNCS = {  # each called with its inputs through _t
     np.not_equal: operator.ne,
     np.bitwise_and: operator.and_,
     np.bitwise_or: operator.or_,
-    np.maximum: MathMethods.maximum,
-    np.minimum: MathMethods.minimum,
     np.negative: operator.neg,
     np.positive: operator.pos,
-    np.exp: MathMethods.exp,
-    np.log: MathMethods.log,
-    np.sin: MathMethods.sin,
-    np.cos: MathMethods.cos,
-    np.tanh: MathMethods.tanh,
-    np.sqrt: MathMethods.sqrt,
     np.absolute: MathMethods.abs,
-    np.sign: MathMethods.sign,
     np.isnan: ComparisonMethods.isnan,
 }
+_SAME_NAME = ("exp", "log", "sin", "cos", "tanh", "sqrt", "sign", "maximum", "minimum")
+_UFUNCS.update({getattr(np, name): getattr(MathMethods, name) for name in _SAME_NAME})
 
 _FUNCTIONS = {
     np.sum: _reduction("sum"),

@@ -284,12 +284,9 @@ def grad_accumulator(leaf: TensorBase) -> AccumulateGrad:
 def link(node, tensors) -> None:
     """Point a node at the nodes that made its tensor inputs, and note each input's shape
     (a custom Function's node, an in-place op's CopySlices: apply does it inline)."""
-    node.next_functions = tuple(
-        gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors
-    )
-    node._input_meta = tuple(
-        (x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors
-    )
+    edges = [gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors]
+    metas = [(x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors]
+    node.next_functions, node._input_meta = tuple(edges), tuple(metas)
 
 
 def qualified_name(node) -> str:
@@ -806,17 +803,15 @@ def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[lis
             if out._requires_grad and out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             g = np.ones(out._data.shape, out._data.dtype)
-        else:
-            if not isinstance(g, TensorBase):
-                raise TypeError(
-                    f"gradients can be either Tensors or None, but got {type(g).__name__}"
-                )
-            if g.shape != out.shape:
-                raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
-                    f"output[{i}] has a shape of {out.shape!r}."
-                )
-            g = g if create_graph else g._data
+        elif not isinstance(g, TensorBase):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        elif g.shape != out.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
+                f"output[{i}] has a shape of {out.shape!r}."
+            )
+        elif not create_graph:
+            g = g._data
         grads.append(TensorBase._wrap(g) if create_graph and not isinstance(g, TensorBase) else g)
     roots = []
     for i, out in enumerate(outputs):

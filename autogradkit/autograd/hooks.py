@@ -13,12 +13,7 @@ import numpy as np
 from .._dtype import tensor_type
 from .variable import AutogradMethods, wrap
 
-__all__ = [
-    "as_tensors",
-    "run_node_hooks",
-    "run_output_hooks",
-    "run_tensor_hooks",
-]
+__all__ = ["as_tensors", "run_node_hooks", "run_output_hooks", "run_tensor_hooks"]
 
 
 def run_tensor_hooks(hooks: dict, g):
