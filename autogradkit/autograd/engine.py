@@ -202,8 +202,7 @@ class Node:
     # nothing special to do around it (registering a hook sets it False on that node)
     _plain = False
     _custom = False
-    # an op's own names (forward, backward, apply...), not the node's: dir() leaves them out
-    _op_api = frozenset({"backward"})
+    # (what dir(node) shows, PyTorch's listing, is saved_fields.node_dir's: beside the core)
 
     # (no __init__: AccumulateGrad and FunctionCtx make their own, and apply makes an op's
     # node with __new__; every node class has _backward, the engine's general case)
@@ -249,16 +248,6 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
-
-    def __dir__(self):
-        """What PyTorch's nodes show: a node's public names only (not the op's forward,
-        backward and ctx helpers), the ``_saved_<name>`` fields this node has, and no store."""
-        cls = type(self)
-        names = set(dir(cls)) - cls._op_api
-        return sorted(n for n in names if n not in _STORE)
-
-
-_STORE = frozenset({"_saved", "_saved_meta"})  # what _saved_<name> reads: not in dir(node)
 
 
 def gradient_edge(tensor) -> tuple:
@@ -505,8 +494,6 @@ class Function(FunctionCtx):
         cls.__module__ = "builtins"  # type(grad_fn) prints <class 'MulBackward0'>, as torch's
         cls._plain = not cls.quiet_floating_errors  # the engine may call backward directly
         # (PyTorch's _saved_<name> fields: the package root's saved_fields.install, later)
-        # what a node shows in dir(): Node's names, not the op's (forward, alpha, is_view...)
-        cls._op_api = Node._op_api | {n for n in dir(cls) if n[0] != "_"} - set(dir(Node))
         if cls.node_name:  # PyTorch's NotImplemented nodes: two ops, one printed name
             cls.__name__ = cls.node_name
             cls.name = qualified_name
@@ -590,10 +577,6 @@ class Function(FunctionCtx):
         if node is not None and node._saved is not None:  # 5.
             _keep(node, inputs, arrays, out, result)
         return result
-
-
-# the ctx helpers (save_for_backward...) are not a node's names (see __dir__): CopySlices
-FunctionCtx._op_api = Node._op_api | {n for n in dir(FunctionCtx) if n[0] != "_"} - set(dir(Node))
 
 
 def _promote(inputs, arrays):
