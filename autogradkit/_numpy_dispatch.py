@@ -25,10 +25,10 @@ def _t(value):
 
     (A NumPy scalar must not stay one: ``np.float64(2) * t`` would come straight back here.)
     """
-    if isinstance(value, TensorBase):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (TensorBase, int, float, bool)):
         return value
-    if isinstance(value, (int, float, bool, np.generic)):
-        return value.item() if isinstance(value, np.generic) else value
     return TensorBase._wrap(np.asarray(value))
 
 

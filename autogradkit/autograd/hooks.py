@@ -65,10 +65,8 @@ def run_output_hooks(node, grads):
         if grads[nr] is not None and hooks:
             grads[nr] = run_tensor_hooks(hooks, grads[nr])
     for nr, ref in (node._retained or {}).items():
-        t = ref()
-        if t is None or grads[nr] is None:
-            continue
-        g = grads[nr]
-        g = g.detach().clone() if isinstance(g, AutogradMethods) else wrap(np.array(g))
-        t._grad = g if t._grad is None else t._grad + g
+        t, g = ref(), grads[nr]
+        if t is not None and g is not None:
+            g = g.detach().clone() if isinstance(g, AutogradMethods) else wrap(np.array(g))
+            t._grad = g if t._grad is None else t._grad + g
     return grads
