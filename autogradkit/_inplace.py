@@ -178,10 +178,9 @@ def _check_no_overlap(data: np.ndarray) -> None:
 
 def _addresses(a: np.ndarray) -> np.ndarray:
     """The memory address of every element of ``a``, in ``a``'s shape."""
-    addresses = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.intp)
-    for d, (n, stride) in enumerate(zip(a.shape, a.strides)):
-        addresses = addresses + np.arange(n).reshape((n,) + (1,) * (a.ndim - d - 1)) * stride
-    return addresses
+    grids = np.indices(a.shape, sparse=True)  # each dim's index, shaped to broadcast
+    offsets = sum(index * stride for index, stride in zip(grids, a.strides))
+    return np.full(a.shape, a.__array_interface__["data"][0], dtype=np.intp) + offsets
 
 
 def _place_in_base(view: np.ndarray, base: np.ndarray):
