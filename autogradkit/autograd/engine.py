@@ -28,8 +28,8 @@ Functions (``custom_function.py``), saved values beyond arrays (``saved.py``), P
 names for them and pack hooks (``saved_fields.py``), PyTorch's graph names (``graph.py``).
 Where this file runs their code: the ``Function`` you subclass (``custom_function.py``)
 overrides ``_run_custom``; ``saved.py`` hands over ``FunctionCtx._unpack_all`` when it
-loads; a ``saved_tensors_hooks`` block pushes onto ``pack_hooks``, an ``observe`` block
-(``observer.py``) onto ``watchers``.
+loads; a ``saved_tensors_hooks`` block pushes onto ``pack_hooks``. And ``observer.py``'s
+``observe`` block puts its watcher on ``watchers``.
 """
 
 from __future__ import annotations
