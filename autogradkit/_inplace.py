@@ -13,10 +13,13 @@ memory and version counter, and remembers the base in ``_base``.) ``Tensor`` bui
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._dtype import is_number, scalar_type_name
 from ._indexing import indexed, is_advanced, normalize_index
+from ._tensor_math import MathMethods
 from .autograd import grad_mode
 from .autograd.engine import FREED, FunctionCtx, TensorBase, link, qualified_name
 from .autograd.variable import FREED_MESSAGE, NO_GRAD_VIEW, increment_version, op_name
@@ -206,14 +209,14 @@ def as_tensor(value, like):
     return TensorBase._wrap(np.asarray(value, dtype))
 
 
-def _in_place(name: str):
-    """``exp_ = _in_place("exp")``: the tensor's ``exp``, its result written into the tensor
-    itself."""
+def _in_place(method):
+    """``exp_ = _in_place(exp)``: ``exp``'s op, its result written into the tensor itself."""
 
+    @functools.wraps(method)
     def method_(self, *args, **kwargs):
-        return inplace(self, getattr(type(self), name), *args, **kwargs)
+        return inplace(self, method, *args, **kwargs)
 
-    method_.__name__ = method_.__qualname__ = f"{name}_"
+    method_.__name__ = method_.__qualname__ = f"{method.__name__}_"
     return method_
 
 
@@ -230,29 +233,45 @@ class InplaceMethods:
         self._grad_fn, self._requires_grad, self._output_nr = None, False, 0
         return self
 
-    add_ = _in_place("add")
-    sub_ = _in_place("sub")
-    mul_ = _in_place("mul")
-    div_ = _in_place("div")
-    pow_ = _in_place("pow")
-    remainder_ = _in_place("remainder")
-    floor_divide_ = _in_place("floor_divide")
-    neg_ = _in_place("neg")
-    exp_ = _in_place("exp")
-    log_ = _in_place("log")
-    sin_ = _in_place("sin")
-    cos_ = _in_place("cos")
-    tan_ = _in_place("tan")
-    tanh_ = _in_place("tanh")
-    sqrt_ = _in_place("sqrt")
-    abs_ = _in_place("abs")
-    reciprocal_ = _in_place("reciprocal")
-    square_ = _in_place("square")
-    relu_ = _in_place("relu")
-    sigmoid_ = _in_place("sigmoid")
-    clamp_ = _in_place("clamp")
-    clamp_min_ = _in_place("clamp_min")
-    clamp_max_ = _in_place("clamp_max")
+    def add_(self, other, *, alpha=1) -> TensorBase:
+        return inplace(self, type(self).add, other, alpha=alpha)
+
+    def sub_(self, other, *, alpha=1) -> TensorBase:
+        return inplace(self, type(self).sub, other, alpha=alpha)
+
+    def mul_(self, other) -> TensorBase:
+        return inplace(self, type(self).mul, other)
+
+    def div_(self, other) -> TensorBase:
+        return inplace(self, type(self).div, other)
+
+    def pow_(self, exponent) -> TensorBase:
+        return inplace(self, type(self).pow, exponent)
+
+    def remainder_(self, other) -> TensorBase:
+        return inplace(self, type(self).remainder, other)
+
+    def floor_divide_(self, other) -> TensorBase:
+        return inplace(self, type(self).floor_divide, other)
+
+    def neg_(self) -> TensorBase:
+        return inplace(self, type(self).neg)
+
+    exp_ = _in_place(MathMethods.exp)
+    log_ = _in_place(MathMethods.log)
+    sin_ = _in_place(MathMethods.sin)
+    cos_ = _in_place(MathMethods.cos)
+    tan_ = _in_place(MathMethods.tan)
+    tanh_ = _in_place(MathMethods.tanh)
+    sqrt_ = _in_place(MathMethods.sqrt)
+    abs_ = _in_place(MathMethods.abs)
+    reciprocal_ = _in_place(MathMethods.reciprocal)
+    square_ = _in_place(MathMethods.square)
+    relu_ = _in_place(MathMethods.relu)
+    sigmoid_ = _in_place(MathMethods.sigmoid)
+    clamp_ = _in_place(MathMethods.clamp)
+    clamp_min_ = _in_place(MathMethods.clamp_min)
+    clamp_max_ = _in_place(MathMethods.clamp_max)
 
     def zero_(self) -> TensorBase:
         return inplace(self, indexing.ZeroBackward0.apply)
