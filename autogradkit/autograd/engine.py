@@ -806,9 +806,8 @@ def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[lis
     return roots, grads
 
 
-def run_backward(
-    roots, grads, retain_graph: bool, create_graph: bool, targets=None
-) -> dict:  # long: steps 2 and 3, the two phases a student follows, in one piece
+def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=None) -> dict:
+    # long: steps 2 and 3, the two phases a student follows, in one piece
     """Run the graph from ``roots`` (``(node, output_nr)`` pairs) seeded with ``grads``, in
     two phases: count who waits for how many gradients (step 2), then run the ready nodes
     (step 3).
