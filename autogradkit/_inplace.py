@@ -21,7 +21,7 @@ from ._dtype import is_number, scalar_type_name
 from ._indexing import indexed, is_advanced, normalize_index
 from ._tensor_math import MathMethods
 from .autograd import grad_mode
-from .autograd.engine import FREED, FunctionCtx, TensorBase, link
+from .autograd.engine import FREED, FunctionCtx, TensorBase, link, qualified_name
 from .autograd.variable import FREED_MESSAGE, NO_GRAD_VIEW, increment_version, op_name
 from .ops import indexing
 from .ops.indexing import AsStridedBackward0, IndexPutBackward0
@@ -150,8 +150,7 @@ class CopySlices(FunctionCtx):
         self.next_functions += fn.next_functions[1:]
         self._input_meta += fn._input_meta[1:]
 
-    def name(self) -> str:
-        return "autogradkit::autograd::CopySlices"
+    name = qualified_name
 
     @staticmethod
     def backward(node, g):
@@ -182,10 +181,9 @@ def _check_no_overlap(data: np.ndarray) -> None:
 
 def _addresses(a: np.ndarray) -> np.ndarray:
     """The memory address of every element of ``a``, in ``a``'s shape."""
-    addresses = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.intp)
-    for d, (n, stride) in enumerate(zip(a.shape, a.strides)):
-        addresses = addresses + np.arange(n).reshape((n,) + (1,) * (a.ndim - d - 1)) * stride
-    return addresses
+    grids = np.indices(a.shape, sparse=True)  # each dim's index, shaped to broadcast
+    offsets = sum(index * stride for index, stride in zip(grids, a.strides))
+    return np.full(a.shape, a.__array_interface__["data"][0], dtype=np.intp) + offsets
 
 
 def _place_in_base(view: np.ndarray, base: np.ndarray):
@@ -207,9 +205,8 @@ def as_tensor(value, like):
     """``value`` as a Tensor (a number or array takes ``like``'s dtype)."""
     if isinstance(value, TensorBase):
         return value
-    return TensorBase._wrap(
-        np.asarray(value, dtype=like._data.dtype if not isinstance(value, np.ndarray) else None)
-    )
+    dtype = None if isinstance(value, np.ndarray) else like._data.dtype
+    return TensorBase._wrap(np.asarray(value, dtype))
 
 
 def _in_place(method):

@@ -25,10 +25,10 @@ def _t(value):
 
     (A NumPy scalar must not stay one: ``np.float64(2) * t`` would come straight back here.)
     """
-    if isinstance(value, TensorBase):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (TensorBase, int, float, bool)):
         return value
-    if isinstance(value, (int, float, bool, np.generic)):
-        return value.item() if isinstance(value, np.generic) else value
     return TensorBase._wrap(np.asarray(value))
 
 
@@ -77,20 +77,13 @@ _UFUNCS = {  # each called with its inputs through _t
     np.not_equal: operator.ne,
     np.bitwise_and: operator.and_,
     np.bitwise_or: operator.or_,
-    np.maximum: MathMethods.maximum,
-    np.minimum: MathMethods.minimum,
     np.negative: operator.neg,
     np.positive: operator.pos,
-    np.exp: MathMethods.exp,
-    np.log: MathMethods.log,
-    np.sin: MathMethods.sin,
-    np.cos: MathMethods.cos,
-    np.tanh: MathMethods.tanh,
-    np.sqrt: MathMethods.sqrt,
     np.absolute: MathMethods.abs,
-    np.sign: MathMethods.sign,
     np.isnan: ComparisonMethods.isnan,
 }
+_SAME_NAME = ("exp", "log", "sin", "cos", "tanh", "sqrt", "sign", "maximum", "minimum")
+_UFUNCS.update({getattr(np, name): getattr(MathMethods, name) for name in _SAME_NAME})
 
 _FUNCTIONS = {
     np.sum: _reduction("sum"),

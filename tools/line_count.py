@@ -21,10 +21,12 @@ guidelines from issue 30):
   PyTorch's module name for it),
   ``autograd/functional.py`` and ``autograd/gradcheck.py`` (built on ``autograd.grad``),
   ``autograd/graph.py`` (``torch.autograd.graph``'s walks, edges and ``saved_tensors_hooks``,
-  which push onto the engine's ``pack_hooks``) and ``autograd/saved_fields.py``
-  (``grad_fn._saved_self``, ``grad_fn._raw_saved_self`` and pack hooks: the package root
-  gives each op its fields once every op is made), and PyTorch's legacy constructors and
-  types (``_legacy.py``: ``Tensor(data)`` runs its ``new`` through ``Tensor._legacy_new``);
+  which push onto the engine's ``pack_hooks``), ``autograd/observer.py`` (``observe`` blocks,
+  which put their watcher on the engine's ``watchers``) and ``autograd/saved_fields.py``
+  (``grad_fn._saved_self``, ``grad_fn._raw_saved_self``, pack hooks and what ``dir(grad_fn)``
+  lists: the package root gives each op its fields once every op is made), and PyTorch's
+  legacy constructors and types (``_legacy.py``: ``Tensor(data)`` runs its ``new`` through
+  ``Tensor._legacy_new``);
 - nn's own ops, counted apart: an op that exists only for a higher layer lives in that layer,
   so the ops only ``nn.functional`` records (addmm, convolution, pooling, the losses,
   leaky_relu) are in ``nn/ops/``, written as ops/ files are (``tests/test_style.py`` checks
@@ -56,6 +58,7 @@ BESIDE = [  # no core module imports them (bar autograd/__init__.py); the lesson
     "autograd/functional.py",
     "autograd/gradcheck.py",
     "autograd/graph.py",
+    "autograd/observer.py",
     "autograd/saved_fields.py",
     "_legacy.py",
 ]

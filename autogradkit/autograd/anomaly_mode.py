@@ -81,6 +81,12 @@ _PACKAGE = str(Path(__file__).resolve().parent.parent)
 class Checks:
     """What the engine runs while anomaly mode is on (it finds them in ``grad_mode.anomaly``)."""
 
+    # the end of PyTorch's version error while anomaly mode is on (variable.version_message)
+    version_hint = (
+        "the backtrace further above shows the operation that failed to compute its gradient. "
+        "The variable in question was changed in there or anywhere later. Good luck!"
+    )
+
     @staticmethod
     def record_forward(node) -> None:
         """Keep the traceback of the forward call that made ``node`` (your frames, not ours)."""

@@ -18,8 +18,9 @@ from __future__ import annotations
 import functools
 
 from . import engine, grad_mode
-from .engine import _STORE, FunctionCtx, TensorBase, gradient_count_error, link
+from .engine import FunctionCtx, TensorBase, gradient_count_error, link
 from .hooks import as_tensors
+from .saved_fields import STORE
 from .variable import increment_version
 
 __all__ = ["Function", "once_differentiable"]
@@ -39,7 +40,7 @@ class CustomFunctionBackward(FunctionCtx):
 
     def __dir__(self):
         """All your node's names, as PyTorch shows them, but the engine's store."""
-        return sorted(n for n in object.__dir__(self) if n not in _STORE)
+        return sorted(n for n in object.__dir__(self) if n not in STORE)
 
     def mark_dirty(self, *tensors) -> None:
         """Say forward changed these inputs in place (they become its outputs)."""

@@ -28,7 +28,8 @@ Functions (``custom_function.py``), saved values beyond arrays (``saved.py``), P
 names for them and pack hooks (``saved_fields.py``), PyTorch's graph names (``graph.py``).
 Where this file runs their code: the ``Function`` you subclass (``custom_function.py``)
 overrides ``_run_custom``; ``saved.py`` hands over ``FunctionCtx._unpack_all`` when it
-loads; a ``saved_tensors_hooks`` block pushes onto ``pack_hooks``.
+loads; a ``saved_tensors_hooks`` block pushes onto ``pack_hooks``. And ``observer.py``'s
+``observe`` block puts its watcher on ``watchers``.
 """
 
 from __future__ import annotations
@@ -43,14 +44,8 @@ import numpy as np
 
 from .. import _dtype, _shape
 from ..utils.hooks import HookDict, add_hook, next_id
-from . import grad_mode, observer
-from .hooks import (
-    as_tensors,
-    run_node_post_hooks,
-    run_node_pre_hooks,
-    run_output_hooks,
-    run_tensor_hooks,
-)
+from . import grad_mode
+from .hooks import as_tensors, run_node_hooks, run_output_hooks, run_tensor_hooks
 from .outputs import _wrap_outputs, zeros_where_missing
 from .targets import _capture, _should_run, nodes_leading_to
 from .variable import (
@@ -92,22 +87,12 @@ _NON_LEAF_GRAD_WARNING = (
 class TensorBase(AutogradMethods):
     """An array with the state autograd needs; ``Tensor`` adds the ops."""
 
-    # slots, not a __dict__ entry: vars(t) stays {} as in PyTorch (the articles look at it)
-    __slots__ = (
-        "_data",
-        "_requires_grad",
-        "_grad_fn",
-        "_version_counter",
-        "_output_nr",
-        "_grad",
-        "_base",
-        "_hooks",
-        "_post_accumulate_hooks",
-        "_accumulator_ref",
-        "_made_at",  # set only for a tensor made in no_grad mode (variable.check_no_grad_view)
-        "__dict__",
-        "__weakref__",
-    )
+    # slots, not a __dict__ entry: vars(t) stays {} as in PyTorch (the articles look at it).
+    # The array and the tensor's place in the graph; what backward fills and runs (hooks);
+    # the base of a view, and when a tensor made in no_grad mode was (check_no_grad_view)
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_version_counter")
+    __slots__ += ("_grad", "_hooks", "_post_accumulate_hooks", "_accumulator_ref")
+    __slots__ += ("_base", "_made_at", "__dict__", "__weakref__")
 
     def __init_subclass__(cls, wraps_outputs: bool = False, **kwargs):
         """``class Tensor(TensorBase, wraps_outputs=True)``: the higher layer registers the
@@ -217,8 +202,7 @@ class Node:
     # nothing special to do around it (registering a hook sets it False on that node)
     _plain = False
     _custom = False
-    # an op's own names (forward, backward, apply...), not the node's: dir() leaves them out
-    _op_api = frozenset({"backward"})
+    # (what dir(node) shows, PyTorch's listing, is saved_fields.node_dir's: beside the core)
 
     # (no __init__: AccumulateGrad and FunctionCtx make their own, and apply makes an op's
     # node with __new__; every node class has _backward, the engine's general case)
@@ -265,16 +249,6 @@ class Node:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
-    def __dir__(self):
-        """What PyTorch's nodes show: a node's public names only (not the op's forward,
-        backward and ctx helpers), the ``_saved_<name>`` fields this node has, and no store."""
-        cls = type(self)
-        names = set(dir(cls)) - cls._op_api
-        return sorted(n for n in names if n not in _STORE)
-
-
-_STORE = frozenset({"_saved", "_saved_meta"})  # what _saved_<name> reads: not in dir(node)
-
 
 def gradient_edge(tensor) -> tuple:
     """``(node, output_nr)``: where a gradient for ``tensor`` goes in the graph, its grad_fn,
@@ -299,12 +273,14 @@ def grad_accumulator(leaf: TensorBase) -> AccumulateGrad:
 def link(node, tensors) -> None:
     """Point a node at the nodes that made its tensor inputs, and note each input's shape
     (a custom Function's node, an in-place op's CopySlices: apply does it inline)."""
-    node.next_functions = tuple(
-        gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors
-    )
-    node._input_meta = tuple(
-        (x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors
-    )
+    edges = [gradient_edge(x) if x._requires_grad else (None, 0) for x in tensors]
+    metas = [(x._data.shape, x._data.dtype) if x._requires_grad else None for x in tensors]
+    node.next_functions, node._input_meta = tuple(edges), tuple(metas)
+
+
+def qualified_name(node) -> str:
+    """How PyTorch names the nodes it makes itself: ``autogradkit::autograd::AccumulateGrad``."""
+    return f"autogradkit::autograd::{type(node).__name__}"
 
 
 _ACCUMULATE_FIRST = -(2**62)  # AccumulateGrad runs as soon as it is ready, as in PyTorch
@@ -324,8 +300,7 @@ class AccumulateGrad(Node):
         self._input_meta = ((variable._data.shape, variable._data.dtype),)
         self._priority = _ACCUMULATE_FIRST - next_id()
 
-    def name(self) -> str:
-        return "autogradkit::autograd::AccumulateGrad"
+    name = qualified_name
 
     @staticmethod
     def backward(node, g) -> tuple:
@@ -335,7 +310,7 @@ class AccumulateGrad(Node):
         if leaf._hooks:  # the leaf's own hooks first, then this node's pre-hooks
             g = run_tensor_hooks(leaf._hooks, g)
         if node._pre_hooks:
-            (g,) = run_node_pre_hooks(node._pre_hooks, [g])
+            (g,) = run_node_hooks(node._pre_hooks, [g])
         if isinstance(g, TensorBase):  # create_graph=True: keep the graph of the gradient
             if leaf._grad is None:  # a copy, as PyTorch makes it (CopyBackwards)
                 leaf._grad = TensorBase._wrap(np.zeros_like(leaf._data)).copy_(g)
@@ -356,10 +331,10 @@ class AccumulateGrad(Node):
         if leaf._post_accumulate_hooks:
             for hook in tuple(leaf._post_accumulate_hooks.values()):
                 hook(leaf)
-        if observer._watchers:
-            observer.report("gradient_accumulated", leaf, leaf._grad)
+        if watchers:
+            report("gradient_accumulated", leaf, leaf._grad)
         if node._post_hooks:
-            run_node_post_hooks(node._post_hooks, (), [g])
+            run_node_hooks(node._post_hooks, (), [g])
         return ()
 
     def _backward(self, grad_outputs: list) -> tuple:
@@ -440,7 +415,7 @@ class FunctionCtx(Node):
         if self._outputs_meta:  # (a custom Function that set_materialize_grads(False): None)
             grads = zeros_where_missing(self, grads)
         if self._pre_hooks:
-            grads = run_node_pre_hooks(self._pre_hooks, grads)
+            grads = run_node_hooks(self._pre_hooks, grads)
         if self.quiet_floating_errors:
             with np.errstate(all="ignore"):
                 result = self.backward(self, *grads)
@@ -457,7 +432,7 @@ class FunctionCtx(Node):
                 g if g is None or m is None else fit(g, m, self, i)
                 for i, (g, m) in enumerate(zip(result, self._input_meta))
             )
-            result = run_node_post_hooks(self._post_hooks, result, grads)
+            result = run_node_hooks(self._post_hooks, result, grads)
         return result
 
 
@@ -519,11 +494,9 @@ class Function(FunctionCtx):
         cls.__module__ = "builtins"  # type(grad_fn) prints <class 'MulBackward0'>, as torch's
         cls._plain = not cls.quiet_floating_errors  # the engine may call backward directly
         # (PyTorch's _saved_<name> fields: the package root's saved_fields.install, later)
-        # what a node shows in dir(): Node's names, not the op's (forward, alpha, is_view...)
-        cls._op_api = Node._op_api | {n for n in dir(cls) if n[0] != "_"} - set(dir(Node))
         if cls.node_name:  # PyTorch's NotImplemented nodes: two ops, one printed name
             cls.__name__ = cls.node_name
-            cls.name = _qualified_name
+            cls.name = qualified_name
 
     @classmethod
     def call(cls, *args, **static):
@@ -604,14 +577,6 @@ class Function(FunctionCtx):
         if node is not None and node._saved is not None:  # 5.
             _keep(node, inputs, arrays, out, result)
         return result
-
-
-# the ctx helpers (save_for_backward...) are not a node's names (see __dir__): CopySlices
-FunctionCtx._op_api = Node._op_api | {n for n in dir(FunctionCtx) if n[0] != "_"} - set(dir(Node))
-
-
-def _qualified_name(node) -> str:
-    return f"autogradkit::autograd::{type(node).__name__}"
 
 
 def _promote(inputs, arrays):
@@ -702,6 +667,22 @@ class Packed:
     the tensor it stands for in the graph."""
 
     __slots__ = ()
+
+
+# ----- watching a backward pass: the hook ``observe`` blocks use (observer.py, beside) ------
+
+watchers: list = []  # the watchers of the ``observe`` blocks entered, innermost last
+
+
+def report(event: str, *args) -> None:
+    """Tell every watcher about ``event`` (the engine calls this only while some watch)."""
+    for watcher in tuple(watchers):
+        getattr(watcher, event)(*args)
+
+
+def in_order(ready: list) -> tuple:
+    """The nodes of the ready heap, in the order ``run_backward`` will run them."""
+    return tuple(node for _, node in sorted(ready))
 
 
 # ----- backward(): the pass, step by step --------------------------------------------------
@@ -805,17 +786,15 @@ def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[lis
             if out._requires_grad and out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             g = np.ones(out._data.shape, out._data.dtype)
-        else:
-            if not isinstance(g, TensorBase):
-                raise TypeError(
-                    f"gradients can be either Tensors or None, but got {type(g).__name__}"
-                )
-            if g.shape != out.shape:
-                raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
-                    f"output[{i}] has a shape of {out.shape!r}."
-                )
-            g = g if create_graph else g._data
+        elif not isinstance(g, TensorBase):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        elif g.shape != out.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
+                f"output[{i}] has a shape of {out.shape!r}."
+            )
+        elif not create_graph:
+            g = g._data
         grads.append(TensorBase._wrap(g) if create_graph and not isinstance(g, TensorBase) else g)
     roots = []
     for i, out in enumerate(outputs):
@@ -827,9 +806,8 @@ def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[lis
     return roots, grads
 
 
-def run_backward(
-    roots, grads, retain_graph: bool, create_graph: bool, targets=None
-) -> dict:  # long: steps 2 and 3, the two phases a student follows, in one piece
+def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=None) -> dict:
+    # long: steps 2 and 3, the two phases a student follows, in one piece
     """Run the graph from ``roots`` (``(node, output_nr)`` pairs) seeded with ``grads``, in
     two phases: count who waits for how many gradients (step 2), then run the ready nodes
     (step 3).
@@ -857,18 +835,18 @@ def run_backward(
         slots[nr] = g if slots[nr] is None else slots[nr] + g
     ready = [(n._priority, n) for n in dict.fromkeys(nodes) if not dependencies.get(n)]
     heapq.heapify(ready)
-    watched = bool(observer._watchers)  # someone watches (viz's stepper): tell them each step
+    watched = bool(watchers)  # someone watches (viz's stepper): tell them each step
     if watched:
-        observer.report("dependencies_counted", dict(dependencies))
-        for root in observer.in_order(ready):  # the outputs backward starts from
-            observer.report("node_ready", root)
+        report("dependencies_counted", dict(dependencies))
+        for root in in_order(ready):  # the outputs backward starts from
+            report("node_ready", root)
     # grad mode during backward is create_graph: set here directly, restored after
     previous, grad_mode._enabled = grad_mode._enabled, create_graph
     try:
         while ready:  # 3. run the ready node made last (a heap on creation order, as PyTorch)
             node = heapq.heappop(ready)[1]
             if watched:
-                observer.report("node_running", node, observer.in_order(ready))
+                report("node_running", node, in_order(ready))
             grad_outputs = pending.pop(node, None)  # pop: the gradients are freed after use
             if targets is not None and grad_outputs is not None:
                 _capture(node, grad_outputs, targets, captured)
@@ -901,9 +879,9 @@ def run_backward(
                 if dependencies[child] == 0:  # priorities are unique: the heap never compares
                     heapq.heappush(ready, (child._priority, child))
                     if watched:
-                        observer.report("node_ready", child)
+                        report("node_ready", child)
             if watched:
-                observer.report("node_ran", node, grad_inputs)
+                report("node_ran", node, grad_inputs)
     finally:
         grad_mode._enabled = previous
     return captured

@@ -35,6 +35,7 @@ class _GradModeContext:
     """
 
     mode = True
+    _args: tuple = ()  # what a new block like this one is made with (one per decorated call)
 
     def __new__(cls, *args, **kwargs):
         if len(args) == 1 and callable(args[0]) and not isinstance(args[0], bool):
@@ -56,7 +57,7 @@ class _GradModeContext:
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with type(self)(*self._args()):
+            with type(self)(*self._args):
                 return fn(*args, **kwargs)
 
         return wrapper
@@ -70,23 +71,20 @@ class _GradModeContext:
             step, value = steps.send, None
             while True:
                 try:
-                    with type(self)(*self._args()):
+                    with type(self)(*self._args):
                         response = step(value)
                 except StopIteration as finished:
                     return finished.value
                 try:
                     step, value = steps.send, (yield response)
                 except GeneratorExit:
-                    with type(self)(*self._args()):
+                    with type(self)(*self._args):
                         steps.close()
                     raise
                 except BaseException as error:  # thrown in by the caller: pass it on
                     step, value = steps.throw, error
 
         return generator
-
-    def _args(self) -> tuple:
-        return ()
 
 
 class no_grad(_GradModeContext):
@@ -115,15 +113,12 @@ class set_grad_enabled(_GradModeContext):
 
     def __init__(self, mode: bool):
         global _enabled
-        self._previous = _enabled
+        self._previous, self._args = _enabled, (mode,)
         self.mode = bool(mode)
         _enabled = self.mode
 
     def __enter__(self) -> None:
         pass  # the flag was already set in __init__, as in PyTorch
-
-    def _args(self) -> tuple:
-        return (self.mode,)
 
     def __call__(self, fn):
         global _enabled
@@ -149,7 +144,7 @@ class inference_mode(_GradModeContext):
     """
 
     def __init__(self, mode: bool = True):
-        self.mode = not mode  # the grad mode inside: off when inference mode is on
+        self.mode, self._args = not mode, (mode,)  # the grad mode inside: off in inference mode
 
     def __enter__(self) -> None:
         global _inference
@@ -160,6 +155,3 @@ class inference_mode(_GradModeContext):
         global _inference
         super().__exit__(*exc_info)
         _inference = self._previous_inference
-
-    def _args(self) -> tuple:
-        return (not self.mode,)

@@ -13,13 +13,7 @@ import numpy as np
 from .._dtype import tensor_type
 from .variable import AutogradMethods, wrap
 
-__all__ = [
-    "as_tensors",
-    "run_node_post_hooks",
-    "run_node_pre_hooks",
-    "run_output_hooks",
-    "run_tensor_hooks",
-]
+__all__ = ["as_tensors", "run_node_hooks", "run_output_hooks", "run_tensor_hooks"]
 
 
 def run_tensor_hooks(hooks: dict, g):
@@ -53,22 +47,15 @@ def _as_arrays(values, like):
     return [v._data if isinstance(v, AutogradMethods) else v for v in values]
 
 
-def run_node_pre_hooks(hooks, grads):
-    """``hook(grad_outputs)`` before a node runs; a returned tuple replaces them."""
+def run_node_hooks(hooks, grads, *seen) -> tuple:
+    """A node's hooks, each ``hook(grads, *seen)``; a returned tuple replaces ``grads``. Its
+    pre-hooks see the gradients it will get (``grad_outputs``); its post hooks the ones it
+    passes on (``grad_inputs``) and, after them, the ones it got."""
     for hook in tuple(hooks.values()):
-        result = hook(as_tensors(grads))
+        result = hook(as_tensors(grads), *map(as_tensors, seen))
         if result is not None:
-            grads = _as_arrays(result, grads)
+            grads = tuple(_as_arrays(result, grads))
     return grads
-
-
-def run_node_post_hooks(hooks, grad_inputs, grad_outputs):
-    """``hook(grad_inputs, grad_outputs)`` after a node ran; a returned tuple replaces them."""
-    for hook in tuple(hooks.values()):
-        result = hook(as_tensors(grad_inputs), as_tensors(grad_outputs))
-        if result is not None:
-            grad_inputs = tuple(_as_arrays(result, grad_inputs))
-    return grad_inputs
 
 
 def run_output_hooks(node, grads):
@@ -78,10 +65,8 @@ def run_output_hooks(node, grads):
         if grads[nr] is not None and hooks:
             grads[nr] = run_tensor_hooks(hooks, grads[nr])
     for nr, ref in (node._retained or {}).items():
-        t = ref()
-        if t is None or grads[nr] is None:
-            continue
-        g = grads[nr]
-        g = g.detach().clone() if isinstance(g, AutogradMethods) else wrap(np.array(g))
-        t._grad = g if t._grad is None else t._grad + g
+        t, g = ref(), grads[nr]
+        if t is not None and g is not None:
+            g = g.detach().clone() if isinstance(g, AutogradMethods) else wrap(np.array(g))
+            t._grad = g if t._grad is None else t._grad + g
     return grads

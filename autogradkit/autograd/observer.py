@@ -14,13 +14,15 @@ you need) while a backward pass runs inside the block:
 - ``gradient_accumulated(leaf, grad)``: an ``AccumulateGrad`` node wrote ``leaf.grad``.
 
 This is how ``viz`` steps through the real engine: it never reads the engine's variables.
+Beside the core (no core module imports this file): an ``observe`` block puts its watcher on
+the hook the engine offers, ``engine.watchers``, which the engine reports each step to.
 """
 
 from __future__ import annotations
 
-__all__ = ["BackwardObserver", "observe"]
+from .engine import watchers
 
-_watchers: list = []  # the observers of the blocks entered, innermost last
+__all__ = ["BackwardObserver", "observe"]
 
 
 class BackwardObserver:
@@ -61,19 +63,8 @@ class observe:
         self.watcher = watcher
 
     def __enter__(self) -> BackwardObserver:
-        _watchers.append(self.watcher)
+        watchers.append(self.watcher)
         return self.watcher
 
     def __exit__(self, *exc_info) -> None:
-        _watchers.remove(self.watcher)
-
-
-def report(event: str, *args) -> None:
-    """Tell every watcher about ``event`` (the engine calls this only while some watch)."""
-    for watcher in tuple(_watchers):
-        getattr(watcher, event)(*args)
-
-
-def in_order(ready: list) -> tuple:
-    """The nodes of the engine's ready heap, in the order it will run them."""
-    return tuple(node for _, node in sorted(ready))
+        watchers.remove(self.watcher)

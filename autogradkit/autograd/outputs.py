@@ -21,14 +21,13 @@ __all__: list[str] = []
 def _wrap_outputs(cls, out, inputs, ctx):
     """Several outputs, or a view: Tensors that know their node (``apply`` wraps the rest)."""
     if isinstance(out, tuple):
-        non_diff = ctx.__dict__.get("_non_differentiable", ()) if ctx is not None else ()
-        if ctx is not None:
-            ctx._outputs_meta = tuple((np.shape(o), np.asarray(o).dtype) for o in out)
-            ctx._num_outputs = len(out)
-            ctx._plain = False  # an unused output's gradient may have to be zeros
-        return tuple(
-            wrap(o, None if ctx is None or id(o) in non_diff else ctx, i) for i, o in enumerate(out)
-        )
+        if ctx is None:  # nothing recorded
+            return tuple(wrap(o, None, i) for i, o in enumerate(out))
+        non_diff = ctx.__dict__.get("_non_differentiable", ())
+        ctx._outputs_meta = tuple((np.shape(o), np.asarray(o).dtype) for o in out)
+        ctx._num_outputs = len(out)
+        ctx._plain = False  # an unused output's gradient may have to be zeros
+        return tuple(wrap(o, None if id(o) in non_diff else ctx, i) for i, o in enumerate(out))
     result, base = wrap(out, ctx), inputs[0]
     if cls.is_view and isinstance(base, AutogradMethods) and np.may_share_memory(out, base._data):
         result._version_counter = version_counter(base)

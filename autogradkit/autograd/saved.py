@@ -17,23 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import grad_mode
-from .engine import (
-    FREED,
-    FunctionCtx,
-    Packed,
-    SavedOrigin,
-    TensorBase,
-)
+from .engine import FREED, FunctionCtx, Packed, TensorBase
 from .variable import FREED_MESSAGE, version_message
 
-__all__ = [
-    "FREED",
-    "SavedOrigin",
-    "check_version",
-    "output_node",
-    "unpack_all",
-    "unpack_one",
-]
+__all__ = ["check_version", "output_node", "unpack_all", "unpack_one"]
 
 
 def unpack_all(node) -> tuple:

@@ -15,7 +15,7 @@ import functools
 import numpy as np
 
 from . import grad_mode
-from .engine import FREED, NOTHING, Packed, TensorBase, grad_accumulator
+from .engine import FREED, NOTHING, FunctionCtx, Node, Packed, TensorBase, grad_accumulator
 from .saved import check_version, output_node, unpack_one
 from .variable import FREED_MESSAGE, version_counter
 
@@ -25,6 +25,7 @@ __all__ = [
     "add_fields",
     "describe",
     "install",
+    "node_dir",
     "pack_all",
     "saved_inputs",
 ]
@@ -205,10 +206,25 @@ def node_properties(tensor_names: tuple, value_names: tuple) -> dict:
 
 
 def install(ops) -> None:
-    """Give every built-in op PyTorch's ``_saved_<name>`` fields (the package root calls this
-    once ``ops/`` has made them all)."""
+    """Give every built-in op PyTorch's ``_saved_<name>`` fields, and every node PyTorch's
+    ``dir()`` (the package root calls this once ``ops/`` has made them all)."""
+    Node.__dir__ = node_dir
     for op in ops:
         add_fields(op)
+
+
+STORE = frozenset({"_saved", "_saved_meta"})  # what _saved_<name> reads: not in dir(node)
+_NODE_NAMES = frozenset(dir(Node))
+
+
+def node_dir(node) -> list:
+    """What PyTorch's nodes show in ``dir()``: a node's own names, not an op's (forward,
+    backward, alpha, is_view...) or the ctx helpers (save_for_backward...); the
+    ``_saved_<name>`` fields the node has; not the store they read."""
+    names = set(dir(type(node))) - STORE - {"backward"}
+    if isinstance(node, FunctionCtx):  # an op's node, or CopySlices
+        names = {n for n in names if n[0] == "_" or n in _NODE_NAMES}
+    return sorted(names)
 
 
 def add_fields(op: type) -> None:

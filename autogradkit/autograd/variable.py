@@ -246,15 +246,12 @@ def version_message(value, meta, node) -> str:
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [{_dtype.tensor_type(data.dtype)} [{', '.join(map(str, data.shape))}]]"
         f"{where} is at version {counter.value}; expected version {expected} instead. Hint: "
-        + (_ENABLE_ANOMALY_HINT if grad_mode.anomaly is None else _ANOMALY_HINT)
+        + (_ENABLE_ANOMALY_HINT if grad_mode.anomaly is None else grad_mode.anomaly.version_hint)
     )
 
 
+# (while anomaly mode is on, its own hint: anomaly_mode.Checks.version_hint, beside the core)
 _ENABLE_ANOMALY_HINT = (
     "enable anomaly detection to find the operation that failed to compute its gradient, with "
     "autogradkit.autograd.set_detect_anomaly(True, check_nan=False)."
-)
-_ANOMALY_HINT = (
-    "the backtrace further above shows the operation that failed to compute its gradient. The "
-    "variable in question was changed in there or anywhere later. Good luck!"
 )

@@ -59,7 +59,7 @@ _LEGACY_MANY_OUTPUT_NODES = (
 FORWARD_STACKLEVEL = 6
 # At backward, PyTorch's stacklevel=5 counted the kit's way: the user's ``t.backward()`` line
 # (one line further for a direct ``autograd.backward`` or ``grad``, as in PyTorch):
-# _fire_without_input_grads <- the node's hook <- hooks.run_node_post_hooks <-
+# _fire_without_input_grads <- the node's hook <- hooks.run_node_hooks <-
 # FunctionCtx._backward <- engine.run_node (<- anomaly_mode.Checks.run_node) <-
 # engine.run_backward <- engine.backward <- TensorBase.backward <- the user's line.
 BACKWARD_STACKLEVEL = 9

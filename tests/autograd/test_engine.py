@@ -127,3 +127,25 @@ def test_anomaly_mode_plugs_into_the_engine_only_while_it_is_on():
     finally:
         agk.autograd.set_detect_anomaly(False)
     assert grad_mode.anomaly is None
+
+
+def test_dir_of_a_node_lists_the_node_not_the_op_or_its_store():
+    """``dir(grad_fn)`` as PyTorch shows it (``saved_fields.node_dir``, beside the core): a
+    node's own names and ``_saved_<name>`` fields; not the op's API, the ctx helpers or the
+    store they read. For an op's node, a CopySlices and an AccumulateGrad alike."""
+    a = agk.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 2
+    b[0].mul_(3)  # b's grad_fn becomes a CopySlices
+    product = (a * a).grad_fn
+    nodes = [product, b.grad_fn, product.next_functions[0][0]]
+    assert [n.name() for n in nodes[1:]] == [
+        "autogradkit::autograd::CopySlices",
+        "autogradkit::autograd::AccumulateGrad",
+    ]
+    hidden = {"backward", "forward", "apply", "save_for_backward", "saved_tensors"}
+    hidden |= {"needs_input_grad", "_saved", "_saved_meta"}
+    for node in nodes:
+        names = set(dir(node))
+        assert {"name", "next_functions", "metadata", "register_hook"} <= names
+        assert names & hidden == set()
+    assert "_saved_self" in dir(product) and "variable" in dir(nodes[2])

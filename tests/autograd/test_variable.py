@@ -84,6 +84,6 @@ def test_an_observer_leaves_even_when_backward_fails():
     events = Events()
     with pytest.raises(RuntimeError, match="only for scalar outputs"), observe(events):
         (a * a).backward()
-    from autogradkit.autograd import observer
+    from autogradkit.autograd import engine
 
-    assert observer._watchers == []
+    assert engine.watchers == []

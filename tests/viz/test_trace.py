@@ -265,7 +265,7 @@ def test_the_engine_state_comes_from_the_public_observer_only():
 
     with observer.observe(Counts()):
         trace = trace_backward(v["y"], engine_state=True)
-    assert observer._watchers == []
+    assert observer.watchers == []  # (the engine's list, which observe fills)
     assert {n: c for n, c in seen[0].items() if c} == {
         n: c for n, c in trace.pending(0).items() if c
     }
