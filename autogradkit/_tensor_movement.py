@@ -159,11 +159,23 @@ class MovementMethods:
             sizes = tuple(split_size_or_sections)
             return joining.SplitWithSizesBackward0.apply(self, sizes=sizes, dim=dim)
         size, length = split_size_or_sections, self.size(dim)
-        sizes = [size] * (length // size) + ([length % size] if length % size else [])
+        if size < 0:
+            raise RuntimeError(
+                f"split expects split_size be non-negative, but got split_size={size}"
+            )
+        if size == 0 and length:
+            raise RuntimeError(
+                "split_size can only be 0 if dimension size is 0, but got dimension size of "
+                f"{length}"
+            )
+        full, rest = divmod(length, size) if size else (1, 0)  # of a size-0 dim: one empty piece
+        sizes = [size] * full + ([rest] if rest else [])
         return joining.SplitBackward0.apply(self, sizes=tuple(sizes), dim=dim, split_size=size)
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple:
         """At most ``chunks`` pieces of equal size along ``dim`` (the last may be smaller)."""
+        if chunks <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
         return self.split(max(1, -(-self.size(dim) // chunks)), dim)
 
     def unbind(self, dim: int = 0) -> tuple:

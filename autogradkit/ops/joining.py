@@ -61,11 +61,26 @@ class _Split(Function):
     def forward(ctx, x, *, sizes, dim, split_size=None):
         ctx.dim, ctx.axis, ctx.self_sym_sizes = dim, normalize_dim(dim, x.ndim), x.shape
         ctx.split_size, ctx.split_sizes = split_size, sizes
+        if split_size is None:  # split([sizes]): PyTorch checks them (split(size) made them)
+            _check_split_sizes(sizes, dim, x.shape[ctx.axis])
         return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=ctx.axis))
 
     @staticmethod
     def backward(ctx, *grads):
         return np.concatenate(grads, axis=ctx.axis)
+
+
+def _check_split_sizes(sizes, dim, length) -> None:
+    if any(size < 0 for size in sizes):
+        raise RuntimeError(
+            "split_with_sizes expects split_sizes have only non-negative entries, but got "
+            f"split_sizes={list(sizes)}"
+        )
+    if sum(sizes) != length:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {length} (input tensor's size "
+            f"at dimension {dim}), but got split_sizes={list(sizes)}"
+        )
 
 
 class SplitBackward0(_Split):

@@ -996,6 +996,15 @@ SNIPPETS = {
         print(len(c), c[2].grad_fn.name(), m.split([1, 2]))
         (a.sum() * 2 + u[1].sum()).backward()
         print(m.grad)""",
+    "split_and_chunk_refuse_wrong_sizes": """
+        x = torch.zeros(3, 5)
+        for f in (lambda: x.split([2, 2], 1), lambda: x.split([2, 4], -1), lambda: x.split([-1, 6], 1),
+                  lambda: torch.split(x, [3], 0), lambda: x.split(0, 1), lambda: x.split(-1), lambda: x.chunk(0),
+                  lambda: x.chunk(-2, 1), lambda: x.split([5, 0], 1), lambda: torch.zeros(0, 2).split(0)):
+            try:
+                print([tuple(p.shape) for p in f()])
+            except RuntimeError as e:
+                print(e)""",
     "inplace_on_view": """
         x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
         y = x * 2
