@@ -11,12 +11,22 @@ Usage: ``python tools/run_pytest.py [--allowed-skips FILE] PYTEST_ARGS...``
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+
+# One BLAS and OpenMP thread in every process of the run, as kernel_env() gives the kernels
+# the kit starts: the workers keep both cores busy already, and a second BLAS thread only
+# spins beside them. Set before a plugin or conftest loads NumPy or torch, so every child
+# inherits it too (xdist's workers, nbval's kernels, JupyterLab's, the by-hand interpreters a
+# check starts: importing NumPy took 0.14 s of CPU with two OpenBLAS threads, 0.07 s with one,
+# and test_exercises_01.py starts 193 of them). A thread count the caller set is kept
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 NO_TESTS_COLLECTED = 5
 # nbval's nbformat imports jsonschema, which builds rfc3987_syntax's grammars as it is
