@@ -122,7 +122,8 @@ MACHINERY = "autogradkit.grading"  # never in the child: the checks are not the 
 
 class Kit:
     """The kit imported here with some of its packages never imported (``obs.without``): each of
-    them is a module that refuses every name, an import of it refuses, its files are unread."""
+    them is a module whose every name refuses when used, an import of it refuses, its files are
+    unread. (The kit's own ``from .gradcheck import gradcheck`` gets such a name.)"""
 
     def __init__(self, without: list[str]):
         self.without = (*(str(name) for name in without), MACHINERY)
@@ -145,15 +146,16 @@ class Kit:
 
 
 def _refusing_module(name: str) -> types.ModuleType:
-    """A module every public name of which refuses (Python's own probes, ``__x__``, find none)."""
+    """A module every public name of which is a stand-in that refuses when it is called or
+    asked for anything (Python's own probes, ``__x__``, find none)."""
     module = types.ModuleType(name)
 
-    def refuse(attribute: str):
+    def stand_in(attribute: str):
         if attribute.startswith("__"):
             raise AttributeError(attribute)
-        raise BuildItYourself(f"this exercise is done without {name}")
+        return Unavailable(attribute, f"this exercise is done without {name}")
 
-    module.__getattr__ = refuse
+    module.__getattr__ = stand_in
     return module
 
 
@@ -223,16 +225,17 @@ def _plain(kind: type) -> bool:
 
 # ----- the answer, rebuilt ---------------------------------------------------------------------
 class Unavailable:
-    """A name the answer uses that cannot cross into this interpreter (the kit, a tensor)."""
+    """A name the answer uses that cannot cross into this interpreter (the kit, a tensor), or
+    one of a package it is done without: using it refuses, with ``why``."""
 
-    def __init__(self, name: str):
-        object.__setattr__(self, "_name", name)
+    def __init__(self, name: str, why: str = ""):
+        object.__setattr__(self, "_why", why or f"a by-hand answer cannot use {name}")
 
     def __getattr__(self, attribute):
-        raise BuildItYourself(f"a by-hand answer cannot use {self._name}")
+        raise BuildItYourself(self._why)
 
     def __call__(self, *args, **kwargs):
-        raise BuildItYourself(f"a by-hand answer cannot use {self._name}")
+        raise BuildItYourself(self._why)
 
 
 REAL_BUILTINS = {**vars(builtins), "complex": Unavailable("complex numbers")}  # and see JUDGED

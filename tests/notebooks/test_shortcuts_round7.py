@@ -1,0 +1,105 @@
+"""Round 7 of issue 29's principle: the record of what ran, emptied where it is still kept.
+
+Round 6 moved 04's answers out of the kernel (``obs.without``); six exercises still ran the
+answer in the kernel, beside ``kit_calls``' record of what of the kit it ran. Each attack below
+is a whole answer a student who wants the marks without the lesson could hand in: it lets the
+kit do the lesson's work, then empties that record (the profiler's set of seen functions, found
+through its closure, or through the closure of ``recursion_limit``'s profiler, which chains it).
+Each was seen passing first, judged as ``grade`` judges, then closed by a principle, never by a
+list of its names:
+
+* **03 ex4** (a Jacobian from backward passes): the library's ``functional.jacobian``, its
+  refused names put back from a copy kept at the top of the notebook. ``jacobian`` now runs,
+  with the check's trial around it, where ``autograd.functional`` and ``gradcheck`` were never
+  imported (``obs.without``).
+* **05 ex2 and ex6** (a walk of the graph): ``autograd.graph.walk``, and the engine's own order
+  read off ``viz.trace_backward``. The walk now runs by hand, in an interpreter without the kit,
+  over stand-ins of the graph's nodes made from it as data (``next_functions``, ``variable``,
+  ``name()``): there is no walk, engine or tracer there to call.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import pytest
+
+import autogradkit as agk
+
+from .exercises import assert_passes, assert_refused, checks_of, solution
+
+# kept at the top of the notebook, before any check ran (as a cell may)
+KEPT_FUNCTIONAL = dict(vars(agk.autograd.functional))
+WALK = agk.autograd.graph.walk
+TRACE = agk.viz.trace_backward
+
+
+def _reference(notebook: str, *grade_ids: str, **namespace) -> dict:
+    found = {}
+    for grade_id in grade_ids:
+        found.update(solution(notebook, grade_id, **namespace))
+    return found
+
+
+def empty_the_record() -> None:
+    """What ``kit_calls`` saw so far, cleared: each set in the closures of the profilers in
+    place (``recursion_limit``'s chains ``kit_calls``': followed through its closure too)."""
+    todo = [sys.getprofile(), threading.getprofile()]
+    while todo:
+        function = todo.pop()
+        for cell in getattr(function, "__closure__", None) or ():
+            if isinstance(cell.cell_contents, set):
+                cell.cell_contents.clear()
+            elif callable(cell.cell_contents):
+                todo.append(cell.cell_contents)
+
+
+# ----- 03 ex4: the library's Jacobian ----------------------------------------------------------
+def jacobian_of_the_library(f, x):
+    functional = agk.autograd.functional
+    refused = {name: vars(functional)[name] for name in KEPT_FUNCTIONAL}
+    vars(functional).update(KEPT_FUNCTIONAL)  # the names the check refused, put back
+    try:
+        return functional.jacobian(f, x.detach().clone())
+    finally:
+        vars(functional).update(refused)
+        empty_the_record()
+
+
+@pytest.mark.parametrize("check_name", ["jacobian_rows", "jacobian_of_a_parameter"])
+def test_03_the_librarys_jacobian_with_its_record_emptied_is_refused(check_name):
+    notebook = "03_nonscalar_leaves_jacobians"
+    check = getattr(checks_of(notebook), check_name)
+    reference = _reference(notebook, "nb03_ex4_jacobian")
+    assert_refused(check, reference, "", jacobian=jacobian_of_the_library)
+    assert_passes(check, reference)
+
+
+# ----- 05 ex2 and ex6: the library's walk, the engine's own order ------------------------------
+def leaves_by_the_librarys_walk(t):
+    leaves = [node.variable for node in WALK(t.grad_fn) if hasattr(node, "variable")]
+    empty_the_record()
+    return leaves
+
+
+def order_read_off_the_engine(t):
+    order = [step.node for step in TRACE(t, agk.ones_like(t)).steps]
+    empty_the_record()
+    return order
+
+
+@pytest.mark.parametrize("check_name", ["leaves_found", "leaves_found_twice"])
+def test_05_a_library_walk_with_its_record_emptied_is_refused(check_name):
+    notebook = "05_inside_grad_fn"
+    check = getattr(checks_of(notebook), check_name)
+    reference = _reference(notebook, "nb05_ex2_find_leaves")
+    assert_refused(check, reference, "", find_leaves=leaves_by_the_librarys_walk)
+
+
+@pytest.mark.parametrize("check_name", ["engine_order", "engine_order_twice"])
+def test_05_the_engines_own_order_with_its_record_emptied_is_refused(check_name):
+    notebook = "05_inside_grad_fn"
+    check = getattr(checks_of(notebook), check_name)
+    reference = _reference(notebook, "nb05_ex6_order")
+    assert_refused(check, reference, "", backward_order=order_read_off_the_engine)
