@@ -227,13 +227,24 @@ class Observer:
         if not condition:
             raise _Stop({"reason": "unmet"})
 
-    def by_hand(self, answer, *, recursion_limit: int | None = None) -> ByHand:
-        """The answer, to be called with ``obs.call`` in an interpreter without the kit.
+    def by_hand(
+        self,
+        answer,
+        *,
+        recursion_limit: int | None = None,
+        around: Callable | None = None,
+        seconds: float = 20.0,
+    ) -> ByHand:
+        """The answer (or ``around(answer)``, the check's trial), to be called with ``obs.call``
+        in an interpreter without the kit.
 
         Use it for every exercise done by hand: no route to the kit's differentiation exists
         there (see ``by_hand.py``). Pass plain data (numbers, NumPy arrays, lists, tuples,
         dicts), never tensors; results come back as plain data. ``recursion_limit`` caps the
-        answer's own call depth (``sys.setrecursionlimit`` is refused there).
+        answer's own call depth (``sys.setrecursionlimit`` is refused there); a call that takes
+        more than ``seconds`` ends the check (``timeout``). A trial may hand the answer
+        stand-ins it makes from the data (05's graph walks get nodes made of
+        ``next_functions``, ``variable`` and ``name()``, and no kit to walk them for them).
 
         Example:
             >>> obs = Observer(0)
@@ -245,7 +256,8 @@ class Observer:
         self._answered(answer)
         if not isinstance(answer, types.FunctionType):
             raise _Stop({"reason": "unexpected", "error": type(answer).__name__})
-        hand = ByHand(answer, recursion_limit=recursion_limit)
+        trial = answer if around is None else around(answer)
+        hand = ByHand(trial, recursion_limit=recursion_limit, timeout=seconds)
         self.interpreters.append(hand)
         return hand
 
