@@ -409,7 +409,7 @@ class CubeByCallingANode(agk.autograd.Function):
 
 def test_ex3_a_backward_that_calls_the_librarys_node_is_refused(answers):
     # issue 29, family 2: passed when only a nested backward pass was refused
-    refused(checks.cube_function, answers, "write 3x²", Cube=CubeByCallingANode)
+    refused(checks.cube_function, answers, "do it yourself", Cube=CubeByCallingANode)
     refused(checks.cube_used_twice, answers, "", Cube=CubeByCallingANode)
 
 
@@ -423,10 +423,10 @@ def test_ex3_a_function_with_its_own_backward_passes(answers):
 def test_ex3_letting_autograd_do_the_work_is_refused_by_the_node_name(answers):
     lines = refused(checks.cube_function, answers, "do not replace apply", Cube=CubeThroughAutograd)
     assert lines[-1].startswith("✗ the output's grad_fn is Cube's own node")
-    lines = refused(
-        checks.cube_function, answers, "write 3x² yourself", Cube=CubeByAutogradInBackward
+    lines = refused(  # by hand, Cube's backward has no autograd to ask
+        checks.cube_function, answers, "do it yourself", Cube=CubeByAutogradInBackward
     )
-    assert lines[-2] == "✓ forward saves tensors for backward"  # seen in y.backward(g)
+    assert lines[-2] == "✓ x.grad after y.backward(g)"  # then gradcheck refuses it
 
 
 def test_ex3_backward_must_read_the_saved_tensors_and_use_the_upstream_gradient(answers):
@@ -437,7 +437,9 @@ def test_ex3_backward_must_read_the_saved_tensors_and_use_the_upstream_gradient(
 
 
 def test_ex3_hidden_state_kept_on_the_class_is_refused(answers):
-    passes(checks.cube_function, answers, Cube=CubeOnTheClass)  # one use hides it
+    # one use hides it in the kernel; by hand, the class's state is not there
+    lines = refused(checks.cube_function, answers, "", Cube=CubeOnTheClass)
+    assert lines[-2] == "✓ backward reads what forward saved"
     refused(checks.cube_used_twice, answers, "on ctx only", Cube=CubeOnTheClass)
 
 

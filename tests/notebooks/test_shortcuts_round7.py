@@ -16,6 +16,10 @@ list of its names:
   read off ``viz.trace_backward``. The walk now runs by hand, in an interpreter without the kit,
   over stand-ins of the graph's nodes made from it as data (``next_functions``, ``variable``,
   ``name()``): there is no walk, engine or tracer there to call.
+* **05 ex3** (Cube's backward): the library's own node for ``x ** 3`` called for its local
+  derivative. Cube's backward now also runs by hand, on stand-ins of the tensors its node saved
+  and of ``grad_output`` (arrays with the methods of arithmetic): there is no node, gradient or
+  engine there to find the derivative for it.
 """
 
 from __future__ import annotations
@@ -104,4 +108,34 @@ def test_05_the_engines_own_order_with_its_record_emptied_is_refused(check_name)
     check = getattr(checks_of(notebook), check_name)
     reference = _reference(notebook, "nb05_ex6_order")
     assert_refused(check, reference, "do it yourself", backward_order=order_read_off_the_engine)
+    assert_passes(check, reference)
+
+
+# ----- 05 ex3: Cube's backward, by the library's own node --------------------------------------
+class CubeByANodeThenEmptied(agk.autograd.Function):
+    """backward calls the library's node for x ** 3 (its local derivative), then empties the
+    record of what it ran."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        with agk.enable_grad():
+            cube = x.detach().requires_grad_() ** 3
+        with agk.no_grad():
+            found = cube.grad_fn(grad_output)[0]
+        empty_the_record()
+        return found
+
+
+@pytest.mark.parametrize("check_name", ["cube_function", "cube_used_twice"])
+def test_05_cubes_backward_by_a_library_node_with_its_record_emptied_is_refused(check_name):
+    notebook = "05_inside_grad_fn"
+    check = getattr(checks_of(notebook), check_name)
+    reference = _reference(notebook, "nb05_ex3_cube")
+    assert_refused(check, reference, "", Cube=CubeByANodeThenEmptied)
     assert_passes(check, reference)

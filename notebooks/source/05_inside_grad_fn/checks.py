@@ -16,7 +16,6 @@ from autogradkit.grading.checks import (
     BuildItYourself,
     Checks,
     call_graph,
-    kit_calls,
 )
 from autogradkit.viz import trace_backward
 
@@ -274,23 +273,44 @@ def _notices_in_place_change(cube, obs) -> bool:
     return False
 
 
-# What Cube's backward may use of the kit: what forward saved, and arithmetic on tensors;
-# not a node of the library's, whose call would give its local derivative for you
-ARITHMETIC = ("saved_tensors", "mul", "pow", "square", "add", "sub", "div", "neg")
-ARITHMETIC += ("__mul__", "__rmul__", "__pow__", "__add__", "__radd__", "__sub__", "__rsub__")
-ARITHMETIC += ("__truediv__", "__rtruediv__", "__neg__")
+# Cube's backward runs by hand too, where there is no kit: on stand-ins of the tensors forward
+# saved and of grad_output (arrays with the methods of arithmetic), so no node, gradient or
+# engine of the library is there to find the derivative for it, and what comes back is data
+def _arithmetic_tensor() -> type:
+    """A NumPy array class with a tensor's methods of arithmetic (``x.pow(2).mul(3)``)."""
+    array = np.ndarray
+    methods = {"pow": array.__pow__, "mul": array.__mul__, "add": array.__add__}
+    methods |= {"sub": array.__sub__, "div": array.__truediv__, "neg": array.__neg__}
+    return type("Tensor", (array,), {**methods, "square": lambda self: self * self})
 
 
-def _backward_run(obs, y, g, what: str) -> None:
-    """``y.backward(g)``, and what Cube's backward ran of the kit: nothing but arithmetic on
-    the saved tensors, by any route (a nested backward pass, autograd.grad, a node of the
-    library's called directly all show)."""
-    with kit_calls(*ARITHMETIC) as calls:
-        obs.call(y.backward, g)
-    obs.holds(
+def _backward_by_hand(backward):
+    """A trial of Cube's ``backward``: it gets a ctx whose ``saved_tensors`` hold stand-ins of
+    ``saved``, and a stand-in of ``grad_output``; what it returns comes back as numbers."""
+
+    def run(saved, grad_output):
+        tensor = _arithmetic_tensor()
+        ctx = type("Ctx", (), {})()
+        ctx.saved_tensors = tuple(np.asarray(t, dtype=float).view(tensor) for t in saved)
+        found = backward(ctx, np.asarray(grad_output, dtype=float).view(tensor))
+        found = found[0] if isinstance(found, tuple) and len(found) == 1 else found
+        return np.asarray(found, dtype=float)
+
+    return run
+
+
+def _saved(y) -> list:
+    """The numbers of the tensors ``y``'s node saved (read before backward frees them)."""
+    return [t.detach().numpy().copy() for t in y.grad_fn.saved_tensors]
+
+
+def _backward_by_hand_observed(obs, Cube, saved: list, g, what: str) -> None:  # noqa: N803
+    """Cube's backward, by hand, on the tensors a node saved and ``g``: computed with arithmetic
+    only (no node, gradient or engine of the library is there)."""
+    hand = obs.by_hand(Cube.backward, around=_backward_by_hand)
+    obs.close(
         f"Cube's backward computes with arithmetic only ({what})",
-        calls,
-        "empty",
+        obs.call(hand, saved, g.numpy()),
         hint="write 3x² yourself: no node, gradient or engine of the library",
     )
 
@@ -319,7 +339,8 @@ def cube_function(obs, Cube):  # noqa: N803  (the notebook's class)
         hint="keep what backward needs with ctx.save_for_backward(...)",
     )
     g = agk.tensor(obs.rng.normal(size=shape))  # an upstream gradient other than ones
-    _backward_run(obs, y, g, "y.backward(g)")
+    saved = _saved(y)
+    obs.call(y.backward, g)
     obs.close("x.grad after y.backward(g)", x.grad, hint="grad_output times the local derivative")
     x64 = agk.tensor(obs.rng.uniform(-2.0, 2.0, size=5), requires_grad=True)
     with _no_autograd_inside_backward():
@@ -334,6 +355,7 @@ def cube_function(obs, Cube):  # noqa: N803  (the notebook's class)
         obs.call(_notices_in_place_change, Cube, obs),
         hint="save x itself (not a copy) and take it back from ctx.saved_tensors in backward",
     )
+    _backward_by_hand_observed(obs, Cube, saved, g, "y.backward(g)")
 
 
 # ----- exercise 4: (a + b) * d by hand -------------------------------------------------------
@@ -568,8 +590,10 @@ def cube_used_twice(obs, Cube):  # noqa: N803  (the notebook's class)
     y = obs.call(lambda: Cube.apply(Cube.apply(x) * x))  # x is used twice
     obs.close("Cube.apply(Cube.apply(x) * x)", y)
     g = agk.tensor(obs.rng.normal(size=4))
-    _backward_run(obs, y, g, "two Cube nodes")
+    saved = _saved(y)
+    obs.call(y.backward, g)
     obs.close("x.grad through both Cube nodes", x.grad, hint="keep saved tensors on ctx only")
+    _backward_by_hand_observed(obs, Cube, saved, g, "two Cube nodes")
 
 
 @check.exercise("backward_order", hidden=True)
