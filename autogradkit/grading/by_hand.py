@@ -185,6 +185,7 @@ def bundle_of(
     return {
         "answer": bundle.function(answer),
         "functions": bundle.functions,
+        "classes": bundle.classes,
         "globals": bundle.globals,
         "sources": bundle.sources,
         "recursion_limit": recursion_limit,
@@ -193,12 +194,13 @@ def bundle_of(
 
 
 class _Bundle:
-    """What crosses over, gathered once: each function by a key (a helper may be named by
-    several, or call itself), the globals by name, the source lines of their cells."""
+    """What crosses over, gathered once: each function and class by a key (a helper may be
+    named by several, or call itself), the globals by name, the source lines of their cells."""
 
     def __init__(self, kit_without: tuple[str, ...] | None = None):
         self.kit_without = kit_without
         self.functions: dict[str, dict] = {}
+        self.classes: dict[str, dict] = {}
         self.globals: dict[str, dict] = {}
         self.sources: dict[str, list[str]] = {}
         self.keys: dict[int, str] = {}
@@ -228,6 +230,26 @@ class _Bundle:
                 self.globals[name] = self.crossing(name, dict.__getitem__(scope, name))
         return {"function": key}
 
+    def klass(self, cls: type) -> dict:
+        """``{"class": key}``: a class of the notebook's own, as what it holds (its methods, as
+        functions, static, class methods or properties; plain data), gathered under ``key``.
+        Made of what it holds now, not of its ``class`` statement: a method set on it later
+        (``Value.backward = ...``) is the one that runs, as in the kernel."""
+        if id(cls) in self.keys:
+            return {"class": self.keys[id(cls)]}
+        key = self.keys[id(cls)] = f"{_text(cls.__name__) or 'class'}#{len(self.keys)}"
+        members = self.classes[key] = {"name": _text(cls.__name__), "members": {}}
+        for attribute, member in list(vars(cls).items()):
+            if type(attribute) is not str or attribute in CLASS_BOOKKEEPING:
+                continue
+            wrapper = WRAPPERS.get(type(member), "")
+            inner = member.fget if wrapper == "property" else getattr(member, "__func__", member)
+            if type(inner) is types.FunctionType:
+                members["members"][attribute] = {"wrapper": wrapper, **self.function(inner)}
+            elif not wrapper:
+                members["members"][attribute] = self.crossing(attribute, member)
+        return {"class": key}
+
     def crossing(self, name: str, value) -> dict:
         """How ``value`` crosses over: a module, a helper, plain data, or refused. Judged by its
         exact type, never by asking the value: a ``__class__`` property or a ``__getattr__``
@@ -239,7 +261,7 @@ class _Bundle:
         if kind is types.FunctionType and not _installed(value):
             return self.function(value)
         if kind is type and not _installed(value):
-            return _class(name, value)
+            return self.klass(value) if value.__bases__ == (object,) else _class(name, value)
         if kind in LIBRARY_CALLABLES:
             module = _text(getattr(value, "__module__", None)) or (
                 "numpy" if kind is np.ufunc else ""
@@ -262,6 +284,10 @@ class _Bundle:
         refused = (*(self.kit_without or ()), MACHINERY)
         inside = module == KIT or module.startswith(KIT + ".")
         return self.kit_without is not None and inside and not _under(module, refused)
+
+
+CLASS_BOOKKEEPING = frozenset({"__dict__", "__weakref__", "__module__", "__qualname__", "__doc__"})
+WRAPPERS = {staticmethod: "staticmethod", classmethod: "classmethod", property: "property"}
 
 
 def _under(module: str, packages: tuple[str, ...]) -> bool:

@@ -440,6 +440,9 @@ def rebuild(bundle: dict) -> types.FunctionType:
         functions[key].__kwdefaults__ = decode(item["kwdefaults"])
         crossed = dict(zip(original.co_freevars, item["closure"]))
         cells += [(cell[name], name, crossed[name]) for name in cell]
+    for key, item in bundle.get("classes", {}).items():  # a class: what it holds, rebuilt
+        members = {name: member(held, scope, functions) for name, held in item["members"].items()}
+        functions[key] = type(item["name"], (), members)
     for name, item in bundle["globals"].items():
         scope[name] = value(name, item, scope, functions)
     for cell, name, item in cells:
@@ -447,10 +450,23 @@ def rebuild(bundle: dict) -> types.FunctionType:
     return functions[bundle["answer"]["function"]]
 
 
+WRAPPERS = {"staticmethod": staticmethod, "classmethod": classmethod, "property": property}
+
+
+def member(item: dict, scope: dict, functions: dict):
+    """What a class of the answer holds under one name: a method (wrapped as it was), or a value
+    that crossed over."""
+    if item.get("wrapper"):
+        return WRAPPERS[item["wrapper"]](functions[item["function"]])
+    return value("", item, scope, functions)
+
+
 def value(name: str, item: dict, scope: dict, functions: dict):
     """One name the answer uses, as it crossed over (``by_hand._Bundle.crossing``)."""
     if "function" in item:
         return functions[item["function"]]
+    if "class" in item:  # rebuilt with the functions, under their keys
+        return functions[item["class"]]
     if "module" in item:
         return __import__(item["module"], fromlist=["_"])
     if "attribute" in item:

@@ -254,7 +254,8 @@ class Observer:
             >>> obs.end()
         """
         self._answered(answer)
-        if not isinstance(answer, types.FunctionType):
+        kinds = types.FunctionType if around is None else (types.FunctionType, type)
+        if not isinstance(answer, kinds):  # a trial may take a class (07's Value)
             raise _Stop({"reason": "unexpected", "error": type(answer).__name__})
         trial = answer if around is None else around(answer)
         hand = ByHand(trial, recursion_limit=recursion_limit, timeout=seconds)

@@ -20,6 +20,11 @@ list of its names:
   derivative. Cube's backward now also runs by hand, on stand-ins of the tensors its node saved
   and of ``grad_output`` (arrays with the methods of arithmetic): there is no node, gradient or
   engine there to find the derivative for it.
+* **07 ex7** (an engine of your own): round 4's Value of autogradkit's tensors that puts back
+  what the check swapped, its backward now emptying the record too. Value now runs by hand,
+  with the check's builds around it: a class of the notebook crosses as what it holds (its
+  methods, rebuilt from their cells; a method set on it later too), and there is no autogradkit
+  there at all.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import pytest
 import autogradkit as agk
 
 from .exercises import assert_passes, assert_refused, checks_of, solution
+from .test_shortcuts_round4 import AutogradkitInside, _capstone
 
 # kept at the top of the notebook, before any check ran (as a cell may)
 KEPT_FUNCTIONAL = dict(vars(agk.autograd.functional))
@@ -139,3 +145,21 @@ def test_05_cubes_backward_by_a_library_node_with_its_record_emptied_is_refused(
     reference = _reference(notebook, "nb05_ex3_cube")
     assert_refused(check, reference, "", Cube=CubeByANodeThenEmptied)
     assert_passes(check, reference)
+
+
+# ----- 07 ex7: an engine of autogradkit's tensors, its record emptied ---------------------------
+class AutogradkitInsideThenEmptied(AutogradkitInside):
+    """Round 4's Value that puts back what the check swapped and lets autogradkit's tensors and
+    engine work; now its backward empties the record of what it ran, too."""
+
+    def backward(self):
+        super().backward()
+        empty_the_record()
+
+
+def test_07_an_engine_of_autogradkit_with_its_record_emptied_is_refused():
+    reference = _capstone()
+    capstone = checks_of("07_capstone")
+    for check in (capstone.engine_against_autogradkit, capstone.engine_accumulates):
+        assert_refused(check, reference, "", Value=AutogradkitInsideThenEmptied)
+        assert_passes(check, reference)
