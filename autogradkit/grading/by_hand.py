@@ -11,9 +11,10 @@ file read outside their folders, new processes, sockets and ctypes. What crosses
 
 * the answer's code (``marshal``; compiled again there from the source lines of its cells, so
   that every value it makes is judged real), its defaults and closure, and what its code names
-  in the notebook: helper functions (their code too), classes (their source), modules of the
-  standard library or NumPy, and plain data (numbers, strings, arrays, lists, tuples, dicts of
-  them); anything else (``agk``, a tensor, a kit function) becomes a name that refuses when
+  in the notebook: helper functions (their code too), classes (what they hold: their methods,
+  as functions, and data; one with a base class, its source), modules of the standard library
+  or NumPy, and plain data (numbers, strings, arrays, lists, tuples, dicts of them); anything
+  else (``agk``, a tensor, a kit function) becomes a name that refuses when
   used;
 * the arguments, plain data; the result comes back as plain data, read as untrusted input.
 

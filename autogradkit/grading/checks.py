@@ -65,7 +65,13 @@ How a check refuses the shortcut its exercise invites (DESIGN's grading trust mo
    lesson needs. It is a record kept in the kernel, beside the answer, which can change it
    (an answer that empties it passes): where a package of the kit is what the exercise
    rebuilds, ``obs.without(answer, package, around=trial)`` runs the answer, in the check's
-   trial, where that package was never imported, and only data comes back.
+   trial, where that package was never imported, and only data comes back (03 ex4, 04).
+   Where the answer works on the kit's objects but must not let the kit do its work (a walk
+   of the graph, a Function's backward, an engine of its own), ``obs.by_hand(answer,
+   around=trial)`` runs it with no kit at all, on stand-ins the trial makes from data (nodes
+   made of ``next_functions`` and ``variable``, arrays with a tensor's arithmetic), and only
+   data comes back (05 ex2, ex3, ex6; 07 ex7). A class of the notebook crosses as what it
+   holds (its methods, its data).
 """
 
 from __future__ import annotations
