@@ -376,6 +376,8 @@ def _decode(value, depth: int = 0):
         return dtype.type(scalar if isinstance(scalar, (int, float, complex, bool)) else 0)
     if "tuple" in value and isinstance(value["tuple"], list):
         return tuple(_decode(v, depth + 1) for v in value["tuple"])
+    if "set" in value and isinstance(value["set"], list):  # read as a list: no hash of ours runs
+        return [_decode(v, depth + 1) for v in value["set"]]
     if "dict" in value and isinstance(value["dict"], list):
         pairs = [p for p in value["dict"] if isinstance(p, list) and len(p) == 2]
         decoded = [(_decode(k, depth + 1), _decode(v, depth + 1)) for k, v in pairs]

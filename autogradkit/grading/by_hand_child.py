@@ -173,6 +173,9 @@ def decode(value):
             return np.dtype(value["dtype"]).type(decode(value["scalar"]))
         if "tuple" in value:
             return tuple(decode(v) for v in value["tuple"])
+        if "set" in value:  # a set or a frozenset (a default visited set, met=set())
+            items = [decode(v) for v in value["set"]]
+            return frozenset(items) if value.get("frozen") else set(items)
         if "dict" in value:
             return {decode(k): decode(v) for k, v in value["dict"]}
         if "float" in value:
@@ -204,6 +207,9 @@ def encode(value, depth: int = 0, strict: bool = False):
     if isinstance(value, (list, tuple)):
         items = [encode(v, depth + 1, strict) for v in value]
         return items if isinstance(value, list) else {"tuple": items}
+    if isinstance(value, (set, frozenset)):
+        items = [encode(v, depth + 1, strict) for v in value]
+        return {"set": items, "frozen": isinstance(value, frozenset)}
     if isinstance(value, dict):
         pairs = value.items()
         return {
@@ -217,7 +223,7 @@ def encode(value, depth: int = 0, strict: bool = False):
 def _plain(kind: type) -> bool:
     """Whether values of exactly this type are plain data: Python's own, or NumPy's arrays and
     scalars (built-in types, never a class of the student's, whose methods would run)."""
-    if kind in (type(None), bool, int, float, str, list, tuple, dict):
+    if kind in (type(None), bool, int, float, str, list, tuple, dict, set, frozenset):
         return True
     built_in = type(kind) is type and not kind.__flags__ & HEAP_TYPE
     return built_in and issubclass(kind, (np.generic, np.ndarray))

@@ -285,14 +285,14 @@ def test_ex2_a_kept_walk_a_private_helper_or_a_raised_limit_is_refused(answers):
 
 
 def test_ex2_hidden_a_visited_set_kept_between_calls_is_refused(answers):
-    SEEN.clear()  # a set is no plain data: by hand, it is a name that cannot be used
+    SEEN.clear()  # by hand too, the nodes the first call saw are the same objects
     refused(
         checks.leaves_found_twice,
         answers,
-        "raised TypeError",
+        "node.variable",
         find_leaves=leaves_with_a_global_visited_set,
     )
-    SEEN_LIST.clear()  # a list crosses, and the nodes the first call saw are the same objects
+    SEEN_LIST.clear()
     refused(
         checks.leaves_found_twice,
         answers,

@@ -25,6 +25,14 @@ list of its names:
   with the check's builds around it: a class of the notebook crosses as what it holds (its
   methods, rebuilt from their cells; a method set on it later too), and there is no autogradkit
   there at all.
+
+And the next instance, found in this round's hunt:
+
+* **07 ex6** (a topological order): the check made every node itself, leaves first, and kept
+  them in a list in its own frame, a topological order already: read off the call stack
+  (``sys._getframe``), it passed ``order_of_the_graph`` on every seed. The sort now runs by
+  hand, on stand-ins made from the graph as data (children only): the check's frames are in
+  another interpreter.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ import pytest
 import autogradkit as agk
 
 from .exercises import assert_passes, assert_refused, checks_of, solution
+from .test_exercises_07 import NOTEBOOK
 from .test_shortcuts_round4 import AutogradkitInside, _capstone
 
 # kept at the top of the notebook, before any check ran (as a cell may)
@@ -163,3 +172,23 @@ def test_07_an_engine_of_autogradkit_with_its_record_emptied_is_refused():
     for check in (capstone.engine_against_autogradkit, capstone.engine_accumulates):
         assert_refused(check, reference, "", Value=AutogradkitInsideThenEmptied)
         assert_passes(check, reference)
+
+
+# ----- 07 ex6: the check's own list of the nodes it made, read off the call stack --------------
+def order_from_the_checks_own_list(root):
+    """The check made every node in order, leaves first: its list is a topological order."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        made = frame.f_locals.get("nodes")
+        if isinstance(made, list) and made and made[-1] is root:
+            return list(made)
+        frame = frame.f_back
+    return [root]
+
+
+def test_07_the_checks_own_list_of_nodes_is_refused():
+    notebook = "07_capstone"
+    check = checks_of(notebook).order_of_the_graph
+    reference = _reference(notebook, "nb07_ex6_topological_order", **NOTEBOOK)
+    assert_refused(check, reference, "", topological_order=order_from_the_checks_own_list)
+    assert_passes(check, reference)

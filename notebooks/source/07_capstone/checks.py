@@ -14,8 +14,6 @@ from autogradkit import nn
 from autogradkit.grading.checks import (
     Checks,
     call_graph,
-    recursion_limit,
-    time_limit,
 )
 
 check = Checks(__file__)
@@ -411,14 +409,6 @@ def _made(shape: list, leaves: list) -> tuple[list, object]:
     return [], z
 
 
-def _until_recursion_error(function, *args):
-    """``function(*args)``, or ``RecursionError`` (the class) when Python ran out of stack."""
-    try:
-        return function(*args)
-    except RecursionError:
-        return RecursionError
-
-
 # ----- exercise 6: topological order -----------------------------------------------------------
 def _observe_order(obs, what: str, order, nodes: list) -> None:
     """``order`` as labels ``node i`` (the i-th node made), and whether each node comes after
@@ -475,32 +465,93 @@ def _without_recursion(obs, answer, name: str) -> None:
     )
 
 
-def _sort(obs, topological_order, root, seconds: float = 10.0, deep: bool = False):
-    """``topological_order(root)``, time-limited, with room for ``DEPTH`` nested calls; on a
-    ``deep`` graph, ``RecursionError`` (the class) when Python ran out of stack."""
-    with time_limit(seconds), recursion_limit(DEPTH):
-        if deep:
-            return obs.call(_until_recursion_error, topological_order, root)
-        return obs.call(topological_order, root)
+# The sort runs by hand, where there is no kit and no check: on stand-ins of the Values made
+# from the graph as data (children only), so neither autogradkit nor the check's own list of
+# the nodes it made (a topological order already) is there to read, and what comes back is data
+def _as_data(root: _Node, known: list) -> list:
+    """``root``'s graph as data: per node (``root`` first, each once) ``[its place in known,
+    [its children's places]]``. ``known``, the nodes an earlier sort of the check was given,
+    gets the new ones: a node keeps its place, and its stand-in, from sort to sort."""
+    place = {id(node): k for k, node in enumerate(known)}
+    nodes, seen, todo = [], set(), [root]
+    while todo:
+        node = todo.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            nodes.append(node)
+            todo += list(node.children)
+    for node in nodes:
+        if id(node) not in place:
+            place[id(node)] = len(known)
+            known.append(node)
+    return [[place[id(node)], [place[id(c)] for c in node.children]] for node in nodes]
+
+
+def _sorting(answer):
+    """A trial of a sort (by hand): ``answer`` gets the stand-in of the root; what it returns
+    comes back as places (-1: not a node of the graph), None when it is no list; ``deep``:
+    ``"RecursionError"`` when Python ran out of stack."""
+    made = {}  # a node's stand-in, by its place: the same object from sort to sort
+
+    def run(graph, deep):
+        value = type("Value", (), {})
+        for place, _ in graph:
+            made[place] = made[place] if place in made else value()
+        for place, children in graph:
+            made[place].children = tuple(made[c] for c in children)
+        try:
+            found = answer(made[graph[0][0]])
+        except RecursionError:
+            if deep:
+                return "RecursionError"
+            raise
+        if not isinstance(found, (list, tuple)):
+            return None
+        where = {id(node): place for place, node in made.items()}
+        return [where.get(id(item), -1) for item in found]
+
+    return run
+
+
+def _sorter(obs, topological_order) -> tuple:
+    """The answer, by hand, around ``_sorting``; and the nodes its sorts were given."""
+    return obs.by_hand(topological_order, recursion_limit=DEPTH, around=_sorting), []
+
+
+def _sort(obs, sorter, root, seconds: float = 10.0, deep: bool = False):
+    """The sort of ``root``'s graph, time-limited, with room for ``DEPTH`` nested calls: the
+    nodes it returned (anything else as a node of no graph); on a ``deep`` graph,
+    ``RecursionError`` (the class) when Python ran out of stack."""
+    hand, known = sorter
+    graph = _as_data(root, known)
+    hand.timeout = seconds
+    found = obs.call(hand, graph, deep)
+    if found == "RecursionError":
+        return RecursionError
+    if not isinstance(found, list):
+        return None
+    inside = range(len(known))
+    return [known[label] if label in inside else _Node() for label in found]
 
 
 @check.exercise("topological_order")
 def order_of_the_graph(obs, topological_order):
     """Exercise 6: the Values in topological order, each once, without recursion"""
     _without_recursion(obs, topological_order, "topological_order")
+    sorter = _sorter(obs, topological_order)  # by hand: nothing of the kit or the check there
     plan, data, _ = _expression(obs)
     nodes, root = _structure_of(lambda leaves: _build(plan, leaves)[1], len(data))
-    order = _sort(obs, topological_order, root)
+    order = _sort(obs, sorter, root)
     _observe_order(obs, f"an expression of {len(nodes)} Values", order, nodes)
 
     count, data, at = _diamonds(obs)
     nodes, root = _structure_of(lambda leaves: _made(["diamonds", count, at], leaves)[1], len(data))
-    order = _sort(obs, topological_order, root, 2.0)  # one visit per path would take hours
+    order = _sort(obs, sorter, root, 2.0)  # one visit per path would take hours
     _observe_order(obs, f"{count} diamonds in a row", order, nodes)
 
     data, numbers = _chain(obs, 5000)
     nodes, root = _structure_of(lambda leaves: _made(["chain", numbers], leaves)[1], len(data))
-    order = _sort(obs, topological_order, root, deep=True)
+    order = _sort(obs, sorter, root, deep=True)
     obs.require(
         "a chain of 5,000 additions is sorted without a RecursionError",
         order is not RecursionError,
@@ -695,10 +746,11 @@ def order_twice(obs, topological_order):
     """Exercise 6, hidden: each call starts afresh, also over Values an earlier call saw"""
     plan, data, _ = _expression(obs)
     nodes, root = _structure_of(lambda leaves: _build(plan, leaves)[1], len(data))
-    _observe_order(obs, "a first graph", _sort(obs, topological_order, root), nodes)
+    sorter = _sorter(obs, topological_order)
+    _observe_order(obs, "a first graph", _sort(obs, sorter, root), nodes)
     extra = _Node()
     on_top = _Node((root, extra))
-    order = _sort(obs, topological_order, on_top)
+    order = _sort(obs, sorter, on_top)
     _observe_order(obs, "a graph built on it", order, nodes + [extra, on_top])
 
 
