@@ -26,6 +26,11 @@ list of its names:
   methods, rebuilt from their cells; a method set on it later too), and there is no autogradkit
   there at all.
 
+* **06 ex2** (gradients captured with hooks): ``retain_grad()`` and ``.grad`` read back, beside
+  hooks that do nothing but get counted. ``capture_grads`` now runs by hand, on stand-ins of the
+  named tensors and of the loss, whose ``backward()`` runs their hooks with the gradients the
+  check computed: there is no ``retain_grad``, ``.grad`` or ``autograd.grad`` there.
+
 And the next instance, found in this round's hunt:
 
 * **07 ex6** (a topological order): the check made every node itself, leaves first, and kept
@@ -191,4 +196,30 @@ def test_07_the_checks_own_list_of_nodes_is_refused():
     check = checks_of(notebook).order_of_the_graph
     reference = _reference(notebook, "nb07_ex6_topological_order", **NOTEBOOK)
     assert_refused(check, reference, "", topological_order=order_from_the_checks_own_list)
+    assert_passes(check, reference)
+
+
+# ----- 06 ex2: gradients read back from .grad, beside idle hooks -------------------------------
+def capture_by_retain_grad_then_emptied(named, loss):
+    """retain_grad() and .grad read back (what the lesson's hooks are for), idle hooks to be
+    counted, then the record of what ran emptied."""
+    handles = [t.register_hook(lambda g: None) for t in named.values()]
+    for t in named.values():
+        t.retain_grad()
+    loss.backward()
+    for handle in handles:
+        handle.remove()
+    captured = {name: t.grad.clone() for name, t in named.items()}
+    for t in named.values():
+        t.grad = None
+    empty_the_record()
+    return captured
+
+
+@pytest.mark.parametrize("check_name", ["captured_grads", "captured_grads_twice"])
+def test_06_gradients_read_back_with_the_record_emptied_are_refused(check_name):
+    notebook = "06_hooks"
+    check = getattr(checks_of(notebook), check_name)
+    reference = _reference(notebook, "nb06_ex2_capture")
+    assert_refused(check, reference, "", capture_grads=capture_by_retain_grad_then_emptied)
     assert_passes(check, reference)
