@@ -146,7 +146,7 @@ def _registered(tensor, hook, handle):
 
 
 def _order(tensors: dict, named: dict) -> list:
-    """The names of ``named`` from the output back, as the engine reaches them."""
+    """The names of ``named`` from the output back (each after every tensor made from it)."""
     return [name for name in reversed(list(tensors)) if name in named]
 
 
