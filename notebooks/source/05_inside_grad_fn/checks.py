@@ -217,7 +217,7 @@ def leaves_found(obs, find_leaves):
     _observe_leaves(obs, "a graph with forks and a diamond", _walked(obs, walk, root), leaves)
 
     root, leaves, count = _diamond_chain(obs)  # one walk per path would take hours
-    found = _walked(obs, walk, root, 2.0)
+    found = _walked(obs, walk, root, 5.0)
     _observe_leaves(obs, f"{count} diamonds in a row", found, leaves)
 
     root, leaves = _chain(obs, 5000)
@@ -489,7 +489,7 @@ def engine_order(obs, backward_order):
     walk = _walker(obs, backward_order)  # by hand: no engine or tracer exists there
     _observe_order(obs, walk, "a graph with forks and a skip connection", _order_graph(obs))
     root, _, count = _diamond_chain(obs)  # one walk per path would take hours
-    _observe_order(obs, walk, f"{count} diamonds in a row", root, 2.0)
+    _observe_order(obs, walk, f"{count} diamonds in a row", root, 5.0)
     root, _ = _chain(obs, 5000)
     _observe_order(obs, walk, "a chain of 5,000 operations", root)
 

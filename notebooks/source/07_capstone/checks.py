@@ -546,7 +546,7 @@ def order_of_the_graph(obs, topological_order):
 
     count, data, at = _diamonds(obs)
     nodes, root = _structure_of(lambda leaves: _made(["diamonds", count, at], leaves)[1], len(data))
-    order = _sort(obs, sorter, root, 2.0)  # one visit per path would take hours
+    order = _sort(obs, sorter, root, 5.0)  # one visit per path would take hours
     _observe_order(obs, f"{count} diamonds in a row", order, nodes)
 
     data, numbers = _chain(obs, 5000)
@@ -676,7 +676,7 @@ def engine_against_autogradkit(obs, Value):  # noqa: N803  (the notebook's class
 
     count, data, at = _diamonds(obs)
     what = f"{count} diamonds in a row"
-    ran = _engine(obs, what, engine, [["diamonds", count, at]], data, seconds=2.0)[0]
+    ran = _engine(obs, what, engine, [["diamonds", count, at]], data, seconds=5.0)[0]
     obs.close(
         f"{count} diamonds in a row: the leaves' gradients",
         ran["leaves"],
