@@ -152,7 +152,7 @@ def _walking(answer):
     return run
 
 
-def _walked(obs, walk, root, seconds: float = 10.0):
+def _walked(obs, walk, root, seconds: float = 20.0):
     """``walk`` (``_walker``'s) over ``root``'s graph: what it returned, as the real nodes and
     leaves (anything else as an object of its own)."""
     hand, known = walk
@@ -448,7 +448,7 @@ def _comes_after_its_senders(order, nodes) -> bool:
     )
 
 
-def _observe_order(obs, walk, what: str, root, seconds: float = 10.0) -> None:
+def _observe_order(obs, walk, what: str, root, seconds: float = 20.0) -> None:
     nodes = _engine_order(root)
     order = _walked(obs, walk, root, seconds)
     obs.require(

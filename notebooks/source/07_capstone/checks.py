@@ -518,7 +518,7 @@ def _sorter(obs, topological_order) -> tuple:
     return obs.by_hand(topological_order, recursion_limit=DEPTH, around=_sorting), []
 
 
-def _sort(obs, sorter, root, seconds: float = 10.0, deep: bool = False):
+def _sort(obs, sorter, root, seconds: float = 20.0, deep: bool = False):
     """The sort of ``root``'s graph, time-limited, with room for ``DEPTH`` nested calls: the
     nodes it returned (anything else as a node of no graph); on a ``deep`` graph,
     ``RecursionError`` (the class) when Python ran out of stack."""
@@ -586,7 +586,7 @@ def _running(value_class):
     return run
 
 
-def _engine(obs, what: str, engine, shapes, data, seconds: float = 10.0, deep: bool = False):
+def _engine(obs, what: str, engine, shapes, data, seconds: float = 20.0, deep: bool = False):
     """``engine`` (``_engine_of``'s) on ``shapes`` over leaves holding ``data``, time-limited; a
     ``deep`` graph must not run Python out of stack."""
     engine.timeout = seconds
