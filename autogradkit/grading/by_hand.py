@@ -11,9 +11,10 @@ file read outside their folders, new processes, sockets and ctypes. What crosses
 
 * the answer's code (``marshal``; compiled again there from the source lines of its cells, so
   that every value it makes is judged real), its defaults and closure, and what its code names
-  in the notebook: helper functions (their code too), classes (their source), modules of the
-  standard library or NumPy, and plain data (numbers, strings, arrays, lists, tuples, dicts of
-  them); anything else (``agk``, a tensor, a kit function) becomes a name that refuses when
+  in the notebook: helper functions (their code too), classes (what they hold: their methods,
+  as functions, and data; one with a base class, its source), modules of the standard library
+  or NumPy, and plain data (numbers, strings, arrays, lists, tuples, dicts of them); anything
+  else (``agk``, a tensor, a kit function) becomes a name that refuses when
   used;
 * the arguments, plain data; the result comes back as plain data, read as untrusted input.
 
@@ -185,6 +186,7 @@ def bundle_of(
     return {
         "answer": bundle.function(answer),
         "functions": bundle.functions,
+        "classes": bundle.classes,
         "globals": bundle.globals,
         "sources": bundle.sources,
         "recursion_limit": recursion_limit,
@@ -193,12 +195,13 @@ def bundle_of(
 
 
 class _Bundle:
-    """What crosses over, gathered once: each function by a key (a helper may be named by
-    several, or call itself), the globals by name, the source lines of their cells."""
+    """What crosses over, gathered once: each function and class by a key (a helper may be
+    named by several, or call itself), the globals by name, the source lines of their cells."""
 
     def __init__(self, kit_without: tuple[str, ...] | None = None):
         self.kit_without = kit_without
         self.functions: dict[str, dict] = {}
+        self.classes: dict[str, dict] = {}
         self.globals: dict[str, dict] = {}
         self.sources: dict[str, list[str]] = {}
         self.keys: dict[int, str] = {}
@@ -228,6 +231,26 @@ class _Bundle:
                 self.globals[name] = self.crossing(name, dict.__getitem__(scope, name))
         return {"function": key}
 
+    def klass(self, cls: type) -> dict:
+        """``{"class": key}``: a class of the notebook's own, as what it holds (its methods, as
+        functions, static, class methods or properties; plain data), gathered under ``key``.
+        Made of what it holds now, not of its ``class`` statement: a method set on it later
+        (``Value.backward = ...``) is the one that runs, as in the kernel."""
+        if id(cls) in self.keys:
+            return {"class": self.keys[id(cls)]}
+        key = self.keys[id(cls)] = f"{_text(cls.__name__) or 'class'}#{len(self.keys)}"
+        members = self.classes[key] = {"name": _text(cls.__name__), "members": {}}
+        for attribute, member in list(vars(cls).items()):
+            if type(attribute) is not str or attribute in CLASS_BOOKKEEPING:
+                continue
+            wrapper = WRAPPERS.get(type(member), "")
+            inner = member.fget if wrapper == "property" else getattr(member, "__func__", member)
+            if type(inner) is types.FunctionType:
+                members["members"][attribute] = {"wrapper": wrapper, **self.function(inner)}
+            elif not wrapper:
+                members["members"][attribute] = self.crossing(attribute, member)
+        return {"class": key}
+
     def crossing(self, name: str, value) -> dict:
         """How ``value`` crosses over: a module, a helper, plain data, or refused. Judged by its
         exact type, never by asking the value: a ``__class__`` property or a ``__getattr__``
@@ -239,7 +262,7 @@ class _Bundle:
         if kind is types.FunctionType and not _installed(value):
             return self.function(value)
         if kind is type and not _installed(value):
-            return _class(name, value)
+            return self.klass(value) if value.__bases__ == (object,) else _class(name, value)
         if kind in LIBRARY_CALLABLES:
             module = _text(getattr(value, "__module__", None)) or (
                 "numpy" if kind is np.ufunc else ""
@@ -262,6 +285,10 @@ class _Bundle:
         refused = (*(self.kit_without or ()), MACHINERY)
         inside = module == KIT or module.startswith(KIT + ".")
         return self.kit_without is not None and inside and not _under(module, refused)
+
+
+CLASS_BOOKKEEPING = frozenset({"__dict__", "__weakref__", "__module__", "__qualname__", "__doc__"})
+WRAPPERS = {staticmethod: "staticmethod", classmethod: "classmethod", property: "property"}
 
 
 def _under(module: str, packages: tuple[str, ...]) -> bool:
@@ -349,6 +376,8 @@ def _decode(value, depth: int = 0):
         return dtype.type(scalar if isinstance(scalar, (int, float, complex, bool)) else 0)
     if "tuple" in value and isinstance(value["tuple"], list):
         return tuple(_decode(v, depth + 1) for v in value["tuple"])
+    if "set" in value and isinstance(value["set"], list):  # read as a list: no hash of ours runs
+        return [_decode(v, depth + 1) for v in value["set"]]
     if "dict" in value and isinstance(value["dict"], list):
         pairs = [p for p in value["dict"] if isinstance(p, list) and len(p) == 2]
         decoded = [(_decode(k, depth + 1), _decode(v, depth + 1)) for k, v in pairs]

@@ -122,7 +122,8 @@ MACHINERY = "autogradkit.grading"  # never in the child: the checks are not the 
 
 class Kit:
     """The kit imported here with some of its packages never imported (``obs.without``): each of
-    them is a module that refuses every name, an import of it refuses, its files are unread."""
+    them is a module whose every name refuses when used, an import of it refuses, its files are
+    unread. (The kit's own ``from .gradcheck import gradcheck`` gets such a name.)"""
 
     def __init__(self, without: list[str]):
         self.without = (*(str(name) for name in without), MACHINERY)
@@ -145,15 +146,16 @@ class Kit:
 
 
 def _refusing_module(name: str) -> types.ModuleType:
-    """A module every public name of which refuses (Python's own probes, ``__x__``, find none)."""
+    """A module every public name of which is a stand-in that refuses when it is called or
+    asked for anything (Python's own probes, ``__x__``, find none)."""
     module = types.ModuleType(name)
 
-    def refuse(attribute: str):
+    def stand_in(attribute: str):
         if attribute.startswith("__"):
             raise AttributeError(attribute)
-        raise BuildItYourself(f"this exercise is done without {name}")
+        return Unavailable(attribute, f"this exercise is done without {name}")
 
-    module.__getattr__ = refuse
+    module.__getattr__ = stand_in
     return module
 
 
@@ -171,6 +173,9 @@ def decode(value):
             return np.dtype(value["dtype"]).type(decode(value["scalar"]))
         if "tuple" in value:
             return tuple(decode(v) for v in value["tuple"])
+        if "set" in value:  # a set or a frozenset (a default visited set, met=set())
+            items = [decode(v) for v in value["set"]]
+            return frozenset(items) if value.get("frozen") else set(items)
         if "dict" in value:
             return {decode(k): decode(v) for k, v in value["dict"]}
         if "float" in value:
@@ -202,6 +207,9 @@ def encode(value, depth: int = 0, strict: bool = False):
     if isinstance(value, (list, tuple)):
         items = [encode(v, depth + 1, strict) for v in value]
         return items if isinstance(value, list) else {"tuple": items}
+    if isinstance(value, (set, frozenset)):
+        items = [encode(v, depth + 1, strict) for v in value]
+        return {"set": items, "frozen": isinstance(value, frozenset)}
     if isinstance(value, dict):
         pairs = value.items()
         return {
@@ -215,7 +223,7 @@ def encode(value, depth: int = 0, strict: bool = False):
 def _plain(kind: type) -> bool:
     """Whether values of exactly this type are plain data: Python's own, or NumPy's arrays and
     scalars (built-in types, never a class of the student's, whose methods would run)."""
-    if kind in (type(None), bool, int, float, str, list, tuple, dict):
+    if kind in (type(None), bool, int, float, str, list, tuple, dict, set, frozenset):
         return True
     built_in = type(kind) is type and not kind.__flags__ & HEAP_TYPE
     return built_in and issubclass(kind, (np.generic, np.ndarray))
@@ -223,16 +231,17 @@ def _plain(kind: type) -> bool:
 
 # ----- the answer, rebuilt ---------------------------------------------------------------------
 class Unavailable:
-    """A name the answer uses that cannot cross into this interpreter (the kit, a tensor)."""
+    """A name the answer uses that cannot cross into this interpreter (the kit, a tensor), or
+    one of a package it is done without: using it refuses, with ``why``."""
 
-    def __init__(self, name: str):
-        object.__setattr__(self, "_name", name)
+    def __init__(self, name: str, why: str = ""):
+        object.__setattr__(self, "_why", why or f"a by-hand answer cannot use {name}")
 
     def __getattr__(self, attribute):
-        raise BuildItYourself(f"a by-hand answer cannot use {self._name}")
+        raise BuildItYourself(self._why)
 
     def __call__(self, *args, **kwargs):
-        raise BuildItYourself(f"a by-hand answer cannot use {self._name}")
+        raise BuildItYourself(self._why)
 
 
 REAL_BUILTINS = {**vars(builtins), "complex": Unavailable("complex numbers")}  # and see JUDGED
@@ -437,6 +446,9 @@ def rebuild(bundle: dict) -> types.FunctionType:
         functions[key].__kwdefaults__ = decode(item["kwdefaults"])
         crossed = dict(zip(original.co_freevars, item["closure"]))
         cells += [(cell[name], name, crossed[name]) for name in cell]
+    for key, item in bundle.get("classes", {}).items():  # a class: what it holds, rebuilt
+        members = {name: member(held, scope, functions) for name, held in item["members"].items()}
+        functions[key] = type(item["name"], (), members)
     for name, item in bundle["globals"].items():
         scope[name] = value(name, item, scope, functions)
     for cell, name, item in cells:
@@ -444,10 +456,23 @@ def rebuild(bundle: dict) -> types.FunctionType:
     return functions[bundle["answer"]["function"]]
 
 
+WRAPPERS = {"staticmethod": staticmethod, "classmethod": classmethod, "property": property}
+
+
+def member(item: dict, scope: dict, functions: dict):
+    """What a class of the answer holds under one name: a method (wrapped as it was), or a value
+    that crossed over."""
+    if item.get("wrapper"):
+        return WRAPPERS[item["wrapper"]](functions[item["function"]])
+    return value("", item, scope, functions)
+
+
 def value(name: str, item: dict, scope: dict, functions: dict):
     """One name the answer uses, as it crossed over (``by_hand._Bundle.crossing``)."""
     if "function" in item:
         return functions[item["function"]]
+    if "class" in item:  # rebuilt with the functions, under their keys
+        return functions[item["class"]]
     if "module" in item:
         return __import__(item["module"], fromlist=["_"])
     if "attribute" in item:

@@ -65,7 +65,13 @@ How a check refuses the shortcut its exercise invites (DESIGN's grading trust mo
    lesson needs. It is a record kept in the kernel, beside the answer, which can change it
    (an answer that empties it passes): where a package of the kit is what the exercise
    rebuilds, ``obs.without(answer, package, around=trial)`` runs the answer, in the check's
-   trial, where that package was never imported, and only data comes back.
+   trial, where that package was never imported, and only data comes back (03 ex4, 04).
+   Where the answer works on the kit's objects but must not let the kit do its work (a walk
+   of the graph, a Function's backward, an engine of its own), ``obs.by_hand(answer,
+   around=trial)`` runs it with no kit at all, on stand-ins the trial makes from data (nodes
+   made of ``next_functions`` and ``variable``, arrays with a tensor's arithmetic), and only
+   data comes back (05 ex2, ex3, ex6; 07 ex7). A class of the notebook crosses as what it
+   holds (its methods, its data).
 """
 
 from __future__ import annotations
@@ -227,13 +233,24 @@ class Observer:
         if not condition:
             raise _Stop({"reason": "unmet"})
 
-    def by_hand(self, answer, *, recursion_limit: int | None = None) -> ByHand:
-        """The answer, to be called with ``obs.call`` in an interpreter without the kit.
+    def by_hand(
+        self,
+        answer,
+        *,
+        recursion_limit: int | None = None,
+        around: Callable | None = None,
+        seconds: float = 20.0,
+    ) -> ByHand:
+        """The answer (or ``around(answer)``, the check's trial), to be called with ``obs.call``
+        in an interpreter without the kit.
 
         Use it for every exercise done by hand: no route to the kit's differentiation exists
         there (see ``by_hand.py``). Pass plain data (numbers, NumPy arrays, lists, tuples,
         dicts), never tensors; results come back as plain data. ``recursion_limit`` caps the
-        answer's own call depth (``sys.setrecursionlimit`` is refused there).
+        answer's own call depth (``sys.setrecursionlimit`` is refused there); a call that takes
+        more than ``seconds`` ends the check (``timeout``). A trial may hand the answer
+        stand-ins it makes from the data (05's graph walks get nodes made of
+        ``next_functions``, ``variable`` and ``name()``, and no kit to walk them for them).
 
         Example:
             >>> obs = Observer(0)
@@ -243,9 +260,11 @@ class Observer:
             >>> obs.end()
         """
         self._answered(answer)
-        if not isinstance(answer, types.FunctionType):
+        kinds = types.FunctionType if around is None else (types.FunctionType, type)
+        if not isinstance(answer, kinds):  # a trial may take a class (07's Value)
             raise _Stop({"reason": "unexpected", "error": type(answer).__name__})
-        hand = ByHand(answer, recursion_limit=recursion_limit)
+        trial = answer if around is None else around(answer)
+        hand = ByHand(trial, recursion_limit=recursion_limit, timeout=seconds)
         self.interpreters.append(hand)
         return hand
 

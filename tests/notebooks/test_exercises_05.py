@@ -195,6 +195,22 @@ def leaves_breadth_first(t):
     return leaves
 
 
+SEEN_LIST = []  # one visited list for every call
+
+
+def leaves_with_a_global_visited_list(t):
+    leaves, stack = [], [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in SEEN_LIST:
+            continue
+        SEEN_LIST.append(node)
+        if hasattr(node, "variable"):
+            leaves.append(node.variable)
+        stack.extend(child for child, _ in node.next_functions)
+    return leaves
+
+
 def test_ex2_a_walk_with_a_visited_set_passes_in_any_order(answers):
     passes(checks.leaves_found, answers)
     passes(checks.leaves_found, answers, find_leaves=leaves_breadth_first)
@@ -209,21 +225,21 @@ def test_ex2_a_walk_without_a_visited_set_is_stopped_on_the_diamond_chain(answer
         "did not finish in time",
         find_leaves=leaves_without_visited_set,
     )
-    assert lines[2:5] == [
+    assert lines[1:4] == [
         "✓ find_leaves returns a list (a graph with forks and a diamond)",
         "✓ each leaf appears once (a graph with forks and a diamond)",
         "✓ the leaves of a graph with forks and a diamond",
     ]
-    assert len(lines) == 6  # the diamond chain is where it stopped
+    assert len(lines) == 5  # the diamond chain is where it stopped
 
 
 def test_ex2_recursion_nodes_or_the_library_walk_are_refused(answers):
     refused(checks.leaves_found, answers, "calls itself", find_leaves=leaves_found_recursively)
     refused(checks.leaves_found, answers, "node.variable", find_leaves=accumulate_grad_nodes)
-    refused(
+    refused(  # by hand: the kit is not there to import
         checks.leaves_found,
         answers,
-        "only the graph's own attributes",
+        "do it yourself",
         find_leaves=leaves_with_the_library_walk,
     )
 
@@ -259,9 +275,7 @@ def leaves_with_a_raised_limit(t):
 def test_ex2_a_kept_walk_a_private_helper_or_a_raised_limit_is_refused(answers):
     # issue 29, families 1, 5 and 6: each passed when the check patched the walks' names
     for shortcut in (leaves_by_a_kept_walk, leaves_by_the_engines_helper):
-        refused(
-            checks.leaves_found, answers, "only the graph's own attributes", find_leaves=shortcut
-        )
+        refused(checks.leaves_found, answers, "do it yourself", find_leaves=shortcut)
     refused(
         checks.leaves_found,
         answers,
@@ -271,12 +285,19 @@ def test_ex2_a_kept_walk_a_private_helper_or_a_raised_limit_is_refused(answers):
 
 
 def test_ex2_hidden_a_visited_set_kept_between_calls_is_refused(answers):
-    SEEN.clear()
+    SEEN.clear()  # by hand too, the nodes the first call saw are the same objects
     refused(
         checks.leaves_found_twice,
         answers,
         "node.variable",
         find_leaves=leaves_with_a_global_visited_set,
+    )
+    SEEN_LIST.clear()
+    refused(
+        checks.leaves_found_twice,
+        answers,
+        "node.variable",
+        find_leaves=leaves_with_a_global_visited_list,
     )
 
 
@@ -388,7 +409,7 @@ class CubeByCallingANode(agk.autograd.Function):
 
 def test_ex3_a_backward_that_calls_the_librarys_node_is_refused(answers):
     # issue 29, family 2: passed when only a nested backward pass was refused
-    refused(checks.cube_function, answers, "write 3x²", Cube=CubeByCallingANode)
+    refused(checks.cube_function, answers, "do it yourself", Cube=CubeByCallingANode)
     refused(checks.cube_used_twice, answers, "", Cube=CubeByCallingANode)
 
 
@@ -402,10 +423,10 @@ def test_ex3_a_function_with_its_own_backward_passes(answers):
 def test_ex3_letting_autograd_do_the_work_is_refused_by_the_node_name(answers):
     lines = refused(checks.cube_function, answers, "do not replace apply", Cube=CubeThroughAutograd)
     assert lines[-1].startswith("✗ the output's grad_fn is Cube's own node")
-    lines = refused(
-        checks.cube_function, answers, "write 3x² yourself", Cube=CubeByAutogradInBackward
+    lines = refused(  # by hand, Cube's backward has no autograd to ask
+        checks.cube_function, answers, "do it yourself", Cube=CubeByAutogradInBackward
     )
-    assert lines[-2] == "✓ forward saves tensors for backward"  # seen in y.backward(g)
+    assert lines[-2] == "✓ x.grad after y.backward(g)"  # then gradcheck refuses it
 
 
 def test_ex3_backward_must_read_the_saved_tensors_and_use_the_upstream_gradient(answers):
@@ -416,7 +437,9 @@ def test_ex3_backward_must_read_the_saved_tensors_and_use_the_upstream_gradient(
 
 
 def test_ex3_hidden_state_kept_on_the_class_is_refused(answers):
-    passes(checks.cube_function, answers, Cube=CubeOnTheClass)  # one use hides it
+    # one use hides it in the kernel; by hand, the class's state is not there
+    lines = refused(checks.cube_function, answers, "", Cube=CubeOnTheClass)
+    assert lines[-2] == "✓ backward reads what forward saved"
     refused(checks.cube_used_twice, answers, "on ctx only", Cube=CubeOnTheClass)
 
 
@@ -686,10 +709,10 @@ def test_ex6_another_topological_order_is_refused(answers):
 
 
 def test_ex6_a_kept_engine_or_a_raised_limit_is_refused(answers):
-    refused(
+    refused(  # by hand, a node is a stand-in: it has no hooks to record the engine with
         checks.engine_order,
         answers,
-        "only the graph's own attributes",
+        "raised AttributeError",
         backward_order=order_from_a_kept_engine,
     )
     refused(
@@ -703,7 +726,7 @@ def test_ex6_a_kept_engine_or_a_raised_limit_is_refused(answers):
 def test_ex6_walk_orders_and_counting_users_are_refused(answers):
     for wrong in (order_depth_first, order_breadth_first, order_counting_users):
         lines = refused(checks.engine_order, answers, "count one per arrow", backward_order=wrong)
-        assert lines[2:5] == [
+        assert lines[1:4] == [
             "✓ backward_order returns a list (a graph with forks and a skip connection)",
             "✓ each node appears once (a graph with forks and a skip connection)",
             "✓ every node of a graph with forks and a skip connection is there",
@@ -720,7 +743,7 @@ def test_ex6_running_on_arrival_the_engine_or_recursion_are_refused(answers):
     refused(
         checks.engine_order,
         answers,
-        "only the graph's own attributes",
+        "do it yourself",
         backward_order=order_from_the_engine,
     )
     refused(checks.engine_order, answers, "calls itself", backward_order=order_recursive)
@@ -728,14 +751,14 @@ def test_ex6_running_on_arrival_the_engine_or_recursion_are_refused(answers):
 
 
 def test_ex6_hidden_a_visited_set_kept_between_calls_is_refused(answers):
-    seen_by_every_call = set()
+    seen_by_every_call, engines_order = [], answers["backward_order"]  # a list crosses by hand
 
     def order_remembering_nodes(t):
-        """The engine's order, but nodes an earlier call visited are skipped: a set kept
+        """The engine's order, but nodes an earlier call visited are skipped: a list kept
         outside the function."""
-        order = answers["backward_order"](t)
+        order = engines_order(t)
         fresh = [node for node in order if node not in seen_by_every_call]
-        seen_by_every_call.update(order)
+        seen_by_every_call.extend(order)
         return fresh
 
     words = "every node of a graph built on it is there"
