@@ -117,6 +117,10 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str, kit: Kit | None = None
 
 # ----- the kit, without some of its packages ---------------------------------------------------
 KIT = "autogradkit"
+# the standard library's modules an answer may import, imported before the hook: after it, an
+# import that compiles or loads a module's code is refused as any code not rebuilt from source
+STANDARD_MODULES = ("math", "itertools", "functools", "operator", "collections", "heapq")
+STANDARD_MODULES += ("bisect", "copy")  # copy: of a value, no math
 MACHINERY = "autogradkit.grading"  # never in the child: the checks are not the answer's
 
 
@@ -520,6 +524,8 @@ def main() -> None:
     without = bundle.get("kit_without")
     kit = None if without is None else Kit(without)  # before the hook: the kit's own imports
     without_polynomials()
+    for name in STANDARD_MODULES:
+        importlib.import_module(name)
     REAL_BUILTINS.update(JUDGED)
     for name, judging in JUDGED.items():  # the builtins module too: import builtins finds them
         setattr(builtins, name, judging)

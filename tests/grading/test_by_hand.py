@@ -12,7 +12,7 @@ import pytest
 import autogradkit as agk
 from autogradkit.autograd import engine, functional
 from autogradkit.grading import checks
-from autogradkit.grading.by_hand import ByHand, HandRaised, RefusedByHand
+from autogradkit.grading.by_hand import ALLOWED_MODULES, ByHand, HandRaised, RefusedByHand
 from autogradkit.grading.checks import (
     Checks,
     backward_passes,
@@ -249,6 +249,23 @@ def test_helpers_modules_and_plain_data_cross_over():
         value, info, scalar = hand(2.0, extra=3)
         assert value.dtype == np.float32 and value.tolist() == [15.0, 27.0]
         assert info == {"shape": (2,)} and scalar == np.float64(2.0)
+    finally:
+        hand.close()
+
+
+@pytest.mark.parametrize("module", sorted(ALLOWED_MODULES))
+def test_each_allowed_module_imports_inside_an_answer(module):
+    """An import inside the answer's body runs by hand, after the audit hook: each module the
+    crossing allows must import there too (``import copy`` was refused as code not rebuilt)."""
+
+    def imports(name):
+        import importlib
+
+        return importlib.import_module(name).__name__
+
+    hand = ByHand(imports)
+    try:
+        assert hand(module) == module
     finally:
         hand.close()
 
