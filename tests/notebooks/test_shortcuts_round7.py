@@ -223,3 +223,48 @@ def test_06_gradients_read_back_with_the_record_emptied_are_refused(check_name):
     reference = _reference(notebook, "nb06_ex2_capture")
     assert_refused(check, reference, "", capture_grads=capture_by_retain_grad_then_emptied)
     assert_passes(check, reference)
+
+
+# honest answers written otherwise than the solution: the stand-ins must not refuse them
+def capture_with_data_clone(named, loss):
+    """The older spelling of a copy: ``grad.data.clone()``, and a handle list built after."""
+    captured = {}
+
+    def hook_for(name):
+        def store(grad):
+            captured[name] = grad.data.clone()
+
+        return store
+
+    handles = {name: t.register_hook(hook_for(name)) for name, t in named.items()}
+    loss.backward()
+    for handle in handles.values():
+        handle.remove()
+    return captured
+
+
+def capture_with_detach_cpu(named, loss):
+    """``grad.detach().cpu().clone()`` kept, ``copy.deepcopy`` for a second copy, the modules
+    imported inside the answer (where a by-hand answer's imports run)."""
+    import copy
+    import functools
+
+    captured, handles = {}, []
+
+    def store(name, grad):
+        captured[name] = copy.deepcopy(grad.detach().cpu().clone())
+
+    for name, tensor in named.items():
+        handles.append(tensor.register_hook(functools.partial(store, name)))
+    loss.backward()
+    while handles:
+        handles.pop().remove()
+    return captured
+
+
+@pytest.mark.parametrize("check_name", ["captured_grads", "captured_grads_twice"])
+@pytest.mark.parametrize("answer", [capture_with_data_clone, capture_with_detach_cpu])
+def test_06_honest_answers_written_otherwise_pass(check_name, answer):
+    check = getattr(checks_of("06_hooks"), check_name)
+    reference = _reference("06_hooks", "nb06_ex2_capture")
+    assert_passes(check, reference, capture_grads=answer)

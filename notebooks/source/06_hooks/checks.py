@@ -80,8 +80,9 @@ def _hooked_world():
     """The classes of the stand-ins (by hand): a gradient (an array with a tensor's copying
     methods), a handle, and a tensor whose hooks ``backward()`` runs."""
     array = np.ndarray
-    gradient = type("Tensor", (array,), {"clone": array.copy, "detach": lambda g: g})
-    gradient.numpy = lambda g: np.asarray(g)
+    same = {name: lambda g, *args, **kwargs: g for name in ("detach", "cpu", "to", "contiguous")}
+    gradient = type("Tensor", (array,), {"clone": array.copy, **same})
+    gradient.numpy, gradient.data = lambda g: np.asarray(g), property(lambda g: g)
 
     class Handle:
         def __init__(self, hooks, hook):
