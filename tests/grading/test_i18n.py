@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import errno
 import html
 import io
+import os
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -324,3 +326,32 @@ def test_the_extractor_finds_the_name_and_hint_of_every_kind_of_observation(tmp_
     found = {text for text, _, _ in check_texts(checks)}
     for method in ("close", "equal", "predicted", "holds", "require"):
         assert {f"{method} name", f"{method} hint"} <= found, method
+
+
+def test_a_note_about_an_error_of_the_system_is_in_the_notebooks_language(tmp_path, monkeypatch):
+    """The system's words for an error (``os.strerror``: "Permission denied") are English
+    whatever the student's language; a note filled with them read 无法读取（Permission denied）
+    on a Chinese page. Every errno, as opening a handed-in notebook or copying a file meets it."""
+    from autogradkit_instructor import files, notebooks
+    from autogradkit_instructor.translate import english_left
+
+    zh, names = i18n.catalog("zh-CN"), set(errno.errorcode.values())
+    notebook = tmp_path / "a.ipynb"
+    notebook.write_text("{}", encoding="utf-8")
+    (tmp_path / "data.csv").write_text("1\n", encoding="utf-8")
+    left = {}
+    for number in sorted(errno.errorcode):
+
+        def fail(*args, number=number, **kwargs):
+            raise OSError(number, os.strerror(number))
+
+        with monkeypatch.context() as patched:
+            patched.setattr(notebooks.os, "open", fail)
+            with pytest.raises(notebooks.UnreadableNotebook) as raised:
+                notebooks.read_notebook(notebook)
+            refused = files.copy_files(tmp_path, tmp_path / "copy", skip=("a.ipynb",))
+        for note in [str(raised.value), *refused]:
+            found = english_left(zh.message(note), names | {"csv"})
+            if found:
+                left[zh.message(note)] = found
+    assert left == {}
