@@ -355,3 +355,47 @@ def test_a_note_about_an_error_of_the_system_is_in_the_notebooks_language(tmp_pa
             if found:
                 left[zh.message(note)] = found
     assert left == {}
+
+
+def test_translating_what_did_not_change_rewrites_nothing(tmp_path):
+    """``autogradkit translate --lang zh-CN``, the translator's command, on the shipped course
+    with nothing changed rewrote the kit's catalog and seven checks' catalogs (2,400 lines):
+    the same entries in Babel's order, the hand-written ones moved to the end. Nothing changed
+    may move; a new text adds its entry and moves nothing else."""
+    import shutil
+
+    from autogradkit_instructor import translate
+
+    course = tmp_path / "source"
+    shutil.copytree(i18n.KIT_CATALOGS.parents[2] / "notebooks" / "source", course)
+    shutil.copytree(i18n.KIT_CATALOGS, tmp_path / "locale")
+
+    def stamps():
+        found = [*course.rglob("*"), *(tmp_path / "locale").iterdir()]
+        return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in found if p.is_file()}
+
+    before = stamps()
+    for text_source in translate.text_sources(tmp_path, ()):
+        if translate.translation_path(text_source, "zh-CN").is_file():
+            assert translate.update(text_source, "zh-CN") == []
+    assert translate.update_kit_catalog("zh-CN", tmp_path / "locale") == []
+    assert [str(p.relative_to(tmp_path)) for p in before if stamps()[p] != before[p]] == []
+
+    po = course / "01_backprop_by_hand" / "checks.zh-CN.po"
+    old = [(m.id, m.string) for m in read_po(io.BytesIO(po.read_bytes())) if m.id]
+    translate.update_catalog(
+        po, [*_texts_of(po), ("a new hint", False, ("checks.py", None))], "zh-CN"
+    )
+    assert [(m.id, m.string) for m in read_po(io.BytesIO(po.read_bytes())) if m.id] == [
+        *old,
+        ("a new hint", ""),
+    ]
+
+
+def _texts_of(po: Path) -> list:
+    """What the extractor finds in the checks.py beside ``po``, as ``update`` passes it."""
+    from autogradkit_instructor.translate import check_texts
+
+    return [
+        (text, flag, ("checks.py", None)) for text, flag, _ in check_texts(po.parent / "checks.py")
+    ]
