@@ -983,5 +983,5 @@ def translate_assignments(cfg) -> dict:
         left += [f"{text_source.parent.name}: {item}" for item in found]
     for item in left:
         print(item, file=sys.stderr)
-    print(f"{len(left)} things left to translate", file=sys.stderr)
+    print(f"left to translate: {len(left)}", file=sys.stderr)
     return {"command": "translate", "left": left, "exit_code": 1 if left else 0}
