@@ -64,10 +64,12 @@ def strip_paths(line: str, workdir: Path) -> str:
     first (site-packages may be inside the standard library's folder).
 
     Example:
-        >>> import sysconfig
-        >>> where = sysconfig.get_paths()["stdlib"] + "/json/decoder.py:3: UserWarning"
-        >>> strip_paths(where, Path("/tmp/autogradkit-build-x1y2/08_quiz"))
-        'json/decoder.py:3: UserWarning'
+        >>> import sysconfig, tempfile
+        >>> work = Path(tempfile.gettempdir(), "autogradkit-build-x1y2", "08_quiz")
+        >>> strip_paths(f"{work}/loader.py:5: UserWarning", work)
+        'loader.py:5: UserWarning'
+        >>> strip_paths(sysconfig.get_paths()["stdlib"] + "/json/decoder.py:3: Warn", work)
+        'json/decoder.py:3: Warn'
     """
     paths = sysconfig.get_paths()
     checkout = Path(__file__).resolve().parents[1]

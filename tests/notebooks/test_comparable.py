@@ -76,7 +76,7 @@ def test_a_warning_is_compared_without_the_folders_of_the_machine(tmp_path):
         return [{"output_type": "stream", "name": "stderr", "text": f"{where}: UserWarning: old\n"}]
 
     stored = _notebook(tmp_path, "a", warned("IPython/core/pylabtools.py:158"))
-    fresh = "/home/me/.venv/lib/python3.11/site-packages/IPython/core/pylabtools.py:158"
+    fresh = "/srv/course/.venv/lib/python3.11/site-packages/IPython/core/pylabtools.py:158"
     assert stored == _notebook(tmp_path, "b", warned(fresh))
     helper = _notebook(tmp_path, "c", warned("loader.py:5"))
     assert helper == _notebook(tmp_path, "d", warned("/srv/course/release/03_warns/loader.py:5"))
