@@ -25,6 +25,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_PATH_BYTES",
     "ANOTHERS",
+    "reason",
     "copy_files",
     "within_bounds",
     "walk",
@@ -49,6 +50,40 @@ ANOTHERS = N_(
     "so it was not read (hand in a copy, made with cp, not cp -l)"
 )
 NOT_COPIED = N_("{name} was not copied: {reason}")
+# what an error of the system means, in the kit's words: the system's own (os.strerror) are
+# English whatever the student's language. Any other is named by its errno name (EXDEV), an id
+# that reads the same in every language.
+SYSTEM_ERRORS = {
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("permission denied"),
+    errno.ENOENT: N_("it is not there any more"),
+    errno.ENOTDIR: N_("a folder of its path is a file"),
+    errno.EISDIR: N_("it is a folder"),
+    errno.ENAMETOOLONG: N_("its name is too long"),
+    errno.ELOOP: N_("it is a symlink"),
+    errno.EIO: N_("the disk could not read it"),
+    errno.ENOSPC: N_("the disk is full"),
+    errno.EDQUOT: N_("the disk quota is used up"),
+    errno.EROFS: N_("the disk is read-only"),
+    errno.EMFILE: N_("too many files are open"),
+    errno.ENFILE: N_("too many files are open"),
+    errno.ENOMEM: N_("out of memory"),
+}
+
+
+def reason(error: OSError) -> str:
+    """Why ``error`` happened, as a note says it: the kit's words for an error of the system,
+    or its errno name; the kit's own reason (an OSError raised here) as it is.
+
+    Example:
+        >>> reason(PermissionError(errno.EACCES, os.strerror(errno.EACCES)))
+        'permission denied'
+        >>> reason(OSError(errno.EXDEV, os.strerror(errno.EXDEV)))
+        'EXDEV'
+    """
+    if error.errno is None or error.strerror != os.strerror(error.errno):
+        return error.strerror or type(error).__name__
+    return SYSTEM_ERRORS.get(error.errno, errno.errorcode.get(error.errno, type(error).__name__))
 
 
 def copy_files(
@@ -131,7 +166,7 @@ def _copy_tree(root: Path, target: Path, relative: Path, refused: list, budget: 
                 try:
                     _copy_regular(root / name, target / name, checked, rules.own)
                 except OSError as error:
-                    refused.append(NOT_COPIED.format(name=name, reason=error.strerror))
+                    refused.append(NOT_COPIED.format(name=name, reason=reason(error)))
 
 
 def within_bounds(relative: Path) -> bool:

@@ -27,7 +27,17 @@ from . import course, hidden, reference, release, report, untrusted
 from .config import GradingConfig
 from .kernels import KernelPool, sandbox_backend
 from .progress import Progress
-from .submission import GRADER_VERSION, Judged, Outcome, Task, digest, evaluate, prepare, record
+from .submission import (
+    GRADER_VERSION,
+    Judged,
+    Outcome,
+    Task,
+    digest,
+    evaluate,
+    page_of,
+    prepare,
+    record,
+)
 
 __all__ = ["grade_assignment"]
 
@@ -85,6 +95,9 @@ def _grade(cfg: GradingConfig, assignment, folder: Path, started: float) -> dict
     meta = {"assignment": assignment.name, "timeout": cfg.timeout, "grader": GRADER_VERSION}
     meta["scheduler"] = cfg.scheduler or "local"  # the class report says where it ran
     json_path, csv_path = report.write_gradebook(rows, folder, {**meta, "changed": changed})
+    pages = {page_of(sub, assignment.name) for sub in submissions}
+    for stale in _remove_other_pages(Path(cfg.course) / "feedback", assignment.name, pages):
+        _say(f"removed feedback/{stale}: no row of the gradebook has it (an earlier run's page)")
     _summarise(rows, len(todo), time.monotonic() - started, csv_path)
     for path in changed:
         _say(f"error: {path} changed while grading")
@@ -99,6 +112,28 @@ def _grade(cfg: GradingConfig, assignment, folder: Path, started: float) -> dict
         "rows": rows,
         "exit_code": 1 if changed or lost else 0,
     }
+
+
+def _remove_other_pages(feedback: Path, assignment: str, pages: set[str]) -> list[str]:
+    """Remove each page of ``assignment`` in ``feedback`` (``<folder>/<assignment>/*.html``)
+    that is not one of ``pages``, the rows' (a student's folder named by an earlier scheme,
+    a submission taken back), and the folders that leaves empty; the pages removed. Nothing
+    else there is touched, and no symlink is followed."""
+    removed = []
+    students = sorted(feedback.iterdir()) if feedback.is_dir() else []
+    for student in (s for s in students if s.is_dir() and not s.is_symlink()):
+        folder = student / assignment
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        for page in sorted(folder.glob("*.html")):
+            where = f"{student.name}/{assignment}/{page.name}"
+            if where not in pages and page.is_file() and not page.is_symlink():
+                page.unlink()
+                removed.append(where)
+        for empty in (folder, student):
+            if not any(empty.iterdir()):
+                empty.rmdir()
+    return removed
 
 
 def _still_valid(old: dict | None, now: str) -> bool:

@@ -87,21 +87,25 @@ def kernel_env() -> dict[str, str]:
 
 
 def ignore_user_settings(env) -> None:
-    """Make a kernel started with ``env`` read none of its user's settings: a matplotlibrc
-    in their home (``figure.dpi: 150`` would change every stored figure), an IPython
+    """Make a kernel started with ``env`` read and write nothing of its user's home: a
+    matplotlibrc there (``figure.dpi: 150`` would change every stored figure), an IPython
     profile's kernel config and startup files (``figure_formats = {'svg'}``), nor
-    ``PYTHONSTARTUP``. Stored outputs are the course's, the same on every machine."""
+    ``PYTHONSTARTUP``; and IPython and matplotlib keep their files in folders of this
+    process's own, so a home that does not exist or is read-only changes no output (matplotlib
+    warned in the first figure's cell, naming a random folder). Stored outputs are the
+    course's, the same on every machine."""
     env.pop("PYTHONSTARTUP", None)
-    env["IPYTHONDIR"] = _empty_ipython_dir()
+    env["IPYTHONDIR"] = _own_folder("ipython")
+    env["MPLCONFIGDIR"] = _own_folder("matplotlib")  # its font cache: built once per process
     matplotlib = importlib.util.find_spec("matplotlib")
     if matplotlib is not None:  # its defaults; a course's own ./matplotlibrc still comes first
         env["MATPLOTLIBRC"] = str(Path(matplotlib.origin).parent / "mpl-data" / "matplotlibrc")
 
 
 @functools.cache
-def _empty_ipython_dir() -> str:
-    """A profile folder of this process's own, removed when it exits."""
-    folder = tempfile.mkdtemp(prefix="autogradkit-ipython-")
+def _own_folder(tool: str) -> str:
+    """An empty settings folder for ``tool``, this process's own, removed when it exits."""
+    folder = tempfile.mkdtemp(prefix=f"autogradkit-{tool}-")
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return folder
 

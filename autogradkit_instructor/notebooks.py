@@ -19,7 +19,7 @@ from autogradkit._i18n import N_
 
 from . import untrusted
 from .cells import is_text, text
-from .files import ANOTHERS
+from .files import ANOTHERS, reason
 
 __all__ = [
     "MAX_BYTES",
@@ -71,7 +71,7 @@ def read_notebook(path: str | Path, own: bool = False) -> dict:
         deep = N_("JSON no reader can hold ({error})")
         raise UnreadableNotebook(deep.format(error=type(error).__name__)) from None
     except OSError as error:
-        raise UnreadableNotebook(N_("cannot be read ({why})").format(why=error.strerror)) from None
+        raise UnreadableNotebook(N_("cannot be read ({why})").format(why=reason(error))) from None
 
 
 def _count_values(raw: str) -> None:
@@ -103,7 +103,7 @@ def _read_regular_file(path: Path, own: bool = False) -> bytes:
         if error.errno == errno.ELOOP:
             raise UnreadableNotebook(N_("not a plain file: it is a symlink")) from None
         unreadable = N_("not a plain file: it is unreadable ({why})")
-        raise UnreadableNotebook(unreadable.format(why=error.strerror)) from None
+        raise UnreadableNotebook(unreadable.format(why=reason(error))) from None
     with os.fdopen(handle, "rb") as f:
         info = os.fstat(f.fileno())
         if not stat.S_ISREG(info.st_mode):

@@ -14,7 +14,7 @@ import html
 import json
 import os
 import re
-import tempfile
+import secrets
 from pathlib import Path
 
 from autogradkit._i18n import ENGLISH, N_
@@ -103,9 +103,12 @@ def write_gradebook(rows: list[dict], folder: Path, meta: dict) -> tuple[Path, P
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file next to ``path``, then rename it over ``path``."""
+    """Write ``text`` to a temporary file next to ``path``, then rename it over ``path``. The
+    file is made as ``open`` makes one, its mode from the umask (``mkstemp``'s is always
+    0600: a page the graded notebook beside it let a web server read, it did not)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    temporary = path.parent / f".{path.name}.{secrets.token_hex(6)}"
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as f:
             f.write(text)

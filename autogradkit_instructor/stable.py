@@ -59,9 +59,23 @@ def kernel_paths(text: str) -> str:
 
 
 def strip_paths(line: str, workdir: Path) -> str:
-    """Remove this checkout's, the notebook folder's and site-packages' prefixes."""
+    """Remove the prefixes of the folders a run's files are in: Python's libraries (the
+    standard one and site-packages), the notebook's folder and this checkout, the longest
+    first (site-packages may be inside the standard library's folder).
+
+    Example:
+        >>> import sysconfig, tempfile
+        >>> work = Path(tempfile.gettempdir(), "autogradkit-build-x1y2", "08_quiz")
+        >>> strip_paths(f"{work}/loader.py:5: UserWarning", work)
+        'loader.py:5: UserWarning'
+        >>> strip_paths(sysconfig.get_paths()["stdlib"] + "/json/decoder.py:3: Warn", work)
+        'json/decoder.py:3: Warn'
+    """
+    paths = sysconfig.get_paths()
     checkout = Path(__file__).resolve().parents[1]
-    for prefix in (sysconfig.get_paths()["purelib"], str(workdir.resolve()), str(checkout)):
+    prefixes = {paths[kind] for kind in ("stdlib", "platstdlib", "purelib", "platlib")}
+    prefixes |= {str(workdir.resolve()), str(checkout)}
+    for prefix in sorted(prefixes, key=len, reverse=True):
         line = line.replace(prefix + "/", "")
     return line
 

@@ -101,12 +101,22 @@ def digest(sub, assignment, cfg: GradingConfig) -> str:
     return course.digest(sub.path, *extra)
 
 
+def _clash(sub) -> tuple[str, ...]:
+    """What tells ``sub``'s folder apart (a folder of its own, the same on every system): a
+    clash's own file, or nothing."""
+    return (*sub.clash, untrusted.name(sub.path.name)) if sub.clash and sub.path else ()
+
+
+def page_of(sub, assignment: str) -> str:
+    """Where ``sub``'s feedback page goes, inside ``feedback/``."""
+    return course.page_path(sub.student, assignment, sub.notebook, sub.path, _clash(sub))
+
+
 def prepare(sub, assignment, cfg: GradingConfig, pack: bool = False) -> Task:
     """The task for ``sub``: its notebook read and its files copied into ``autograded/`` (and,
     with ``pack``, read back into the task to travel). Never raises: a failure is the task's."""
     source = assignment.sources.get(sub.notebook, {"cells": []})
-    # a folder of its own, the same on every system; a clash's own file tells it apart
-    clash = (*sub.clash, untrusted.name(sub.path.name)) if sub.clash and sub.path else ()
+    clash = _clash(sub)
     own = course.student_folder(sub.student, clash)
     folder = Path(cfg.course) / "autograded" / own / assignment.name
     several = len(assignment.sources) > 1 and sub.notebook  # a kernel folder per notebook
@@ -115,7 +125,7 @@ def prepare(sub, assignment, cfg: GradingConfig, pack: bool = False) -> Task:
         assignment=assignment.name,
         notebook=sub.notebook,
         label=str(sub.path or Path(sub.notebook)),
-        page=course.page_path(sub.student, assignment.name, sub.notebook, sub.path, clash),
+        page=page_of(sub, assignment.name),
         digest=digest(sub, assignment, cfg),
         max_score=sum(cells.points(c) for c in source["cells"] if cells.is_grade(c)),
         workdir=folder / sub.notebook if several else folder,

@@ -893,7 +893,9 @@ def placeholders(text: str) -> set[str]:
 def update_catalog(po: Path, texts: list[tuple[str, bool, tuple]], language: str) -> None:
     """Write ``po`` with an entry for each ``(text, is_template, (file, line))`` (Babel merges:
     translations kept, changed English marked fuzzy, vanished untranslated entries dropped,
-    translated ones kept as written by hand)."""
+    translated ones kept as written by hand). A catalog whose entries stay as they are is
+    not written at all, and one that changes keeps its entries' order, new ones at the end:
+    the translator's diff shows only what they have to do."""
 
     template = Catalog(locale=Locale.parse(language, sep="-"))
     for text, is_template, location in texts:
@@ -901,14 +903,32 @@ def update_catalog(po: Path, texts: list[tuple[str, bool, tuple]], language: str
         template.add(text, locations=[location], flags=flags)
     if po.is_file():
         with po.open("rb") as handle:
-            catalog = read_po(handle, locale=Locale.parse(language, sep="-"))
+            old = read_po(handle, locale=Locale.parse(language, sep="-"))
+        catalog = copy.deepcopy(old)
         catalog.update(template, no_fuzzy_matching=False)
         _keep_written_by_hand(catalog)
+        if _entries(catalog) == _entries(old):
+            return
+        catalog = _in_order(catalog, old)
     else:
         catalog = template
     out = io.BytesIO()
     write_po(out, catalog, width=100, omit_header=True, sort_output=False, include_previous=True)
     po.write_bytes(out.getvalue())
+
+
+def _entries(catalog) -> set[tuple]:
+    """What a catalog translates, and how (fuzzy, a template): not where nor in what order."""
+    return {(m.id, m.string, tuple(sorted(m.flags))) for m in catalog if m.id}
+
+
+def _in_order(catalog, old):
+    """``catalog``'s entries in ``old``'s order, new ones after them."""
+    ordered = Catalog(locale=catalog.locale)
+    for message in [*old, *catalog]:
+        if message.id and message.id in catalog and message.id not in ordered:
+            ordered[message.id] = catalog[message.id]
+    return ordered
 
 
 HAND_WRITTEN = "written by hand: a text checks.py builds at run time (kept by translate)"
@@ -925,14 +945,14 @@ def _keep_written_by_hand(catalog) -> None:
     catalog.obsolete.clear()
 
 
-def update_kit_catalog(language: str) -> list[str]:
-    """Write the kit's catalog for ``language`` from the messages in the code; say what is
-    left to translate."""
+def update_kit_catalog(language: str, folder: Path = KIT_CATALOGS) -> list[str]:
+    """Write the kit's catalog for ``language`` (in ``folder``) from the messages in the code;
+    say what is left to translate."""
     found: dict[str, tuple] = {}
     for msgid, filename, _ in kit_messages():
         if msgid is not None:
             found.setdefault(msgid, (msgid, bool(placeholders(msgid)), (filename, None)))
-    po = KIT_CATALOGS / f"{language}.po"
+    po = Path(folder) / f"{language}.po"
     po.parent.mkdir(exist_ok=True)
     update_catalog(po, list(found.values()), language)
     return catalog_problems(po)
@@ -963,5 +983,5 @@ def translate_assignments(cfg) -> dict:
         left += [f"{text_source.parent.name}: {item}" for item in found]
     for item in left:
         print(item, file=sys.stderr)
-    print(f"{len(left)} things left to translate", file=sys.stderr)
+    print(f"left to translate: {len(left)}", file=sys.stderr)
     return {"command": "translate", "left": left, "exit_code": 1 if left else 0}

@@ -141,3 +141,26 @@ def test_a_file_you_put_in_the_release_folder_stays(course, capsys):
     assert cli.main(["release", "--course", str(course), "02_second"]) == 0
     assert yours.read_text(encoding="utf-8") == "{}"
     assert f"{yours} is not from" in capsys.readouterr().err
+
+
+def test_a_warning_from_a_helper_file_names_no_folder_of_the_run(tmp_path):
+    """A helper module of the assignment that warns: Python names its file in the warning, and
+    build and release run the notebook in a scratch folder of random name. The stored warning
+    named that folder, so every build and release rewrote the notebook."""
+    folder = tmp_path / "source" / "03_warns"
+    folder.mkdir(parents=True)
+    (folder / "loader.py").write_text(
+        'import warnings\n\n\ndef load():\n    warnings.warn("load is old", UserWarning)\n'
+        "    return 3\n",
+        encoding="utf-8",
+    )
+    text = "# %% [markdown]\n# # 03 · Warns\n\n# %%\nimport loader\n\nloader.load()\n"
+    (folder / "03_warns.py").write_text(text, encoding="utf-8")
+    _build_and_release(tmp_path)
+    before = _stamps(tmp_path)
+    for notebook in ("source/03_warns/03_warns.ipynb", "release/03_warns/03_warns.ipynb"):
+        outputs = json.loads(before[notebook][1])["cells"][1]["outputs"]
+        warned = "".join(outputs[0]["text"])
+        assert warned.startswith("loader.py:5: UserWarning: load is old\n"), warned
+    _build_and_release(tmp_path)
+    assert _moved(before, _stamps(tmp_path)) == set()

@@ -92,3 +92,18 @@ def test_kernel_sockets_fit_however_deep_the_temporary_folder(tmp_path, monkeypa
         assert len(os.fsencode(launcher._folder)) + len("/tmpXXXXXXXX-5") < 107
     finally:
         launcher.close()
+
+
+@pytest.mark.notebook
+def test_build_stores_no_warning_when_the_home_cannot_be_written(tmp_path, monkeypatch):
+    """A HOME that does not exist, or that is read-only (a lab machine's, a CI runner's, a
+    container's as nobody), gave matplotlib no folder: it warned, naming a temporary folder of
+    random name, in the first figure cell, so each build stored other bytes, and nbval failed."""
+    (tmp_path / "a-file").write_text("")
+    for name in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "a-file" / "home"))  # not even root can make it
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(FIGURE)]
+    build.execute(nb, tmp_path, timeout=60)
+    assert [output["output_type"] for output in _outputs(nb)] == ["display_data"]

@@ -41,6 +41,7 @@ def test_the_tests_run_as_a_new_user_without_network_home_or_locale():
     assert "make .venv/.installed-test" in commands[: commands.index("chown")]
     assert "unshare --net" in tests and "ip link set lo up" in tests
     assert "setpriv --reuid=nobody" in tests
+    assert "umask 077" in tests  # a cautious user's: files only they may read
     assert 'env -i PATH="$PATH" HOME="$scratch/home" PYTHONSTARTUP=' in tests
 
 

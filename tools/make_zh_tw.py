@@ -158,6 +158,8 @@ OVERRIDES = {
     "**用时**": "**所需時間**",  # the time a notebook takes (用時 alone is inside 呼叫時用)
     "提交用时": "提交所需時間",
     "文本源": "文字原始檔",  # a notebook's Jupytext text source
+    "权限": "權限",  # a file's permission, as Taiwan's Windows says (s2twp: 許可權)
+    "只读": "唯讀",  # a read-only disk or file, as Taiwan's Windows says
     # --- a matrix's or a table's rows and columns: the mainland's 行 and 列 are Taiwan's 列 and
     # 行 (a line of code or of output stays 行)
     "行向量": "列向量",

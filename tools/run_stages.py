@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from autogradkit_instructor.config import default_jobs
 from autogradkit_instructor.kernels import ignore_user_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +42,7 @@ NBVAL = [
 # (tests/conftest.py puts the slow ones first, the longest first: a long file started last
 # would keep one worker busy after the others are done), never re-sorted by their number
 # of tests
-CORES = os.cpu_count() or 1
+CORES = default_jobs()  # the cores this process may use: a pinned runner has fewer than cpu_count
 WORKERS = ["--numprocesses", str(CORES + 1), "--dist", "loadfile", "--no-loadscope-reorder"]
 # release/ holds the English edition and, in release/LANG/, each translated one (zh-CN)
 NOTEBOOK_FOLDERS = ("notebooks/source", "notebooks/release", "notebooks/demos")

@@ -10,9 +10,10 @@
 # fontconfig starts from an empty system cache. The clone's venv is made by make (from
 # Debian's python3 unless PYTHON=... says otherwise, with this machine's way to packages: its
 # pip settings and network), so it holds no torch and no nbgrader. Then the tests run as a
-# new user would run them: as an unprivileged user (nobody), with an empty home (no caches,
-# no settings of pip, matplotlib, IPython or Jupyter), no locale (LANG and LC_* unset), PATH
-# a fresh Debian's, and no network but the loopback. Nothing outside the namespace changes.
+# new user would run them: as an unprivileged user (nobody) with a umask of 077, with an
+# empty home (no caches, no settings of pip, matplotlib, IPython or Jupyter), no locale (LANG
+# and LC_* unset), PATH a fresh Debian's, and no network but the loopback. Nothing outside
+# the namespace changes.
 # What a new user's machine has that this one may not: the clone sits in a folder whose name
 # has a space and non-ASCII letters (not autogradkit), a deep TMPDIR, and a home holding the
 # settings a user of matplotlib and IPython may keep (figure.dpi, SVG figures, a startup
@@ -59,7 +60,9 @@ unset NBGRADER NBGRADER_PYTHON MPLBACKEND VIRTUAL_ENV PYTHONPATH STRICT_SKIPS
 cd "$scratch/my course ü/课程 kit"
 make .venv/.installed-test "$@"  # the install: with the pip settings and network of this machine
 chown -R nobody: "$scratch"
-# the tests: no network but the loopback, as nobody, in an environment of PATH and HOME only
+# the tests: no network but the loopback, as nobody, in an environment of PATH and HOME only,
+# with the umask of a cautious user (what the tools write follows it: no test may need more)
+umask 077
 unshare --net sh -c "ip link set lo up && exec \"\$@\"" sh \
   setpriv --reuid=nobody --regid=nogroup --clear-groups \
   env -i PATH="$PATH" HOME="$scratch/home" PYTHONSTARTUP="$scratch/home/startup.py" \

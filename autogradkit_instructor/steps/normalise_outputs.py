@@ -14,7 +14,8 @@ class NormaliseOutputs:
 
     * memory addresses in text (``<MulBackward0 object at 0x7f...>``) are renumbered in order
       of appearance, so the same object still shows the same address;
-    * kernel process ids in warning paths and machine-specific folders in tracebacks go;
+    * kernel process ids in warning paths, and the folders of the machine and of the run
+      (Python's libraries, this checkout, the scratch folder it ran in) in any text, go;
     * widget model ids (random UUIDs) become ids derived from the notebook name;
     * per-cell ``execution`` timing metadata is dropped.
     """
@@ -33,14 +34,15 @@ class NormaliseOutputs:
 
 
 def _normalise(out, addresses: dict[str, str], ctx) -> None:
-    def fix(text: str) -> str:
+    def fix(text: str) -> str:  # every text: a warning names its file as a traceback does
+        text = stable.strip_paths(text, ctx.workdir)
         return stable.kernel_paths(stable.renumber_addresses(text, addresses))
 
     if out.get("output_type") == "stream":
         out["text"] = fix(out["text"])
     elif out.get("output_type") == "error":
         out["evalue"] = fix(out["evalue"])
-        out["traceback"] = [fix(stable.strip_paths(line, ctx.workdir)) for line in out["traceback"]]
+        out["traceback"] = [fix(line) for line in out["traceback"]]
     for mime, value in out.get("data", {}).items():
         if mime.startswith("text/") and isinstance(value, str):
             out["data"][mime] = fix(value)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import errno
 import html
 import io
+import os
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -324,3 +326,76 @@ def test_the_extractor_finds_the_name_and_hint_of_every_kind_of_observation(tmp_
     found = {text for text, _, _ in check_texts(checks)}
     for method in ("close", "equal", "predicted", "holds", "require"):
         assert {f"{method} name", f"{method} hint"} <= found, method
+
+
+def test_a_note_about_an_error_of_the_system_is_in_the_notebooks_language(tmp_path, monkeypatch):
+    """The system's words for an error (``os.strerror``: "Permission denied") are English
+    whatever the student's language; a note filled with them read 无法读取（Permission denied）
+    on a Chinese page. Every errno, as opening a handed-in notebook or copying a file meets it."""
+    from autogradkit_instructor import files, notebooks
+    from autogradkit_instructor.translate import english_left
+
+    zh, names = i18n.catalog("zh-CN"), set(errno.errorcode.values())
+    notebook = tmp_path / "a.ipynb"
+    notebook.write_text("{}", encoding="utf-8")
+    (tmp_path / "data.csv").write_text("1\n", encoding="utf-8")
+    left = {}
+    for number in sorted(errno.errorcode):
+
+        def fail(*args, number=number, **kwargs):
+            raise OSError(number, os.strerror(number))
+
+        with monkeypatch.context() as patched:
+            patched.setattr(notebooks.os, "open", fail)
+            with pytest.raises(notebooks.UnreadableNotebook) as raised:
+                notebooks.read_notebook(notebook)
+            refused = files.copy_files(tmp_path, tmp_path / "copy", skip=("a.ipynb",))
+        for note in [str(raised.value), *refused]:
+            found = english_left(zh.message(note), names | {"csv"})
+            if found:
+                left[zh.message(note)] = found
+    assert left == {}
+
+
+def test_translating_what_did_not_change_rewrites_nothing(tmp_path):
+    """``autogradkit translate --lang zh-CN``, the translator's command, on the shipped course
+    with nothing changed rewrote the kit's catalog and seven checks' catalogs (2,400 lines):
+    the same entries in Babel's order, the hand-written ones moved to the end. Nothing changed
+    may move; a new text adds its entry and moves nothing else."""
+    import shutil
+
+    from autogradkit_instructor import translate
+
+    course = tmp_path / "source"
+    shutil.copytree(i18n.KIT_CATALOGS.parents[2] / "notebooks" / "source", course)
+    shutil.copytree(i18n.KIT_CATALOGS, tmp_path / "locale")
+
+    def stamps():
+        found = [*course.rglob("*"), *(tmp_path / "locale").iterdir()]
+        return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in found if p.is_file()}
+
+    before = stamps()
+    for text_source in translate.text_sources(tmp_path, ()):
+        if translate.translation_path(text_source, "zh-CN").is_file():
+            assert translate.update(text_source, "zh-CN") == []
+    assert translate.update_kit_catalog("zh-CN", tmp_path / "locale") == []
+    assert [str(p.relative_to(tmp_path)) for p in before if stamps()[p] != before[p]] == []
+
+    po = course / "01_backprop_by_hand" / "checks.zh-CN.po"
+    old = [(m.id, m.string) for m in read_po(io.BytesIO(po.read_bytes())) if m.id]
+    translate.update_catalog(
+        po, [*_texts_of(po), ("a new hint", False, ("checks.py", None))], "zh-CN"
+    )
+    assert [(m.id, m.string) for m in read_po(io.BytesIO(po.read_bytes())) if m.id] == [
+        *old,
+        ("a new hint", ""),
+    ]
+
+
+def _texts_of(po: Path) -> list:
+    """What the extractor finds in the checks.py beside ``po``, as ``update`` passes it."""
+    from autogradkit_instructor.translate import check_texts
+
+    return [
+        (text, flag, ("checks.py", None)) for text, flag, _ in check_texts(po.parent / "checks.py")
+    ]

@@ -26,6 +26,9 @@ ASSIGNMENTS = sorted(p.name for p in (COURSE / "source").iterdir() if p.is_dir()
 # the assignments that follow the kit's house style (notebooks/house_style.txt): the house
 # rules are tested on these only, so a new assignment in source/ fails none for being new
 HOUSE_STYLE = house_style.house_style_assignments(COURSE)
+# the assignments that have checks: a reading, or an exercise with no check, has none, and is
+# tested for what it has (a house-style notebook has checks: test_exercise_feedback)
+CHECKED = [name for name in ASSIGNMENTS if (COURSE / "source" / name / "checks.py").is_file()]
 # the notebooks each other language has an edition of (a translation file beside the source)
 TRANSLATED = {
     language: [

@@ -66,3 +66,18 @@ def test_figures_kept_in_an_output_widget_state_compare_by_size_too(tmp_path):
     ours = _notebook(tmp_path, "a", [], widget_state(_png(40, 30, 10)))
     assert ours == _notebook(tmp_path, "b", [], widget_state(_png(40, 30, 99)))
     assert ours != _notebook(tmp_path, "c", [], widget_state(_png(30, 40, 10)))
+
+
+def test_a_warning_is_compared_without_the_folders_of_the_machine(tmp_path):
+    """build stores a warning's file without its folders (stable.strip_paths); nbval runs the
+    notebook where it is, so its warning names them: the two must compare equal."""
+
+    def warned(where):
+        return [{"output_type": "stream", "name": "stderr", "text": f"{where}: UserWarning: old\n"}]
+
+    stored = _notebook(tmp_path, "a", warned("IPython/core/pylabtools.py:158"))
+    fresh = "/srv/course/.venv/lib/python3.11/site-packages/IPython/core/pylabtools.py:158"
+    assert stored == _notebook(tmp_path, "b", warned(fresh))
+    helper = _notebook(tmp_path, "c", warned("loader.py:5"))
+    assert helper == _notebook(tmp_path, "d", warned("/srv/course/release/03_warns/loader.py:5"))
+    assert helper != _notebook(tmp_path, "e", warned("loader.py:6"))
