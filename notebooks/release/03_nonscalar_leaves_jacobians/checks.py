@@ -5,23 +5,13 @@ with what the instructor's solution gives on the same inputs: here, with the ans
 for practice; when your notebook is graded, on inputs drawn fresh for the grading run.
 """
 
-import importlib
-from contextlib import contextmanager
-
 import numpy as np
 
 import autogradkit as agk
-import autogradkit.autograd.engine
-import autogradkit.autograd.functional
-from autogradkit.grading.checks import Checks, backward_passes, kit_calls, refuse_library
+import autogradkit.autograd.engine  # every backward pass, backward() or grad(), runs here
+from autogradkit.grading.checks import Checks, backward_passes
 
 check = Checks(__file__)
-engine = autogradkit.autograd.engine  # every backward pass, backward() or grad(), runs here
-functional = autogradkit.autograd.functional
-gradcheck = importlib.import_module("autogradkit.autograd.gradcheck")  # the module
-# the library's Jacobians, whatever route reaches them (its names put back, a kept reference):
-# what ran of these modules is observed
-JACOBIANS = ("autogradkit.autograd.functional", "autogradkit.autograd.gradcheck")
 
 
 @check.exercise("predicted_x_grad", "predicted_y_grad")
@@ -117,82 +107,104 @@ def vjp_written_by_hand(obs, jacobian_by_hand, vjp_by_hand):
 
 
 # ----- exercise 4: a Jacobian from backward passes -------------------------------------------
-@contextmanager
-def _library_jacobians_refused():
-    """The library's Jacobians, vector-Jacobian products and their helpers raise: all of
-    ``autograd.functional`` goes through ``_grad``, gradcheck's Jacobians through its own.
-    That is feedback (code can put the names back): ``kit_calls(package=JACOBIANS)`` observes."""
-    with (
-        refuse_library(
-            functional,
-            "_grad",
-            "jacobian",
-            "_jacobian_of",
-            "hessian",
-            "vjp",
-            "jvp",
-            "hvp",
-            exercise="the Jacobian",
-        ),
-        refuse_library(gradcheck, "_grad", "_numerical", "_analytical", exercise="the Jacobian"),
-    ):
-        yield
+# jacobian runs, with the trial around it, where the library's Jacobians (autograd.functional,
+# gradcheck) were never imported (obs.without): they are not there to call, by any route, and
+# what comes back is data
+JACOBIANS = ("autogradkit.autograd.functional", "autogradkit.autograd.gradcheck")
+FUNCTIONS = ("x ** 2", "A @ x", "x * x.sum()", "(x0 * x1 * x2, sin(x).sum(), x1 ** 2, x0 - x2)")
 
 
-def _observe_library_calls(obs, calls: list, hint: str = "") -> None:
-    obs.holds("jacobian uses no Jacobian of the library", calls, "empty", hint=hint)
+def _function(kind: int, matrix):
+    """The function ``FUNCTIONS[kind]`` (``matrix``: A's numbers)."""
+    a = agk.tensor(matrix)
+    return (
+        lambda t: t**2,
+        lambda t: a @ t,
+        lambda t: t * t.sum(),  # x used twice
+        lambda t: agk.stack([t[0] * t[1] * t[2], t.sin().sum(), t[1] ** 2, t[0] - t[2]]),
+    )[kind]
+
+
+def _reaches(roots, tensor) -> bool:
+    """Whether the graph a backward pass starts from ``roots`` reaches ``tensor``'s node."""
+    seen, todo = set(), [node for node, _ in roots if node is not None]
+    while todo:
+        node = todo.pop()
+        if node is tensor.grad_fn:
+            return True
+        if id(node) not in seen:
+            seen.add(id(node))
+            todo += [child for child, _ in node.next_functions if child is not None]
+    return False
+
+
+def _differentiating(jacobian):
+    """A trial of ``jacobian``, called ``calls`` times on ``FUNCTIONS[kind]`` at ``values``
+    (with its own ``grad``, a parameter's, unless None): what a caller sees, as plain data."""
+
+    def run(kind, matrix, values, grad, calls):
+        x = agk.tensor(values, requires_grad=grad is not None)
+        x.grad = None if grad is None else agk.tensor(grad)
+        f, outputs, passes = _function(kind, matrix), [], []
+        engine, found = agk.autograd.engine, []
+        original = engine.run_backward
+
+        def recorded(t):
+            outputs.append(f(t))
+            return outputs[-1]
+
+        def counted(roots, *args, **kwargs):  # which passes reach the function's outputs
+            passes.append(["y"] if any(_reaches(roots, y) for y in outputs) else [])
+            return original(roots, *args, **kwargs)
+
+        engine.run_backward = counted
+        try:
+            found += [jacobian(recorded, x) for _ in range(calls)]
+        finally:
+            engine.run_backward = original
+        return {
+            "jacobians": [j.detach().numpy() if isinstance(j, agk.Tensor) else j for j in found],
+            "passes": passes,
+            "x": x.detach().numpy(),
+            "requires_grad": x.requires_grad,
+            "grad": None if x.grad is None else x.grad.numpy(),
+        }
+
+    return run
 
 
 def _functions(obs):
-    """(name, f, number of inputs): diagonal, wide, an input used twice, and mixed."""
+    """(name, kind, A's numbers, number of inputs): diagonal, wide, an input used twice, and
+    mixed."""
     n = int(obs.rng.integers(3, 6))
     m = n + int(obs.rng.integers(1, 3))
-    matrix = agk.tensor(obs.rng.normal(size=(m, n)).round(2))
-    return [
-        ("x ** 2", lambda t: t**2, n),
-        (f"A @ x, A of shape ({m}, {n})", lambda t: matrix @ t, n),
-        ("x * x.sum()", lambda t: t * t.sum(), n),  # x used twice
-        (
-            "(x0 * x1 * x2, sin(x).sum(), x1 ** 2, x0 - x2)",
-            lambda t: agk.stack([t[0] * t[1] * t[2], t.sin().sum(), t[1] ** 2, t[0] - t[2]]),
-            3,
-        ),
-    ]
+    matrix = obs.rng.normal(size=(m, n)).round(2)
+    names = list(FUNCTIONS)
+    names[1] = f"A @ x, A of shape ({m}, {n})"
+    return [(name, kind, matrix, 3 if kind == 3 else n) for kind, name in enumerate(names)]
 
 
 @check.exercise("jacobian")
 def jacobian_rows(obs, jacobian):
     """Exercise 4: a Jacobian, one backward pass per row"""
-    untouched, library = [], []
-    for name, f, n in _functions(obs):
-        x = agk.tensor(obs.rng.normal(size=n).round(3))
-        before, outputs = x.numpy().copy(), []
-        with (
-            _library_jacobians_refused(),
-            kit_calls(package=JACOBIANS) as calls,
-            backward_passes(y=outputs) as passes,
-        ):
-            result = obs.call(jacobian, _recording(f, outputs), x)
-        library += calls
+    untouched = []
+    trial = obs.without(jacobian, *JACOBIANS, around=_differentiating)  # no library Jacobian
+    for name, kind, matrix, n in _functions(obs):
+        before = obs.rng.normal(size=n).round(3)
+        seen = obs.call(trial, kind, matrix, before, None, 1)
         obs.close(
             f"Jacobian of {name}",
-            result,
+            seen["jacobians"][0],
             hint="row i comes from a backward pass with the one-hot e_i; clear .grad between rows",
         )
         obs.equal(
             f"backward passes for {name}",
-            passes,
+            seen["passes"],
             hint="one backward pass per output element, each with a one-hot gradient",
         )
         untouched.append(
-            not x.requires_grad and x.grad is None and np.array_equal(x.detach().numpy(), before)
+            not seen["requires_grad"] and seen["grad"] is None and np.array_equal(seen["x"], before)
         )
-    _observe_library_calls(
-        obs,
-        library,
-        hint="one backward pass per row, with backward() or autograd.grad: nothing of "
-        "autograd.functional or gradcheck",
-    )
     obs.require(
         "x is left as it was",
         all(untouched),

@@ -16,9 +16,6 @@ from autogradkit.grading.checks import (
     BuildItYourself,
     Checks,
     call_graph,
-    kit_calls,
-    recursion_limit,
-    time_limit,
 )
 from autogradkit.viz import trace_backward
 
@@ -76,24 +73,108 @@ def _chain(obs, length: int):
     return z * leaves[1], leaves
 
 
-# What a walk of the graph may use of the kit: the graph's own attributes, nothing that walks
-GRAPH_ATTRIBUTES = ("grad_fn", "next_functions", "variable", "name")
+# A walk of the graph runs by hand, where there is no kit: on stand-ins of the graph's nodes
+# made from it as data (next_functions, variable, name()), so no library walk, engine, tracer
+# or helper is there to call, by any route, and what comes back is data
 DEPTH = 200  # room for the answer's own calls: a walk with a stack needs few
 
 
-def _walked(obs, answer, name: str, root, what: str, seconds: float = 10.0):
-    """``answer(root)``, time-limited, with room for ``DEPTH`` nested calls; what it ran of
-    the kit (by any route) is observed, and nothing but the graph's attributes may show."""
-    with kit_calls(*GRAPH_ATTRIBUTES) as calls, time_limit(seconds), recursion_limit(DEPTH):
-        found = obs.call(answer, root)
-    obs.holds(
-        f"{name} uses only the graph's own attributes ({what})",
-        calls,
-        "empty",
-        hint="walk with grad_fn, next_functions and node.variable yourself: no library walk, "
-        "engine or helper of the kit",
-    )
-    return found
+def _as_data(root, known: list) -> tuple[list, list]:
+    """The nodes of ``root``'s graph (``root.grad_fn`` first, each once), and the same as data:
+    per node ``[its place in known, class name, name(), [[child's place in known or None,
+    input_nr], ...], has a variable]``. ``known``, the nodes an earlier walk of the check was
+    given, gets the new ones: a node keeps its place, and its stand-in, from walk to walk."""
+    place = {id(node): k for k, node in enumerate(known)}
+    nodes, seen, todo = [], set(), [root.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is not None and id(node) not in seen:
+            seen.add(id(node))
+            nodes.append(node)
+            todo += [child for child, _ in node.next_functions]
+    for node in nodes:
+        if id(node) not in place:
+            place[id(node)] = len(known)
+            known.append(node)
+    graph = [
+        [
+            place[id(node)],
+            type(node).__name__,
+            node.name(),
+            [[None if c is None else place[id(c)], nr] for c, nr in node.next_functions],
+            hasattr(node, "variable"),
+        ]
+        for node in nodes
+    ]
+    return nodes, graph
+
+
+def _stand_ins(graph, made: dict) -> list:
+    """Stand-ins of the nodes ``_as_data`` describes, each of a class named as the real node's
+    (by hand: made there from the data; ``made`` keeps them by place, for the next walk)."""
+    kinds = {}
+    for place, kind, name, _, has_variable in graph:
+        if place not in made:
+            if kind not in kinds:
+                kinds[kind] = type(kind, (), {"name": lambda self, name=name: name})
+            made[place] = kinds[kind]()
+            if has_variable:
+                made[place].variable = _stand_in_tensor(None)
+    for place, _, _, children, _ in graph:
+        edges = [(None if c is None else made[c], nr) for c, nr in children]
+        made[place].next_functions = tuple(edges)
+    return [made[place] for place, *_ in graph]
+
+
+def _stand_in_tensor(grad_fn):
+    tensor = type("Tensor", (), {"requires_grad": True, "is_leaf": grad_fn is None})()
+    tensor.grad_fn = grad_fn
+    return tensor
+
+
+def _walking(answer):
+    """A trial of a graph walk (by hand): ``answer`` gets a stand-in of the root tensor; what
+    it returns comes back as labels, ``["node", i]``, ``["variable", i]`` (the graph's i-th
+    node's), or ``["other"]``; None when it is no list."""
+    made = {}  # a node's stand-in, by its place: the same object from walk to walk
+
+    def run(graph):
+        nodes = _stand_ins(graph, made)
+        found = answer(_stand_in_tensor(nodes[0]))
+        if not isinstance(found, (list, tuple)):
+            return None
+        where = {id(node): ["node", i] for i, node in enumerate(nodes)}
+        for i, node in enumerate(nodes):
+            if hasattr(node, "variable"):
+                where[id(node.variable)] = ["variable", i]
+        return [where.get(id(item), ["other"]) for item in found]
+
+    return run
+
+
+def _walked(obs, walk, root, seconds: float = 20.0):
+    """``walk`` (``_walker``'s) over ``root``'s graph: what it returned, as the real nodes and
+    leaves (anything else as an object of its own)."""
+    hand, known = walk
+    nodes, graph = _as_data(root, known)
+    hand.timeout = seconds
+    found = obs.call(hand, graph)
+    if not isinstance(found, list):
+        return None
+
+    def real(label):
+        if isinstance(label, list) and len(label) == 2 and label[0] in ("node", "variable"):
+            if isinstance(label[1], int) and 0 <= label[1] < len(nodes):
+                node = nodes[label[1]]
+                return node if label[0] == "node" else node.variable
+        return object()
+
+    return [real(label) for label in found]
+
+
+def _walker(obs, answer) -> tuple:
+    """The answer, by hand, around ``_walking``; and the nodes its walks were given."""
+    return obs.by_hand(answer, recursion_limit=DEPTH, around=_walking), []
 
 
 def _without_recursion(obs, answer, name: str) -> None:
@@ -131,17 +212,16 @@ def _observe_leaves(obs, what: str, found, leaves: list) -> None:
 def leaves_found(obs, find_leaves):
     """Exercise 2: find_leaves walks the graph once, with a stack"""
     _without_recursion(obs, find_leaves, "find_leaves")
+    walk = _walker(obs, find_leaves)  # by hand: no walk of the library's exists there
     root, leaves = _forks_and_a_diamond(obs)
-    what = "a graph with forks and a diamond"
-    _observe_leaves(obs, what, _walked(obs, find_leaves, "find_leaves", root, what), leaves)
+    _observe_leaves(obs, "a graph with forks and a diamond", _walked(obs, walk, root), leaves)
 
     root, leaves, count = _diamond_chain(obs)  # one walk per path would take hours
-    what = f"{count} diamonds in a row"
-    _observe_leaves(obs, what, _walked(obs, find_leaves, "find_leaves", root, what, 2.0), leaves)
+    found = _walked(obs, walk, root, 5.0)
+    _observe_leaves(obs, f"{count} diamonds in a row", found, leaves)
 
     root, leaves = _chain(obs, 5000)
-    what = "a chain of 5,000 operations"
-    _observe_leaves(obs, what, _walked(obs, find_leaves, "find_leaves", root, what), leaves)
+    _observe_leaves(obs, "a chain of 5,000 operations", _walked(obs, walk, root), leaves)
 
 
 # ----- exercise 3: Cube ----------------------------------------------------------------------
@@ -193,23 +273,44 @@ def _notices_in_place_change(cube, obs) -> bool:
     return False
 
 
-# What Cube's backward may use of the kit: what forward saved, and arithmetic on tensors;
-# not a node of the library's, whose call would give its local derivative for you
-ARITHMETIC = ("saved_tensors", "mul", "pow", "square", "add", "sub", "div", "neg")
-ARITHMETIC += ("__mul__", "__rmul__", "__pow__", "__add__", "__radd__", "__sub__", "__rsub__")
-ARITHMETIC += ("__truediv__", "__rtruediv__", "__neg__")
+# Cube's backward runs by hand too, where there is no kit: on stand-ins of the tensors forward
+# saved and of grad_output (arrays with the methods of arithmetic), so no node, gradient or
+# engine of the library is there to find the derivative for it, and what comes back is data
+def _arithmetic_tensor() -> type:
+    """A NumPy array class with a tensor's methods of arithmetic (``x.pow(2).mul(3)``)."""
+    array = np.ndarray
+    methods = {"pow": array.__pow__, "mul": array.__mul__, "add": array.__add__}
+    methods |= {"sub": array.__sub__, "div": array.__truediv__, "neg": array.__neg__}
+    return type("Tensor", (array,), {**methods, "square": lambda self: self * self})
 
 
-def _backward_run(obs, y, g, what: str) -> None:
-    """``y.backward(g)``, and what Cube's backward ran of the kit: nothing but arithmetic on
-    the saved tensors, by any route (a nested backward pass, autograd.grad, a node of the
-    library's called directly all show)."""
-    with kit_calls(*ARITHMETIC) as calls:
-        obs.call(y.backward, g)
-    obs.holds(
+def _backward_by_hand(backward):
+    """A trial of Cube's ``backward``: it gets a ctx whose ``saved_tensors`` hold stand-ins of
+    ``saved``, and a stand-in of ``grad_output``; what it returns comes back as numbers."""
+
+    def run(saved, grad_output):
+        tensor = _arithmetic_tensor()
+        ctx = type("Ctx", (), {})()
+        ctx.saved_tensors = tuple(np.asarray(t, dtype=float).view(tensor) for t in saved)
+        found = backward(ctx, np.asarray(grad_output, dtype=float).view(tensor))
+        found = found[0] if isinstance(found, tuple) and len(found) == 1 else found
+        return np.asarray(found, dtype=float)
+
+    return run
+
+
+def _saved(y) -> list:
+    """The numbers of the tensors ``y``'s node saved (read before backward frees them)."""
+    return [t.detach().numpy().copy() for t in y.grad_fn.saved_tensors]
+
+
+def _backward_by_hand_observed(obs, Cube, saved: list, g, what: str) -> None:  # noqa: N803
+    """Cube's backward, by hand, on the tensors a node saved and ``g``: computed with arithmetic
+    only (no node, gradient or engine of the library is there)."""
+    hand = obs.by_hand(Cube.backward, around=_backward_by_hand)
+    obs.close(
         f"Cube's backward computes with arithmetic only ({what})",
-        calls,
-        "empty",
+        obs.call(hand, saved, g.numpy()),
         hint="write 3x² yourself: no node, gradient or engine of the library",
     )
 
@@ -238,7 +339,8 @@ def cube_function(obs, Cube):  # noqa: N803  (the notebook's class)
         hint="keep what backward needs with ctx.save_for_backward(...)",
     )
     g = agk.tensor(obs.rng.normal(size=shape))  # an upstream gradient other than ones
-    _backward_run(obs, y, g, "y.backward(g)")
+    saved = _saved(y)
+    obs.call(y.backward, g)
     obs.close("x.grad after y.backward(g)", x.grad, hint="grad_output times the local derivative")
     x64 = agk.tensor(obs.rng.uniform(-2.0, 2.0, size=5), requires_grad=True)
     with _no_autograd_inside_backward():
@@ -253,6 +355,7 @@ def cube_function(obs, Cube):  # noqa: N803  (the notebook's class)
         obs.call(_notices_in_place_change, Cube, obs),
         hint="save x itself (not a copy) and take it back from ctx.saved_tensors in backward",
     )
+    _backward_by_hand_observed(obs, Cube, saved, g, "y.backward(g)")
 
 
 # ----- exercise 4: (a + b) * d by hand -------------------------------------------------------
@@ -345,9 +448,9 @@ def _comes_after_its_senders(order, nodes) -> bool:
     )
 
 
-def _observe_order(obs, backward_order, what: str, root, seconds: float = 10.0) -> None:
+def _observe_order(obs, walk, what: str, root, seconds: float = 20.0) -> None:
     nodes = _engine_order(root)
-    order = _walked(obs, backward_order, "backward_order", root, what, seconds)
+    order = _walked(obs, walk, root, seconds)
     obs.require(
         f"backward_order returns a list ({what})",
         isinstance(order, (list, tuple)),
@@ -383,13 +486,12 @@ def _observe_order(obs, backward_order, what: str, root, seconds: float = 10.0) 
 def engine_order(obs, backward_order):
     """Exercise 6: the order the engine runs"""
     _without_recursion(obs, backward_order, "backward_order")
-    _observe_order(
-        obs, backward_order, "a graph with forks and a skip connection", _order_graph(obs)
-    )
+    walk = _walker(obs, backward_order)  # by hand: no engine or tracer exists there
+    _observe_order(obs, walk, "a graph with forks and a skip connection", _order_graph(obs))
     root, _, count = _diamond_chain(obs)  # one walk per path would take hours
-    _observe_order(obs, backward_order, f"{count} diamonds in a row", root, 2.0)
+    _observe_order(obs, walk, f"{count} diamonds in a row", root, 5.0)
     root, _ = _chain(obs, 5000)
-    _observe_order(obs, backward_order, "a chain of 5,000 operations", root)
+    _observe_order(obs, walk, "a chain of 5,000 operations", root)
 
 
 # ----- exercise 7: count what a graph saves ------------------------------------------------

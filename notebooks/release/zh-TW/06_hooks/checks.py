@@ -9,7 +9,7 @@ import numpy as np
 
 import autogradkit as agk
 from autogradkit import nn
-from autogradkit.grading.checks import Checks, hooks_fired, kit_calls
+from autogradkit.grading.checks import Checks
 
 check = Checks(__file__)
 
@@ -73,19 +73,82 @@ def _observe_captured(obs, what: str, captured, named: dict) -> None:
         )
 
 
-def _later_passes_change(captured: dict, named: dict, obs) -> bool:
-    """Run a new backward pass into each tensor: a hook still in place would fire again."""
-    before = {name: _numbers(captured[name]) for name in named}
-    for t in named.values():
-        try:
-            (t * agk.tensor(obs.rng.normal(size=t.shape))).sum().backward()
-        except RuntimeError:  # the graph below t was freed, after t's hooks ran
-            pass
-    return any(not np.array_equal(before[n], _numbers(captured[n])) for n in named)
+# capture_grads runs by hand, where there is no kit: the named tensors and the loss are
+# stand-ins made from data, whose hooks the stand-in loss.backward() runs with the gradients the
+# check computed; no autograd.grad, retain_grad() or .grad is there, and what comes back is data
+def _hooked_world():
+    """The classes of the stand-ins (by hand): a gradient (an array with a tensor's copying
+    methods), a handle, and a tensor whose hooks ``backward()`` runs."""
+    array = np.ndarray
+    same = {name: lambda g, *args, **kwargs: g for name in ("detach", "cpu", "to", "contiguous")}
+    gradient = type("Tensor", (array,), {"clone": array.copy, **same})
+    gradient.numpy, gradient.data = lambda g: np.asarray(g), property(lambda g: g)
+
+    class Handle:
+        def __init__(self, hooks, hook):
+            self.hooks, self.hook = hooks, hook
+
+        def remove(self):
+            self.hooks[:] = [h for h in self.hooks if h is not self.hook]
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.remove()
+
+    return gradient, Handle
 
 
-# What capture_grads may use of the kit: hooks, their handles, one backward(), copies
-HOOKING = ("register_hook", "remove", "__enter__", "__exit__", "backward", "clone", "detach")
+def _capturing(capture_grads):
+    """A trial of ``capture_grads`` (by hand): stand-ins of the named tensors and of the loss,
+    whose ``backward()`` runs each tensor's hooks, in ``names``' order, with ``grads``. What
+    it saw: the dict returned, which hooks ran, whether a hook changed what flows on, and
+    whether a later pass (``later``) still reaches the dict."""
+
+    def run(names, grads, later):
+        gradient, handle = _hooked_world()  # made here: by hand, classes are not data
+        tensor, seen = type("Tensor", (), {"requires_grad": True}), {"fired": [], "changed": False}
+
+        def run_hooks(named, flowing_in):
+            for name in named:
+                flowing = np.asarray(flowing_in[name], dtype=float).view(gradient)
+                for hook in list(named[name].hooks):
+                    seen["fired"].append(name)
+                    returned = hook(flowing)
+                    if returned is not None:
+                        returned = np.asarray(returned, dtype=float)
+                        seen["changed"] = seen["changed"] or not np.array_equal(returned, flowing)
+                        flowing = returned.view(gradient)
+
+        named, loss = {}, tensor()
+        for name in names:
+            named[name] = loss if name == "loss" else tensor()
+            named[name].hooks = []
+            named[name].register_hook = lambda hook, t=named[name]: _registered(t, hook, handle)
+        loss.backward = lambda *args, **kwargs: run_hooks(named, grads)
+        found = capture_grads(dict(named), loss)
+        report = {"captured": None, "fired": seen["fired"], "changed": seen["changed"]}
+        if not isinstance(found, dict):
+            return report
+        report["captured"] = {str(k): np.asarray(v, dtype=float) for k, v in found.items()}
+        seen["fired"] = []
+        run_hooks(named, later)  # a hook still in place fires again
+        after = {str(k): np.asarray(v, dtype=float) for k, v in found.items()}
+        moved = [not np.array_equal(v, after.get(k)) for k, v in report["captured"].items()]
+        return report | {"later": any(moved)}
+
+    return run
+
+
+def _registered(tensor, hook, handle):
+    tensor.hooks.append(hook)
+    return handle(tensor.hooks, hook)
+
+
+def _order(tensors: dict, named: dict) -> list:
+    """The names of ``named`` from the output back (each after every tensor made from it)."""
+    return [name for name in reversed(list(tensors)) if name in named]
 
 
 @check.exercise("capture_grads")
@@ -93,29 +156,27 @@ def captured_grads(obs, capture_grads):
     """Exercise 2: capture_grads records gradients with hooks and leaves them unchanged"""
     leaves, tensors, loss = _graph(obs)
     named = _some(obs, tensors, int(obs.rng.integers(2, 5)))
-    with kit_calls(*HOOKING) as calls, hooks_fired(**named) as fired:
-        captured = obs.call(capture_grads, named, loss)
-    obs.holds(
-        "capture_grads takes the gradients from its hooks only",
-        calls,
-        "empty",
-        hint="no autograd.grad, retain_grad() or .grad: what a hook receives is the gradient",
-    )
+    grads = dict(zip(named, agk.autograd.grad(loss, list(named.values()), retain_graph=True)))
+    later = {name: obs.rng.normal(size=t.shape) for name, t in named.items()}
+    trial = obs.by_hand(capture_grads, around=_capturing)  # no autograd there: hooks only
+    grads = {name: g.numpy() for name, g in grads.items()}
+    seen = obs.call(trial, _order(tensors, named), grads, later)
     obs.equal(
         f"the tensors whose hooks ran, once each ({len(named)} tensors)",
-        sorted(fired),
+        sorted(seen["fired"]),
         hint="register one hook on each tensor, then call loss.backward() once",
     )
-    _observe_captured(obs, f"for {', '.join(named)}", captured, named)
+    _observe_captured(obs, f"for {', '.join(named)}", seen["captured"], named)
+    loss.backward()  # the leaves' gradients, when the hooks only looked
     for name, leaf in zip(("x", "w"), leaves):
         obs.close(
             f"{name}.grad after capture_grads",
-            leaf.grad,
+            None if seen["changed"] else leaf.grad,
             hint="the hooks only look: return None, so the gradient flows on unchanged",
         )
     obs.equal(
         "a later backward pass changes what you captured",
-        obs.call(_later_passes_change, captured, named, obs),
+        seen["later"],
         hint="remove each hook with its handle once loss.backward() has run",
     )
 

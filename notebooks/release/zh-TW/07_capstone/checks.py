@@ -6,23 +6,14 @@ instructor's solution gives on the same inputs: here, with the answers recorded 
 when your notebook is graded, on inputs drawn fresh for the grading run.
 """
 
-from collections.abc import Callable
-from contextlib import contextmanager
-
 import numpy as np
 
 import autogradkit as agk
 import autogradkit.autograd.engine
 from autogradkit import nn
-from autogradkit.autograd.engine import Function  # every op's, built-in or yours: its apply
 from autogradkit.grading.checks import (
-    BuildItYourself,
     Checks,
     call_graph,
-    kit_calls,
-    recursion_limit,
-    refuse_library,
-    time_limit,
 )
 
 check = Checks(__file__)
@@ -263,17 +254,28 @@ class _Node:
 
 
 _UNARY, _BINARY = 1, 2
-OPERATIONS = {  # name: (how many earlier nodes it uses, how it is computed); k is a number
-    "a + b": (_BINARY, lambda a, b, k: a + b),
-    "a * b": (_BINARY, lambda a, b, k: a * b),
-    "a + a": (_UNARY, lambda a, b, k: a + a),
-    "a * a": (_UNARY, lambda a, b, k: a * a),
-    "k + a": (_UNARY, lambda a, b, k: k + a),
-    "a * k": (_UNARY, lambda a, b, k: a * k),
-    "k * a": (_UNARY, lambda a, b, k: k * a),
-    "a.tanh()": (_UNARY, lambda a, b, k: a.tanh()),
-    "a.relu()": (_UNARY, lambda a, b, k: a.relu()),
+OPERATIONS = {  # name: how many earlier nodes it uses (_compute computes it)
+    "a + b": _BINARY,
+    "a * b": _BINARY,
+    "a + a": _UNARY,
+    "a * a": _UNARY,
+    "k + a": _UNARY,
+    "a * k": _UNARY,
+    "k * a": _UNARY,
+    "a.tanh()": _UNARY,
+    "a.relu()": _UNARY,
 }
+
+
+def _compute(name: str, a, b, k):
+    """The operation ``name`` of ``OPERATIONS`` on ``a`` (and ``b``); ``k`` is a number."""
+    if name in ("a.tanh()", "a.relu()"):
+        return a.tanh() if name == "a.tanh()" else a.relu()
+    left = {"a + b": a, "a * b": a, "a + a": a, "a * a": a, "k + a": k, "k * a": k}.get(name, a)
+    right = {"a + b": b, "a * b": b, "a + a": a, "a * a": a, "a * k": k}.get(name, a)
+    return left + right if "+" in name else left * right
+
+
 _WEIGHTS = np.array([3, 3, 1, 1, 1, 1, 1, 3, 2], dtype=float)
 
 
@@ -297,9 +299,8 @@ def _build(plan: list, leaves: list) -> tuple[list, object]:
     the sum of every node that no step uses, so that the root depends on all of them."""
     nodes, used = list(leaves), set()
     for name, i, j, k in plan:
-        arity, compute = OPERATIONS[name]
-        used |= {i, j} if arity == _BINARY else {i}
-        nodes.append(compute(nodes[i], nodes[j], k))
+        used |= {i, j} if OPERATIONS[name] == _BINARY else {i}
+        nodes.append(_compute(name, nodes[i], nodes[j], k))
     unused = [node for index, node in enumerate(nodes) if index not in used]
     root = unused[0]
     for node in unused[1:]:
@@ -330,9 +331,7 @@ class _Structure:
 
 def _has_forks_and_reuse(plan: list) -> bool:
     reuse = any(name in ("a + a", "a * a") for name, *_ in plan)
-    uses = [i for _, i, _, _ in plan] + [
-        j for name, _, j, _ in plan if OPERATIONS[name][0] == _BINARY
-    ]
+    uses = [i for _, i, _, _ in plan] + [j for name, _, j, _ in plan if OPERATIONS[name] == _BINARY]
     return reuse and max(np.bincount(uses)) >= 2
 
 
@@ -365,60 +364,49 @@ def _expression(obs, data=None):
     raise RuntimeError("no random expression fits: the generator needs fixing")
 
 
-def _diamonds(obs) -> tuple[int, list, Callable]:
+def _diamonds(obs) -> tuple[int, list, list]:
     """``count`` diamonds in a row (2**count paths), leaves inside: the count, the leaves'
-    values, and how to build it from leaves of any kind."""
+    values, and where the leaves 1 to 3 go in (``[[diamond, leaf], ...]``, for ``_made``)."""
     count = int(obs.rng.integers(32, 41))
     data = [round(float(v), 3) for v in obs.rng.uniform(0.6, 1.4, size=4)]
-    at = dict(zip(obs.rng.choice(count, size=3, replace=False).tolist(), range(1, 4)))
+    at = [
+        [i, leaf]
+        for i, leaf in zip(obs.rng.choice(count, size=3, replace=False).tolist(), (1, 2, 3))
+    ]
+    return count, data, at
 
-    def build(leaves):
-        z = leaves[0].tanh()
-        for i in range(count):
+
+def _chain(obs, length: int) -> tuple[list, list]:
+    """``length`` additions in a row, deeper than Python lets a function recurse: the leaves'
+    values and the numbers added (for ``_made``)."""
+    data = [round(float(v), 3) for v in obs.rng.uniform(-1.0, 1.0, size=2)]
+    numbers = [round(float(v), 2) for v in obs.rng.uniform(-0.01, 0.01, size=length)]
+    return data, numbers
+
+
+def _made(shape: list, leaves: list) -> tuple[list, object]:
+    """The graph ``shape`` describes, built from ``leaves`` (Values, tensors or ``_Node``s): its
+    nodes (for a plan) and its root. ``["plan", plan]``, ``["diamonds", count, at]``,
+    ``["chain", numbers]`` or ``["one", operation, k]`` (one of ``OPERATIONS``, or
+    ``"(a * b).tanh()"``)."""
+    kind = shape[0]
+    if kind == "plan":
+        return _build(shape[1], leaves)
+    z = leaves[0]
+    if kind == "diamonds":
+        at, z = dict((i, leaf) for i, leaf in shape[2]), z.tanh()
+        for i in range(shape[1]):
             z = (z + z.tanh()) * 0.5 if i % 2 else z * 0.7 + z.relu() * 0.3
             if i in at:
                 z = z * leaves[at[i]]
-        return z
-
-    return count, data, build
-
-
-def _chain(obs, length: int) -> tuple[list, Callable]:
-    """``length`` additions in a row, deeper than Python lets a function recurse."""
-    data = [round(float(v), 3) for v in obs.rng.uniform(-1.0, 1.0, size=2)]
-    numbers = [round(float(v), 2) for v in obs.rng.uniform(-0.01, 0.01, size=length)]
-
-    def build(leaves):
-        z = leaves[0]
-        for k in numbers:
+    elif kind == "chain":
+        for k in shape[1]:
             z = z + k * leaves[1]
-        return z
-
-    return data, build
-
-
-@contextmanager
-def _without_autogradkit():
-    """autogradkit's operations and its engine refuse to run inside the engine you write."""
-
-    def refused(*args, **kwargs):
-        raise BuildItYourself("this exercise asks you to build the engine yourself")
-
-    apply = Function.__dict__["apply"]  # a classmethod: put back exactly what was there
-    with refuse_library(agk.autograd.engine, "run_backward", exercise="the engine"):
-        Function.apply = refused
-        try:
-            yield
-        finally:
-            Function.apply = apply
-
-
-def _until_recursion_error(function, *args):
-    """``function(*args)``, or ``RecursionError`` (the class) when Python ran out of stack."""
-    try:
-        return function(*args)
-    except RecursionError:
-        return RecursionError
+    elif shape[1] == "(a * b).tanh()":
+        z = (z * leaves[1]).tanh()
+    else:
+        z = _compute(shape[1], z, leaves[-1], shape[2])
+    return [], z
 
 
 # ----- exercise 6: topological order -----------------------------------------------------------
@@ -477,32 +465,93 @@ def _without_recursion(obs, answer, name: str) -> None:
     )
 
 
-def _sort(obs, topological_order, root, seconds: float = 10.0, deep: bool = False):
-    """``topological_order(root)``, time-limited, with room for ``DEPTH`` nested calls; on a
-    ``deep`` graph, ``RecursionError`` (the class) when Python ran out of stack."""
-    with time_limit(seconds), recursion_limit(DEPTH):
-        if deep:
-            return obs.call(_until_recursion_error, topological_order, root)
-        return obs.call(topological_order, root)
+# The sort runs by hand, where there is no kit and no check: on stand-ins of the Values made
+# from the graph as data (children only), so neither autogradkit nor the check's own list of
+# the nodes it made (a topological order already) is there to read, and what comes back is data
+def _as_data(root: _Node, known: list) -> list:
+    """``root``'s graph as data: per node (``root`` first, each once) ``[its place in known,
+    [its children's places]]``. ``known``, the nodes an earlier sort of the check was given,
+    gets the new ones: a node keeps its place, and its stand-in, from sort to sort."""
+    place = {id(node): k for k, node in enumerate(known)}
+    nodes, seen, todo = [], set(), [root]
+    while todo:
+        node = todo.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            nodes.append(node)
+            todo += list(node.children)
+    for node in nodes:
+        if id(node) not in place:
+            place[id(node)] = len(known)
+            known.append(node)
+    return [[place[id(node)], [place[id(c)] for c in node.children]] for node in nodes]
+
+
+def _sorting(answer):
+    """A trial of a sort (by hand): ``answer`` gets the stand-in of the root; what it returns
+    comes back as places (-1: not a node of the graph), None when it is no list; ``deep``:
+    ``"RecursionError"`` when Python ran out of stack."""
+    made = {}  # a node's stand-in, by its place: the same object from sort to sort
+
+    def run(graph, deep):
+        value = type("Value", (), {})
+        for place, _ in graph:
+            made[place] = made[place] if place in made else value()
+        for place, children in graph:
+            made[place].children = tuple(made[c] for c in children)
+        try:
+            found = answer(made[graph[0][0]])
+        except RecursionError:
+            if deep:
+                return "RecursionError"
+            raise
+        if not isinstance(found, (list, tuple)):
+            return None
+        where = {id(node): place for place, node in made.items()}
+        return [where.get(id(item), -1) for item in found]
+
+    return run
+
+
+def _sorter(obs, topological_order) -> tuple:
+    """The answer, by hand, around ``_sorting``; and the nodes its sorts were given."""
+    return obs.by_hand(topological_order, recursion_limit=DEPTH, around=_sorting), []
+
+
+def _sort(obs, sorter, root, seconds: float = 20.0, deep: bool = False):
+    """The sort of ``root``'s graph, time-limited, with room for ``DEPTH`` nested calls: the
+    nodes it returned (anything else as a node of no graph); on a ``deep`` graph,
+    ``RecursionError`` (the class) when Python ran out of stack."""
+    hand, known = sorter
+    graph = _as_data(root, known)
+    hand.timeout = seconds
+    found = obs.call(hand, graph, deep)
+    if found == "RecursionError":
+        return RecursionError
+    if not isinstance(found, list):
+        return None
+    inside = range(len(known))
+    return [known[label] if label in inside else _Node() for label in found]
 
 
 @check.exercise("topological_order")
 def order_of_the_graph(obs, topological_order):
     """Exercise 6: the Values in topological order, each once, without recursion"""
     _without_recursion(obs, topological_order, "topological_order")
+    sorter = _sorter(obs, topological_order)  # by hand: nothing of the kit or the check there
     plan, data, _ = _expression(obs)
     nodes, root = _structure_of(lambda leaves: _build(plan, leaves)[1], len(data))
-    order = _sort(obs, topological_order, root)
+    order = _sort(obs, sorter, root)
     _observe_order(obs, f"an expression of {len(nodes)} Values", order, nodes)
 
-    count, data, build = _diamonds(obs)
-    nodes, root = _structure_of(build, len(data))
-    order = _sort(obs, topological_order, root, 2.0)  # one visit per path would take hours
+    count, data, at = _diamonds(obs)
+    nodes, root = _structure_of(lambda leaves: _made(["diamonds", count, at], leaves)[1], len(data))
+    order = _sort(obs, sorter, root, 5.0)  # one visit per path would take hours
     _observe_order(obs, f"{count} diamonds in a row", order, nodes)
 
-    data, build = _chain(obs, 5000)
-    nodes, root = _structure_of(build, len(data))
-    order = _sort(obs, topological_order, root, deep=True)
+    data, numbers = _chain(obs, 5000)
+    nodes, root = _structure_of(lambda leaves: _made(["chain", numbers], leaves)[1], len(data))
+    order = _sort(obs, sorter, root, deep=True)
     obs.require(
         "a chain of 5,000 additions is sorted without a RecursionError",
         order is not RecursionError,
@@ -512,53 +561,48 @@ def order_of_the_graph(obs, topological_order):
 
 
 # ----- exercise 7: Value -----------------------------------------------------------------------
-def _values(value_class, data) -> list:
-    return [value_class(v) for v in data]
+# Your engine runs by hand, where there is no autogradkit at all: Value and what the check
+# builds with it cross as code, the numbers as data, and what comes back is data
+def _running(value_class):
+    """A trial of ``value_class`` (by hand): leaves made from ``data``; for each shape (see
+    ``_made``) its graph built on them and ``root.backward()`` called once. Per shape: the
+    root's data, the leaves' gradients, each node's data and gradient; or, ``deep``,
+    ``"RecursionError"`` when Python ran out of stack."""
+
+    def run(shapes, data, deep):
+        leaves, seen = [value_class(v) for v in data], []
+        for shape in shapes:
+            try:
+                nodes, root = _made(shape, leaves)
+                root.backward()
+            except RecursionError:
+                if deep:
+                    return "RecursionError"
+                raise
+            seen.append({"root": root.data, "leaves": [leaf.grad for leaf in leaves]})
+            seen[-1].update(data=[v.data for v in nodes], grads=[v.grad for v in nodes])
+        return seen
+
+    return run
 
 
-def _forward_and_backward(build, value_class, data) -> tuple[list, list, object]:
-    """Leaves made with ``value_class`` from ``data``, the graph ``build`` makes of them (its
-    nodes and root), and ``root.backward()`` called once."""
-    leaves = _values(value_class, data)
-    nodes, root = build(leaves)
-    root.backward()
-    return leaves, nodes, root
-
-
-def _engine(obs, what: str, build, value_class, data, seconds: float = 10.0, deep: bool = False):
-    """``_forward_and_backward`` on the student's Value, autogradkit refused, time-limited;
-    what of autogradkit it ran, by any route, observed. A ``deep`` graph must not run Python
-    out of stack (observed first: a profiler ends with a ``RecursionError`` too)."""
-    with _kit_watched() as calls, time_limit(seconds), recursion_limit(DEPTH):
-        if deep:
-            ran = obs.call(_until_recursion_error, _forward_and_backward, build, value_class, data)
-        else:
-            ran = obs.call(_forward_and_backward, build, value_class, data)
+def _engine(obs, what: str, engine, shapes, data, seconds: float = 20.0, deep: bool = False):
+    """``engine`` (``_engine_of``'s) on ``shapes`` over leaves holding ``data``, time-limited; a
+    ``deep`` graph must not run Python out of stack."""
+    engine.timeout = seconds
+    ran = obs.call(engine, shapes, data, deep)
     if deep:
         obs.require(
             f"{what} runs backward without a RecursionError",
-            ran is not RecursionError,
+            ran != "RecursionError",
             hint="Python stops a recursion about 1,000 calls deep: keep a stack of your own",
         )
-    _observe_kit(obs, what, calls)
     return ran
 
 
-@contextmanager
-def _kit_watched():
-    """autogradkit refuses to work in the block (feedback only: refusing patches names, which
-    code inside the block can put back); yields what of it ran, by any route (``kit_calls``)."""
-    with kit_calls() as calls, _without_autogradkit():
-        yield calls
-
-
-def _observe_kit(obs, what: str, calls: list) -> None:
-    obs.holds(
-        f"{what}: your engine runs no code of autogradkit",
-        calls,
-        "empty",
-        hint="build it from plain Python numbers: no tensor, operation or engine of autogradkit",
-    )
+def _engine_of(obs, value_class):
+    """The student's Value, by hand (no autogradkit exists there), around ``_running``."""
+    return obs.by_hand(value_class, recursion_limit=DEPTH, around=_running)
 
 
 # A local gradient is a formula, exact to the last bits; a difference quotient is off by 1e-11
@@ -566,11 +610,10 @@ def _observe_kit(obs, what: str, calls: list) -> None:
 EXACT = {"atol": 1e-12, "rtol": 1e-12}
 
 
-def _one_operation(obs, value_class, what: str, compute, data: list, hint: str) -> None:
+def _one_operation(obs, engine, what: str, shape: list, data: list, hint: str) -> None:
     """One operation on fresh leaves: the result's value and every leaf's gradient."""
-    ran = _engine(obs, what, lambda leaves: ([], compute(*leaves)), value_class, data)
-    leaves, _, root = ran
-    numbers = [root.data] + [leaf.grad for leaf in leaves]
+    ran = _engine(obs, what, engine, [shape], data)[0]
+    numbers = [ran["root"]] + ran["leaves"]
     obs.close(f"{what}: its value and the gradient of each leaf", numbers, hint=hint, **EXACT)
 
 
@@ -593,58 +636,56 @@ def engine_against_autogradkit(obs, Value):  # noqa: N803  (the notebook's class
     obs.require("Value is a class", _is_value_class(Value), hint="class Value: ...")
     a, b = (round(float(v), 3) for v in obs.rng.uniform(0.2, 2.0, size=2) * [1, -1])
     k = round(float(obs.rng.uniform(0.5, 3.0)), 2)
-    for what, compute, data, hint in (
-        ("a + b", lambda a, b: a + b, [a, b], "d(a + b)/da = 1, and the same for b"),
-        ("a * b", lambda a, b: a * b, [a, b], "d(a * b)/da = b, and d(a * b)/db = a"),
-        ("a.tanh()", lambda a: a.tanh(), [a], "d tanh(a)/da = 1 - tanh(a)²"),
-        ("a.relu() for a > 0", lambda a: a.relu(), [abs(a)], "relu passes the gradient on"),
-        ("a.relu() for a < 0", lambda a: a.relu(), [-abs(a)], "relu is flat below zero"),
-        (f"{k} * a", lambda a: k * a, [a], "a number becomes a Value with no children"),
-        (f"{k} + a", lambda a: k + a, [a], "a number becomes a Value with no children"),
+    engine = _engine_of(obs, Value)
+    for what, shape, data, hint in (
+        ("a + b", ["one", "a + b", k], [a, b], "d(a + b)/da = 1, and the same for b"),
+        ("a * b", ["one", "a * b", k], [a, b], "d(a * b)/da = b, and d(a * b)/db = a"),
+        ("a.tanh()", ["one", "a.tanh()", k], [a], "d tanh(a)/da = 1 - tanh(a)²"),
+        ("a.relu() for a > 0", ["one", "a.relu()", k], [abs(a)], "relu passes the gradient on"),
+        ("a.relu() for a < 0", ["one", "a.relu()", k], [-abs(a)], "relu is flat below zero"),
+        (f"{k} * a", ["one", "k * a", k], [a], "a number becomes a Value with no children"),
+        (f"{k} + a", ["one", "k + a", k], [a], "a number becomes a Value with no children"),
         (
             "a * a",
-            lambda a: a * a,
+            ["one", "a * a", k],
             [a],
             "a Value used twice gets the sum of the gradients of its uses: add into .grad with +=",
         ),
         (
             "(a * b).tanh()",
-            lambda a, b: (a * b).tanh(),
+            ["one", "(a * b).tanh()", k],
             [a, b],
             "from the root back: a * b must have its gradient from tanh before it passes it on",
         ),
     ):
-        _one_operation(obs, Value, what, compute, data, hint)
+        _one_operation(obs, engine, what, shape, data, hint)
 
     for number in (1, 2):
         plan, data, autogradkit_grads = _expression(obs)
         nodes = len(data) + len(plan)
         what = f"random graph {number} ({nodes} Values, with forks and reuse)"
-        leaves, made, root = _engine(
-            obs, what, lambda leaves, plan=plan: _build(plan, leaves), Value, data
-        )
-        grads = [value.grad for value in made]
-        obs.close(f"{what}: each Value's data", [value.data for value in made])
+        ran = _engine(obs, what, engine, [["plan", plan]], data)[0]
+        obs.close(f"{what}: each Value's data", ran["data"])
         obs.require(
             f"{what}: each Value's gradient agrees with autogradkit's",
-            _agree(grads, autogradkit_grads),
+            _agree(ran["grads"], autogradkit_grads),
             hint="after root.backward(), each Value's .grad is d(root)/d(Value): run the chain "
             "rule once per Value, from the root back, in reverse topological order",
         )
-        obs.close(f"{what}: each Value's gradient", grads, **EXACT)
+        obs.close(f"{what}: each Value's gradient", ran["grads"], **EXACT)
 
-    count, data, build = _diamonds(obs)
+    count, data, at = _diamonds(obs)
     what = f"{count} diamonds in a row"
-    ran = _engine(obs, what, lambda leaves: ([], build(leaves)), Value, data, seconds=2.0)
+    ran = _engine(obs, what, engine, [["diamonds", count, at]], data, seconds=5.0)[0]
     obs.close(
         f"{count} diamonds in a row: the leaves' gradients",
-        [leaf.grad for leaf in ran[0]],
+        ran["leaves"],
         hint="visit each Value once, in topological order",
     )
 
-    data, build = _chain(obs, 5000)
+    data, numbers = _chain(obs, 5000)
     what = "a chain of 5,000 additions"
-    ran = _engine(obs, what, lambda leaves: ([], build(leaves)), Value, data, deep=True)
-    obs.close("a chain of 5,000 additions: the leaves' gradients", [x.grad for x in ran[0]])
+    ran = _engine(obs, what, engine, [["chain", numbers]], data, deep=True)[0]
+    obs.close("a chain of 5,000 additions: the leaves' gradients", ran["leaves"])
 
 
