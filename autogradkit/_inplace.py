@@ -21,7 +21,7 @@ from ._dtype import is_number, scalar_type_name
 from ._indexing import indexed, is_advanced, normalize_index
 from ._tensor_math import MathMethods
 from .autograd import grad_mode
-from .autograd.engine import FREED, FunctionCtx, TensorBase, link, qualified_name
+from .autograd.engine import FREED, FunctionCtx, TensorBase, link
 from .autograd.variable import FREED_MESSAGE, NO_GRAD_VIEW, increment_version, op_name
 from .ops import indexing
 from .ops.indexing import AsStridedBackward0, IndexPutBackward0
@@ -150,7 +150,8 @@ class CopySlices(FunctionCtx):
         self.next_functions += fn.next_functions[1:]
         self._input_meta += fn._input_meta[1:]
 
-    name = qualified_name
+    def name(self) -> str:
+        return "autogradkit::autograd::CopySlices"
 
     @staticmethod
     def backward(node, g):

@@ -278,7 +278,7 @@ def link(node, tensors) -> None:
     node.next_functions, node._input_meta = tuple(edges), tuple(metas)
 
 
-def qualified_name(node) -> str:
+def _qualified_name(node) -> str:
     """How PyTorch names the nodes it makes itself: ``autogradkit::autograd::AccumulateGrad``."""
     return f"autogradkit::autograd::{type(node).__name__}"
 
@@ -300,7 +300,8 @@ class AccumulateGrad(Node):
         self._input_meta = ((variable._data.shape, variable._data.dtype),)
         self._priority = _ACCUMULATE_FIRST - next_id()
 
-    name = qualified_name
+    def name(self) -> str:
+        return "autogradkit::autograd::AccumulateGrad"
 
     @staticmethod
     def backward(node, g) -> tuple:
@@ -496,7 +497,7 @@ class Function(FunctionCtx):
         # (PyTorch's _saved_<name> fields: the package root's saved_fields.install, later)
         if cls.node_name:  # PyTorch's NotImplemented nodes: two ops, one printed name
             cls.__name__ = cls.node_name
-            cls.name = qualified_name
+            cls.name = _qualified_name
 
     @classmethod
     def call(cls, *args, **static):
