@@ -475,3 +475,105 @@ def test_07_honest_engines_pass(check_name, answer):
     order = solution(NB07, "nb07_ex6_topological_order", **NOTEBOOK)["topological_order"]
     reference = _reference(NB07, "nb07_ex7_value", **NOTEBOOK, topological_order=order)
     assert_passes(check, reference, Value=answer)
+
+
+class ValueWithSlots:
+    """``__slots__`` for the four fields, ``max`` for relu."""
+
+    __slots__ = ("data", "grad", "children", "local_grads")
+
+    def __init__(self, data, children=(), local_grads=()):
+        self.data, self.grad = float(data), 0.0
+        self.children, self.local_grads = children, local_grads
+
+    def __add__(self, other):
+        other = other if isinstance(other, ValueWithSlots) else ValueWithSlots(other)
+        return ValueWithSlots(self.data + other.data, (self, other), (1.0, 1.0))
+
+    def __mul__(self, other):
+        other = other if isinstance(other, ValueWithSlots) else ValueWithSlots(other)
+        return ValueWithSlots(self.data * other.data, (self, other), (other.data, self.data))
+
+    __radd__, __rmul__ = __add__, __mul__
+
+    def tanh(self):
+        t = math.tanh(self.data)
+        return ValueWithSlots(t, (self,), (1.0 - t * t,))
+
+    def relu(self):
+        return ValueWithSlots(max(self.data, 0.0), (self,), (1.0 if self.data > 0 else 0.0,))
+
+    def backward(self):
+        self.grad = 1.0
+        for value in reversed(topological_order(self)):
+            for child, local_grad in zip(value.children, value.local_grads):
+                child.grad += local_grad * value.grad
+
+
+class ValueWithClosures:
+    """micrograd's way: each operation leaves a ``_backward`` closure; ``children`` kept too."""
+
+    def __init__(self, data, children=()):
+        self.data, self.grad, self.children = float(data), 0.0, tuple(children)
+        self._backward = lambda: None
+
+    def __add__(self, other):
+        other = other if isinstance(other, ValueWithClosures) else ValueWithClosures(other)
+        out = ValueWithClosures(self.data + other.data, (self, other))
+
+        def _backward():
+            self.grad += out.grad
+            other.grad += out.grad
+
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        other = other if isinstance(other, ValueWithClosures) else ValueWithClosures(other)
+        out = ValueWithClosures(self.data * other.data, (self, other))
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def __radd__(self, other):
+        return self + other
+
+    def __rmul__(self, other):
+        return self * other
+
+    def tanh(self):
+        t = math.tanh(self.data)
+        out = ValueWithClosures(t, (self,))
+
+        def _backward():
+            self.grad += (1 - t**2) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def relu(self):
+        out = ValueWithClosures(self.data if self.data > 0 else 0.0, (self,))
+
+        def _backward():
+            self.grad += (out.data > 0) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def backward(self):
+        self.grad = 1.0
+        for value in reversed(topological_order(self)):
+            value._backward()
+
+
+@pytest.mark.parametrize("check_name", ["engine_against_autogradkit", "engine_accumulates"])
+@pytest.mark.parametrize("answer", [ValueWithSlots, ValueWithClosures])
+def test_07_honest_engines_of_other_shapes_pass(check_name, answer):
+    check = getattr(checks_of(NB07), check_name)
+    order = solution(NB07, "nb07_ex6_topological_order", **NOTEBOOK)["topological_order"]
+    reference = _reference(NB07, "nb07_ex7_value", **NOTEBOOK, topological_order=order)
+    assert_passes(check, reference, Value=answer)
