@@ -1,11 +1,13 @@
 """Round 7's by-hand checks, against honest answers written otherwise than the solutions.
 
-Five exercises' answers now run by hand, on stand-ins a check builds from data (05's graph
-nodes, tensors and ``grad_output``; 07's Values), or where part of the kit was never imported
-(03's Jacobian). A stand-in offers what the real object offers for the API the lesson taught:
-an honest student who spells the answer otherwise than the solution (another loop, another
-container, another name of the same method) must pass as the solution does, on every seed.
-Each answer below is one a student could write from the lesson.
+Six exercises' answers now run by hand, on stand-ins a check builds from data (05's graph
+nodes, Cube's ctx, saved tensors and ``grad_output``; 07's Values, and 07's Value class as what
+it holds), or where part of the kit was never imported (03's Jacobian). A stand-in offers what
+the real object offers for the API the lesson taught: an honest student who spells the answer
+otherwise than the solution (another loop, another container, another name of the same method)
+must pass as the solution does, on every seed. Each answer below is one a student could write
+from the lesson. Seen failing before their fixes: Cube with ``ctx.needs_input_grad``, ``.data``
+or ``detach().clone()``, and a Value with ``__slots__``.
 """
 
 from __future__ import annotations
