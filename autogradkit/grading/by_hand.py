@@ -242,6 +242,8 @@ class _Bundle:
         for attribute, member in list(vars(cls).items()):
             if type(attribute) is not str or attribute in CLASS_BOOKKEEPING:
                 continue
+            if type(member) is types.MemberDescriptorType:  # a slot: made again from __slots__
+                continue
             wrapper = WRAPPERS.get(type(member), "")
             inner = member.fget if wrapper == "property" else getattr(member, "__func__", member)
             if type(inner) is types.FunctionType:
