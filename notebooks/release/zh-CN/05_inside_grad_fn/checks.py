@@ -277,20 +277,23 @@ def _notices_in_place_change(cube, obs) -> bool:
 # saved and of grad_output (arrays with the methods of arithmetic), so no node, gradient or
 # engine of the library is there to find the derivative for it, and what comes back is data
 def _arithmetic_tensor() -> type:
-    """A NumPy array class with a tensor's methods of arithmetic (``x.pow(2).mul(3)``)."""
+    """A NumPy array class with a tensor's methods of arithmetic (``x.pow(2).mul(3)``), and its
+    ways to the same numbers (``x.data``, ``x.detach()``, ``x.clone()``)."""
     array = np.ndarray
     methods = {"pow": array.__pow__, "mul": array.__mul__, "add": array.__add__}
     methods |= {"sub": array.__sub__, "div": array.__truediv__, "neg": array.__neg__}
+    methods |= {"data": property(lambda self: self), "detach": array.view, "clone": array.copy}
     return type("Tensor", (array,), {**methods, "square": lambda self: self * self})
 
 
 def _backward_by_hand(backward):
     """A trial of Cube's ``backward``: it gets a ctx whose ``saved_tensors`` hold stand-ins of
-    ``saved``, and a stand-in of ``grad_output``; what it returns comes back as numbers."""
+    ``saved`` (and whose ``needs_input_grad`` is the node's), and a stand-in of
+    ``grad_output``; what it returns comes back as numbers."""
 
-    def run(saved, grad_output):
+    def run(saved, needs_input_grad, grad_output):
         tensor = _arithmetic_tensor()
-        ctx = type("Ctx", (), {})()
+        ctx = type("Ctx", (), {"needs_input_grad": tuple(needs_input_grad)})()
         ctx.saved_tensors = tuple(np.asarray(t, dtype=float).view(tensor) for t in saved)
         found = backward(ctx, np.asarray(grad_output, dtype=float).view(tensor))
         found = found[0] if isinstance(found, tuple) and len(found) == 1 else found
@@ -299,18 +302,20 @@ def _backward_by_hand(backward):
     return run
 
 
-def _saved(y) -> list:
-    """The numbers of the tensors ``y``'s node saved (read before backward frees them)."""
-    return [t.detach().numpy().copy() for t in y.grad_fn.saved_tensors]
+def _saved(y) -> tuple[list, list]:
+    """The numbers of the tensors ``y``'s node saved (read before backward frees them), and
+    which of its inputs need a gradient (``ctx.needs_input_grad``)."""
+    node = y.grad_fn
+    return [t.detach().numpy().copy() for t in node.saved_tensors], list(node.needs_input_grad)
 
 
-def _backward_by_hand_observed(obs, Cube, saved: list, g, what: str) -> None:  # noqa: N803
-    """Cube's backward, by hand, on the tensors a node saved and ``g``: computed with arithmetic
-    only (no node, gradient or engine of the library is there)."""
+def _backward_by_hand_observed(obs, Cube, saved: tuple, g, what: str) -> None:  # noqa: N803
+    """Cube's backward, by hand, on what a node saved (``_saved``) and ``g``: computed with
+    arithmetic only (no node, gradient or engine of the library is there)."""
     hand = obs.by_hand(Cube.backward, around=_backward_by_hand)
     obs.close(
         f"Cube's backward computes with arithmetic only ({what})",
-        obs.call(hand, saved, g.numpy()),
+        obs.call(hand, *saved, g.numpy()),
         hint="write 3x² yourself: no node, gradient or engine of the library",
     )
 
