@@ -45,6 +45,7 @@ from __future__ import annotations
 import sys
 import threading
 
+import numpy as np
 import pytest
 
 import autogradkit as agk
@@ -262,8 +263,28 @@ def capture_with_detach_cpu(named, loss):
     return captured
 
 
+def capture_into_room_made_first(named, loss):
+    """Room made first from each tensor's ``shape`` (and ``dim()``, ``size()``, ``numel()``),
+    filled in place by its hook: a stand-in tensor tells its shape, as a tensor does."""
+    captured, handles = {}, []
+    for name, tensor in named.items():
+        assert tensor.dim() == tensor.ndim == len(tensor.size()) and tensor.numel() >= 1
+        captured[name] = room = np.zeros(tensor.shape)
+
+        def fill(grad, room=room):
+            room[...] = grad.numpy()
+
+        handles.append(tensor.register_hook(fill))
+    loss.backward()
+    for handle in handles:
+        handle.remove()
+    return captured
+
+
 @pytest.mark.parametrize("check_name", ["captured_grads", "captured_grads_twice"])
-@pytest.mark.parametrize("answer", [capture_with_data_clone, capture_with_detach_cpu])
+@pytest.mark.parametrize(
+    "answer", [capture_with_data_clone, capture_with_detach_cpu, capture_into_room_made_first]
+)
 def test_06_honest_answers_written_otherwise_pass(check_name, answer):
     check = getattr(checks_of("06_hooks"), check_name)
     reference = _reference("06_hooks", "nb06_ex2_capture")
