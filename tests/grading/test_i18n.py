@@ -22,6 +22,7 @@ from autogradkit_instructor import report
 from autogradkit_instructor.context import CellResult
 from autogradkit_instructor.translate import catalog_problems, kit_messages, placeholders
 
+COURSE_SOURCE = Path(__file__).resolve().parents[2] / "notebooks" / "source"
 ZH_PO = """\
 msgid "Exercise 1: your first tensor"
 msgstr "练习 1：你的第一个张量"
@@ -399,3 +400,26 @@ def _texts_of(po: Path) -> list:
     return [
         (text, flag, ("checks.py", None)) for text, flag, _ in check_texts(po.parent / "checks.py")
     ]
+
+
+@pytest.mark.parametrize(
+    "po", sorted(COURSE_SOURCE.glob("*/checks.*.po")), ids=lambda p: f"{p.parent.name}/{p.name}"
+)
+def test_a_new_text_adds_one_entry_to_a_course_catalog_and_rewrites_none(po, tmp_path):
+    """The course's catalogs are stored as ``autogradkit translate`` writes them: a new text in
+    checks.py adds its entry at the end, and the translator's diff is that entry alone (stored
+    otherwise, the first new text reflowed every catalog of the course)."""
+    from autogradkit_instructor.translate import HAND_WRITTEN, TEMPLATE_FLAG, update_catalog
+
+    copy = tmp_path / po.name
+    copy.write_bytes(po.read_bytes())
+    with po.open("rb") as handle:
+        stored = [m for m in read_po(handle) if m.id and HAND_WRITTEN not in m.auto_comments]
+    texts = [(m.id, TEMPLATE_FLAG in m.flags, ("checks.py", None)) for m in stored]
+    language = po.suffixes[0].lstrip(".")
+    update_catalog(
+        copy, [*texts, ("a text checks.py did not have", False, ("checks.py", None))], language
+    )
+    before, after = po.read_text(encoding="utf-8"), copy.read_text(encoding="utf-8")
+    assert after.startswith(before.rstrip("\n")), "a stored entry was rewritten"
+    assert after[len(before.rstrip("\n")) :].count("msgid") == 1
