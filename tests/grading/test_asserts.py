@@ -45,6 +45,11 @@ ATTACKS = {
         FORGED_GUARD + "np.isclose = lambda *args, **kwargs: True\nanswer = 2.0",
         "assert np.isclose(answer, 3.0)",
     ),
+    "testing_patched_guard_forged": (  # a cell of numpy.testing calls, without an assert
+        FORGED_GUARD + "np.testing.assert_allclose = lambda *args, **kwargs: None\n"
+        "answer = np.zeros(2)",
+        "np.testing.assert_allclose(answer, [2.0, 4.0])",
+    ),
     "builtins_patched_guard_forged": (
         FORGED_GUARD + "import builtins\nbuiltins.abs = lambda x: 0.0\nanswer = 2.0",
         "assert abs(answer - 3.0) < 1e-6",
@@ -137,8 +142,16 @@ def test_a_missing_answer_fails_as_in_the_kernel(ctx):
 
 
 def test_partial_credit_is_computed_here(ctx):
-    result = _grade(ctx, "answer = 2.0", "points = 0.0\nassert answer > 0\npoints += 1.5\npoints")
+    test = "points = np.float64(0.0)\nassert answer > 0\npoints += 1.5\npoints"
+    result = _grade(ctx, "answer = 2.0", test)
     assert (result.status, result.points) == ("partial", 1.5)
+    assert "test" in ctx.judged_here
+
+
+def test_a_cell_of_numpy_testing_calls_is_judged_here(ctx):
+    result = _grade(ctx, "answer = np.zeros(2)", "np.testing.assert_allclose(answer, [2.0, 4.0])")
+    assert (result.status, result.error.split(":")[0]) == ("failed", "AssertionError")
+    assert "test" in ctx.judged_here
 
 
 def test_a_cell_that_calls_a_student_function_stays_with_the_kernel(ctx):
