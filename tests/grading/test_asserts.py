@@ -119,6 +119,7 @@ HONEST = {
         "assert math.isclose(result['loss'], 0.25)",
     ),
     "nan": ("answer = float('nan')", "assert np.isnan(answer)"),
+    "set": ("answer = {3, 1, 2}", "assert answer == {1, 2, 3}\nassert sorted(answer) == [1, 2, 3]"),
 }
 
 
@@ -134,6 +135,13 @@ def test_a_wrong_answer_fails_with_the_asserts_message(ctx):
     result = _grade(ctx, "answer = 2.0", 'assert np.isclose(answer, 3.0), "answer should be 3"')
     assert (result.status, result.error) == ("failed", "AssertionError: answer should be 3")
     assert not ctx.review
+
+
+def test_a_value_that_is_not_data_fails_without_its_chosen_name(ctx):
+    answer = "class NotAnAnswer:\n    pass\nanswer = NotAnAnswer()"
+    result = _grade(ctx, answer, "assert answer == 3.0")
+    assert result.status == "failed" and result.error.startswith("TypeError: the grader")
+    assert "NotAnAnswer" not in result.error
 
 
 def test_a_missing_answer_fails_as_in_the_kernel(ctx):
