@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import base64
 import builtins
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from autogradkit.grading.observations import MIME, Record
+
+from . import runner
 
 __all__ = [
     "VALUES_CHECK",
@@ -82,6 +85,9 @@ OPAQUE_KINDS = {  # what the grader names of a value that did not cross (else "o
 }
 MAX_ITEMS = 2_000_000  # numbers, list items and characters decoded per cell, all together
 MAX_DEPTH = 32
+CHUNK = 150_000  # characters of a value's JSON per record (runner keeps records to 200,000)
+MAX_PARTS = runner.MAX_RECORDS  # records a test cell keeps: all its values' parts together
+MAX_ARRAY_BYTES = 6_000_000  # of all arrays of a cell: their base64 fits in MAX_PARTS records
 DTYPE = re.compile(r"[<>|=]?[biufc][0-9]{1,2}")  # numbers only: no objects, no records
 FLOAT = re.compile(r"-?(inf|nan|[0-9]+(\.[0-9]*)?(e[-+]?[0-9]+)?)")
 INT = re.compile(r"-?[0-9]{1,400}")
@@ -250,7 +256,7 @@ def _bound_names(statement: ast.stmt, modules: dict) -> set[str]:
 # ----- in the kernel: raw data out ---------------------------------------------------------
 VALUES_CODE = """
 def _agk_send_values(names):
-    import base64, builtins
+    import base64, builtins, json
     import numpy
     from IPython.display import display
     try:
@@ -258,13 +264,16 @@ def _agk_send_values(names):
         slot = {k: TensorBase.__dict__[k] for k in ("_data", "_requires_grad", "_grad")}
     except Exception:
         TensorBase = None
-    room = [%(items)d]
+    room = [%(items)d, %(bytes)d]  # items, array bytes
 
     def array(a, kind="ndarray"):
         a = numpy.ndarray.view(a, numpy.ndarray)
-        if a.dtype.kind not in "biufc" or a.dtype.hasobject or a.size > room[0]:
+        if a.dtype.kind not in "biufc" or a.dtype.hasobject:
             return {"opaque": "ndarray"}
+        if a.size > room[0] or a.nbytes > room[1]:
+            return {"opaque": "too large"}
         room[0] -= a.size
+        room[1] -= a.nbytes
         data = base64.b64encode(numpy.ascontiguousarray(a).tobytes()).decode("ascii")
         return {kind: {"dtype": a.dtype.str, "shape": list(a.shape), "bytes": data}}
 
@@ -310,10 +319,14 @@ def _agk_send_values(names):
     for name in names:
         try:
             value = encode(space[name], 0) if name in space else {"missing": True}
+            text = json.dumps(value)
         except Exception:
-            value = {"opaque": "unreadable"}
-        seen = {"name": name, "value": value}
-        display({%(mime)r: {"check": %(check)r, "title": "", "observations": [seen]}}, raw=True)
+            text = json.dumps({"opaque": "unreadable"})
+        parts = [text[i : i + %(chunk)d] for i in range(0, len(text), %(chunk)d)]
+        for i, part in enumerate(parts):
+            seen = {"name": name, "value": {"part": i, "parts": len(parts), "json": part}}
+            record = {"check": %(check)r, "title": "", "observations": [seen]}
+            display({%(mime)r: record}, raw=True)
 
 
 _agk_send_values(%(names)r)
@@ -323,7 +336,8 @@ del _agk_send_values
 
 def values_code(names: list[str]) -> str:
     """The code the kernel runs in place of the test cell: each of ``names`` sent as data."""
-    fields = {"items": MAX_ITEMS, "depth": MAX_DEPTH, "mime": MIME, "check": VALUES_CHECK}
+    fields = {"items": MAX_ITEMS, "bytes": MAX_ARRAY_BYTES, "depth": MAX_DEPTH, "chunk": CHUNK}
+    fields |= {"mime": MIME, "check": VALUES_CHECK}
     return VALUES_CODE % {**fields, "names": list(names)}
 
 
@@ -460,21 +474,38 @@ def judge(the_plan: Plan, records: list[Record]) -> list[dict]:
     a ``print`` as stdout, the last expression's value as its result, a failed ``assert`` (or
     any error) as an error output. ``ValueError`` when the records are not what was asked."""
     namespace = _modules(the_plan.modules)
-    budget, sent = _Budget(), {}
-    for record in records:
-        if record.check != VALUES_CHECK:
-            continue
-        for seen in record.observations:
-            if seen.name in sent or seen.name not in the_plan.names:
-                raise ValueError(f"the kernel sent {str(seen.name)[:40]!r} unasked or twice")
-            sent[seen.name] = seen.value
-    missing = [n for n in the_plan.names if n not in sent]
-    if missing:
-        raise ValueError(f"the kernel did not send {', '.join(missing)} (too large?)")
-    for name, value in sent.items():
+    budget = _Budget()
+    for name, text in _joined(the_plan.names, records).items():
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            raise ValueError(f"the kernel sent {name} as something else than JSON") from None
         if value != {"missing": True}:
             namespace[name] = decode(value, budget)
     return _run(the_plan.tree, namespace)
+
+
+def _joined(names: list[str], records: list[Record]) -> dict[str, str]:
+    """Each name's JSON text, joined from its parts; ``ValueError`` for a part unasked,
+    sent twice or missing."""
+    parts: dict[str, dict[int, str]] = {}
+    counts: dict[str, int] = {}
+    for record in (r for r in records if r.check == VALUES_CHECK):
+        for seen in record.observations:
+            value, name = seen.value, seen.name
+            if name not in names or not isinstance(value, dict):
+                raise ValueError(f"the kernel sent {str(name)[:40]!r}, which was not asked")
+            part, count, text = value.get("part"), value.get("parts"), value.get("json")
+            ok = type(part) is int and type(count) is int and isinstance(text, str)
+            if not ok or not 0 <= part < count <= MAX_PARTS or len(text) > CHUNK:
+                raise ValueError(f"the kernel sent {name} in parts of another shape")
+            if part in parts.setdefault(name, {}) or counts.setdefault(name, count) != count:
+                raise ValueError(f"the kernel sent {name} twice")
+            parts[name][part] = text
+    short = [n for n in names if len(parts.get(n, ())) != counts.get(n, -1)]
+    if short:
+        raise ValueError(f"the kernel did not send all of {', '.join(short)} (too large?)")
+    return {name: "".join(parts[name][i] for i in range(counts[name])) for name in names}
 
 
 def _modules(modules: dict[str, str]) -> dict:

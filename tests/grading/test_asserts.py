@@ -144,6 +144,18 @@ def test_a_value_that_is_not_data_fails_without_its_chosen_name(ctx):
     assert "NotAnAnswer" not in result.error
 
 
+def test_a_large_array_crosses_in_parts(ctx):
+    answer = "weights = np.full((400, 300), 0.5)"  # 960,000 bytes: seven records' worth
+    test = "assert weights.shape == (400, 300)\nassert np.allclose(weights, 0.5)"
+    result = _grade(ctx, answer, test)
+    assert (result.status, result.points) == ("passed", 2.0), result
+
+
+def test_an_array_larger_than_the_grader_takes_fails_and_says_so(ctx):
+    result = _grade(ctx, "weights = np.zeros((1000, 1000))", "assert weights.shape == (1000, 1000)")
+    assert result.status == "failed" and "(a too large)" in result.error, result
+
+
 def test_a_missing_answer_fails_as_in_the_kernel(ctx):
     result = _grade(ctx, "pass", "assert answer == 3.0")
     assert (result.status, result.error) == ("failed", "NameError: name 'answer' is not defined")
@@ -173,13 +185,15 @@ def test_values_sent_twice_fail_the_cell_for_review(ctx):
         "from IPython.display import display\nfrom autogradkit.grading.observations import MIME\n"
         "_shown = display.__globals__['publish_display_data']\n"
         f"_record = {{'check': {asserts.VALUES_CHECK!r}, 'title': '', "
-        "'observations': [{'name': 'answer', 'value': {'float': '3.0'}}]}\n"
+        "'observations': [{'name': 'answer', 'value': "
+        "{'part': 0, 'parts': 1, 'json': '{\"float\": \"3.0\"}'}}]}\n"
         "def _twice(data, *args, **kwargs):\n"
         "    _shown({MIME: _record})\n    return _shown(data, *args, **kwargs)\n"
         "display.__globals__['publish_display_data'] = _twice\n" + FORGED_GUARD + "answer = 2.0"
     )
     result = _grade(ctx, forged, "assert answer == 3.0")
     assert (result.status, result.points) == ("failed", 0.0), result
+    assert any("sent answer twice" in note for note in ctx.review), ctx.review
 
 
 def test_plan_refuses_what_is_not_data():
