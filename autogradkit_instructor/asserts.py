@@ -494,7 +494,7 @@ def _joined(names: list[str], records: list[Record]) -> dict[str, str]:
         for seen in record.observations:
             value, name = seen.value, seen.name
             if name not in names or not isinstance(value, dict):
-                raise ValueError(f"the kernel sent {str(name)[:40]!r}, which was not asked")
+                raise ValueError("the kernel sent a value that was not asked for")
             part, count, text = value.get("part"), value.get("parts"), value.get("json")
             ok = type(part) is int and type(count) is int and isinstance(text, str)
             if not ok or not 0 <= part < count <= MAX_PARTS or len(text) > CHUNK:

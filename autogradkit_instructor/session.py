@@ -4,6 +4,9 @@ A cell that is interrupted for running too long keeps its kernel, and the next c
 cell that kills its kernel (a crash, or a loop deaf to interrupts) gets one second chance for
 the rest of the notebook: a new kernel replays the cells that worked, skips the broken one and
 goes on. Every cell that could not run is left without outputs, so it scores zero.
+
+An nbgrader ``assert`` test cell that only reads data does not run in the kernel: the kernel
+sends the values it reads, and the grader runs the cell on them itself (``asserts.py``).
 """
 
 from __future__ import annotations
