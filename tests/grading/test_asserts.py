@@ -236,3 +236,51 @@ def test_grade_names_each_cell_judged_by_the_kernel_once(tmp_path, sandbox):
         assert main([*args, "--no-progress", "-j", "2"]) == 0
     warnings = [line for line in errors.getvalue().splitlines() if "judged by" in line]
     assert len(warnings) == 1 and "test_mse" in warnings[0], errors.getvalue()
+
+
+LOSS_TEST = (
+    'assert np.isclose(loss_value, 2.0), "loss_value should be the mse of the example"\n'
+    "### BEGIN HIDDEN TESTS\nassert loss_value > 1.5\n### END HIDDEN TESTS"
+)
+
+
+def _course_with_an_assert_cell():
+    """The squares notebook plus an answer stored in a name and a plain assert cell of 4
+    points about it (with a hidden assert)."""
+    nb = _squares()
+    nb.cells += [
+        builders._code(
+            "### BEGIN SOLUTION\nloss_value = 2.0\n### END SOLUTION",
+            grade_id="answer_loss",
+            solution=True,
+        ),
+        builders._code(LOSS_TEST, grade_id="test_loss", grade=True, locked=True, points=4),
+    ]
+    return nb
+
+
+_squares = builders.source_notebook
+
+
+def test_grade_judges_an_assert_cell_end_to_end(tmp_path, sandbox, monkeypatch):
+    """``grade`` (references, restored and hidden tests, the sandbox) of an honest answer,
+    a wrong one, and a wrong one behind a patched np.isclose and a forged guard report."""
+    monkeypatch.setattr(builders, "source_notebook", _course_with_an_assert_cell)
+    builders.write_course(tmp_path)
+    answers = {
+        "honest": "loss_value = ((np.array([1.0, 2.0]) - np.array([1.0, 4.0])) ** 2).mean()",
+        "wrong": "loss_value = 4.0",
+        "attacker": FORGED_GUARD + "np.isclose = lambda *args, **kwargs: True\nloss_value = 4.0",
+    }
+    for student, answer in answers.items():
+        nb = builders.correct(json.loads(json.dumps(builders.student_version())))
+        builders._answer(nb, "answer_loss", answer)
+        path = tmp_path / "submitted" / student / "hw1" / "squares.ipynb"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(nb))
+    args = ["grade", str(tmp_path / "submitted"), "--assignment", "hw1"]
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert main([*args, "--course", str(tmp_path), "--no-progress", "-j", "2"]) == 0
+    book = json.loads((tmp_path / "grades" / "hw1" / "gradebook.json").read_text())
+    scores = {row["student"]: row["tests"]["test_loss"]["points"] for row in book["rows"]}
+    assert scores == {"honest": 4.0, "wrong": 0.0, "attacker": 0.0}, book["rows"]
