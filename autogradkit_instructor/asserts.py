@@ -399,26 +399,28 @@ def decode(value, budget: _Budget | None = None, depth: int = 0):
         return int(body)
     if kind == "float" and isinstance(body, str) and FLOAT.fullmatch(body):
         return float(body)
-    if kind in ("list", "tuple") and isinstance(body, list):
-        items = [decode(item, budget, depth + 1) for item in body]
-        return items if kind == "list" else tuple(items)
-    if kind == "set" and isinstance(body, list):
-        items = [decode(item, budget, depth + 1) for item in body]
-        try:
-            return set(items)
-        except TypeError:
-            raise ValueError("a set item that is not hashable") from None
-    if kind == "dict" and isinstance(body, list):
-        pairs = [_pair(pair, budget, depth) for pair in body]
-        return dict(pairs)
+    if kind in ("list", "tuple", "set", "dict") and isinstance(body, list):
+        return _collection(kind, body, budget, depth)
     if kind in ("ndarray", "scalar"):
         array = _array(body, budget)
         return array[()] if kind == "scalar" and array.ndim == 0 else array
     if kind == "tensor" and isinstance(body, dict):
         return _tensor(body, budget, depth)
-    if kind == "opaque":
+    if kind == "opaque" and isinstance(body, str):
         return Opaque(body if body in OPAQUE_KINDS else "object")
-    raise ValueError(f"a value of an unknown kind ({str(kind)[:20]!r})")
+    raise ValueError("a value of an unknown kind")
+
+
+def _collection(kind: str, body: list, budget: _Budget, depth: int):
+    if kind == "dict":
+        return dict(_pair(pair, budget, depth) for pair in body)
+    items = [decode(item, budget, depth + 1) for item in body]
+    if kind != "set":
+        return items if kind == "list" else tuple(items)
+    try:
+        return set(items)
+    except TypeError:
+        raise ValueError("a set item that is not hashable") from None
 
 
 def _pair(pair, budget: _Budget, depth: int) -> tuple:

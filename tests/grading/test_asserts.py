@@ -215,6 +215,8 @@ def test_plan_refuses_what_is_not_data():
         {"ndarray": {"dtype": "<f8", "shape": [2], "bytes": "AAAA"}},
         {"dict": [[{"list": []}, 1]]},
         {"pickle": "gASVAAAA"},
+        {"opaque": ["a list, which no set can hold"]},
+        {"set": [{"list": []}]},
         [1, 2],
     ],
 )
