@@ -13,6 +13,8 @@ import io
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autogradkit_instructor import asserts
 from autogradkit_instructor.cli import main
@@ -213,6 +215,8 @@ def test_plan_refuses_what_is_not_data():
         {"ndarray": {"dtype": "|O8", "shape": [1], "bytes": ""}},
         {"ndarray": {"dtype": "<f8", "shape": [10**9, 10**9], "bytes": ""}},
         {"ndarray": {"dtype": "<f8", "shape": [2], "bytes": "AAAA"}},
+        {"ndarray": {"dtype": "<i3", "shape": [1], "bytes": "AAAA"}},
+        {"tensor": {"data": None, "requires_grad": True, "grad": None}},
         {"dict": [[{"list": []}, 1]]},
         {"pickle": "gASVAAAA"},
         {"opaque": ["a list, which no set can hold"]},
@@ -286,3 +290,28 @@ def test_grade_judges_an_assert_cell_end_to_end(tmp_path, sandbox, monkeypatch):
     book = json.loads((tmp_path / "grades" / "hw1" / "gradebook.json").read_text())
     scores = {row["student"]: row["tests"]["test_loss"]["points"] for row in book["rows"]}
     assert scores == {"honest": 4.0, "wrong": 0.0, "attacker": 0.0}, book["rows"]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["int", "float", "list", "tuple", "set", "dict", "ndarray", "scalar"])
+            | st.sampled_from(["tensor", "opaque", "dtype", "shape", "bytes", "data", "grad"])
+            | st.text(max_size=4),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON)
+def test_decode_raises_only_value_error_whatever_the_kernel_sends(value):
+    try:
+        asserts.decode(value)
+    except ValueError:
+        pass
