@@ -191,32 +191,41 @@ def _expression_problem(node: ast.AST, modules: dict) -> str:
             called = part.func
             if isinstance(called, ast.Name) and called.id in BUILTINS:
                 continue
+            if isinstance(called, ast.Name) and _trusted(called, modules):
+                continue
             if isinstance(called, ast.Attribute):
                 continue  # a method of data or a trusted function: checked as an Attribute
             return f"line {line} calls {ast.unparse(called)}, which only the kernel can run"
     return ""
 
 
-def _trusted(node: ast.Attribute, modules: dict) -> bool:
-    """Whether ``node`` is ``np.isclose``, ``np.testing.assert_allclose``, ``math.sqrt``..."""
+def _trusted(node: ast.Attribute | ast.Name, modules: dict) -> bool:
+    """Whether ``node`` is ``np.isclose``, ``np.testing.assert_allclose``, ``math.sqrt``, or
+    a name imported as one of them (``from numpy import isclose``)."""
     chain = []
     while isinstance(node, ast.Attribute):
         chain.append(node.attr)
         node = node.value
     if not isinstance(node, ast.Name) or node.id not in modules:
         return False
-    chain.reverse()
-    root = modules[node.id].split(".")
-    if root[0] == "math":
-        return len(root) + len(chain) == 2 and not chain[-1].startswith("_")
-    if root[0] == "autogradkit":
-        return len(root) + len(chain) == 2 and chain[-1] in KIT_FUNCTIONS
-    path = root[1:] + chain  # numpy
-    if path[:1] == ["testing"]:
-        return len(path) == 1 or (len(path) == 2 and path[1].startswith("assert_"))
-    if path[:1] == ["linalg"]:
-        return len(path) <= 2 and path[-1] in ("linalg", "norm", "det", "inv", "solve")
-    return len(path) == 1 and (path[0] in NUMPY_FUNCTIONS or _ufunc(path[0]))
+    return _trusted_path(modules[node.id].split(".") + chain[::-1])
+
+
+def _trusted_path(path: list[str]) -> bool:
+    """Whether the dotted ``path`` (``["numpy", "testing", "assert_allclose"]``) is a module
+    of ``MODULES``, or a pure function, type or constant of one."""
+    root, rest = path[0], path[1:]
+    if not rest:
+        return root in MODULES
+    if root == "math":
+        return len(rest) == 1 and not rest[0].startswith("_")
+    if root == "autogradkit":
+        return len(rest) == 1 and rest[0] in KIT_FUNCTIONS
+    if rest[:1] == ["testing"]:
+        return len(rest) == 1 or (len(rest) == 2 and rest[1].startswith("assert_"))
+    if rest[:1] == ["linalg"]:
+        return len(rest) <= 2 and rest[-1] in ("linalg", "norm", "det", "inv", "solve")
+    return len(rest) == 1 and (rest[0] in NUMPY_FUNCTIONS or _ufunc(rest[0]))
 
 
 def _ufunc(name: str) -> bool:

@@ -121,6 +121,11 @@ HONEST = {
         "assert math.isclose(result['loss'], 0.25)",
     ),
     "nan": ("answer = float('nan')", "assert np.isnan(answer)"),
+    "imported_functions": (
+        "answer = [2.0, 4.0]",
+        "from math import isclose\nfrom numpy.testing import assert_allclose\n"
+        "assert isclose(answer[0], 2.0)\nassert_allclose(answer, [2.0, 4.0])",
+    ),
     "set": ("answer = {3, 1, 2}", "assert answer == {1, 2, 3}\nassert sorted(answer) == [1, 2, 3]"),
 }
 
@@ -205,6 +210,8 @@ def test_plan_refuses_what_is_not_data():
     assert asserts.plan("for i in range(3):\n    assert i < 3", np_names) is None
     assert asserts.plan("assert (lambda: True)()", np_names) is None
     assert asserts.plan("assert checks.ok", {"checks": "checks"}) is None
+    assert asserts.plan("assert rand() < 1", {"rand": "numpy.random.rand"}) is None
+    assert asserts.plan("assert np.random.rand() < 1", np_names) is None
 
 
 @pytest.mark.parametrize(
