@@ -163,6 +163,11 @@ def test_an_array_larger_than_the_grader_takes_fails_and_says_so(ctx):
     assert result.status == "failed" and "(a too large)" in result.error, result
 
 
+def test_a_range_as_long_as_an_answer_says_is_refused_not_run(ctx):
+    result = _grade(ctx, "n = 10**15", "assert sum(range(n)) > 0")
+    assert result.status == "failed" and "too long for the grader" in result.error, result
+
+
 def test_a_missing_answer_fails_as_in_the_kernel(ctx):
     result = _grade(ctx, "pass", "assert answer == 3.0")
     assert (result.status, result.error) == ("failed", "NameError: name 'answer' is not defined")
