@@ -62,6 +62,8 @@ class Context:
         review: tampering the guard found and undid (hooks, patches): the row needs a person.
         unguarded: test cells before which the guard sent no report of its own shape: an
             ``assert``-style cell among them (decided in the kernel) scores nothing.
+        judged_here: ``assert`` test cells the grader judged itself, on the values their
+            kernel sent as data (``asserts.py``): no guard report decides them.
         done: names of the steps that have run, in order.
         cpu: a semaphore of "computing" slots (one per core) held while this submission runs;
             a slow cell gives its slot up so that a loop does not hold a core's worth of work.
@@ -87,6 +89,7 @@ class Context:
     hidden: list[str] = field(default_factory=list)
     review: list[str] = field(default_factory=list)
     unguarded: set[str] = field(default_factory=set)
+    judged_here: set[str] = field(default_factory=set)
     done: list[str] = field(default_factory=list)
     cpu: Any = None
     seeds: dict[str, int] = field(default_factory=dict)

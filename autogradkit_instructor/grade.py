@@ -23,7 +23,7 @@ from pathlib import Path
 
 from autogradkit import _i18n as i18n
 
-from . import course, hidden, reference, release, report, untrusted
+from . import asserts, course, hidden, reference, release, report, session, untrusted
 from .config import GradingConfig
 from .kernels import KernelPool, sandbox_backend
 from .progress import Progress
@@ -281,6 +281,12 @@ def _references(assignment, notebooks: set, cfg: GradingConfig, pool, folder: Pa
         seeds = reference.draw_seeds(assignment.sources[name])
         found = reference.run_reference(assignment, name, cfg, pool, seeds, folder)
         source, student = assignment.sources[name], assignment.students[name]
+        imported = session.imported_names(source)
+        for gid, why in asserts.kernel_judged(source, imported, found).items():
+            _say(
+                f"warning: {name}: test cell {gid} is judged by the student's kernel, which "
+                f"a submission can patch ({why}); see 'Assert cells' in the instructor guide"
+            )
         catalogs = {lang: i18n.catalog(lang, assignment.folder) for lang in _languages(assignment)}
         judged[name] = Judged(
             source, student, seeds, found, catalogs, hidden.hidden_code(assignment.folder)

@@ -4,6 +4,9 @@ A cell that is interrupted for running too long keeps its kernel, and the next c
 cell that kills its kernel (a crash, or a loop deaf to interrupts) gets one second chance for
 the rest of the notebook: a new kernel replays the cells that worked, skips the broken one and
 goes on. Every cell that could not run is left without outputs, so it scores zero.
+
+An nbgrader ``assert`` test cell that only reads data does not run in the kernel: the kernel
+sends the values it reads, and the grader runs the cell on them itself (``asserts.py``).
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ import time
 
 from autogradkit._i18n import N_
 from autogradkit.grading import guard
+from autogradkit.grading.observations import records_in
 
-from . import cells, hidden, untrusted
+from . import asserts, cells, hidden, untrusted
 from .kernels import Kernel, KernelDied, run_silent
 from .runner import NOTEBOOK_CELLS, CellRun, kept_chars, run_cell
 
@@ -144,6 +148,7 @@ class Session:
     def run(self, nb: dict) -> None:
         """Execute every non-empty code cell of ``nb``, writing outputs into the cells."""
         ran: list[dict] = []
+        imported = imported_names(self.ctx.source or nb)
         for position, cell in enumerate(nb["cells"], start=1):
             if cell["cell_type"] != "code" or not cell["source"].strip():
                 continue
@@ -165,8 +170,13 @@ class Session:
             if cells.is_test(cell):
                 self._arm(cells.grade_id(cell))
                 self._ship_hidden_checks(cell["source"])
-            result = self._run(cell["source"], limit, records=cells.is_test(cell))
+            here = self._judged_here(cell, imported)
+            code = asserts.values_code(here.names) if here else cell["source"]
+            result = self._run(code, limit, records=cells.is_test(cell))
             cell["outputs"], cell["execution_count"] = result.outputs, result.execution_count
+            if here is not None and result.status in ("ok", "error"):
+                cell["outputs"] = self._judge_here(here, result, label)
+                self.ctx.judged_here.add(cells.grade_id(cell))
             if cells.is_test(cell) and result.status in ("ok", "error"):
                 self._confirm(cell, result, label)
             if result.status in ("ok", "error"):
@@ -175,6 +185,33 @@ class Session:
                 self._report(cell, result, label, limit)
         if self.kernel is not None and any(cells.is_test(c) for c in ran):
             self._check_tampering("after the last cell")  # what the last test cell's code did
+
+    def _judged_here(self, cell: dict, imported: dict) -> asserts.Plan | None:
+        """The plan of judging this test cell in the grader (``asserts.py``): an ``assert``
+        cell without check records whose expressions only read data; else None."""
+        gid = cells.grade_id(cell)
+        if not cells.is_test(cell) or gid in getattr(self.ctx, "references", {}):
+            return None
+        return asserts.plan(cells.text(cell["source"]), imported)
+
+    def _judge_here(self, here: asserts.Plan, result: CellRun, label: str) -> list[dict]:
+        """The test cell's outputs as the grader computes them from the values its kernel
+        sent; values that are not what was asked (sent twice, missing, malformed) fail it."""
+        records, unreadable = records_in({"outputs": result.outputs})
+        why = "the kernel raised while sending the values" if result.status == "error" else ""
+        try:
+            outputs = asserts.judge(here, records) if not why else []
+        except ValueError as error:
+            why = str(error)
+        if unreadable and not why:
+            why = f"{unreadable} records of values could not be read"
+        if not why:
+            return outputs
+        if len(self.ctx.review) <= untrusted.MAX_NOTES:
+            self.ctx.review.append(f"{label}: {why}")
+        evalue = f"the grader could not judge this cell: {why}"
+        error = {"output_type": "error", "ename": "UnjudgedCell", "evalue": evalue}
+        return [{**error, "traceback": [f"UnjudgedCell: {evalue}"]}]
 
     def _run(self, code: str, limit: float, records: bool = False) -> CellRun:
         """Run one cell within what is left of the notebook's output budget (``NOTEBOOK_CELLS``

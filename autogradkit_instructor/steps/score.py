@@ -15,9 +15,10 @@ class Score:
       in nbgrader, kept between 0 and the cell's points; a cell that showed more than one
       result (student code called ``sys.displayhook`` as it ran), or a result whose
       ``text/plain`` is not text (the kernel's display machinery replaced), fails, for review;
-    * an ``assert``-style cell (no references: decided in the kernel) before which the
-      guard sent no report of its own shape (``ctx.unguarded``) fails, for review: a
-      submission that removes the guard must not then pass by patching numpy;
+    * an ``assert``-style cell decided in the kernel (no references, and not judged by the
+      grader on its values, ``ctx.judged_here``) before which the guard sent no report of
+      its own shape (``ctx.unguarded``) fails, for review: a submission that removes the
+      guard must not then pass by patching numpy;
     * anything else: full points.
 
     Unlike nbgrader, text on stderr (a warning) does not cost points. Manually graded answers
@@ -48,7 +49,8 @@ class Score:
             if result.status == "passed" and shown and not cells.is_text(_plain(shown[0])):
                 ctx.review.append(f"{gid}: the test cell's result was not text")
                 result.status = "failed"
-            in_kernel = gid not in getattr(ctx, "references", {})
+            judged_elsewhere = {*getattr(ctx, "references", {}), *getattr(ctx, "judged_here", ())}
+            in_kernel = gid not in judged_elsewhere
             if result.status == "passed" and in_kernel and gid in getattr(ctx, "unguarded", ()):
                 ctx.review.append(f"{gid}: no tamper report of the guard's shape before it")
                 result.status = "failed"
