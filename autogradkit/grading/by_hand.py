@@ -162,17 +162,14 @@ def _forked() -> Forked | None:
     when it cannot serve: it is ended, and a server that never forked is not started again."""
     if not _forking:
         return None
-    if not _fork_server:
-        _fork_server.append(ForkServer())
-    server = _fork_server[0]
     try:
-        return server.fork()
+        if not _fork_server:
+            _fork_server.append(ForkServer())
+        return _fork_server[0].fork()
     except OSError:  # it stopped, or could never fork: a launched interpreter serves instead
-        if not server.forks:
+        if not (_fork_server and getattr(_fork_server[0], "forks", 0)):
             _forking.clear()
-        _fork_server.clear()
-        server.kill()
-        server.wait()
+        end_spare()
         return None
 
 

@@ -560,7 +560,9 @@ def serve_forks() -> None:
     for name in STANDARD_MODULES:  # what main imports before the hook, a fresh child's modules
         importlib.import_module(name)
     fresh = set(sys.modules)
-    import socket  # noqa: PLC0415  (the server's alone: taken out of each child's modules)
+    # not at the top: a fresh child never holds socket (its import refuses by hand), and each
+    # forked one drops every module imported from here on
+    socket = importlib.import_module("socket")
 
     control = socket.socket(fileno=0)
     while True:

@@ -422,6 +422,20 @@ def test_a_fork_server_that_stopped_is_replaced_and_one_that_cannot_fork_launche
         assert not by_hand._forking and not by_hand._fork_server  # not started again
 
 
+def test_an_interpreter_that_stops_says_so_forked_or_launched(monkeypatch):
+    def stops(x):
+        import os
+
+        os._exit(3)
+
+    for forking in ([True], []):
+        monkeypatch.setattr(by_hand, "_forking", forking)
+        hand = ByHand(stops)
+        with pytest.raises(HandRaised, match="stopped") as raised:
+            hand(1.0)
+        assert raised.value.kind == "SystemExit" and hand.process is None
+
+
 def test_a_forked_interpreter_that_never_returns_is_killed():
     def loops(x):
         while True:
