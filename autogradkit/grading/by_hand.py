@@ -221,9 +221,13 @@ class ForkServer:
 
     def fork(self) -> Forked:
         ours, theirs = socket.socketpair()
-        with theirs:
-            socket.send_fds(self.control, [b"fork"], [theirs.fileno()])
-            message, fds, _, _ = socket.recv_fds(self.control, 32, 1)
+        try:
+            with theirs:
+                socket.send_fds(self.control, [b"fork"], [theirs.fileno()])
+                message, fds, _, _ = socket.recv_fds(self.control, 32, 1)
+        except BaseException:  # an interrupt: its reply, read later, would answer the next fork
+            self.kill()
+            raise
         if not message.isdigit() or len(fds) != 1:
             for fd in fds:
                 os.close(fd)

@@ -422,6 +422,23 @@ def test_a_fork_server_that_stopped_is_replaced_and_one_that_cannot_fork_launche
         assert not by_hand._forking and not by_hand._fork_server  # not started again
 
 
+def test_a_fork_interrupted_midway_ends_its_server(monkeypatch):
+    """Its reply, read by the next fork, would name the wrong child: one a timeout never kills."""
+    assert held_by_hand(cube_slope) == (12.0, by_hand.Forked)
+    server = by_hand._fork_server[0]
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(by_hand.socket, "recv_fds", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ByHand(cube_slope)(2.0)
+    monkeypatch.undo()
+    assert server.process.wait(timeout=10) is not None
+    assert held_by_hand(cube_slope)[0] == 12.0
+    assert held_by_hand(cube_slope) == (12.0, by_hand.Forked)
+
+
 def test_an_interpreter_that_stops_says_so_forked_or_launched(monkeypatch):
     def stops(x):
         import os
