@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import base64
 import builtins
+import gc
 import importlib
 import io
 import json
@@ -550,13 +551,12 @@ def main() -> None:
 
 
 # ----- the fork server -------------------------------------------------------------------------
-def serve_forks() -> None:
+def serve_forks() -> tuple[int, set[str]]:
     """The fork server (``python -I by_hand_child.py --fork-server``): NumPy and the standard
     modules loaded once, no kit, no audit hook. Its stdin is a socket on which ``by_hand.py``
     sends, one message each, the socket of a new by-hand interpreter; it forks one for each and
     answers with the child's pid and a pidfd (kill and wait by it: never a reused pid). Returns
-    only in a forked child, made as a fresh interpreter is (``fresh_child``), which then runs
-    ``main``: the audit hook goes in before any of the answer's code runs."""
+    only in a forked child: its socket, and the modules a fresh interpreter holds."""
     for name in STANDARD_MODULES:  # what main imports before the hook, a fresh child's modules
         importlib.import_module(name)
     _readable_roots()  # sysconfig reads its data once, here (main asks again, in 0.2 ms)
@@ -572,8 +572,8 @@ def serve_forks() -> None:
             raise SystemExit(0)
         pid = os.fork()
         if pid == 0:
-            control.detach()  # fd 0: replaced below, never closed by the socket object
-            return fresh_child(fds[0], fresh)
+            control.detach()  # fd 0: replaced by fresh_child, never closed by this object
+            return fds[0], fresh
         pidfd = os.pidfd_open(pid)
         socket.send_fds(control, [str(pid).encode()], [pidfd])
         os.close(pidfd)
@@ -591,6 +591,7 @@ def fresh_child(channel: int, fresh: set[str]) -> None:
     os.closerange(3, os.sysconf("SC_OPEN_MAX"))
     for name in set(sys.modules) - fresh:
         del sys.modules[name]
+    gc.collect()  # their classes and functions too: object.__subclasses__() would find them
     sys.argv[1:] = []
 
 
@@ -606,6 +607,6 @@ def _reap() -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--fork-server"]:
-        serve_forks()
-    main()
+    if sys.argv[1:] == ["--fork-server"]:  # a fork of the server goes on here, made fresh
+        fresh_child(*serve_forks())  # the server's objects gone with its frame
+    main()  # the audit hook goes in before any of the answer's code runs

@@ -347,6 +347,42 @@ def test_a_forked_interpreter_holds_the_modules_and_files_of_a_fresh_one(monkeyp
     assert {kind for _, kind in fresh_descriptors} == {"channel", "pipe", "null"}
 
 
+def reachable_classes(x):
+    """Every class an answer finds from ``object`` down, as ``module.name``."""
+    seen, todo = set(), [object]
+    while todo:
+        for sub in type.__subclasses__(todo.pop()):
+            if sub not in seen:
+                seen.add(sub)
+                todo.append(sub)
+    return sorted({f"{c.__module__}.{c.__qualname__}" for c in seen})
+
+
+def by_the_servers_socket_type(x):
+    kind = next(c for c in object.__subclasses__() if c.__module__ == "_socket")
+    return kind(fileno=0).recv(1)
+
+
+def test_a_forked_interpreter_finds_no_class_of_the_server_but_an_inert_socket_type(
+    monkeypatch,
+):
+    """The server's socket module and its classes are gone; the C module under it stays loaded
+    (as C modules do): its socket type, whose every socket is made through the audit event
+    the hook refuses, and two exception classes."""
+    forked, served_by = held_by_hand(reachable_classes)
+    assert served_by is by_hand.Forked
+    monkeypatch.setattr(by_hand, "_forking", [])
+    fresh = held_by_hand(reachable_classes)[0]
+    assert set(forked) - set(fresh) == {"_socket.socket", "socket.gaierror", "socket.herror"}
+    monkeypatch.undo()
+    hand = ByHand(by_the_servers_socket_type)
+    try:
+        with pytest.raises(RefusedByHand, match="socket"):
+            hand(1.0)
+    finally:
+        hand.close()
+
+
 def test_a_forked_interpreter_with_the_kit_holds_no_check_machinery():
     def kit_modules(x):
         import sys
