@@ -561,6 +561,7 @@ def serve_forks() -> tuple[int, set[str]]:
         importlib.import_module(name)
     _readable_roots()  # sysconfig reads its data once, here (main asks again, in 0.2 ms)
     fresh = set(sys.modules)
+    gc.freeze()  # what a fresh child holds: a child's collection below reads none of it
     # not at the top: a fresh child never holds socket (its import refuses by hand), and each
     # forked one drops every module imported from here on
     socket = importlib.import_module("socket")
@@ -592,6 +593,7 @@ def fresh_child(channel: int, fresh: set[str]) -> None:
     for name in set(sys.modules) - fresh:
         del sys.modules[name]
     gc.collect()  # their classes and functions too: object.__subclasses__() would find them
+    gc.unfreeze()  # (frozen, they were not read: no page of the server's is copied for it)
     sys.argv[1:] = []
 
 
