@@ -215,12 +215,14 @@ class ForkServer:
     def __init__(self):
         self.control, theirs = socket.socketpair()
         self.control.settimeout(SERVER_TIMEOUT)  # its start included
+        theirs.setblocking(True)  # whatever socket.setdefaulttimeout says
         with theirs:
             self.process = _launch("--fork-server", stdin=theirs, stdout=subprocess.DEVNULL)
         self.forks = 0
 
     def fork(self) -> Forked:
         ours, theirs = socket.socketpair()
+        theirs.setblocking(True)  # the child reads it as a file: it waits for each line
         try:
             with theirs:
                 socket.send_fds(self.control, [b"fork"], [theirs.fileno()])

@@ -475,6 +475,18 @@ def test_a_fork_interrupted_midway_ends_its_server(monkeypatch):
     assert held_by_hand(cube_slope) == (12.0, by_hand.Forked)
 
 
+def test_a_default_socket_timeout_set_in_the_kernel_changes_nothing():
+    import socket
+
+    by_hand.end_spare()
+    socket.setdefaulttimeout(0.001)  # every new socket non-blocking, as student code may set
+    try:
+        assert held_by_hand(cube_slope) == (12.0, by_hand.Forked)  # a new server
+        assert held_by_hand(cube_slope) == (12.0, by_hand.Forked)
+    finally:
+        socket.setdefaulttimeout(None)
+
+
 def test_an_interpreter_that_stops_says_so_forked_or_launched(monkeypatch):
     def stops(x):
         import os
