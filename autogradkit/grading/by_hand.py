@@ -18,9 +18,14 @@ file read outside their folders, new processes, sockets and ctypes. What crosses
   used;
 * the arguments, plain data; the result comes back as plain data, read as untrusted input.
 
-One interpreter serves all the calls of one check, and is ended when the check ends; the next
-one is started ahead, in the background (alone, one takes 0.2 to 0.6 s to start; a call then
-takes a fraction of a millisecond: ``benchmarks/bench_by_hand.py``).
+One interpreter serves all the calls of one check, and is ended when the check ends. It is
+forked from a fork server: an interpreter of this process that has loaded NumPy and the
+standard modules (no kit, no audit hook), once; each fork then makes itself what a fresh one is
+(its modules, its file descriptors: one socket) and installs the hook before the answer's code
+runs. A start costs about 10 ms of CPU instead of 0.1 to 0.6 s; a call, a fraction of a
+millisecond (``benchmarks/bench_by_hand.py``). Where there is no fork (or the server stops),
+each is launched as ``python -I by_hand_child.py``, the next one started ahead in the
+background. The guard ends both, the server and the one ahead, before each graded cell.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ import linecache
 import marshal
 import os
 import select
+import signal
+import socket
 import subprocess
 import sys
 import sysconfig
@@ -47,6 +54,7 @@ __all__ = ["ByHand", "HandRaised", "RefusedByHand", "bundle_of", "end_spare", "M
 
 CHILD = Path(__file__).with_name("by_hand_child.py")
 MAX_REPLY_BYTES = 16 << 20  # a reply larger than this is not read
+SERVER_TIMEOUT = 60.0  # seconds the fork server may take to start and fork, on a busy machine
 ALLOWED_MODULES = frozenset({"numpy", *STANDARD_MODULES})
 NUMERIC_KINDS = "biufc"
 # the callables of the standard library and NumPy that cross as a name (math.exp, np.sqrt,
@@ -84,7 +92,7 @@ class ByHand:
     ):
         self.answer, self.timeout = answer, timeout
         self.bundle = bundle_of(answer, recursion_limit=recursion_limit, kit_without=kit_without)
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen | Forked | None = None
 
     def __call__(self, *args, **kwargs):
         if self.process is None:
@@ -133,24 +141,49 @@ class ByHand:
 
 
 _spare: list[subprocess.Popen] = []  # one interpreter started ahead, waiting for its bundle
+_fork_server: list[ForkServer] = []  # the fork server of this process, started at the first check
+# where fork, pidfds and passing sockets are missing, each interpreter is launched (as it is when
+# the fork server cannot start or stops): this list is emptied then
+_forking = [hasattr(os, "pidfd_open") and hasattr(socket, "send_fds")]
 
 
-def _start(bundle: dict) -> subprocess.Popen:
-    """An interpreter for ``bundle``: the one started ahead if there is one; then the next
-    one starts in the background, so a check rarely waits for Python and NumPy to load."""
-    process = _spare.pop() if _spare and _spare[0].poll() is None else _launch()
-    _spare[:] = [_launch()]
+def _start(bundle: dict) -> subprocess.Popen | Forked:
+    """An interpreter for ``bundle``: forked from the fork server (milliseconds), or, where
+    there is none, the one started ahead if there is one; then the next one starts in the
+    background, so a check rarely waits for Python and NumPy to load."""
+    process = _forked() or _launched()
     process.stdin.write(json.dumps(bundle) + "\n")
     process.stdin.flush()
     return process
 
 
-def _launch() -> subprocess.Popen:
+def _forked() -> Forked | None:
+    """A by-hand interpreter forked from the fork server (started now if there is none); None
+    when it cannot serve: it is ended, and a server that never forked is not started again."""
+    if not _forking:
+        return None
+    try:
+        if not _fork_server:
+            _fork_server.append(ForkServer())
+        return _fork_server[0].fork()
+    except OSError:  # it stopped, or could never fork: a launched interpreter serves instead
+        if not (_fork_server and getattr(_fork_server[0], "forks", 0)):
+            _forking.clear()
+        end_spare()
+        return None
+
+
+def _launched() -> subprocess.Popen:
+    process = _spare.pop() if _spare and _spare[0].poll() is None else _launch()
+    _spare[:] = [_launch()]
+    return process
+
+
+def _launch(*arguments: str, **pipes) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     return subprocess.Popen(
-        [sys.executable, "-I", str(CHILD)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
+        [sys.executable, "-I", str(CHILD), *arguments],
+        **(pipes or {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE}),
         stderr=subprocess.DEVNULL,
         text=True,
         encoding="utf-8",
@@ -162,15 +195,87 @@ def _launch() -> subprocess.Popen:
 
 @atexit.register
 def end_spare() -> None:
-    """End the interpreter started ahead (the guard does before each graded test cell: student
-    code may have put a process of its own there)."""
-    spare, _spare[:] = list(_spare), []
-    for process in spare:
+    """End the interpreter started ahead and the fork server (the guard does before each graded
+    test cell: student code may have put a process of its own there)."""
+    ended = [*_spare, *_fork_server]
+    _spare[:], _fork_server[:] = [], []
+    for process in ended:
         try:
             process.kill()
             process.wait()
         except (AttributeError, OSError, TypeError):  # not a process this module started
             pass
+
+
+class ForkServer:
+    """A ``python -I by_hand_child.py --fork-server``: NumPy and the standard modules loaded,
+    no kit, no audit hook. Each ``fork()`` is a by-hand interpreter, made as a fresh one
+    (``by_hand_child.serve_forks``), on a socket of its own."""
+
+    def __init__(self):
+        self.control, theirs = socket.socketpair()
+        self.control.settimeout(SERVER_TIMEOUT)  # its start included
+        theirs.setblocking(True)  # whatever socket.setdefaulttimeout says
+        with theirs:
+            self.process = _launch("--fork-server", stdin=theirs, stdout=subprocess.DEVNULL)
+        self.forks = 0
+
+    def fork(self) -> Forked:
+        ours, theirs = socket.socketpair()
+        theirs.setblocking(True)  # the child reads it as a file: it waits for each line
+        try:
+            with theirs:
+                socket.send_fds(self.control, [b"fork"], [theirs.fileno()])
+                message, fds, _, _ = socket.recv_fds(self.control, 32, 1)
+        except BaseException:  # an interrupt: its reply, read later, would answer the next fork
+            self.kill()
+            raise
+        if not message.isdigit() or len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            ours.close()
+            raise OSError("the fork server stopped")
+        self.forks += 1
+        return Forked(int(message), fds[0], ours)
+
+    def kill(self) -> None:
+        """End the server (the interpreters it forked go on until their checks end)."""
+        self.control.close()
+        self.process.kill()
+
+    def wait(self) -> None:
+        self.process.wait()
+
+
+class Forked:
+    """A by-hand interpreter forked by the fork server, with what ``ByHand`` uses of a
+    ``Popen``: ``stdin`` and ``stdout`` (one socket), ``kill``, ``wait``. It is the server's
+    child, not ours: it is killed and waited for by its pidfd, which names it alone (its pid
+    could name another process once it has ended)."""
+
+    def __init__(self, pid: int, pidfd: int, channel: socket.socket):
+        self.pid, self.pidfd = pid, pidfd
+        channel.setblocking(True)  # whatever socket.setdefaulttimeout says
+        self.stdin = channel.makefile("w", encoding="utf-8", errors="replace")
+        self.stdout = channel.makefile("r", encoding="utf-8", errors="replace")
+        channel.close()  # open while its two files are
+
+    def kill(self) -> None:
+        if self.pidfd >= 0:
+            try:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            except ProcessLookupError:  # it had ended, and the server reaped it
+                pass
+
+    def wait(self) -> None:
+        if self.pidfd >= 0:
+            select.select([self.pidfd], [], [])  # readable once it has ended
+            os.close(self.pidfd)
+            self.pidfd = -1
+
+    def __del__(self):  # never closed: it ends by itself when its input does
+        if self.pidfd >= 0:
+            os.close(self.pidfd)
 
 
 # ----- what crosses over -----------------------------------------------------------------------

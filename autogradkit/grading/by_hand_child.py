@@ -1,8 +1,9 @@
 """The interpreter a by-hand answer runs in: NumPy and the standard library, and no kit at all.
 
-``by_hand.py`` starts this file as ``python -I by_hand_child.py`` (a fresh interpreter, no
-script folder on ``sys.path``) and writes it JSON lines on stdin: first the answer's bundle
-(code objects, defaults, plain data, the source lines of its cells), then one call per line.
+``by_hand.py`` forks it from a fork server (``serve_forks``) or starts this file as ``python -I
+by_hand_child.py`` (a fresh interpreter, no script folder on ``sys.path``), and writes it JSON
+lines on stdin: first the answer's bundle (code objects, defaults, plain data, the source lines
+of its cells), then one call per line.
 Each answer comes back as one JSON line on stdout: a value as plain data, or the exception it
 raised (its builtin class name, a short message, the student's frames).
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 import ast
 import base64
 import builtins
+import gc
 import importlib
 import io
 import json
@@ -548,5 +550,65 @@ def main() -> None:
         out.flush()
 
 
+# ----- the fork server -------------------------------------------------------------------------
+def serve_forks() -> tuple[int, set[str]]:
+    """The fork server (``python -I by_hand_child.py --fork-server``): NumPy and the standard
+    modules loaded once, no kit, no audit hook. Its stdin is a socket on which ``by_hand.py``
+    sends, one message each, the socket of a new by-hand interpreter; it forks one for each and
+    answers with the child's pid and a pidfd (kill and wait by it: never a reused pid). Returns
+    only in a forked child: its socket, and the modules a fresh interpreter holds."""
+    for name in STANDARD_MODULES:  # what main imports before the hook, a fresh child's modules
+        importlib.import_module(name)
+    _readable_roots()  # sysconfig reads its data once, here (main asks again, in 0.2 ms)
+    fresh = set(sys.modules)
+    gc.freeze()  # what a fresh child holds: a child's collection below reads none of it
+    # not at the top: a fresh child never holds socket (its import refuses by hand), and each
+    # forked one drops every module imported from here on
+    socket = importlib.import_module("socket")
+
+    control = socket.socket(fileno=0)
+    while True:
+        message, fds, _, _ = socket.recv_fds(control, 16, 1)
+        if message != b"fork" or len(fds) != 1:  # the kernel ended, or this is no request
+            raise SystemExit(0)
+        pid = os.fork()
+        if pid == 0:
+            control.detach()  # fd 0: replaced by fresh_child, never closed by this object
+            return fds[0], fresh
+        pidfd = os.pidfd_open(pid)
+        socket.send_fds(control, [str(pid).encode()], [pidfd])
+        os.close(pidfd)
+        os.close(fds[0])
+        _reap()
+
+
+def fresh_child(channel: int, fresh: set[str]) -> None:
+    """Make this forked process what a fresh ``python -I by_hand_child.py`` is at ``main``:
+    stdin and stdout the socket ``channel``, stderr as it was (/dev/null), no other file
+    descriptor, none of the server's modules. (Nothing random is loaded to draw the server's
+    numbers again: ``numpy.random`` is imported on first use, which the audit hook refuses.)"""
+    os.dup2(channel, 0)
+    os.dup2(channel, 1)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+    for name in set(sys.modules) - fresh:
+        del sys.modules[name]
+    gc.collect()  # their classes and functions too: object.__subclasses__() would find them
+    gc.unfreeze()  # (frozen, they were not read: no page of the server's is copied for it)
+    sys.argv[1:] = []
+
+
+def _reap() -> None:
+    """Wait for the children that ended (killed at the end of their check)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--fork-server"]:  # a fork of the server goes on here, made fresh
+        fresh_child(*serve_forks())  # the server's objects gone with its frame
+    main()  # the audit hook goes in before any of the answer's code runs

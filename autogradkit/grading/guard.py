@@ -23,8 +23,9 @@ it found changed:
   ``Checks``) are machinery too: their globals, and each check's attributes (its ``fn``). And a
   function is more than its name: each watched function's code, defaults and closure are kept
   (``Observer.by_hand.__code__ = ...`` keeps the object the names point at). An allow-list:
-  what was there at install, whatever a patch touched. The by-hand interpreter started ahead
-  is ended too, so a process student code put there is never handed an answer.
+  what was there at install, whatever a patch touched. The by-hand fork server (and the
+  interpreter started ahead, where there is none) is ended too, so a process student code put
+  there is never handed an answer.
 
 * **the way a cell's value and reply leave the kernel**: the shell's display hook, display
   publisher and kernel (with its session), every attribute of their classes and the methods
@@ -122,7 +123,7 @@ def reset() -> list[list[str]]:
     namespace = _saved["shell"].user_ns
     found += _reset_machinery() + _reset_check_names(namespace) + _reset_globals(namespace)
     found += _reset_carriers(_saved["shell"])
-    by_hand.end_spare()  # the next by-hand check starts an interpreter of its own
+    by_hand.end_spare()  # the next by-hand check starts its own (fork server or interpreter)
     return found
 
 

@@ -4,6 +4,7 @@ guards (counters of the graph under test, structure as structure, values as the 
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 
 import autogradkit as agk
 from autogradkit.autograd import engine, functional
-from autogradkit.grading import checks
+from autogradkit.grading import by_hand, checks
 from autogradkit.grading.by_hand import ALLOWED_MODULES, ByHand, HandRaised, RefusedByHand
 from autogradkit.grading.checks import (
     Checks,
@@ -300,6 +301,217 @@ def test_the_recursion_limit_holds_and_cannot_be_raised_by_hand():
             hand.close()
 
 
+# ----- forked from the fork server: as locked down as a fresh interpreter ---------------------
+def what_it_holds(x):
+    """The modules and the file descriptors an answer finds where it runs."""
+    import os
+    import stat
+    import sys
+
+    def same(a, b):
+        return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+    channel, null = os.fstat(0), os.stat(os.devnull)
+    found = []
+    for fd in range(256):
+        try:
+            seen = os.fstat(fd)
+        except OSError:
+            continue
+        kind = "channel" if same(seen, channel) else "null" if same(seen, null) else "other"
+        found.append([fd, "pipe" if stat.S_ISFIFO(seen.st_mode) and fd > 0 else kind])
+    return sorted(sys.modules), found
+
+
+def held_by_hand(answer, **options):
+    hand = ByHand(answer, **options)
+    try:
+        return hand(2.0), type(hand.process)
+    finally:
+        hand.close()
+
+
+def test_a_forked_interpreter_holds_the_modules_and_files_of_a_fresh_one(monkeypatch):
+    (modules, descriptors), served_by = held_by_hand(what_it_holds)
+    assert served_by is by_hand.Forked
+    assert not [name for name in modules if name.startswith("autogradkit")]
+    assert not {"socket", "_socket", "select", "selectors"} & set(modules)  # the server's own
+    assert "numpy.random" not in modules  # else each child would draw the server's numbers
+    # its one socket on stdin and on the answers' channel; /dev/null for prints and errors
+    assert {kind for _, kind in descriptors} == {"channel", "null"}
+    monkeypatch.setattr(by_hand, "_forking", [])  # launched, as where there is no fork
+    (fresh_modules, fresh_descriptors), served_by = held_by_hand(what_it_holds)
+    assert served_by is subprocess.Popen
+    assert modules == fresh_modules
+    assert [fd for fd, _ in descriptors] == [fd for fd, _ in fresh_descriptors]
+    assert {kind for _, kind in fresh_descriptors} == {"channel", "pipe", "null"}
+
+
+def reachable_classes(x):
+    """Every class an answer finds from ``object`` down, as ``module.name``."""
+    seen, todo = set(), [object]
+    while todo:
+        for sub in type.__subclasses__(todo.pop()):
+            if sub not in seen:
+                seen.add(sub)
+                todo.append(sub)
+    return sorted({f"{c.__module__}.{c.__qualname__}" for c in seen})
+
+
+def by_the_servers_socket_type(x):
+    kind = next(c for c in object.__subclasses__() if c.__module__ == "_socket")
+    return kind(fileno=0).recv(1)
+
+
+def test_a_forked_interpreter_finds_no_class_of_the_server_but_an_inert_socket_type(
+    monkeypatch,
+):
+    """The server's socket module and its classes are gone; the C module under it stays loaded
+    (as C modules do): its socket type, whose every socket is made through the audit event
+    the hook refuses, and two exception classes."""
+    forked, served_by = held_by_hand(reachable_classes)
+    assert served_by is by_hand.Forked
+    monkeypatch.setattr(by_hand, "_forking", [])
+    fresh = held_by_hand(reachable_classes)[0]
+    assert set(forked) - set(fresh) == {"_socket.socket", "socket.gaierror", "socket.herror"}
+    monkeypatch.undo()
+    hand = ByHand(by_the_servers_socket_type)
+    try:
+        with pytest.raises(RefusedByHand, match="socket"):
+            hand(1.0)
+    finally:
+        hand.close()
+
+
+def test_a_forked_interpreter_with_the_kit_holds_no_check_machinery():
+    def kit_modules(x):
+        import sys
+
+        return sorted(name for name in sys.modules if name.startswith("autogradkit"))
+
+    modules, served_by = held_by_hand(kit_modules, kit_without=("autogradkit.optim",))
+    assert served_by is by_hand.Forked
+    assert "autogradkit.tensor" in modules  # the kit, imported before the hook
+    assert not [name for name in modules if name.startswith("autogradkit.grading.")]
+
+
+# a "fork server" of the student's own: what it forks runs the answer where the kit is
+PLANTED = """
+import base64, json, marshal, sys, types
+import autogradkit as agk
+bundle = json.loads(sys.stdin.readline())
+code = marshal.loads(base64.b64decode(bundle["functions"][bundle["answer"]["function"]]["code"]))
+answer = types.FunctionType(code, {"agk": agk, "KEPT_GRAD": agk.autograd.engine.grad})
+for line in sys.stdin:
+    print(json.dumps({"value": answer(*json.loads(line)["args"])}), flush=True)
+"""
+
+
+class PlantedServer:
+    def fork(self):
+        return subprocess.Popen(
+            [sys.executable, "-c", PLANTED],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def kill(self):
+        self.killed = True
+
+    def wait(self):
+        pass
+
+
+def test_a_fork_server_planted_by_student_code_is_never_used():
+    assert held_by_hand(cube_slope)[0] == 12.0
+    planted = PlantedServer()
+    by_hand._fork_server[:] = [planted]
+    by_hand.end_spare()  # the guard, before each graded test cell
+    hand = ByHand(by_a_kept_reference)
+    try:
+        with pytest.raises(RefusedByHand):
+            hand(2.0)
+        assert type(by_hand._fork_server[0]) is by_hand.ForkServer
+    finally:
+        hand.close()
+    assert planted.killed
+
+
+def test_a_fork_server_that_stopped_is_replaced_and_one_that_cannot_fork_launches(monkeypatch):
+    assert held_by_hand(cube_slope) == (12.0, by_hand.Forked)
+    server = by_hand._fork_server[0]
+    server.process.kill()
+    server.process.wait()
+    assert held_by_hand(cube_slope) == (12.0, subprocess.Popen)  # launched this once
+    assert held_by_hand(cube_slope) == (12.0, by_hand.Forked)  # a new server
+    assert by_hand._fork_server[0] is not server
+
+    def cannot_fork(self):
+        raise OSError("no fork here")
+
+    monkeypatch.setattr(by_hand.ForkServer, "fork", cannot_fork)
+    monkeypatch.setattr(by_hand, "_forking", [True])
+    by_hand.end_spare()
+    for _ in range(2):
+        assert held_by_hand(cube_slope) == (12.0, subprocess.Popen)
+        assert not by_hand._forking and not by_hand._fork_server  # not started again
+
+
+def test_a_fork_interrupted_midway_ends_its_server(monkeypatch):
+    """Its reply, read by the next fork, would name the wrong child: one a timeout never kills."""
+    assert held_by_hand(cube_slope) == (12.0, by_hand.Forked)
+    server = by_hand._fork_server[0]
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(by_hand.socket, "recv_fds", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ByHand(cube_slope)(2.0)
+    monkeypatch.undo()
+    assert server.process.wait(timeout=10) is not None
+    assert held_by_hand(cube_slope)[0] == 12.0
+    assert held_by_hand(cube_slope) == (12.0, by_hand.Forked)
+
+
+def test_a_default_socket_timeout_set_in_the_kernel_changes_nothing():
+    import socket
+
+    by_hand.end_spare()
+    socket.setdefaulttimeout(0.001)  # every new socket non-blocking, as student code may set
+    try:
+        assert held_by_hand(cube_slope) == (12.0, by_hand.Forked)  # a new server
+        assert held_by_hand(cube_slope) == (12.0, by_hand.Forked)
+    finally:
+        socket.setdefaulttimeout(None)
+
+
+def test_an_interpreter_that_stops_says_so_forked_or_launched(monkeypatch):
+    def stops(x):
+        import os
+
+        os._exit(3)
+
+    for forking in ([True], []):
+        monkeypatch.setattr(by_hand, "_forking", forking)
+        hand = ByHand(stops)
+        with pytest.raises(HandRaised, match="stopped") as raised:
+            hand(1.0)
+        assert raised.value.kind == "SystemExit" and hand.process is None
+
+
+def test_a_forked_interpreter_that_never_returns_is_killed():
+    def loops(x):
+        while True:
+            pass
+
+    hand = ByHand(loops, timeout=0.5)
+    with pytest.raises(TimeoutError):
+        hand(1.0)
+    assert hand.process is None
+
+
 # ----- the check API around it -----------------------------------------------------------------
 check = Checks(__file__)
 
@@ -472,6 +684,7 @@ exec(compile(CELL, "<cell>", "exec"))
 
 hand = ByHand(slope)
 print("slope", hand(2.0))
+print("served by", type(hand.process).__name__)  # forked there too
 hand.close()
 try:
     ByHand(cheat)(2.0)
@@ -497,6 +710,7 @@ def test_by_hand_runs_inside_the_grading_sandbox(sandbox, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "slope 12.0" in done.stdout
+    assert "served by Forked" in done.stdout
     assert "refused a by-hand answer cannot use" in done.stdout
     assert "step [1.0]" in done.stdout  # the kit there, but for its optimizers
     assert "without this exercise is done without autogradkit.optim" in done.stdout
