@@ -117,6 +117,7 @@ def _stand_ins(graph, made: dict) -> list:
         if place not in made:
             if kind not in kinds:
                 kinds[kind] = type(kind, (), {"name": lambda self, name=name: name})
+                kinds[kind].__module__ = "builtins"  # printed as <AddBackward0 object at ...>
             made[place] = kinds[kind]()
             if has_variable:
                 made[place].variable = _stand_in_tensor(None)

@@ -78,8 +78,11 @@ def _observe_captured(obs, what: str, captured, named: dict) -> None:
 # check computed; no autograd.grad, retain_grad() or .grad is there, and what comes back is data
 def _hooked_world():
     """The classes of the stand-ins (by hand): a gradient (an array with a tensor's copying
-    methods), a handle, and a tensor whose hooks ``backward()`` runs."""
+    methods), a handle, and a tensor (whose hooks ``backward()`` runs) that tells its shape."""
     array = np.ndarray
+    tensor = type("Tensor", (), {"requires_grad": True, "shape": (), "dim": lambda t: t.ndim})
+    tensor.ndim, tensor.numel = property(lambda t: len(t.shape)), lambda t: int(np.prod(t.shape))
+    tensor.size = lambda t, dim=None: t.shape if dim is None else t.shape[dim]
     same = {name: lambda g, *args, **kwargs: g for name in ("detach", "cpu", "to", "contiguous")}
     gradient = type("Tensor", (array,), {"clone": array.copy, **same})
     gradient.numpy, gradient.data = lambda g: np.asarray(g), property(lambda g: g)
@@ -97,7 +100,7 @@ def _hooked_world():
         def __exit__(self, *exc):
             self.remove()
 
-    return gradient, Handle
+    return gradient, Handle, tensor
 
 
 def _capturing(capture_grads):
@@ -107,8 +110,8 @@ def _capturing(capture_grads):
     whether a later pass (``later``) still reaches the dict."""
 
     def run(names, grads, later):
-        gradient, handle = _hooked_world()  # made here: by hand, classes are not data
-        tensor, seen = type("Tensor", (), {"requires_grad": True}), {"fired": [], "changed": False}
+        gradient, handle, tensor = _hooked_world()  # made here: by hand, classes are not data
+        seen = {"fired": [], "changed": False}
 
         def run_hooks(named, flowing_in):
             for name in named:
@@ -124,7 +127,7 @@ def _capturing(capture_grads):
         named, loss = {}, tensor()
         for name in names:
             named[name] = loss if name == "loss" else tensor()
-            named[name].hooks = []
+            named[name].hooks, named[name].shape = [], np.shape(grads[name])
             named[name].register_hook = lambda hook, t=named[name]: _registered(t, hook, handle)
         loss.backward = lambda *args, **kwargs: run_hooks(named, grads)
         found = capture_grads(dict(named), loss)
