@@ -98,7 +98,8 @@ class Container:
         # open files as bwrap's; processes are counted by --pids-limit, for this container only
         cmd += ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"]
         cmd += ["--tmpfs", f"{INSIDE_HOME}:rw,size={disk},mode=1777"]
-        cmd += ["--tmpfs", "/tmp:rw,mode=1777"]
+        # every folder it may write to is capped at the disk limit, as bubblewrap's are
+        cmd += ["--tmpfs", f"/tmp:rw,size={disk},mode=1777", "--shm-size", disk]
         binds, _links = readable_paths()  # the image holds the links
         for path in binds:
             cmd += ["--mount", f"type=bind,source={path},target={path},readonly"]

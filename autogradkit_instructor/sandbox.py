@@ -139,13 +139,17 @@ class Bubblewrap:
         """The ``bwrap`` command line that runs ``argv`` inside ``box``."""
         cmd = [self.executable, "--unshare-all", "--die-with-parent", "--new-session"]
         cmd += ["--uid", "1000", "--gid", "1000", "--hostname", "sandbox", "--clearenv"]
-        cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        # every folder it may write to is a tmpfs of at most the disk limit (unsized, each
+        # would take half the machine's memory); /dev itself is read-only (its devices work)
+        size = str(self.limits.disk_mb * 2**20)
+        cmd += ["--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm"]
+        cmd += ["--remount-ro", "/dev", "--size", size, "--tmpfs", "/tmp"]
         binds, links = readable_paths()
         for path in binds:
             cmd += ["--ro-bind", path, path]
         for link, target in links.items():  # merged /usr: /bin -> usr/bin, /lib64 -> ...
             cmd += ["--symlink", target, link]
-        cmd += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", INSIDE_HOME]
+        cmd += ["--size", size, "--tmpfs", INSIDE_HOME]
         cmd += ["--bind", str(box.sockets), INSIDE_SOCKETS]
         cmd += ["--ro-bind", str(box.staging), INSIDE_STAGING]
         for key, value in kernel_environment().items():
