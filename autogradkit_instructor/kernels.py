@@ -46,9 +46,9 @@ from .sandbox import (
     Bubblewrap,
     Limits,
     descendants,
+    over_limit,
     remove_stale_cgroups,
     send_signal,
-    tasks_below,
 )
 
 __all__ = [
@@ -196,7 +196,8 @@ class Kernel:
         self._exit_fd = _pidfd(pid)
         self._drops = None  # ZeroMQ's events of IOPub's connection: a drop refused a message
         self.answered_again: set[str] = set()  # requests a second shell reply came for
-        self.too_many_processes = False  # the grader ended its sandbox for it
+        self.limit_reached = ""  # "processes" or "memory": the grader ended its sandbox for it
+        self.tree = pid  # the process whose tree is the sandbox (a container's own init)
         self.closing = threading.Lock()  # held by close, and by whoever may still signal it
         self.closed = False
 
@@ -532,12 +533,15 @@ WATCH_EVERY = 0.05  # seconds between two counts of a sandbox's processes
 class SandboxLauncher:
     """One sandbox per kernel, from ``backend`` (``sandbox.Bubblewrap``), over ``ipc``.
 
-    A watchdog thread counts each sandbox's processes and threads, from the host, every
-    ``WATCH_EVERY`` seconds, and kills a sandbox that reaches ``limits.processes``: a cap
-    that needs no cgroup (a cgroup-v2 machine, a grader that is not root) and no
-    ``RLIMIT_NPROC`` (which exempts root, as the sandbox's user is when the grader is); where
-    a cgroup holds the sandbox at that cap, a fork bomb's processes do not spin on, beside
-    the other submissions, until its own submission ends.
+    A watchdog thread measures each sandbox from the host every ``WATCH_EVERY`` seconds: its
+    processes and threads, and their resident memory summed (``sandbox.over_limit``). It kills
+    a sandbox that reaches ``limits.processes`` or passes ``limits.memory_mb``: caps for the
+    whole sandbox that need no cgroup (a cgroup-v2 machine, a grader that is not root, where
+    ``RLIMIT_AS`` caps each process alone) and no ``RLIMIT_NPROC`` (which exempts root, as
+    the sandbox's user is when the grader is); where a cgroup or a container runtime holds the
+    sandbox at the cap, a fork bomb's processes do not spin on, beside the other submissions,
+    until its own submission ends. A container's processes are not the client's children:
+    the tree watched is the container's own (``backend.tree_root``).
     """
 
     def __init__(self, backend, limits: Limits):
@@ -552,11 +556,12 @@ class SandboxLauncher:
         while not self._stopped.wait(WATCH_EVERY):
             for kernel in list(self._watched):
                 with kernel.closing:
-                    if kernel.closed or kernel.too_many_processes:
+                    if kernel.closed or kernel.limit_reached:
                         self._watched.remove(kernel)
                         continue
-                    if tasks_below(kernel.pid, self.limits.processes) >= self.limits.processes:
-                        kernel.too_many_processes = True
+                    kernel.limit_reached = over_limit(kernel.tree, self.limits)
+                    if kernel.limit_reached:  # the container's init first: its tree dies too
+                        send_signal(kernel.tree, signal.SIGKILL, group=False)
                         send_signal(kernel.pid, signal.SIGKILL, group=True)
 
     def start(self, timeout: float) -> Kernel:
@@ -573,6 +578,7 @@ class SandboxLauncher:
         extra = {"box": box, "process": process}
         kernel = Kernel.connect(process.pid, outside, str(inside), timeout, **extra)
         box.seal()  # the sockets exist: from now on the folder takes no file, loses none
+        kernel.tree = self.backend.tree_root(box, process.pid)
         self._watched.append(kernel)
         return kernel
 
