@@ -114,6 +114,26 @@ def test_a_sandbox_under_its_memory_limit_lives_on(tmp_path, sandbox, no_cgroup)
             kernel.close()
 
 
+def test_forked_workers_count_the_pages_they_share_once(tmp_path, sandbox, no_cgroup):
+    """The control for summing: a kernel holding 200 MiB forks four workers that share it.
+    Their resident sets add up to 1000 MiB and more, over the 1024 MiB limit with the kernel's
+    own; what they hold together (``Pss``: shared pages split among their users) is far
+    under it, and the sandbox lives on."""
+    workers = (
+        "import os, time\n_data = b'x' * (200 << 20)\n_workers = []\n"
+        "for _ in range(4):\n    _pid = os.fork()\n    if _pid == 0:\n"
+        "        time.sleep(3)\n        os._exit(0)\n    _workers.append(_pid)\n"
+        "for _pid in _workers:\n    os.waitpid(_pid, 0)\n"
+    )
+    with KernelPool(1, sandbox=Bubblewrap(LIMITS), limits=LIMITS) as pool:
+        kernel = pool.acquire(tmp_path)
+        try:
+            run_silent(kernel, workers)
+            assert kernel.alive() and kernel.limit_reached == ""
+        finally:
+            kernel.close()
+
+
 @pytest.mark.parametrize("runtime", ["sandbox", "podman"])
 def test_every_writable_tmpfs_of_the_sandbox_is_capped_at_the_disk_limit(
     tmp_path, request, runtime
