@@ -46,9 +46,10 @@ from .sandbox import (
     Bubblewrap,
     Limits,
     descendants,
-    over_limit,
     remove_stale_cgroups,
     send_signal,
+    too_many_tasks,
+    too_much_memory,
 )
 
 __all__ = [
@@ -528,13 +529,15 @@ class ForkLauncher:
 
 
 WATCH_EVERY = 0.05  # seconds between two counts of a sandbox's processes
+MEASURE_EVERY = 0.25  # seconds between two sums of its memory, a costlier walk of its tree
 
 
 class SandboxLauncher:
     """One sandbox per kernel, from ``backend`` (``sandbox.Bubblewrap``), over ``ipc``.
 
-    A watchdog thread measures each sandbox from the host every ``WATCH_EVERY`` seconds: its
-    processes and threads, and their resident memory summed (``sandbox.over_limit``). It kills
+    Two watchdog threads measure each sandbox from the host: its processes and threads every
+    ``WATCH_EVERY`` seconds, their resident memory summed every ``MEASURE_EVERY`` seconds
+    (``sandbox.too_many_tasks``, ``sandbox.too_much_memory``). They kill
     a sandbox that reaches ``limits.processes`` or passes ``limits.memory_mb``: caps for the
     whole sandbox that need no cgroup (a cgroup-v2 machine, a grader that is not root, where
     ``RLIMIT_AS`` caps each process alone) and no ``RLIMIT_NPROC`` (which exempts root, as
@@ -550,19 +553,37 @@ class SandboxLauncher:
         self._folder = tempfile.mkdtemp(prefix="autogradkit-boxes-", dir=socket_folder())
         self._watched: list[Kernel] = []
         self._stopped = threading.Event()
-        threading.Thread(target=self._watch, name="process-watchdog", daemon=True).start()
+        processes = functools.partial(too_many_tasks, stop=limits.processes)
+        memory = functools.partial(too_much_memory, cap=limits.memory_mb * 2**20)
+        for limit, passed, every, backs_off in (
+            ("processes", processes, WATCH_EVERY, False),  # a count that stops at the cap
+            ("memory", memory, MEASURE_EVERY, True),
+        ):
+            watch = functools.partial(self._watch, limit, passed, every, backs_off)
+            threading.Thread(target=watch, name=f"{limit}-watchdog", daemon=True).start()
 
-    def _watch(self) -> None:
-        while not self._stopped.wait(WATCH_EVERY):
+    def _watch(self, limit: str, passed, every: float, backs_off: bool) -> None:
+        """Every ``every`` seconds, end each sandbox whose tree has ``passed`` the limit.
+
+        Each limit has its own thread, so a slow memory sweep (many processes' ``Pss`` to
+        read) never delays counting processes; one that ``backs_off`` pauses ten times as long
+        as its last sweep took, so it never takes more than a tenth of a core.
+        """
+        pause = every
+        while not self._stopped.wait(pause):
+            started = time.monotonic()
             for kernel in list(self._watched):
+                reached = passed(kernel.tree)  # measured outside the lock: close need not wait
                 with kernel.closing:
                     if kernel.closed or kernel.limit_reached:
-                        self._watched.remove(kernel)
-                        continue
-                    kernel.limit_reached = over_limit(kernel.tree, self.limits)
-                    if kernel.limit_reached:  # the container's init first: its tree dies too
+                        if kernel in self._watched:  # the other watchdog may have removed it
+                            self._watched.remove(kernel)
+                    elif reached:  # the container's init first: its whole tree dies with it
+                        kernel.limit_reached = limit
                         send_signal(kernel.tree, signal.SIGKILL, group=False)
                         send_signal(kernel.pid, signal.SIGKILL, group=True)
+            if backs_off:
+                pause = max(every, 10 * (time.monotonic() - started))
 
     def start(self, timeout: float) -> Kernel:
         """Start a sandboxed kernel; the client connects to its sockets from outside."""

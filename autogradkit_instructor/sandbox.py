@@ -17,7 +17,7 @@ pid, network, mount, IPC and UTS namespaces, without a daemon and without root. 
 * the whole process tree dies with the sandbox (pid namespace + ``--die-with-parent``), and
   memory and processes are capped for the whole tree by a cgroup when one can be created,
   per process by rlimits otherwise; either way the grader measures each sandbox's tree from
-  outside (``over_limit``: processes and threads counted, resident memory summed) and ends
+  outside (``too_many_tasks``, ``too_much_memory``: resident memory summed) and ends
   a sandbox that passes a limit, so the limits hold for the whole submission everywhere.
 
 ``Container`` (``--sandbox docker`` or ``podman``) gives the same confinement where a container
@@ -63,7 +63,8 @@ __all__ = [
     "Box",
     "remove_stale_cgroups",
     "descendants",
-    "over_limit",
+    "too_many_tasks",
+    "too_much_memory",
     "process_name",
     "send_signal",
 ]
@@ -304,31 +305,31 @@ def descendants(pid: int) -> list[int]:
     return found[1:]
 
 
-def over_limit(pid: int, limits: Limits) -> str:
-    """Which limit the processes from ``pid`` down pass together: ``"processes"`` (processes
-    and threads, counted until the cap: a fork bomb's tree is not walked to its end),
-    ``"memory"`` (resident memory, summed), or ``""``.
-
-    A process's resident set (``statm``) counts the pages it shares (with a parent it forked
-    from, say) in full, so a kernel that forks four workers would seem to hold five times its
-    size: a sum past the limit is confirmed with each process's proportional share (``Pss``,
-    shared pages split among their users), slower to read, so read only then.
-    """
-    pids, tasks, todo = [], 0, [pid]
-    while todo and tasks < limits.processes:
+def too_many_tasks(pid: int, stop: int) -> bool:
+    """Whether ``pid`` and the processes below it hold ``stop`` processes and threads or more,
+    counted until ``stop`` (a fork bomb's tree is not walked to its end)."""
+    count, todo = 0, [pid]
+    while todo and count < stop:
         process = todo.pop()
         try:
-            tasks += len(os.listdir(f"/proc/{process}/task"))
+            count += len(os.listdir(f"/proc/{process}/task"))
         except OSError:
             continue  # gone meanwhile
-        pids.append(process)
         todo += _children(process)
-    if tasks >= limits.processes:
-        return "processes"
-    cap = limits.memory_mb * 2**20
-    if sum(map(_resident, pids)) > cap and sum(map(_proportional, pids)) > cap:
-        return "memory"
-    return ""
+    return count >= stop
+
+
+def too_much_memory(pid: int, cap: int) -> bool:
+    """Whether ``pid`` and the processes below it hold more than ``cap`` bytes of RAM together.
+
+    A process's resident set (``statm``, quick to read) counts the pages it shares (with the
+    parent it forked from, say) in full, so a kernel that forks four workers would seem to
+    hold five times its size: a sum past ``cap`` is confirmed with each process's proportional
+    share (``Pss``: each shared page split among its users), which the system must count page
+    by page (some 35 ms per GiB), so it is read only then.
+    """
+    tree = [pid, *descendants(pid)]
+    return sum(map(_resident, tree)) > cap and sum(map(_proportional, tree)) > cap
 
 
 def _resident(pid: int) -> int:
