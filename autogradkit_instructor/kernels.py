@@ -537,10 +537,10 @@ class SandboxLauncher:
 
     Two watchdog threads measure each sandbox from the host: its processes and threads every
     ``WATCH_EVERY`` seconds, their resident memory summed every ``MEASURE_EVERY`` seconds
-    (``sandbox.too_many_tasks``, ``sandbox.too_much_memory``). They kill
-    a sandbox that reaches ``limits.processes`` or passes ``limits.memory_mb``: caps for the
-    whole sandbox that need no cgroup (a cgroup-v2 machine, a grader that is not root, where
-    ``RLIMIT_AS`` caps each process alone) and no ``RLIMIT_NPROC`` (which exempts root, as
+    (``sandbox.too_many_tasks``, ``sandbox.too_much_memory``). They kill a sandbox that
+    reaches ``limits.processes`` or passes ``limits.memory_mb``: caps for the whole sandbox
+    that need no cgroup (a cgroup-v2 machine, a grader that is not root, where ``RLIMIT_AS``
+    caps each process alone) and no ``RLIMIT_NPROC`` (which exempts root, as
     the sandbox's user is when the grader is); where a cgroup or a container runtime holds the
     sandbox at the cap, a fork bomb's processes do not spin on, beside the other submissions,
     until its own submission ends. A container's processes are not the client's children:
