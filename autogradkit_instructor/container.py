@@ -3,7 +3,10 @@
 The confinement is bubblewrap's (``sandbox.py``), given by a container runtime instead: no
 network, uid 1000 without capabilities, a read-only root, the host's ``/usr``, Python, the
 virtualenv and the kit bound read-only at their own paths (so the kernel is the grader's own
-Python), a size-capped private home, and memory, swap and pid limits for the whole container.
+Python), a private home, ``/tmp`` and ``/dev/shm`` capped at the disk limit, and memory, swap
+and pid limits for the whole container. The grader measures the container's own process tree
+too (``tree_root``), and ends the container when it reaches a limit, rather than let it sit at
+the runtime's cap until its submission ends.
 
 The image is nothing but a root: ``/etc/passwd``, the host's top-level links (``/bin`` ->
 ``usr/bin`` ...) and empty folders. It is made on this machine with ``<runtime> import`` from a
@@ -88,6 +91,13 @@ class Container:
         self._run("kill", box.container)
         self._run("rm", "--force", box.container)
 
+    def tree_root(self, box: Box, pid: int) -> int:
+        """The container's own init, as the host sees it: its processes are the runtime's
+        children, not the client's (``pid``), which is all there is if it cannot be found."""
+        found = self._run("inspect", "--format", "{{.State.Pid}}", box.container)
+        answer = found.stdout.decode(errors="replace").strip()
+        return int(answer) if found.returncode == 0 and answer.isdigit() and answer != "0" else pid
+
     def command(self, box: Box, argv: list[str]) -> list[str]:
         """The ``run`` command line that starts ``argv`` in ``box``'s container."""
         memory, disk = f"{self.limits.memory_mb}m", f"{self.limits.disk_mb}m"
@@ -98,7 +108,8 @@ class Container:
         # open files as bwrap's; processes are counted by --pids-limit, for this container only
         cmd += ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"]
         cmd += ["--tmpfs", f"{INSIDE_HOME}:rw,size={disk},mode=1777"]
-        cmd += ["--tmpfs", "/tmp:rw,mode=1777"]
+        # every folder it may write to is capped at the disk limit, as bubblewrap's are
+        cmd += ["--tmpfs", f"/tmp:rw,size={disk},mode=1777", "--shm-size", disk]
         binds, _links = readable_paths()  # the image holds the links
         for path in binds:
             cmd += ["--mount", f"type=bind,source={path},target={path},readonly"]

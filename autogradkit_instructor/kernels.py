@@ -48,7 +48,8 @@ from .sandbox import (
     descendants,
     remove_stale_cgroups,
     send_signal,
-    tasks_below,
+    too_many_tasks,
+    too_much_memory,
 )
 
 __all__ = [
@@ -196,7 +197,8 @@ class Kernel:
         self._exit_fd = _pidfd(pid)
         self._drops = None  # ZeroMQ's events of IOPub's connection: a drop refused a message
         self.answered_again: set[str] = set()  # requests a second shell reply came for
-        self.too_many_processes = False  # the grader ended its sandbox for it
+        self.limit_reached = ""  # "processes" or "memory": the grader ended its sandbox for it
+        self.tree = pid  # the process whose tree is the sandbox (a container's own init)
         self.closing = threading.Lock()  # held by close, and by whoever may still signal it
         self.closed = False
 
@@ -527,17 +529,22 @@ class ForkLauncher:
 
 
 WATCH_EVERY = 0.05  # seconds between two counts of a sandbox's processes
+MEASURE_EVERY = 0.25  # seconds between two sums of its memory, a costlier walk of its tree
 
 
 class SandboxLauncher:
     """One sandbox per kernel, from ``backend`` (``sandbox.Bubblewrap``), over ``ipc``.
 
-    A watchdog thread counts each sandbox's processes and threads, from the host, every
-    ``WATCH_EVERY`` seconds, and kills a sandbox that reaches ``limits.processes``: a cap
-    that needs no cgroup (a cgroup-v2 machine, a grader that is not root) and no
-    ``RLIMIT_NPROC`` (which exempts root, as the sandbox's user is when the grader is); where
-    a cgroup holds the sandbox at that cap, a fork bomb's processes do not spin on, beside
-    the other submissions, until its own submission ends.
+    Two watchdog threads measure each sandbox from the host: its processes and threads every
+    ``WATCH_EVERY`` seconds, their resident memory summed every ``MEASURE_EVERY`` seconds
+    (``sandbox.too_many_tasks``, ``sandbox.too_much_memory``). They kill a sandbox that
+    reaches ``limits.processes`` or passes ``limits.memory_mb``: caps for the whole sandbox
+    that need no cgroup (a cgroup-v2 machine, a grader that is not root, where ``RLIMIT_AS``
+    caps each process alone) and no ``RLIMIT_NPROC`` (which exempts root, as
+    the sandbox's user is when the grader is); where a cgroup or a container runtime holds the
+    sandbox at the cap, a fork bomb's processes do not spin on, beside the other submissions,
+    until its own submission ends. A container's processes are not the client's children:
+    the tree watched is the container's own (``backend.tree_root``).
     """
 
     def __init__(self, backend, limits: Limits):
@@ -546,18 +553,37 @@ class SandboxLauncher:
         self._folder = tempfile.mkdtemp(prefix="autogradkit-boxes-", dir=socket_folder())
         self._watched: list[Kernel] = []
         self._stopped = threading.Event()
-        threading.Thread(target=self._watch, name="process-watchdog", daemon=True).start()
+        processes = functools.partial(too_many_tasks, stop=limits.processes)
+        memory = functools.partial(too_much_memory, cap=limits.memory_mb * 2**20)
+        for limit, passed, every, backs_off in (
+            ("processes", processes, WATCH_EVERY, False),  # a count that stops at the cap
+            ("memory", memory, MEASURE_EVERY, True),
+        ):
+            watch = functools.partial(self._watch, limit, passed, every, backs_off)
+            threading.Thread(target=watch, name=f"{limit}-watchdog", daemon=True).start()
 
-    def _watch(self) -> None:
-        while not self._stopped.wait(WATCH_EVERY):
+    def _watch(self, limit: str, passed, every: float, backs_off: bool) -> None:
+        """Every ``every`` seconds, end each sandbox whose tree has ``passed`` the limit.
+
+        Each limit has its own thread, so a slow memory sweep (many processes' ``Pss`` to
+        read) never delays counting processes; one that ``backs_off`` pauses ten times as long
+        as its last sweep took, so it never takes more than a tenth of a core.
+        """
+        pause = every
+        while not self._stopped.wait(pause):
+            started = time.monotonic()
             for kernel in list(self._watched):
+                reached = passed(kernel.tree)  # measured outside the lock: close need not wait
                 with kernel.closing:
-                    if kernel.closed or kernel.too_many_processes:
-                        self._watched.remove(kernel)
-                        continue
-                    if tasks_below(kernel.pid, self.limits.processes) >= self.limits.processes:
-                        kernel.too_many_processes = True
+                    if kernel.closed or kernel.limit_reached:
+                        if kernel in self._watched:  # the other watchdog may have removed it
+                            self._watched.remove(kernel)
+                    elif reached:  # the container's init first: its whole tree dies with it
+                        kernel.limit_reached = limit
+                        send_signal(kernel.tree, signal.SIGKILL, group=False)
                         send_signal(kernel.pid, signal.SIGKILL, group=True)
+            if backs_off:
+                pause = max(every, 10 * (time.monotonic() - started))
 
     def start(self, timeout: float) -> Kernel:
         """Start a sandboxed kernel; the client connects to its sockets from outside."""
@@ -573,6 +599,7 @@ class SandboxLauncher:
         extra = {"box": box, "process": process}
         kernel = Kernel.connect(process.pid, outside, str(inside), timeout, **extra)
         box.seal()  # the sockets exist: from now on the folder takes no file, loses none
+        kernel.tree = self.backend.tree_root(box, process.pid)
         self._watched.append(kernel)
         return kernel
 

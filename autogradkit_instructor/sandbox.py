@@ -8,19 +8,25 @@ pid, network, mount, IPC and UTS namespaces, without a daemon and without root. 
 * a root made of read-only binds of Python, the virtualenv and the kit, and nothing else of
   the host (no course tree, no other submissions, no gradebook, no feedback);
 * ``/home/student``: a size-capped tmpfs, the working directory, that receives a copy of the
-  submission's own files from a read-only staging folder (``/run/submission``);
+  submission's own files from a read-only staging folder (``/run/submission``); ``/tmp`` and
+  ``/dev/shm`` are tmpfs of the same size, and ``/dev`` is read-only, so no file a sandbox
+  writes holds more of the grader's memory than the disk limit allows;
 * ``/run/kernel``: the only writable host folder, where the kernel binds its ZeroMQ ``ipc``
   sockets (TCP cannot cross a network namespace; Unix sockets in a bound folder can);
 * no network at all, not even the host's loopback, so other kernels' ports are out of reach;
 * the whole process tree dies with the sandbox (pid namespace + ``--die-with-parent``), and
   memory and processes are capped for the whole tree by a cgroup when one can be created,
-  per process by rlimits otherwise.
+  per process by rlimits otherwise; either way the grader measures each sandbox's tree from
+  outside (``too_many_tasks``, ``too_much_memory``: resident memory summed) and ends
+  a sandbox that passes a limit, so the limits hold for the whole submission everywhere.
 
 ``Container`` (``--sandbox docker`` or ``podman``) gives the same confinement where a container
 runtime runs: one container per kernel, the same read-only binds over a small image (only its
 ``/etc`` matters), the runtime's own memory and pid limits, no network, and the container
 removed by name when the submission ends. Every backend offers ``check``, ``command``,
-``spawn_options`` (what the launcher does before exec), ``interrupt`` and ``stop``.
+``spawn_options`` (what the launcher does before exec), ``interrupt``, ``stop`` and
+``tree_root`` (the process whose tree the grader measures: a container's own init, as its
+processes are the runtime's children, not the client's).
 ``--sandbox none`` runs kernels as the grader's own user (as nbgrader does).
 """
 
@@ -57,12 +63,14 @@ __all__ = [
     "Box",
     "remove_stale_cgroups",
     "descendants",
-    "tasks_below",
+    "too_many_tasks",
+    "too_much_memory",
     "process_name",
     "send_signal",
 ]
 
 NOBODY = 65534
+PAGE = os.sysconf("SC_PAGE_SIZE")
 INSIDE_HOME, INSIDE_SOCKETS, INSIDE_STAGING = "/home/student", "/run/kernel", "/run/submission"
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache")
 SYSTEM_DIRS += ("/etc/fonts", "/etc/localtime", "/etc/mime.types", "/etc/alternatives")
@@ -135,17 +143,25 @@ class Bubblewrap:
     def stop(self, box: Box) -> None:
         """Nothing more: the tree dies with the outer ``bwrap`` (pid namespace)."""
 
+    def tree_root(self, box: Box, pid: int) -> int:
+        """The process whose tree is the sandbox: the outer ``bwrap``, the one we started."""
+        return pid
+
     def command(self, box: Box, argv: list[str]) -> list[str]:
         """The ``bwrap`` command line that runs ``argv`` inside ``box``."""
         cmd = [self.executable, "--unshare-all", "--die-with-parent", "--new-session"]
         cmd += ["--uid", "1000", "--gid", "1000", "--hostname", "sandbox", "--clearenv"]
-        cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        # every folder it may write to is a tmpfs of at most the disk limit (unsized, each
+        # would take half the machine's memory); /dev itself is read-only (its devices work)
+        size = str(self.limits.disk_mb * 2**20)
+        cmd += ["--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm"]
+        cmd += ["--remount-ro", "/dev", "--size", size, "--tmpfs", "/tmp"]
         binds, links = readable_paths()
         for path in binds:
             cmd += ["--ro-bind", path, path]
         for link, target in links.items():  # merged /usr: /bin -> usr/bin, /lib64 -> ...
             cmd += ["--symlink", target, link]
-        cmd += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", INSIDE_HOME]
+        cmd += ["--size", size, "--tmpfs", INSIDE_HOME]
         cmd += ["--bind", str(box.sockets), INSIDE_SOCKETS]
         cmd += ["--ro-bind", str(box.staging), INSIDE_STAGING]
         for key, value in kernel_environment().items():
@@ -289,18 +305,52 @@ def descendants(pid: int) -> list[int]:
     return found[1:]
 
 
-def tasks_below(pid: int, stop: int) -> int:
-    """How many processes and threads ``pid`` and those below it hold, counted until more
-    than ``stop`` (a fork bomb's tree is not walked to its end)."""
+def too_many_tasks(pid: int, stop: int) -> bool:
+    """Whether ``pid`` and the processes below it hold ``stop`` processes and threads or more,
+    counted until ``stop`` (a fork bomb's tree is not walked to its end)."""
     count, todo = 0, [pid]
-    while todo and count <= stop:
+    while todo and count < stop:
         process = todo.pop()
         try:
             count += len(os.listdir(f"/proc/{process}/task"))
         except OSError:
             continue  # gone meanwhile
         todo += _children(process)
-    return count
+    return count >= stop
+
+
+def too_much_memory(pid: int, cap: int) -> bool:
+    """Whether ``pid`` and the processes below it hold more than ``cap`` bytes of RAM together.
+
+    A process's resident set (``statm``, quick to read) counts the pages it shares (with the
+    parent it forked from, say) in full, so a kernel that forks four workers would seem to
+    hold five times its size: a sum past ``cap`` is confirmed with each process's proportional
+    share (``Pss``: each shared page split among its users), which the system must count page
+    by page (some 35 ms per GiB), so it is read only then.
+    """
+    tree = [pid, *descendants(pid)]
+    return sum(map(_resident, tree)) > cap and sum(map(_proportional, tree)) > cap
+
+
+def _resident(pid: int) -> int:
+    """Bytes of ``pid``'s memory in RAM, shared pages counted in full (0 once it is gone)."""
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _proportional(pid: int) -> int:
+    """Bytes of ``pid``'s memory in RAM, each shared page split among its users (0 once it is
+    gone, or where the kernel has no ``smaps_rollup``: the resident set then)."""
+    try:
+        lines = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+    except FileNotFoundError:
+        return _resident(pid) if os.path.exists(f"/proc/{pid}") else 0
+    except OSError:
+        return 0
+    kib = [int(line.split()[1]) for line in lines if line.startswith("Pss:")]
+    return kib[0] * 1024 if kib else 0
 
 
 def _children(pid: int) -> list[int]:

@@ -66,6 +66,14 @@ MESSAGES = {
         "SandboxLimitError",
         N_("started {n} processes and threads, its sandbox's limit, so the sandbox was stopped"),
     ),
+    "memory": (  # a "died" whose sandbox the grader ended for its processes' memory together
+        "kernel_died",
+        "SandboxLimitError",
+        N_(
+            "held more than {m} MiB of memory in its processes together, its sandbox's limit, "
+            "so the sandbox was stopped"
+        ),
+    ),
 }
 
 
@@ -292,9 +300,9 @@ class Session:
                 pass  # the test cell then meets the dead kernel and reports it
 
     def _report(self, cell: dict, result: CellRun, label: str, limit: float) -> None:
-        ended = result.status == "died" and bool(self.kernel and self.kernel.too_many_processes)
-        status, ename, text = MESSAGES["processes" if ended else result.status]
-        what = text.format(t=limit, n=self.cfg.max_processes)
+        ended = self.kernel.limit_reached if self.kernel and result.status == "died" else ""
+        status, ename, text = MESSAGES[ended or result.status]
+        what = text.format(t=limit, n=self.cfg.max_processes, m=self.cfg.memory_limit_mb)
         evalue = f"this cell {what}"
         cell["outputs"] = [o for o in cell["outputs"] if o.get("ename") != "KeyboardInterrupt"]
         if result.status != "interrupted":  # whether the count arrived before the kernel went

@@ -36,7 +36,7 @@ ALLOWED = {
     r"/bin/sh": "the POSIX shell",
     r"/usr/bin/chromium\.?": "Debian's Chromium, which tools/install_browser.sh installs",
     r"/dev/null": "the null device",
-    r"/(usr|bin|sbin|lib|lib32|lib64|etc|tmp|dev|proc|usr/bin)": "folders the sandbox binds",
+    r"/(usr|bin|sbin|lib|lib32|lib64|etc|tmp|dev|dev/shm|proc|usr/bin)": "the sandbox's folders",
     r"/lib64/ld-linux\.\.\.": "the dynamic loader's link, in the sandbox's docstring",
     r"/etc/(alternatives|fonts|ld\.so\.cache|localtime|mime\.types)": "read by kernels",
     r"/etc/(passwd|shadow)": "the accounts files, which the sandbox hides",

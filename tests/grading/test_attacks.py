@@ -363,14 +363,14 @@ def test_nothing_a_submission_starts_outlives_it(attacked):
     assert _daemons() == []
 
 
-def test_processes_are_limited_for_the_whole_sandbox(request, attacked):
-    """Refused past the cap; a bubblewrap sandbox is also stopped as it reaches it (round 6:
-    the grader counts its processes; a container's are the runtime's, held at its cap)."""
+def test_processes_are_limited_for_the_whole_sandbox(attacked):
+    """Refused past the cap, and the sandbox is stopped as it reaches it (round 6: the grader
+    counts its processes; a container's too, in the container's own tree). Where a cgroup or
+    the runtime refuses the fork at the cap, the loop may end and print before the grader's
+    next count (within 50 ms) stops it."""
     said = _said(attacked[0], "forkbomb")
-    if "bwrap" not in request.node.callspec.id:
-        assert int(said.split("FORKED")[1].split()[0]) < 300, said
-        return
-    assert "FORKED" not in said, said  # the cell never got to the end of its loop
+    if "FORKED" in said:
+        assert int(said.split("FORKED")[1].split()[0]) < 64, said
     row = _rows(attacked[0])["forkbomb"]
     assert row["status"] == "kernel_died", row
     assert any("processes and threads" in issue for issue in row["issues"]), row
