@@ -30,7 +30,7 @@ def slope(x):
 
 def cpu_of(pid: int | None) -> float:
     """The CPU seconds process ``pid`` has used so far, all its threads, to the nanosecond
-    (``/proc/PID/stat`` counts 10 ms ticks); 0 when it is gone."""
+    (its ``stat`` file in proc counts 10 ms ticks); 0 when it is gone."""
     total = 0
     for task in glob.glob(f"/proc/{pid}/task/*/schedstat") if pid else ():
         try:
