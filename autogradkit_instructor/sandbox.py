@@ -84,6 +84,10 @@ KERNEL_ENV = {
     "OPENBLAS_NUM_THREADS": "1",
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
+    # glibc reserves a 64 MiB malloc arena per thread, up to 8 per core: address space that
+    # RLIMIT_AS counts though nothing uses it, so a kernel with threads met "can't start new
+    # thread" (or a MemoryError) long before the memory or process limit it is judged by
+    "MALLOC_ARENA_MAX": "2",
 }
 # the machine's BLAS settings (some CPUs need a forced OpenBLAS kernel): kept, never secrets
 HOST_ENV_KEPT = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")

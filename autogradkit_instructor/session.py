@@ -193,6 +193,11 @@ class Session:
                 self._report(cell, result, label, limit)
         if self.kernel is not None and any(cells.is_test(c) for c in ran):
             self._check_tampering("after the last cell")  # what the last test cell's code did
+        if self.kernel is not None and self.kernel.limit_reached:  # ended after the last cell
+            status, _, text = MESSAGES[self.kernel.limit_reached]
+            what = text.format(n=self.cfg.max_processes, m=self.cfg.memory_limit_mb)
+            after = N_("after the last cell, the submission {what}")
+            self.ctx.fail(status, after.format(what=what))
 
     def _judged_here(self, cell: dict, imported: dict) -> asserts.Plan | None:
         """The plan of judging this test cell in the grader (``asserts.py``): an ``assert``
@@ -272,6 +277,9 @@ class Session:
             why = "the kernel answered this test cell twice"
             confirmed = result.msg_id not in self.kernel.answered_again
         except (KernelDied, TimeoutError):
+            if self.kernel.limit_reached:  # the grader ended its sandbox as the cell ended
+                self._report(cell, CellRun("died"), label, self.cfg.timeout)
+                return
             why = "the kernel answered nothing after this test cell"
             confirmed = False
         if not confirmed:
