@@ -17,6 +17,8 @@ read data is judged here instead:
    no ``eval`` of kernel text) and runs the cell's statements in this process on them, with
    this process's numpy: a patched ``np.isclose`` in the kernel changes nothing. A value that
    cannot cross as data (an object with methods) arrives as ``Opaque``: any use of it raises.
+   The statements run in a fork of this process held to ``JUDGE_CPU_SECONDS`` and
+   ``JUDGE_MEMORY`` (``3 ** answer`` with a hostile answer fails its own cell).
 
 A cell ``plan`` refuses (it calls a student's function, uses a loop, an attribute that is not
 data) can only be the kernel's word: it runs there as before, and ``grade`` says so.
@@ -29,7 +31,12 @@ import base64
 import builtins
 import json
 import math
+import os
 import re
+import resource
+import select
+import signal
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,6 +98,9 @@ MAX_ARRAY_BYTES = 6_000_000  # of all arrays of a cell: their base64 fits in MAX
 DTYPE = re.compile(r"[<>|=]?[biufc][0-9]{1,2}")  # numbers only: no objects, no records
 FLOAT = re.compile(r"-?(inf|nan|[0-9]+(\.[0-9]*)?(e[-+]?[0-9]+)?)")
 INT = re.compile(r"-?[0-9]{1,400}")
+# what a cell's statements may take, run here on a submission's values (``_run_apart``)
+JUDGE_CPU_SECONDS = 10
+JUDGE_MEMORY = 1 << 30  # bytes of address space beyond this process's own
 
 
 @dataclass
@@ -496,7 +506,7 @@ def judge(the_plan: Plan, records: list[Record]) -> list[dict]:
             raise ValueError(f"the kernel sent {name} as something else than JSON") from None
         if value != {"missing": True}:
             namespace[name] = decode(value, budget)
-    return _run(the_plan.tree, namespace)
+    return _run_apart(the_plan.tree, namespace)
 
 
 def _joined(names: list[str], records: list[Record]) -> dict[str, str]:
@@ -589,3 +599,63 @@ def _run(tree: ast.Module, namespace: dict) -> list[dict]:
         result = {"output_type": "execute_result", "data": data, "metadata": {}}
         outputs.append({**result, "execution_count": None})
     return outputs
+
+
+def _run_apart(tree: ast.Module, namespace: dict) -> list[dict]:
+    """``_run`` in a fork of this process, held to ``JUDGE_CPU_SECONDS`` of CPU (and three
+    times as long on the clock) and ``JUDGE_MEMORY`` more memory. The statements are the
+    instructor's, the values a submission's: ``3 ** answer`` or ``np.zeros(answer)`` on a
+    hostile answer would hold the process where every submission is graded (pure Python
+    keeps the GIL: every other thread of the run waits). Apart, it fails its own cell."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the fork: its limits, the statements, their outputs as JSON, and out
+        try:
+            os.close(read)
+            room = _address_space() + JUDGE_MEMORY
+            resource.setrlimit(resource.RLIMIT_AS, (room, room))
+            resource.setrlimit(resource.RLIMIT_CPU, (JUDGE_CPU_SECONDS, JUDGE_CPU_SECONDS + 1))
+            with os.fdopen(write, "wb") as out:
+                out.write(json.dumps(_run(tree, namespace)).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    text, finished = _read_until(read, time.monotonic() + 3 * JUDGE_CPU_SECONDS)
+    if not finished:
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    try:
+        return json.loads(text) if finished and text else _stopped()
+    except ValueError:
+        return _stopped()
+
+
+def _address_space() -> int:
+    """This process's address space, in bytes (what ``RLIMIT_AS`` counts)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[0]) * resource.getpagesize()
+
+
+def _read_until(fd: int, deadline: float) -> tuple[bytes, bool]:
+    """What ``fd`` gives until its end (True) or ``deadline`` (False); ``fd`` is closed."""
+    chunks = []
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            if select.select([fd], [], [], left)[0]:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    return b"".join(chunks), True
+                chunks.append(chunk)
+        return b"", False
+    finally:
+        os.close(fd)
+
+
+def _stopped() -> list[dict]:
+    """The outputs of a cell the grader stopped: its statements passed their limits."""
+    evalue = (
+        f"the grader stopped this test: on the submission's values it took more than "
+        f"{JUDGE_CPU_SECONDS} s or {JUDGE_MEMORY >> 20} MiB"
+    )
+    error = {"output_type": "error", "ename": "JudgeLimitError", "evalue": evalue}
+    return [{**error, "traceback": [f"JudgeLimitError: {evalue}"]}]

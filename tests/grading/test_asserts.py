@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import threading
 
 import pytest
 from hypothesis import given, settings
@@ -166,6 +167,44 @@ def test_an_array_larger_than_the_grader_takes_fails_and_says_so(ctx):
 def test_a_range_as_long_as_an_answer_says_is_refused_not_run(ctx):
     result = _grade(ctx, "n = 10**15", "assert sum(range(n)) > 0")
     assert result.status == "failed" and "too long for the grader" in result.error, result
+
+
+def test_a_power_as_large_as_an_answer_says_fails_its_cell_not_the_run(ctx, monkeypatch):
+    """Was: ``3 ** n`` with the answer ``n = 10**300`` ran in the grader's own process,
+    holding the GIL (every other submission's thread waited) until someone killed grade."""
+    monkeypatch.setattr(asserts, "JUDGE_CPU_SECONDS", 1)
+    result = _grade(ctx, "n = 10**300", "assert 3 ** n != 0")
+    assert result.status == "failed" and "JudgeLimitError" in result.error, result
+
+
+def test_memory_as_large_as_an_answer_says_fails_its_cell(ctx, monkeypatch):
+    """``"x" * n`` with ``n`` at 8 GiB: held to ``JUDGE_MEMORY`` more than the grader's own."""
+    monkeypatch.setattr(asserts, "JUDGE_MEMORY", 64 << 20)
+    result = _grade(ctx, "n = 8 * 2**30", 'assert len("x" * n) == n')
+    assert result.status == "failed" and "MemoryError" in result.error, result
+
+
+def test_the_graders_other_threads_run_while_a_cell_is_judged(monkeypatch):
+    """The statements run in a fork: this process's threads (other submissions) go on."""
+    monkeypatch.setattr(asserts, "JUDGE_CPU_SECONDS", 1)
+    the_plan = asserts.plan("assert 3 ** n != 0", {})
+    ticks, stop = [], threading.Event()
+
+    def tick():
+        while not stop.wait(0.01):
+            ticks.append(1)
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    sent = {"part": 0, "parts": 1, "json": json.dumps({"int": str(10**300)})}
+    record = {"check": asserts.VALUES_CHECK, "observations": [{"name": "n", "value": sent}]}
+    records = [asserts.Record.from_json(record)]
+    try:
+        outputs = asserts.judge(the_plan, records)
+    finally:
+        stop.set()
+        ticker.join()
+    assert outputs[0]["ename"] == "JudgeLimitError" and len(ticks) > 20, (outputs, len(ticks))
 
 
 def test_a_missing_answer_fails_as_in_the_kernel(ctx):
