@@ -1,10 +1,9 @@
 """The interpreter a by-hand answer runs in: NumPy and the standard library, and no kit at all.
 
-``by_hand.py`` forks it from a fork server (``serve_forks``) or starts this file as ``python -I
-by_hand_child.py`` (a fresh interpreter, no script folder on ``sys.path``), and writes it JSON
-lines on stdin: first the answer's bundle (code objects, defaults, plain data, the source lines
-of its cells), then one call per line.
-Each answer comes back as one JSON line on stdout: a value as plain data, or the exception it
+This file's fork server (``serve_forks``, below) forks it; where there is none, it is started
+as ``python -I by_hand_child.py`` (a fresh interpreter, no script folder on ``sys.path``). It
+reads JSON lines on stdin: first the answer's bundle (code objects, defaults, plain data, the
+source lines of its cells), then one call per line. Each answer comes back as one JSON line on stdout: a value as plain data, or the exception it
 raised (its builtin class name, a short message, the student's frames).
 
 This file imports nothing of autogradkit, on purpose: before the student's code runs, an audit
