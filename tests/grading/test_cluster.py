@@ -11,6 +11,7 @@ Both runs use the same seeds (``draw_seeds`` is fixed here): a real run draws fr
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import json
 import os
@@ -176,7 +177,7 @@ def test_cluster_run_writes_what_the_local_run_writes(runs):
     assert len([k for k in local if k.startswith("feedback/")]) == count
     assert len([k for k in local if k.startswith("autograded/")]) > count  # notebooks + files
     different = [name for name in local if local[name] != on_cluster[name]]
-    assert different == []
+    assert different == [], _how_they_differ(different, local, on_cluster)
     assert runs["where"] == ("local", runs["address"])  # each gradebook says where it ran
 
 
@@ -250,3 +251,18 @@ def test_a_submission_no_worker_can_grade_is_an_error_row_that_is_not_kept(
     assert not list((folder / "results").glob("*.json"))
     assert "no worker could grade it" in capsys.readouterr().err
     assert (tmp_path / "feedback" / "ann" / builders.ASSIGNMENT / "squares.html").is_file()
+
+
+def _how_they_differ(names: list, local: dict, on_cluster: dict) -> str:
+    """The first lines that differ in each file the two runs wrote otherwise (a failure on a
+    busy machine once showed only the files' names)."""
+
+    def lines(content) -> list[str]:
+        text = content if isinstance(content, str) else content.decode(errors="replace")
+        return text.splitlines()
+
+    found = []
+    for name in names:
+        diff = difflib.unified_diff(lines(local[name]), lines(on_cluster[name]), n=0, lineterm="")
+        found.append("\n".join([name, *[line[:200] for line in list(diff)[2:12]]]))
+    return "\n".join(found)
