@@ -193,7 +193,12 @@ class Session:
                 self._report(cell, result, label, limit)
         if self.kernel is not None and any(cells.is_test(c) for c in ran):
             self._check_tampering("after the last cell")  # what the last test cell's code did
-        if self.kernel is not None and self.kernel.limit_reached:  # ended after the last cell
+        self._ended_after_the_last_cell()
+
+    def _ended_after_the_last_cell(self) -> None:
+        """A sandbox the grader ended once the last cell was over (its processes or memory,
+        counted late on a busy machine) is reported as one that a cell passed the limit."""
+        if self.kernel is not None and self.kernel.limit_reached:
             status, _, text = MESSAGES[self.kernel.limit_reached]
             what = text.format(n=self.cfg.max_processes, m=self.cfg.memory_limit_mb)
             after = N_("after the last cell, the submission {what}")

@@ -43,7 +43,7 @@ ALLOWED = {
     r"/etc/containers(/containers\.conf)?": "Podman's configuration (install_podman.sh)",
     r"/var/cache/fontconfig": "fontconfig's system cache, which without_optional_packages hides",
     r"/usr/local/sbin": "the first folder of a fresh Debian's PATH (without_optional_packages)",
-    r"/proc/(self/cgroup)?": "the kernel's process files",
+    r"/proc/(self/(cgroup|statm))?": "the kernel's process files",
     r"/sys/fs/cgroup(/cgroup\.controllers)?": "the kernel's cgroup files",
     r"/home/student": "the student's home inside the sandbox and the container",
     r"/run/(kernel|submission)(/[\w.-]+)?": "the kernel's folders inside the sandbox",
