@@ -203,18 +203,23 @@ COMPLEX_ROUTES = [
 ]
 
 
+def assert_refused_by_hand(answer, match: str, argument: float) -> None:
+    """``answer(argument)``, run by hand, raises ``RefusedByHand`` saying ``match``."""
+    hand = ByHand(answer)
+    try:
+        with pytest.raises(RefusedByHand, match=match):
+            hand(argument)
+    finally:
+        hand.close()
+
+
 @pytest.mark.parametrize("route", COMPLEX_ROUTES, ids=lambda f: f.__name__)
 def test_complex_step_works_in_the_kernel_and_is_refused_by_hand(route):
     # Issue 29, item 2: Im f(x + ih) / h is f'(x) to rounding, closer than any tolerance that
     # lets the paper formula pass; the by-hand interpreter has no complex number to start from.
     if route is not by_cmath:
         assert abs(route(2.0) - 12.0) < 1e-12
-    hand = ByHand(route)
-    try:
-        with pytest.raises(RefusedByHand, match="real numbers|complex|cmath"):
-            hand(2.0)
-    finally:
-        hand.close()
+    assert_refused_by_hand(route, "real numbers|complex|cmath", 2.0)
 
 
 def test_complex_data_does_not_cross_into_a_by_hand_check():
@@ -375,12 +380,7 @@ def test_a_forked_interpreter_finds_no_class_of_the_server_but_an_inert_socket_t
     fresh = held_by_hand(reachable_classes)[0]
     assert set(forked) - set(fresh) == {"_socket.socket", "socket.gaierror", "socket.herror"}
     monkeypatch.undo()
-    hand = ByHand(by_the_servers_socket_type)
-    try:
-        with pytest.raises(RefusedByHand, match="socket"):
-            hand(1.0)
-    finally:
-        hand.close()
+    assert_refused_by_hand(by_the_servers_socket_type, "socket", 1.0)
 
 
 def test_a_forked_interpreter_with_the_kit_holds_no_check_machinery():
