@@ -276,11 +276,13 @@ def test_each_allowed_module_imports_inside_an_answer(module):
         hand.close()
 
 
-def test_an_answer_that_never_returns_times_out_and_its_interpreter_ends():
+@pytest.mark.parametrize("forking", [[True], []], ids=["forked", "launched"])
+def test_an_answer_that_never_returns_times_out_and_its_interpreter_ends(forking, monkeypatch):
     def loops(x):
         while True:
             pass
 
+    monkeypatch.setattr(by_hand, "_forking", forking)
     hand = ByHand(loops, timeout=0.5)
     with pytest.raises(TimeoutError):
         hand(1.0)
@@ -499,17 +501,6 @@ def test_an_interpreter_that_stops_says_so_forked_or_launched(monkeypatch):
         with pytest.raises(HandRaised, match="stopped") as raised:
             hand(1.0)
         assert raised.value.kind == "SystemExit" and hand.process is None
-
-
-def test_a_forked_interpreter_that_never_returns_is_killed():
-    def loops(x):
-        while True:
-            pass
-
-    hand = ByHand(loops, timeout=0.5)
-    with pytest.raises(TimeoutError):
-        hand(1.0)
-    assert hand.process is None
 
 
 # ----- the check API around it -----------------------------------------------------------------
