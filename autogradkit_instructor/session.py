@@ -256,12 +256,18 @@ class Session:
             self.ctx.cpu.acquire()
         return result
 
+    def _left(self, most: float = 30.0) -> float:
+        """How long a request of the grader's may wait for the kernel: at most ``most``, and
+        no more than the submission has left (at least a second). A kernel that answers the
+        grader slowly spends its own submission's time, not the class's."""
+        return min(most, max(1.0, self.deadline - time.monotonic()))
+
     def _check_tampering(self, when: str) -> bool:
         """Undo hooks and patches before a test cell (and look once more after the last
         cell); note them for review (``guard.py``). False when no report of the guard's
         shape came back (the guard was removed or replaced, or the kernel did not answer)."""
         try:
-            notes = tamper_notes(run_silent(self.kernel, "", expression=GUARD_RESET))
+            notes = tamper_notes(run_silent(self.kernel, "", self._left(), GUARD_RESET))
         except (KernelDied, TimeoutError):
             notes = [NO_REPORT]
         for change in notes:
@@ -278,7 +284,7 @@ class Session:
         was answered twice, or after which the kernel answered nothing (it died, or still
         runs), fails with an error of the grader's own, for review."""
         try:
-            run_silent(self.kernel, "", timeout=self.cfg.timeout, expression="0")
+            run_silent(self.kernel, "", timeout=self._left(self.cfg.timeout), expression="0")
             why = "the kernel answered this test cell twice"
             confirmed = result.msg_id not in self.kernel.answered_again
         except (KernelDied, TimeoutError):
@@ -299,7 +305,7 @@ class Session:
         seed = self.ctx.seeds.get(grade_id)
         if seed is not None:
             try:
-                run_silent(self.kernel, ARM.format(seed=seed))
+                run_silent(self.kernel, ARM.format(seed=seed), self._left())
             except (KernelDied, TimeoutError):
                 pass  # the test cell then meets the dead kernel and reports it
 
@@ -308,7 +314,7 @@ class Session:
         code = hidden.ship_code(self.ctx.hidden_checks, source)
         if code is not None:
             try:
-                run_silent(self.kernel, code)
+                run_silent(self.kernel, code, self._left())
             except (KernelDied, TimeoutError):
                 pass  # the test cell then meets the dead kernel and reports it
 

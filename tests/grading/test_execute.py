@@ -131,6 +131,28 @@ def test_total_time_limit_stops_the_rest(ctx):
     assert seconds < 10  # a guard against hanging; the status and the unrun cell are the check
 
 
+SLOW_TO_THE_GRADER = (  # the kernel answers every request of the grader's 25 s late
+    "import time, inspect\n_kernel = get_ipython().kernel\n"
+    "_handle = _kernel.shell_handlers['execute_request']\n"
+    "async def _late(*args):\n"
+    "    if args[-1]['content'].get('silent'):\n        time.sleep(25)\n"
+    "    done = _handle(*args)\n    return (await done) if inspect.isawaitable(done) else done\n"
+    "_kernel.shell_handlers['execute_request'] = _late\n"
+)
+
+
+def test_the_graders_requests_spend_the_submissions_time_not_the_classs(ctx):
+    """Was: a request of the grader's (the tamper check, the seed, the confirmation around
+    each test cell) waited up to 30 s whatever the submission had left: a kernel slow to
+    answer them took 29 s in all where its submission had 8 (seen)."""
+    ctx.cfg = dataclasses.replace(ctx.cfg, total_timeout=8.0)
+    tests = [code(f"assert {i} == {i}", grade_id=f"t{i}", grade=True, points=1) for i in range(6)]
+    started = time.monotonic()
+    Execute()(notebook(code(SLOW_TO_THE_GRADER), *tests), ctx)
+    seconds = time.monotonic() - started
+    assert ctx.status == "timeout" and seconds < 20, (ctx.issues, seconds)
+
+
 def test_relative_notebook_folder_is_resolved(ctx, monkeypatch):
     (ctx.workdir / "data.txt").write_text("found")
     monkeypatch.chdir(ctx.workdir.parent)
