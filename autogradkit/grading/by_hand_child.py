@@ -3,8 +3,9 @@
 This file's fork server (``serve_forks``, below) forks it; where there is none, it is started
 as ``python -I by_hand_child.py`` (a fresh interpreter, no script folder on ``sys.path``). It
 reads JSON lines on stdin: first the answer's bundle (code objects, defaults, plain data, the
-source lines of its cells), then one call per line. Each answer comes back as one JSON line on stdout: a value as plain data, or the exception it
-raised (its builtin class name, a short message, the student's frames).
+source lines of its cells), then one call per line. Each answer comes back as one JSON line
+on stdout: a value as plain data, or the exception it raised (its builtin class name, a short
+message, the student's frames).
 
 This file imports nothing of autogradkit, on purpose: before the student's code runs, an audit
 hook is installed (``sys.addaudithook``: a hook cannot be removed, not by this file and not by
