@@ -1,11 +1,12 @@
 """Round 8's by-hand checks, against more honest answers written otherwise than the solutions.
 
 A stand-in offers what the real object offers for the API the lesson taught. Each answer below
-spells the solution otherwise, with what notebooks 05–07 showed of gradients (``dim()``,
+spells the solution otherwise, with what the notebooks showed of gradients (``dim()``,
 ``item()``, ``tolist()``, ``numpy()``), nodes (``next_functions``, ``name()``, ``variable``),
 tensors (``requires_grad``, ``is_leaf``, ``grad_fn``) and plain Python, and each is also run on
-the real kit's objects here, so that it is known to be right there too.
-"""
+the real kit's objects here, so that it is known to be right there too. Seen failing before
+their fixes: 06's hooks with ``dim()``, ``numel()``, ``is_leaf`` or ``grad_fn``, and Cube with
+``detach().numpy()``, ``mul_`` or ``dim()``."""
 
 from __future__ import annotations
 
@@ -542,6 +543,21 @@ def jacobian_as_an_array(x0, x1):
     return np.array([[dy0_dx0, dy0_dx1], [dy1_dx0, dy1_dx1]])
 
 
+def add_mul_grads_named(a, b, d):
+    """Each partial named before it is returned; ``a + b`` as the sum of the two inputs."""
+    grad_a = d  # de/da = d
+    grad_b = d  # de/db = d
+    grad_d = sum([a, b])  # de/dd = a + b
+    return grad_a, grad_b, grad_d
+
+
+def linear_by_hand_with_matmul(x, w, b):
+    """``w @ x`` for the product, ``np.full_like`` for a weight gradient of x / 4 everywhere."""
+    x, w = np.asarray(x, dtype=float), np.asarray(w, dtype=float)
+    result = (w @ x + b) * 0.25
+    return result, x * np.full_like(x, 0.25), 1 / 4
+
+
 NB00, NB01, NB03 = "00_start_here", "01_backprop_by_hand", "03_nonscalar_leaves_jacobians"
 PLAIN = [  # notebook, its solution cell, the check, the answer's name, the answer
     (NB00, "nb00_ex2_by_hand", "slope_by_hand", "slope", slope_with_numpy_names),
@@ -549,6 +565,8 @@ PLAIN = [  # notebook, its solution cell, the check, the answer's name, the answ
     (NB01, "nb01_ex2_fit_line", "line_with_bias", "fit_line", fit_line_in_place),
     (NB01, "nb01_ex3_find_the_bug", "mean_gradient", "gradient_fixed", gradient_by_zip),
     (NB03, "nb03_ex3_vjp_by_hand", "vjp_written_by_hand", "jacobian_by_hand", jacobian_as_an_array),
+    (NB05, "nb05_ex4_by_hand", "by_hand", "add_mul_grads", add_mul_grads_named),
+    (NB06, "nb06_ex4_by_hand", "by_hand", "linear_by_hand", linear_by_hand_with_matmul),
 ]
 
 
@@ -563,8 +581,15 @@ def test_plain_answers_are_right_as_the_solutions_are(notebook, grade_id, check_
         "fit_line": (np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.5, 7.0]), 0.05, 30),
         "gradient_fixed": (np.array([1.0, 2.0]), np.array([2.0, 4.0]), np.array([1.0, 5.0])),
         "jacobian_by_hand": (1.5, -2.0),
+        "add_mul_grads": (1.5, -2.0, 0.5),
+        "linear_by_hand": (np.array([1.0, -2.0, 0.5]), np.array([0.5, 1.5, -1.0]), 0.25),
     }[name]
-    assert np.allclose(np.asarray(answer(*args), dtype=float), np.asarray(reference(*args)))
+    found, expected = answer(*args), reference(*args)
+    if not isinstance(expected, tuple):  # one result, not several
+        found, expected = (found,), (expected,)
+    assert len(found) == len(expected)
+    for got, want in zip(found, expected):
+        assert np.allclose(np.asarray(got, dtype=float), np.asarray(want, dtype=float))
 
 
 @pytest.mark.parametrize(
