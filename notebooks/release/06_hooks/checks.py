@@ -78,14 +78,20 @@ def _observe_captured(obs, what: str, captured, named: dict) -> None:
 # check computed; no autograd.grad, retain_grad() or .grad is there, and what comes back is data
 def _hooked_world():
     """The classes of the stand-ins (by hand): a gradient (an array with a tensor's copying
-    methods), a handle, and a tensor (whose hooks ``backward()`` runs) that tells its shape."""
+    methods and sizes), a handle, and a tensor (whose hooks ``backward()`` runs) that tells its
+    shape and that it is no leaf (each named one was computed: it has a ``grad_fn``, a node
+    that holds nothing here)."""
     array = np.ndarray
-    tensor = type("Tensor", (), {"requires_grad": True, "shape": (), "dim": lambda t: t.ndim})
+    node = type("Node", (), {})
+    tensor = type("Tensor", (), {"requires_grad": True, "is_leaf": False, "shape": ()})
+    tensor.__init__ = lambda t: setattr(t, "grad_fn", node())
+    tensor.dim = lambda t: t.ndim
     tensor.ndim, tensor.numel = property(lambda t: len(t.shape)), lambda t: int(np.prod(t.shape))
     tensor.size = lambda t, dim=None: t.shape if dim is None else t.shape[dim]
     same = {name: lambda g, *args, **kwargs: g for name in ("detach", "cpu", "to", "contiguous")}
     gradient = type("Tensor", (array,), {"clone": array.copy, **same})
     gradient.numpy, gradient.data = lambda g: np.asarray(g), property(lambda g: g)
+    gradient.dim, gradient.numel = lambda g: g.ndim, lambda g: g.size
 
     class Handle:
         def __init__(self, hooks, hook):

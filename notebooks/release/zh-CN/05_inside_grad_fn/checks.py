@@ -278,12 +278,16 @@ def _notices_in_place_change(cube, obs) -> bool:
 # saved and of grad_output (arrays with the methods of arithmetic), so no node, gradient or
 # engine of the library is there to find the derivative for it, and what comes back is data
 def _arithmetic_tensor() -> type:
-    """A NumPy array class with a tensor's methods of arithmetic (``x.pow(2).mul(3)``), and its
-    ways to the same numbers (``x.data``, ``x.detach()``, ``x.clone()``)."""
+    """A NumPy array class with a tensor's methods of arithmetic (``x.pow(2).mul(3)``, in place
+    ``x.mul_(3)``), its ways to the same numbers (``x.data``, ``x.detach()``, ``x.clone()``,
+    ``x.numpy()``) and its sizes (``x.dim()``, ``x.numel()``)."""
     array = np.ndarray
     methods = {"pow": array.__pow__, "mul": array.__mul__, "add": array.__add__}
     methods |= {"sub": array.__sub__, "div": array.__truediv__, "neg": array.__neg__}
+    methods |= {"mul_": array.__imul__, "add_": array.__iadd__}
     methods |= {"data": property(lambda self: self), "detach": array.view, "clone": array.copy}
+    methods |= {"numpy": lambda self: self.view(array), "dim": lambda self: self.ndim}
+    methods |= {"numel": lambda self: self.size}
     return type("Tensor", (array,), {**methods, "square": lambda self: self * self})
 
 
