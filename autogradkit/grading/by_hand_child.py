@@ -122,7 +122,7 @@ KIT = "autogradkit"
 # the standard library's modules an answer may import, imported before the hook: after it, an
 # import that compiles or loads a module's code is refused as any code not rebuilt from source
 STANDARD_MODULES = ("math", "itertools", "functools", "operator", "collections", "heapq")
-STANDARD_MODULES += ("bisect", "copy")  # copy: of a value, no math
+STANDARD_MODULES += ("bisect", "copy", "contextlib")  # copy: of a value; contextlib: with
 MACHINERY = "autogradkit.grading"  # never in the child: the checks are not the answer's
 
 
