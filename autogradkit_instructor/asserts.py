@@ -37,6 +37,7 @@ import resource
 import select
 import signal
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -608,7 +609,9 @@ def _run_apart(tree: ast.Module, namespace: dict) -> list[dict]:
     hostile answer would hold the process where every submission is graded (pure Python
     keeps the GIL: every other thread of the run waits). Apart, it fails its own cell."""
     read, write = os.pipe()
-    pid = os.fork()
+    with warnings.catch_warnings():  # Python 3.12 warns of a fork of a process with threads
+        warnings.simplefilter("ignore", DeprecationWarning)  # (a lock held there stays held:
+        pid = os.fork()  # this fork only computes, and one that hangs is killed below)
     if pid == 0:  # the fork: its limits, the statements, their outputs as JSON, and out
         try:
             os.close(read)
