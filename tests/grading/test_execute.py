@@ -105,7 +105,10 @@ def test_segfault_is_a_dead_kernel(ctx):
 
 
 def test_memory_blow_up_hits_the_cap_not_the_machine(ctx):
-    nb, _ = _run(ctx, "x = []\nwhile True:\n    x.append(bytearray(10**8))", "print('alive')")
+    # a long cell limit: the cap, not the clock, must end this cell (on a loaded CI machine,
+    # faulting in a gibibyte took longer than the fixture's 3 s, and the row said timeout)
+    blow_up = "x = []\nwhile True:\n    x.append(bytearray(10**8))"
+    nb, _ = _run(ctx, blow_up, "print('alive')", timeout=60.0)
     assert _error(nb["cells"][0]) in ("MemoryError", "DeadKernelError")
     assert ctx.status in ("ok", "kernel_died")
 
