@@ -197,6 +197,7 @@ class Kernel:
         self._exit_fd = _pidfd(pid)
         self._drops = None  # ZeroMQ's events of IOPub's connection: a drop refused a message
         self.answered_again: set[str] = set()  # requests a second shell reply came for
+        self.unclaimed: list[dict] = []  # shell replies the handshake read, kept for theirs
         self.limit_reached = ""  # "processes" or "memory": the grader ended its sandbox for it
         self.tree = pid  # the process whose tree is the sandbox (a container's own init)
         self.closing = threading.Lock()  # held by close, and by whoever may still signal it
@@ -219,19 +220,34 @@ class Kernel:
 
     def _handshake(self, timeout: float) -> None:
         """Wait for the kernel, then until IOPub delivers (ZeroMQ subscribes lazily)."""
-        deadline = time.monotonic() + timeout
+        deadline, asked = time.monotonic() + timeout, set()
         while time.monotonic() < deadline:
-            self.client.kernel_info()
+            asked.add(self.client.kernel_info())
             event = self.wait(1.0, self.client.shell_channel.socket)
             if event == "died":
                 raise KernelDied(f"kernel {self.pid} died while starting{self._last_words()}")
-            if event == "message":
-                self.client.get_shell_msg(timeout=0)
+            if event == "message" and self._answered(asked):
                 if self.wait(0.5) == "message":
                     while self.wait(0.05) == "message":
                         self.drain()
                     return
         raise TimeoutError(f"kernel {self.pid} did not answer within {timeout:g} s")
+
+    def _answered(self, asked: set[str]) -> bool:
+        """Whether a shell reply to one of the ``asked`` requests has arrived. Another reply
+        met on the way is kept in ``unclaimed`` for whoever waits for it: a reconnection's
+        handshake (``refused_messages``) can come while a cell's reply is still unread."""
+        answered = False
+        while self.client.shell_channel.msg_ready():
+            try:
+                msg = self.client.get_shell_msg(timeout=0)
+            except Exception:  # noqa: BLE001 (not a message: dropped, as in drain)
+                continue
+            if any(replies_to(msg, msg_id) for msg_id in asked):
+                answered = True
+            elif len(self.unclaimed) < QUEUED_MESSAGES:  # bounded: the kernel is untrusted
+                self.unclaimed.append(msg)
+        return answered
 
     def _last_words(self) -> str:
         """The end of what a sandboxed kernel wrote to stderr, to say why it died."""
@@ -416,6 +432,10 @@ def ready_reply(kernel: Kernel, msg_id: str) -> dict | None:
     """The content of the shell reply to ``msg_id`` if it has arrived, else None. A reply to
     an earlier request (whose reply was taken already) is noted in ``kernel.answered_again``:
     a kernel answers each request once, so one of the two was forged."""
+    for msg in kernel.unclaimed:
+        if replies_to(msg, msg_id):
+            kernel.unclaimed.remove(msg)
+            return msg["content"]
     while kernel.client.shell_channel.msg_ready():
         try:
             msg = kernel.client.get_shell_msg(timeout=0)

@@ -8,7 +8,7 @@ import time
 
 from autogradkit_instructor import runner
 from autogradkit_instructor.context import Context
-from autogradkit_instructor.kernels import Kernel, KernelDied
+from autogradkit_instructor.kernels import Kernel, KernelDied, get_reply
 from autogradkit_instructor.steps import Execute
 
 from .helpers import code, notebook
@@ -210,3 +210,23 @@ def test_memory_is_capped_for_the_whole_sandbox_not_per_process(ctx):
     nb, _ = _run(ctx, code, timeout=30.0)
     held = _text(nb["cells"][0])
     assert "HELD AT ONCE" in held and "HELD AT ONCE 3" not in held, held
+
+
+def test_reconnecting_iopub_keeps_the_reply_a_cell_has_not_yet_collected(pool):
+    """Was: under load, a kernel flooding its output had a message refused (over
+    ``MAX_MESSAGE_BYTES``) after its cell's "idle" arrived and before its reply was read; the
+    reconnection's handshake took the first shell message it met, the cell's reply, as its own,
+    and the cell waited 10 s for a reply already thrown away: "stopped its kernel" (a crash),
+    for a kernel alive and done. The handshake now takes only its own reply."""
+    kernel = pool._boot()
+    try:
+        msg_id = kernel.client.execute("1 + 1")
+        deadline = time.monotonic() + 30  # a bound against hanging, not a timing check
+        while not kernel.client.shell_channel.msg_ready() and time.monotonic() < deadline:
+            kernel.wait(0.1, kernel.client.shell_channel.socket)
+        kernel._handshake(10.0)  # what refused_messages() does after a refused message
+        reply = get_reply(kernel, msg_id, timeout=5.0)
+        assert reply is not None and reply["status"] == "ok"
+        assert msg_id not in kernel.answered_again
+    finally:
+        kernel.close()
