@@ -147,8 +147,11 @@ def comparable(path: Path) -> dict:
             for mime, data in output.get("data", {}).items():
                 if isinstance(data, (str, list)) and mime not in IMAGE_TYPES:
                     output["data"][mime] = clean(data)
+    # figures summarised first: the sanitize rules never read their bytes (one of them takes
+    # time growing with the square of a string's length, a base64 figure's 60 kB included)
+    nb = _summarise_images(nb)
     nb["metadata"]["widgets"] = _clean_strings(nb["metadata"].get("widgets", {}), clean)
-    return _summarise_images(nb)
+    return nb
 
 
 def _clean_strings(value, clean):

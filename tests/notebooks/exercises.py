@@ -95,6 +95,21 @@ def solution(assignment: str, grade_id: str, language: str = "en", **namespace) 
     return scope
 
 
+# the solutions judged against, by notebook, cell, edition and the ids of the globals given
+REFERENCES: dict = {}
+
+
+def reference_solution(assignment: str, grade_id: str, language: str = "en", **namespace) -> dict:
+    """``solution``, run once in the run for these arguments: every test that judges against
+    it gets the same objects, so each check observes the solution once per seed
+    (``SOLUTION_RECORDS``), as the grader does. Only to judge against: a test that changes the
+    solution's objects (``value_class``) takes a fresh ``solution``."""
+    key = (assignment, grade_id, language, tuple(sorted((k, id(v)) for k, v in namespace.items())))
+    if key not in REFERENCES:  # the entry holds the globals given, so their ids stay theirs
+        REFERENCES[key] = (namespace, solution(assignment, grade_id, language, **namespace))
+    return dict(REFERENCES[key][1])
+
+
 def compiled_cell(text: str, filename: str):
     """``text`` compiled as a notebook cell is: its lines kept under ``filename`` in
     ``linecache``, as IPython keeps each cell's (a by-hand answer is rebuilt from them)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import struct
+import time
 import zlib
 
 from .conftest import comparable
@@ -13,7 +14,11 @@ from .conftest import comparable
 def _png(width: int, height: int, shade: int) -> str:
     """A grey PNG of the given size; ``shade`` changes its bytes, not its size."""
     row = b"\x00" + bytes([shade]) * width
-    body = zlib.compress(row * height)
+    return _png_of(width, height, zlib.compress(row * height))
+
+
+def _png_of(width: int, height: int, body: bytes) -> str:
+    """A grey PNG of the given size whose pixels are the compressed ``body``."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         crc = zlib.crc32(kind + data)
@@ -81,3 +86,21 @@ def test_a_warning_is_compared_without_the_folders_of_the_machine(tmp_path):
     helper = _notebook(tmp_path, "c", warned("loader.py:5"))
     assert helper == _notebook(tmp_path, "d", warned("/srv/course/release/03_warns/loader.py:5"))
     assert helper != _notebook(tmp_path, "e", warned("loader.py:6"))
+
+
+def test_a_large_figure_in_an_output_widget_state_is_compared_in_an_instant(tmp_path):
+    """A figure kept in a widget's state counts by its size alone, so the sanitize rules never
+    read its bytes: one of them (a warning's file) takes time growing with the square of a
+    string's length where nothing breaks it, as base64 never is. 07's widget figure took 17 s
+    of CPU to compare, once per copy and edition in test_round_trip."""
+    rows = [b"\x00" + bytes((x * y) % 251 for x in range(300)) for y in range(200)]
+    png = _png_of(300, 200, zlib.compress(b"".join(rows), 0))  # stored: 60 kB, as 07's
+    state = {"model": {"state": {"outputs": [_figure(png)]}}}
+    widgets = {"widgets": {"application/vnd.jupyter.widget-state+json": {"state": state}}}
+    assert len(png) > 60_000
+    started = time.process_time()
+    summary = _notebook(tmp_path, "a", [], widgets)
+    assert time.process_time() - started < 1.0  # CPU seconds: a busy machine adds none
+    kept = summary["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]
+    figure = kept["state"]["model"]["state"]["outputs"][0]["data"]["image/png"]
+    assert figure == {"type": "image/png", "size": (300, 200)}

@@ -19,14 +19,10 @@ import pytest
 
 import autogradkit as agk
 
-from .exercises import assert_passes, checks_of, solution
+from .exercises import assert_passes, checks_of, reference_solution
 from .test_exercises_07 import NOTEBOOK
 
 NB03, NB05, NB07 = "03_nonscalar_leaves_jacobians", "05_inside_grad_fn", "07_capstone"
-
-
-def _reference(notebook: str, grade_id: str, **namespace) -> dict:
-    return solution(notebook, grade_id, **namespace)
 
 
 # ----- 03 ex4: a Jacobian from backward passes -------------------------------------------------
@@ -75,7 +71,7 @@ def jacobian_by_grad_outputs(f, x):
 )
 def test_03_honest_jacobians_pass(check_name, answer):
     check = getattr(checks_of(NB03), check_name)
-    assert_passes(check, _reference(NB03, "nb03_ex4_jacobian"), jacobian=answer)
+    assert_passes(check, reference_solution(NB03, "nb03_ex4_jacobian"), jacobian=answer)
 
 
 # ----- 05 ex2: the leaves, by a walk with a stack ----------------------------------------------
@@ -165,7 +161,7 @@ def leaves_by_what_printing_shows(t):
 )
 def test_05_honest_leaf_walks_pass(check_name, answer):
     check = getattr(checks_of(NB05), check_name)
-    assert_passes(check, _reference(NB05, "nb05_ex2_find_leaves"), find_leaves=answer)
+    assert_passes(check, reference_solution(NB05, "nb05_ex2_find_leaves"), find_leaves=answer)
 
 
 # ----- 05 ex3: Cube's backward -----------------------------------------------------------------
@@ -265,7 +261,7 @@ class CubeOnADetachedCopy(agk.autograd.Function):
 )
 def test_05_honest_cubes_pass(check_name, answer):
     check = getattr(checks_of(NB05), check_name)
-    assert_passes(check, _reference(NB05, "nb05_ex3_cube"), Cube=answer)
+    assert_passes(check, reference_solution(NB05, "nb05_ex3_cube"), Cube=answer)
 
 
 # ----- 05 ex6: the engine's order --------------------------------------------------------------
@@ -325,7 +321,7 @@ def order_by_ids(t):
 @pytest.mark.parametrize("answer", [order_with_a_defaultdict, order_by_ids])
 def test_05_honest_engine_orders_pass(check_name, answer):
     check = getattr(checks_of(NB05), check_name)
-    assert_passes(check, _reference(NB05, "nb05_ex6_order"), backward_order=answer)
+    assert_passes(check, reference_solution(NB05, "nb05_ex6_order"), backward_order=answer)
 
 
 # ----- 07 ex6: a topological order -------------------------------------------------------------
@@ -392,7 +388,7 @@ def topological_order(root):
 )
 def test_07_honest_topological_orders_pass(check_name, answer):
     check = getattr(checks_of(NB07), check_name)
-    reference = _reference(NB07, "nb07_ex6_topological_order", **NOTEBOOK)
+    reference = reference_solution(NB07, "nb07_ex6_topological_order", **NOTEBOOK)
     assert_passes(check, reference, topological_order=answer)
 
 
@@ -500,8 +496,8 @@ class ValueByTheNotebooksSort:
 @pytest.mark.parametrize("answer", [ValueWithItsOwnSort, ValueByTheNotebooksSort])
 def test_07_honest_engines_pass(check_name, answer):
     check = getattr(checks_of(NB07), check_name)
-    order = solution(NB07, "nb07_ex6_topological_order", **NOTEBOOK)["topological_order"]
-    reference = _reference(NB07, "nb07_ex7_value", **NOTEBOOK, topological_order=order)
+    order = reference_solution(NB07, "nb07_ex6_topological_order", **NOTEBOOK)["topological_order"]
+    reference = reference_solution(NB07, "nb07_ex7_value", **NOTEBOOK, topological_order=order)
     assert_passes(check, reference, Value=answer)
 
 
@@ -602,6 +598,6 @@ class ValueWithClosures:
 @pytest.mark.parametrize("answer", [ValueWithSlots, ValueWithClosures])
 def test_07_honest_engines_of_other_shapes_pass(check_name, answer):
     check = getattr(checks_of(NB07), check_name)
-    order = solution(NB07, "nb07_ex6_topological_order", **NOTEBOOK)["topological_order"]
-    reference = _reference(NB07, "nb07_ex7_value", **NOTEBOOK, topological_order=order)
+    order = reference_solution(NB07, "nb07_ex6_topological_order", **NOTEBOOK)["topological_order"]
+    reference = reference_solution(NB07, "nb07_ex7_value", **NOTEBOOK, topological_order=order)
     assert_passes(check, reference, Value=answer)

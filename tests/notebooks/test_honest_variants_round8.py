@@ -20,7 +20,7 @@ import pytest
 
 import autogradkit as agk
 
-from .exercises import assert_passes, checks_of, solution
+from .exercises import assert_passes, checks_of, reference_solution
 from .test_exercises_07 import NOTEBOOK
 
 NB05, NB06, NB07 = "05_inside_grad_fn", "06_hooks", "07_capstone"
@@ -169,7 +169,7 @@ def test_06_captures_are_right_on_the_kit(answer):
 @pytest.mark.parametrize("answer", CAPTURES)
 def test_06_honest_captures_pass(check_name, answer):
     check = getattr(checks_of(NB06), check_name)
-    assert_passes(check, solution(NB06, "nb06_ex2_capture"), capture_grads=answer)
+    assert_passes(check, reference_solution(NB06, "nb06_ex2_capture"), capture_grads=answer)
 
 
 # ----- 05 ex2: the leaves ------------------------------------------------------------------------
@@ -235,7 +235,7 @@ def test_05_leaf_walks_are_right_on_the_kit(answer):
 @pytest.mark.parametrize("answer", LEAF_WALKS)
 def test_05_honest_leaf_walks_pass(check_name, answer):
     check = getattr(checks_of(NB05), check_name)
-    assert_passes(check, solution(NB05, "nb05_ex2_find_leaves"), find_leaves=answer)
+    assert_passes(check, reference_solution(NB05, "nb05_ex2_find_leaves"), find_leaves=answer)
 
 
 # ----- 05 ex3: Cube's backward -------------------------------------------------------------------
@@ -300,7 +300,7 @@ def test_05_cubes_are_right_on_the_kit(answer):
 @pytest.mark.parametrize("answer", CUBES)
 def test_05_honest_cubes_pass(check_name, answer):
     check = getattr(checks_of(NB05), check_name)
-    assert_passes(check, solution(NB05, "nb05_ex3_cube"), Cube=answer)
+    assert_passes(check, reference_solution(NB05, "nb05_ex3_cube"), Cube=answer)
 
 
 # ----- 05 ex6: the engine's order ----------------------------------------------------------------
@@ -370,7 +370,7 @@ ORDERS = [order_with_a_helper, order_by_a_class]
 
 @pytest.mark.parametrize("answer", ORDERS)
 def test_05_orders_are_right_on_the_kit(answer):
-    reference = solution(NB05, "nb05_ex6_order")["backward_order"]
+    reference = reference_solution(NB05, "nb05_ex6_order")["backward_order"]
     a, b = (agk.tensor([1.0, 2.0], requires_grad=True) for _ in range(2))
     s = (a * b).sin()
     root = s * s.cos() + a * a
@@ -381,7 +381,7 @@ def test_05_orders_are_right_on_the_kit(answer):
 @pytest.mark.parametrize("answer", ORDERS)
 def test_05_honest_orders_pass(check_name, answer):
     check = getattr(checks_of(NB05), check_name)
-    assert_passes(check, solution(NB05, "nb05_ex6_order"), backward_order=answer)
+    assert_passes(check, reference_solution(NB05, "nb05_ex6_order"), backward_order=answer)
 
 
 # ----- 07 ex6: a topological order ---------------------------------------------------------------
@@ -429,7 +429,7 @@ SORTS = [order_with_an_early_return, order_by_counting_parents]
 @pytest.mark.parametrize("answer", SORTS)
 def test_07_honest_topological_orders_pass(check_name, answer):
     check = getattr(checks_of(NB07), check_name)
-    reference = solution(NB07, "nb07_ex6_topological_order", **NOTEBOOK)
+    reference = reference_solution(NB07, "nb07_ex6_topological_order", **NOTEBOOK)
     assert_passes(check, reference, topological_order=answer)
 
 
@@ -498,8 +498,8 @@ class ValueWithMore:
 @pytest.mark.parametrize("check_name", ["engine_against_autogradkit", "engine_accumulates"])
 def test_07_an_honest_engine_with_more_passes(check_name):
     check = getattr(checks_of(NB07), check_name)
-    order = solution(NB07, "nb07_ex6_topological_order", **NOTEBOOK)["topological_order"]
-    reference = solution(NB07, "nb07_ex7_value", **NOTEBOOK, topological_order=order)
+    order = reference_solution(NB07, "nb07_ex6_topological_order", **NOTEBOOK)["topological_order"]
+    reference = reference_solution(NB07, "nb07_ex7_value", **NOTEBOOK, topological_order=order)
     assert_passes(check, reference, Value=ValueWithMore)
 
 
@@ -574,7 +574,7 @@ PLAIN = [  # notebook, its solution cell, the check, the answer's name, the answ
     "notebook, grade_id, check_name, name, answer", PLAIN, ids=[row[1] for row in PLAIN]
 )
 def test_plain_answers_are_right_as_the_solutions_are(notebook, grade_id, check_name, name, answer):
-    reference = solution(notebook, grade_id)[name]
+    reference = reference_solution(notebook, grade_id)[name]
     args = {
         "slope": (np.array([-1.5, 0.0, 2.0]),),
         "backward_by_hand": (1.5, 2.0, -0.5),
@@ -597,4 +597,4 @@ def test_plain_answers_are_right_as_the_solutions_are(notebook, grade_id, check_
 )
 def test_honest_plain_answers_pass(notebook, grade_id, check_name, name, answer):
     check = getattr(checks_of(notebook), check_name)
-    assert_passes(check, solution(notebook, grade_id), **{name: answer})
+    assert_passes(check, reference_solution(notebook, grade_id), **{name: answer})
