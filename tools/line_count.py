@@ -28,7 +28,9 @@ guidelines from issue 30):
   ``autograd/targets.py`` (backward toward chosen tensors: ``autograd.grad``, exported by
   ``autograd/__init__.py``, and ``backward(inputs=...)``, whose ``Targets`` it puts in the
   engine's ``Targets`` hook when it loads), and PyTorch's legacy constructors and types
-  (``_legacy.py``: ``Tensor(data)`` runs its ``new`` through ``Tensor._legacy_new``);
+  (``_legacy.py``: ``Tensor(data)`` runs its ``new`` through ``Tensor._legacy_new``, and
+  ``t.type()``, the legacy type names, is the ``legacy_type`` it puts on ``Tensor`` when it
+  loads, where ``_tensor_conversion.py`` says so);
 - nn's own ops, counted apart: an op that exists only for a higher layer lives in that layer,
   so the ops only ``nn.functional`` records (addmm, convolution, pooling, the losses,
   leaky_relu) are in ``nn/ops/``, written as ops/ files are (``tests/test_style.py`` checks
