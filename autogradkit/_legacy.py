@@ -3,7 +3,8 @@
 
 PyTorch's legacy spellings, beside the core: no core module imports this file (the package
 root does). ``Tensor.__new__`` runs its ``new``, which this file puts in the hook ``Tensor``
-leaves for it (``Tensor._legacy_new``) when it loads.
+leaves for it (``Tensor._legacy_new``) when it loads; it also gives ``Tensor`` its
+``type()`` (``"autogradkit.FloatTensor"``, or a copy converted to a legacy type).
 """
 
 from __future__ import annotations
@@ -131,4 +132,16 @@ BY_NAME = {cls.__name__: cls for cls in (FloatTensor, DoubleTensor, HalfTensor, 
 BY_NAME.update({cls.__name__: cls for cls in (IntTensor, ShortTensor, CharTensor, ByteTensor)})
 BY_NAME["BoolTensor"] = BoolTensor
 
+
+def legacy_type(self, dtype=None, non_blocking=False, **kwargs):
+    """``t.type()``: ``"autogradkit.FloatTensor"``; ``t.type(LongTensor)`` (a legacy type, its
+    name, or a dtype): a copy converted to it."""
+    if dtype is None:
+        return _dtype.tensor_type(self._data.dtype)
+    if isinstance(dtype, str):
+        dtype = BY_NAME[dtype.rpartition(".")[2]]  # "autogradkit.LongTensor": LongTensor
+    return self.to(getattr(dtype, "dtype", dtype))
+
+
 Tensor._legacy_new = staticmethod(new)  # Tensor(data), Tensor(2, 3) (tensor.py's __new__)
+Tensor.type = legacy_type  # t.type(), t.type("autogradkit.LongTensor") (_tensor_conversion.py)

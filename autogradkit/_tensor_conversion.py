@@ -17,8 +17,6 @@ from .ops import movement
 
 __all__ = ["ConversionMethods"]
 
-_BY_TYPE_NAME = {d._tensor_type: d for d in _dtype.ALL}  # type("FloatTensor"): float32
-
 
 class ConversionMethods:
     """What a tensor's size, dtype and device are, and how it becomes another (``Tensor``'s)."""
@@ -98,13 +96,8 @@ class ConversionMethods:
         _device.use("cuda" if device is None else device)
         return self
 
-    def type(self, dtype=None, non_blocking=False, **kwargs):
-        """``"autogradkit.FloatTensor"``, or a copy converted to a legacy type (or its name)."""
-        if dtype is None:
-            return _dtype.tensor_type(self._data.dtype)
-        if isinstance(dtype, str):
-            dtype = _BY_TYPE_NAME[dtype.rpartition(".")[2]]
-        return self.to(getattr(dtype, "dtype", dtype))
+    # (``t.type()``, PyTorch's legacy type names, is ``_legacy.py``'s ``legacy_type``, beside
+    # the core: that file puts it on ``Tensor`` when it loads, with the legacy constructor)
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:

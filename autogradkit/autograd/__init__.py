@@ -2,29 +2,32 @@
 
 Read ``engine.py`` first: a tensor's autograd state, the nodes, what ``Function.apply``
 records for one op, and what ``backward()`` does. Below it (it imports them): ``hooks.py``
-(running the hooks you register), ``targets.py`` (backward toward chosen tensors),
+(running the hooks you register),
 ``outputs.py`` (several outputs and views), ``variable.py`` (the methods the lesson never
 calls, version counters) and ``grad_mode.py``. Beside it (they import it):
 ``custom_function.py`` (your own Functions: ``autograd.Function``), ``saved.py`` (what
-forward kept, beyond the arrays an op's backward reads).
+forward kept, beyond the arrays an op's backward reads), ``targets.py`` (backward toward
+chosen tensors: ``grad``, ``backward(inputs=...)``).
 ``functional`` (Jacobians, vjp, hvp...) is built on the Tensor API; ``autogradkit`` loads it
 after ``tensor.py``.
 """
 
 from __future__ import annotations
 
-# saved.py hands the engine its part when it loads; custom_function.py has autograd.Function
-from . import custom_function, engine, graph, saved  # noqa: F401
+# saved.py and targets.py hand the engine their parts when they load; custom_function.py has
+# autograd.Function
+from . import custom_function, engine, graph, saved, targets  # noqa: F401
 from .anomaly_mode import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
     set_detect_anomaly,
 )
-from .engine import backward, grad
+from .engine import backward
 from .function import Function
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .targets import grad
 
 __all__ = [
     "Variable",

@@ -11,25 +11,27 @@ reads top to bottom here, with no other file between their steps but the op's ow
 - ``Function.apply``, which runs an op's ``forward`` and records its node, and
   ``FunctionCtx``, the ``ctx`` forward saves into and backward reads from
   (``saved_tensors``, checked against in-place changes);
-- ``backward()`` and ``grad()``: 1. seed each output with its gradient (ones for a scalar);
+- ``backward()``: 1. seed each output with its gradient (ones for a scalar);
   2. count, for every reachable node, how many consumers will send it a gradient; 3. run
   each node whose count reached zero (latest-created first, as PyTorch does), reduce each
   gradient to its input's shape and pass it on; free what the node saved unless
   ``retain_graph``. No recursion: a 100,000-op chain is fine.
 
 What the lesson's two lines never run sits below, in files this one imports, each named
-where it is called: the hook runners (``hooks.py``), the walks for a backward pass given
-targets (``targets.py``), several outputs and views (``outputs.py``), and a tensor's other
-autograd methods, the version counters and PyTorch's version error (``variable.py``).
+where it is called: the hook runners (``hooks.py``), several outputs and views
+(``outputs.py``), and a tensor's other autograd methods, the version counters and PyTorch's
+version error (``variable.py``).
 
 ``tensor.py`` builds ``Tensor`` on ``TensorBase``; ``ops/`` defines each op as a subclass of
 ``Function``. Beside the lesson, importing this file and never imported by it: your own
 Functions (``custom_function.py``), saved values beyond arrays (``saved.py``), PyTorch's
-names for them and pack hooks (``saved_fields.py``), PyTorch's graph names (``graph.py``).
+names for them and pack hooks (``saved_fields.py``), PyTorch's graph names (``graph.py``),
+backward toward chosen tensors (``targets.py``: ``autograd.grad``, ``backward(inputs=...)``).
 Where this file runs their code: the ``Function`` you subclass (``custom_function.py``)
 overrides ``_run_custom``; ``saved.py`` hands over ``FunctionCtx._unpack_all`` when it
-loads; a ``saved_tensors_hooks`` block pushes onto ``pack_hooks``. And ``observer.py``'s
-``observe`` block puts its watcher on ``watchers``.
+loads; a ``saved_tensors_hooks`` block pushes onto ``pack_hooks``; ``targets.py`` hands
+over ``Targets`` when it loads. And ``observer.py``'s ``observe`` block puts its watcher on
+``watchers``.
 """
 
 from __future__ import annotations
@@ -47,7 +49,6 @@ from ..utils.hooks import HookDict, add_hook, next_id
 from . import grad_mode
 from .hooks import as_tensors, run_node_hooks, run_output_hooks, run_tensor_hooks
 from .outputs import _wrap_outputs, zeros_where_missing
-from .targets import _capture, _should_run, nodes_leading_to
 from .variable import (
     INFERENCE,
     INFERENCE_SAVED,
@@ -69,7 +70,6 @@ __all__ = [
     "SavedOrigin",
     "TensorBase",
     "backward",
-    "grad",
     "gradient_edge",
     "run_backward",
 ]
@@ -686,6 +686,13 @@ def in_order(ready: list) -> tuple:
     return tuple(node for _, node in sorted(ready))
 
 
+# ----- backward toward chosen tensors: the hook targets.py (beside the core) fills ----------
+
+# ``targets.Targets``, which targets.py puts here when it loads: ``backward(inputs=...)``
+# makes one of its ``inputs``, and ``run_backward`` asks it which nodes lead to them
+Targets = None
+
+
 # ----- backward(): the pass, step by step --------------------------------------------------
 
 _CREATE_GRAPH_WARNING = (
@@ -709,73 +716,21 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """
     outputs = (tensors,) if isinstance(tensors, TensorBase) else tuple(tensors)
     grad_outputs = (None,) * len(outputs) if grad_tensors is None else _as_tuple(grad_tensors)
-    if inputs is not None:
-        inputs = _as_tuple(inputs)
-        if not inputs:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    # only toward ``inputs``, if given: ``targets.Targets`` (beside the core, see ``Targets``)
+    targets = None if inputs is None else Targets.of_backward(inputs)
     retain_graph = create_graph if retain_graph is None else retain_graph
     if create_graph:
         warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
     roots, grads = _seeds(outputs, grad_outputs or (None,) * len(outputs), create_graph)
-    targets = None if inputs is None else {gradient_edge(t): True for t in inputs}
-    captured = run_backward(roots, grads, retain_graph, create_graph, targets)
-    for t in inputs or ():  # leaves accumulated through AccumulateGrad; non-leaves get theirs here
-        g = captured.get(gradient_edge(t)) if t._grad_fn is not None else None
-        if g is not None:
-            t._grad = _wrap_grad(g) if t._grad is None else t._grad + _wrap_grad(g)
-
-
-def grad(
-    outputs,
-    inputs,
-    grad_outputs=None,
-    retain_graph=None,
-    create_graph=False,
-    allow_unused=None,
-    is_grads_batched=False,
-    materialize_grads=False,
-):
-    """Return the gradients of ``outputs`` with respect to ``inputs`` (``.grad`` untouched).
-
-    Example:
-        >>> import autogradkit as agk
-        >>> x = agk.tensor(2., requires_grad=True)
-        >>> agk.autograd.grad(x ** 3, x)
-        (tensor(12.),)
-    """
-    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
-    grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
-    allow_unused = materialize_grads if allow_unused is None else allow_unused
-    retain_graph = create_graph if retain_graph is None else retain_graph
-    for t in inputs:
-        if not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-    roots, grads = _seeds(outputs, grad_outputs, create_graph)
-    targets = {gradient_edge(t): False for t in inputs}
-    captured = run_backward(roots, grads, retain_graph, create_graph, targets)
-    results = []
-    for i, t in enumerate(inputs):
-        g = captured.get(gradient_edge(t))
-        if g is None:
-            if materialize_grads:
-                g = np.zeros(t._data.shape, t._data.dtype)
-            elif not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior."
-                )
-        results.append(None if g is None else _wrap_grad(g))
-    return tuple(results)
+    run_backward(roots, grads, retain_graph, create_graph, targets)
+    if targets is not None:  # leaves accumulated through AccumulateGrad; non-leaves now
+        targets.accumulate_into_non_leaves()
 
 
 def _as_tuple(x) -> tuple:
     if x is None:
         return ()
     return (x,) if isinstance(x, TensorBase) else tuple(x)
-
-
-def _wrap_grad(g):
-    return g if isinstance(g, TensorBase) else TensorBase._wrap(np.array(g))
 
 
 def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[list, list]:
@@ -807,18 +762,18 @@ def _seeds(outputs: tuple, grad_outputs: tuple, create_graph: bool) -> tuple[lis
     return roots, grads
 
 
-def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=None) -> dict:
+def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=None) -> None:
     # long: steps 2 and 3, the two phases a student follows, in one piece
     """Run the graph from ``roots`` (``(node, output_nr)`` pairs) seeded with ``grads``, in
     two phases: count who waits for how many gradients (step 2), then run the ready nodes
     (step 3).
 
     Without ``targets`` every node runs and every reached leaf accumulates into ``.grad``.
-    With ``targets`` (``{(node, output_nr): run_accumulator}``) only nodes leading to a
-    target run, and the gradients arriving at the targets are returned.
+    With ``targets`` (a ``Targets``: ``autograd.grad``, ``backward(inputs=...)``) only the
+    nodes it says lead to a target run, and it keeps the gradients arriving at the targets.
     """
     nodes = [node for node, _ in roots]
-    needed = None if targets is None else nodes_leading_to(nodes, {n for n, _ in targets})
+    needed = None if targets is None else targets.nodes_leading_to_them(nodes)
     # 2. for every node reachable from the roots (and leading to a target, when ``needed``
     # says which do): how many gradients will arrive before it can run
     dependencies, stack, seen = {}, list(nodes), set(nodes)
@@ -830,7 +785,7 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
             if child not in seen:
                 seen.add(child)
                 stack.append(child)
-    pending, captured = {}, {}  # gradients on their way; gradients that reached a target
+    pending = {}  # the gradients on their way to each node
     for (node, nr), g in zip(roots, grads):
         slots = pending.setdefault(node, [None] * node._num_outputs)
         slots[nr] = g if slots[nr] is None else slots[nr] + g
@@ -850,8 +805,8 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
                 report("node_running", node, in_order(ready))
             grad_outputs = pending.pop(node, None)  # pop: the gradients are freed after use
             if targets is not None and grad_outputs is not None:
-                _capture(node, grad_outputs, targets, captured)
-            if grad_outputs is None or (needed and not _should_run(node, needed, targets)):
+                targets.capture(node, grad_outputs)
+            if grad_outputs is None or (needed and not targets.should_run(node)):
                 grad_inputs = (None,) * len(node.next_functions)
             else:
                 if node._plain and grad_mode.anomaly is None:
@@ -885,7 +840,6 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, targets=N
                 report("node_ran", node, grad_inputs)
     finally:
         grad_mode._enabled = previous
-    return captured
 
 
 def run_node(node, grad_outputs: list) -> tuple:

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from ..random import _generator
-from . import engine
+from . import targets
 from .engine import TensorBase
 from .grad_mode import enable_grad
 
@@ -87,7 +87,7 @@ def _analytical(output, targets: list) -> list:
 
 def _grad(*args, **kwargs):
     """``autograd.grad``: every Jacobian column here comes from it (a check may refuse it)."""
-    return engine.grad(*args, **kwargs)
+    return targets.grad(*args, **kwargs)
 
 
 _FAST_MODE_NOTE = (

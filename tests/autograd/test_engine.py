@@ -149,3 +149,17 @@ def test_dir_of_a_node_lists_the_node_not_the_op_or_its_store():
         assert {"name", "next_functions", "metadata", "register_hook"} <= names
         assert names & hidden == set()
     assert "_saved_self" in dir(product) and "variable" in dir(nodes[2])
+
+
+def test_targets_py_hands_the_engine_its_targets():
+    """engine.py cannot import targets.py (beside the core, it imports the engine): it puts
+    ``Targets`` in the engine's hook when it loads, and ``backward(inputs=...)`` makes one."""
+    from autogradkit.autograd import engine, targets
+
+    assert engine.Targets is targets.Targets
+    assert "targets" not in vars(engine)
+    a = agk.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 3
+    (b * b).sum().backward(inputs=[b])  # a non-leaf input gets its .grad; a is not a target
+    assert a.grad is None
+    assert b.grad.tolist() == [6.0, 12.0]

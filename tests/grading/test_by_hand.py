@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import autogradkit as agk
-from autogradkit.autograd import engine, functional
+from autogradkit.autograd import engine, functional, targets
 from autogradkit.grading import by_hand, checks
 from autogradkit.grading.by_hand import ALLOWED_MODULES, ByHand, HandRaised, RefusedByHand
 from autogradkit.grading.checks import (
@@ -25,7 +25,7 @@ from autogradkit.grading.checks import (
 )
 from autogradkit.grading.observations import Observation, Record, judge, judge_record
 
-KEPT_GRAD = engine.grad  # a reference kept before the check, as a student's notebook may
+KEPT_GRAD = targets.grad  # a reference kept before the check, as a student's notebook may
 KEPT_BACKWARD = engine.backward
 KIT_FILE = agk.__file__
 
@@ -403,7 +403,7 @@ import base64, json, marshal, sys, types
 import autogradkit as agk
 bundle = json.loads(sys.stdin.readline())
 code = marshal.loads(base64.b64decode(bundle["functions"][bundle["answer"]["function"]]["code"]))
-answer = types.FunctionType(code, {"agk": agk, "KEPT_GRAD": agk.autograd.engine.grad})
+answer = types.FunctionType(code, {"agk": agk, "KEPT_GRAD": agk.autograd.targets.grad})
 for line in sys.stdin:
     print(json.dumps({"value": answer(*json.loads(line)["args"])}), flush=True)
 """
@@ -648,7 +648,7 @@ import autogradkit as agk
 from autogradkit.grading.by_hand import ByHand, RefusedByHand
 
 CELL = '''
-kept = agk.autograd.engine.grad
+kept = agk.autograd.targets.grad
 
 def slope(x):
     return 3 * x ** 2

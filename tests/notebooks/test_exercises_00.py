@@ -107,7 +107,7 @@ def test_ex2_autograd_is_switched_off_while_checked(answers):
     assert slope_by_autograd(2.0) == 10.0  # and on again afterwards
 
 
-KEPT_GRAD = agk.autograd.engine.grad  # kept before the check, as a notebook cell may
+KEPT_GRAD = agk.autograd.targets.grad  # kept before the check, as a notebook cell may
 
 
 def slope_by_a_kept_reference(x):
@@ -116,10 +116,10 @@ def slope_by_a_kept_reference(x):
 
 
 def slope_by_an_import_inside(x):
-    from autogradkit.autograd import engine
+    from autogradkit.autograd import targets
 
     t = engine_tensor = __import__("autogradkit").tensor(x, requires_grad=True)
-    return engine.grad(engine_tensor**3 - 2 * t, t)[0].item()
+    return targets.grad(engine_tensor**3 - 2 * t, t)[0].item()
 
 
 def slope_by_calling_the_nodes(x):

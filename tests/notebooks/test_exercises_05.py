@@ -459,7 +459,7 @@ def with_autograd_grad(a, b, d):
     return tuple(g.item() for g in agk.autograd.grad((a + b) * d, (a, b, d)))
 
 
-KEPT_GRAD = agk.autograd.engine.grad  # kept before the check, as a notebook cell may
+KEPT_GRAD = agk.autograd.targets.grad  # kept before the check, as a notebook cell may
 
 
 def with_a_kept_grad(a, b, d):

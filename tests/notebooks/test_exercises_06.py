@@ -155,7 +155,7 @@ def capture_with_context_managers(named, loss):
     return captured
 
 
-KEPT_GRAD = agk.autograd.engine.grad  # kept before the check, as a notebook cell may
+KEPT_GRAD = agk.autograd.targets.grad  # kept before the check, as a notebook cell may
 
 
 def capture_with_a_kept_grad_and_idle_hooks(named, loss):
