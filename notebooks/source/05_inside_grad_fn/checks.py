@@ -520,7 +520,9 @@ STEPS = (
 
 def _saving_function(obs):
     """A matrix product, a random chain of steps and a square, over fresh inputs of which some
-    need no gradient: the function and its inputs."""
+    need no gradient: the function and its inputs. On the way, one value is computed and thrown
+    away: its node saved a tensor as it was made (the hooks see it), and no walk from ``out``
+    reaches it (the saved tensors read off ``out``'s graph miss it)."""
     n, m = int(obs.rng.integers(2, 6)), int(obs.rng.integers(2, 5))
     a = agk.tensor(obs.rng.normal(0.0, 0.5, size=(n, m)), dtype=agk.float32, requires_grad=True)
     weight_needs, c_needs = (bool(obs.rng.integers(2)) for _ in range(2))
@@ -529,10 +531,14 @@ def _saving_function(obs):
     weight.requires_grad_(weight_needs)
     c.requires_grad_(c_needs)
     steps = [STEPS[int(i)] for i in obs.rng.choice(len(STEPS), size=int(obs.rng.integers(3, 6)))]
+    where = int(obs.rng.integers(len(steps)))
+    thrown_away = STEPS[int(obs.rng.integers(5))]  # one of those that save a tensor, always
 
     def f(a, weight, c):
         h = a @ weight
-        for step in steps:
+        for index, step in enumerate(steps):
+            if index == where:
+                thrown_away(h, c)  # a dead end: saved while f ran, never reached from out
             h = step(h, c)
         return (h * h).sum()
 

@@ -1,0 +1,111 @@
+"""Round 9 of issue 29's principle: answers that give the check the numbers it observes, made
+some other way than the lesson's, found by trying each exercise as a student who wants the
+marks without the lesson. Each was seen passing first, judged as ``grade`` judges, then closed
+by observing what only the lesson's mechanism gives, never by a list of its names:
+
+* **05 ex7** (the tensors a graph saves, counted with ``saved_tensors_hooks``): no hooks at
+  all, the saved tensors read back off ``out``'s graph (each node's ``_saved_*`` attributes,
+  numbers left out) passed on every seed. The function now also computes a value on the way
+  and throws it away: its node saved a tensor while ``f`` ran, which a pack hook is handed and
+  no walk from ``out`` reaches.
+* **06 ex5** (fine-tune the last layer): nothing frozen while training, the other layers
+  frozen afterwards and their ``.grad`` set back to ``None`` passed on every seed: every
+  observation was of the state after the call. The check now also records, with a hook on
+  each parameter, which ones a backward pass computed a gradient for.
+"""
+
+from __future__ import annotations
+
+import autogradkit as agk
+from autogradkit import nn
+
+from .exercises import assert_passes, assert_refused, checks_of, solution
+
+
+def _reference(notebook: str, *grade_ids: str, **namespace) -> dict:
+    found = {}
+    for grade_id in grade_ids:
+        found.update(solution(notebook, grade_id, **namespace))
+    return found
+
+
+# ----- 05 ex7: the saved tensors read off the graph, no hooks ---------------------------------
+def count_saved_read_off_the_graph(f, *inputs):
+    """Each node's saved tensors (``_saved_self``, ``_saved_result``...), read back by a walk
+    from ``out``; a 0-d one is a number the node keeps (``h * 0.5``), not a saved tensor."""
+    out = f(*inputs)
+    count = numbers = 0
+    todo, seen = [out.grad_fn], set()
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        for name in dir(node):
+            if name.startswith("_saved_"):
+                value = getattr(node, name)
+                if isinstance(value, agk.Tensor) and value.dim() > 0:
+                    count, numbers = count + 1, numbers + value.numel()
+        todo += [child for child, _ in node.next_functions]
+    return out, count, numbers
+
+
+def count_saved_into_a_dict(f, *inputs):
+    """Honest, spelled otherwise: a dict of totals, each tensor packed in a tuple."""
+    totals = {"count": 0, "numbers": 0}
+
+    def pack(t):
+        totals["count"] += 1
+        totals["numbers"] += int(t.numel())
+        return (t,)
+
+    def unpack(packed):
+        return packed[0]
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, unpack):
+        out = f(*inputs)
+    return out, totals["count"], totals["numbers"]
+
+
+def test_05_saved_tensors_read_off_the_graph_are_refused():
+    reference = _reference("05_inside_grad_fn", "nb05_ex7_count_saved")
+    check = checks_of("05_inside_grad_fn").saved_counted
+    assert_refused(check, reference, "count each call", count_saved=count_saved_read_off_the_graph)
+    assert_passes(check, reference, count_saved=count_saved_into_a_dict)
+
+
+# ----- 06 ex5: frozen after training, the gradients cleared -----------------------------------
+def _train(model, optimizer, x, y, steps):
+    for _ in range(steps):
+        optimizer.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    return optimizer
+
+
+def frozen_after_training_grads_cleared(model, x, y, steps, lr):
+    """Trains with every layer computing gradients, then makes it look frozen."""
+    optimizer = _train(model, agk.optim.SGD(model[-1].parameters(), lr=lr), x, y, steps)
+    for module in list(model)[:-1]:
+        for param in module.parameters():
+            param.requires_grad_(False)
+            param.grad = None
+    return optimizer
+
+
+def fine_tune_with_the_modules_switch(model, x, y, steps, lr):
+    """Honest, spelled otherwise: ``Module.requires_grad_`` on the whole model, then on the
+    last layer."""
+    model.requires_grad_(False)
+    model[-1].requires_grad_(True)
+    optimizer = agk.optim.SGD(list(model[-1].parameters()), lr=lr)
+    return _train(model, optimizer, x, y, steps)
+
+
+def test_06_frozen_after_training_with_the_gradients_cleared_is_refused():
+    reference = _reference("06_hooks", "nb06_ex5_fine_tune")
+    check = checks_of("06_hooks").fine_tuned
+    assert_refused(
+        check, reference, "a gradient cleared", fine_tune_last=frozen_after_training_grads_cleared
+    )
+    assert_passes(check, reference, fine_tune_last=fine_tune_with_the_modules_switch)
