@@ -297,6 +297,9 @@ def fine_tuned(obs, fine_tune_last):
     y = agk.tensor(obs.rng.normal(size=(n, 1)), dtype=agk.float32)
     steps, lr = int(obs.rng.integers(2, 6)), round(float(obs.rng.uniform(0.05, 0.3)), 3)
     names = {id(param): name for name, param in model.named_parameters()}
+    reached = set()  # the parameters a backward pass computed a gradient for, frozen or not
+    for name, param in model.named_parameters():
+        param.register_hook(lambda grad, name=name: reached.add(name))
     optimizer = obs.call(fine_tune_last, model, x, y, steps, lr)
     obs.require(
         "fine_tune_last returns an optimizer",
@@ -318,6 +321,11 @@ def fine_tuned(obs, fine_tune_last):
         "the parameters that have a .grad afterwards",
         [name for name, param in model.named_parameters() if param.grad is not None],
         hint="a frozen parameter gets no gradient: was it frozen before the first backward()?",
+    )
+    obs.equal(
+        "the parameters backward() computed a gradient for",
+        sorted(reached),
+        hint="freeze before the first backward(): a gradient cleared afterwards was still computed",
     )
     for name, param in model.named_parameters():
         obs.close(
