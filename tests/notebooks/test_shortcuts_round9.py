@@ -8,6 +8,11 @@ by observing what only the lesson's mechanism gives, never by a list of its name
   numbers left out) passed on every seed. The function now also computes a value on the way
   and throws it away: its node saved a tensor while ``f`` ran, which a pack hook is handed and
   no walk from ``out`` reaches.
+* **05 ex3** (Cube, an operation with its own backward): a backward that measures the slope
+  of x³ by a central difference (step 1e-5, off by exactly step² = 1e-10) passed both checks
+  on every seed, ``gradcheck`` and the by-hand run alike: the tolerance of an ordinary value
+  cannot tell it from 3x². Cube's backward now also runs by hand at x near 1e120, where x³
+  overflows and 3x² does not: every difference of x³ is nan there, whatever its step.
 * **06 ex5** (fine-tune the last layer): nothing frozen while training, the other layers
   frozen afterwards and their ``.grad`` set back to ``None`` passed on every seed: every
   observation was of the state after the call. The check now also records, with a hook on
@@ -15,6 +20,8 @@ by observing what only the lesson's mechanism gives, never by a list of its name
 """
 
 from __future__ import annotations
+
+import pytest
 
 import autogradkit as agk
 from autogradkit import nn
@@ -109,3 +116,26 @@ def test_06_frozen_after_training_with_the_gradients_cleared_is_refused():
         check, reference, "a gradient cleared", fine_tune_last=frozen_after_training_grads_cleared
     )
     assert_passes(check, reference, fine_tune_last=fine_tune_with_the_modules_switch)
+
+
+# ----- 05 ex3: Cube's backward by a difference quotient -----------------------------------------
+class CubeByDifferences(agk.autograd.Function):
+    """backward measures the slope of x³ with a central difference instead of writing 3x²."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        step = 1e-5
+        return grad_output * ((x + step) ** 3 - (x - step) ** 3) / (2 * step)
+
+
+@pytest.mark.parametrize("check_name", ["cube_function", "cube_used_twice"])
+def test_05_cubes_backward_by_a_difference_quotient_is_refused(check_name):
+    reference = _reference("05_inside_grad_fn", "nb05_ex3_cube")
+    check = getattr(checks_of("05_inside_grad_fn"), check_name)
+    assert_refused(check, reference, "x near 1e120", Cube=CubeByDifferences)
