@@ -8,6 +8,11 @@ by observing what only the lesson's mechanism gives, never by a list of its name
   numbers left out) passed on every seed. The function now also computes a value on the way
   and throws it away: its node saved a tensor while ``f`` ran, which a pack hook is handed and
   no walk from ``out`` reaches.
+* **02 ex6** (evaluate without a graph): no ``no_grad()``, each layer's ``forward`` called
+  directly and the result detached passed on every seed: the check saw recording through the
+  layers' forward pre-hooks, which a direct ``forward`` call skips. It now also counts, with
+  ``saved_tensors_hooks`` around the call, the tensors saved for a backward: a recorded
+  operation saves them however the layer is called.
 * **05 ex3** (Cube, an operation with its own backward): a backward that measures the slope
   of x³ by a central difference (step 1e-5, off by exactly step² = 1e-10) passed both checks
   on every seed, ``gradcheck`` and the by-hand run alike: the tolerance of an ordinary value
@@ -139,3 +144,39 @@ def test_05_cubes_backward_by_a_difference_quotient_is_refused(check_name):
     reference = _reference("05_inside_grad_fn", "nb05_ex3_cube")
     check = getattr(checks_of("05_inside_grad_fn"), check_name)
     assert_refused(check, reference, "x near 1e120", Cube=CubeByDifferences)
+
+
+# ----- 02 ex6: evaluated with recording on, past the layers' forward pre-hooks -------------------
+def evaluate_past_the_hooks(model, x):
+    """Eval mode, but no no_grad(): each layer's forward called directly (the check's
+    pre-hooks see no call, so no call recorded), the result detached."""
+    was_training = model.training
+    model.eval()
+    out = x
+    for layer in model:
+        out = layer.forward(out)
+    model.train(was_training)
+    return out.detach()
+
+
+def test_02_an_evaluation_with_recording_on_past_the_hooks_is_refused():
+    reference = _reference("02_autograd_does_it", "nb02_ex6_evaluate")
+    check = checks_of("02_autograd_does_it").evaluation
+    assert_refused(check, reference, "stops recording", evaluate=evaluate_past_the_hooks)
+
+
+def evaluate_in_inference_mode(model, x):
+    """Honest, spelled otherwise: ``inference_mode()``, the mode put back in ``finally``."""
+    was_training = model.training
+    model.eval()
+    try:
+        with agk.inference_mode():
+            return model(x)
+    finally:
+        model.train(was_training)
+
+
+def test_02_an_evaluation_without_recording_passes_however_spelled():
+    reference = _reference("02_autograd_does_it", "nb02_ex6_evaluate")
+    check = checks_of("02_autograd_does_it").evaluation
+    assert_passes(check, reference, evaluate=evaluate_in_inference_mode)
