@@ -13,6 +13,10 @@ by observing what only the lesson's mechanism gives, never by a list of its name
   layers' forward pre-hooks, which a direct ``forward`` call skips. It now also counts, with
   ``saved_tensors_hooks`` around the call, the tensors saved for a backward: a recorded
   operation saves them however the layer is called.
+* **03 ex3** (J and vᵀJ of y = (x0·x1³, x0 + 3·x1) by hand): central differences at steps 1
+  and 1/2, extrapolated (Richardson: (4·D(h/2) - D(h)) / 3 cancels the h² error, exact on a
+  cubic) passed the 1e-12 tolerance on every seed. A fourth draw now puts x1 near 5.3e102 and
+  |x0| >= 1.5, where y0 overflows and no entry of J or vᵀJ does.
 * **05 ex3** (Cube, an operation with its own backward): a backward that measures the slope
   of x³ by a central difference (step 1e-5, off by exactly step² = 1e-10) passed both checks
   on every seed, ``gradcheck`` and the by-hand run alike: the tolerance of an ordinary value
@@ -26,6 +30,7 @@ by observing what only the lesson's mechanism gives, never by a list of its name
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import autogradkit as agk
@@ -180,3 +185,55 @@ def test_02_an_evaluation_without_recording_passes_however_spelled():
     reference = _reference("02_autograd_does_it", "nb02_ex6_evaluate")
     check = checks_of("02_autograd_does_it").evaluation
     assert_passes(check, reference, evaluate=evaluate_in_inference_mode)
+
+
+# ----- 03 ex3: J and vᵀJ by Richardson extrapolation of central differences ----------------------
+def jacobian_by_richardson(x0, x1):
+    """Central differences at steps 1 and 1/2, their h² error cancelled: exact for a cubic."""
+
+    def y(a, b):
+        return np.array([a * b**3, a + 3 * b])
+
+    def slope(at, direction, step):
+        ahead = y(*(np.array(at) + step * np.array(direction)))
+        behind = y(*(np.array(at) - step * np.array(direction)))
+        return (ahead - behind) / (2 * step)
+
+    columns = [
+        (4 * slope((x0, x1), d, 0.5) - slope((x0, x1), d, 1.0)) / 3 for d in ((1, 0), (0, 1))
+    ]
+    return np.stack(columns, axis=1).tolist()
+
+
+def vjp_by_richardson(x0, x1, v0, v1):
+    return (np.array([v0, v1]) @ np.array(jacobian_by_richardson(x0, x1))).tolist()
+
+
+def test_03_richardson_extrapolated_differences_are_refused():
+    reference = _reference("03_nonscalar_leaves_jacobians", "nb03_ex3_vjp_by_hand")
+    check = checks_of("03_nonscalar_leaves_jacobians").vjp_written_by_hand
+    assert_refused(
+        check,
+        reference,
+        "",
+        jacobian_by_hand=jacobian_by_richardson,
+        vjp_by_hand=vjp_by_richardson,
+    )
+
+
+def jacobian_as_an_array(x0, x1):
+    """Honest, spelled otherwise: an array, x1 multiplied out."""
+    return np.array([[x1 * x1 * x1, 3.0 * x0 * x1 * x1], [1.0, 3.0]])
+
+
+def vjp_as_a_product(x0, x1, v0, v1):
+    """Honest, spelled otherwise: vᵀJ as NumPy's product of v and J."""
+    return np.dot(np.array([v0, v1]), jacobian_as_an_array(x0, x1))
+
+
+def test_03_a_jacobian_by_hand_passes_however_spelled():
+    reference = _reference("03_nonscalar_leaves_jacobians", "nb03_ex3_vjp_by_hand")
+    check = checks_of("03_nonscalar_leaves_jacobians").vjp_written_by_hand
+    assert_passes(
+        check, reference, jacobian_by_hand=jacobian_as_an_array, vjp_by_hand=vjp_as_a_product
+    )
