@@ -49,6 +49,11 @@ __all__ = ["main"]
 REFUSED_EVENTS = ("os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.system")
 REFUSED_EVENTS += ("os.kill", "os.killpg", "subprocess.", "pty.", "socket.", "ctypes.", "mmap.")
 REFUSED_EVENTS += ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.addaudithook")
+# An answer reads no frame, by any route: the frames that call it hold the check's own state
+# (the stand-ins of a whole graph, the gradients a stand-in backward hands out). Only this file
+# reads frames (the hook's ``readers``): exec and eval without a scope, the hook, an error's report.
+FRAME_EVENTS = ("sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile")
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 REFUSED_IMPORTS = {"ctypes", "_ctypes", "subprocess", "_posixsubprocess", "multiprocessing"}
 REFUSED_IMPORTS |= {"socket", "_socket", "pty", "mmap"}
 # numbers by hand are machine floats: complex ones (a complex step) and exact or decimal ones
@@ -86,7 +91,25 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str, kit: Kit | None = None
         inside = [path[len(root) :] for root in stdlib if path.startswith(root)]
         return any(not rest.startswith(("site-packages", "dist-packages")) for rest in inside)
 
+    looking = []  # while the hook finds who reads a frame (its sys._getframe is audited too)
+
+    def reads_a_frame(event: str, args: tuple) -> bool:
+        if event in FRAME_EVENTS:
+            return True
+        return event == "object.__getattr__" and len(args) > 1 and args[1] in FRAME_ATTRIBUTES
+
+    def reader():
+        looking.append(True)
+        try:
+            return sys._getframe(2).f_code  # 0: reader, 1: the hook, 2: who reads the frame
+        finally:
+            looking.pop()
+
     def hook(event: str, args: tuple) -> None:
+        if looking:
+            return
+        if reads_a_frame(event, args) and reader() not in readers:
+            refuse("a frame: the code that calls it is the check's")
         if event == "import":
             name = str(args[0])
             top = name.split(".")[0]
@@ -114,6 +137,7 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str, kit: Kit | None = None
         elif event.startswith(REFUSED_EVENTS):
             refuse(event)
 
+    readers = {hook.__code__, judged_exec.__code__, judged_eval.__code__, _raised.__code__}
     return hook
 
 
@@ -494,11 +518,13 @@ def value(name: str, item: dict, scope: dict, functions: dict):
 
 
 def _raised(error: BaseException, files: set[str]) -> dict:
-    frames = [
-        [frame.lineno, frame.name, (frame.line or "").strip()]
-        for frame in traceback.extract_tb(error.__traceback__)
-        if frame.filename in files
-    ]
+    frames, tb = [], error.__traceback__
+    while tb is not None:  # read here, where the audit hook allows frames (its readers)
+        code = tb.tb_frame.f_code
+        if code.co_filename in files:
+            line = linecache.getline(code.co_filename, tb.tb_lineno).strip()
+            frames.append([tb.tb_lineno, code.co_name, line])
+        tb = tb.tb_next
     message = str(error).splitlines()[0][:200] if str(error) else ""
     refused = isinstance(error, BuildItYourself)
     name = type(error).__name__

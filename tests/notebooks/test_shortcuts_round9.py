@@ -22,6 +22,11 @@ by observing what only the lesson's mechanism gives, never by a list of its name
   on every seed, ``gradcheck`` and the by-hand run alike: the tolerance of an ordinary value
   cannot tell it from 3x². Cube's backward now also runs by hand at x near 1e120, where x³
   overflows and 3x² does not: every difference of x³ is nan there, whatever its step.
+* **By hand, the frames that call the answer** (05 ex2 seen): the by-hand wrapper holds a list
+  of every node's stand-in; an answer that reached its frame (a traceback's ``tb_frame``,
+  ``sys._getframe``, a profile function's frames) and read the leaves off that list passed on
+  every seed. The by-hand interpreter's audit hook now refuses every route to a frame unless
+  the reader is its own code (exec and eval without a scope, the hook, an error's report).
 * **06 ex5** (fine-tune the last layer): nothing frozen while training, the other layers
   frozen afterwards and their ``.grad`` set back to ``None`` passed on every seed: every
   observation was of the state after the call. The check now also records, with a hook on
@@ -237,3 +242,45 @@ def test_03_a_jacobian_by_hand_passes_however_spelled():
     assert_passes(
         check, reference, jacobian_by_hand=jacobian_as_an_array, vjp_by_hand=vjp_as_a_product
     )
+
+
+# ----- by hand: the check's stand-ins read off the frames that call the answer -------------------
+def _stand_ins_of_the_caller(frame):
+    """The leaves of the list of every node's stand-in the check's wrapper holds."""
+    while frame is not None:
+        nodes = frame.f_locals.get("nodes")
+        if isinstance(nodes, list) and nodes:
+            return [node.variable for node in nodes if hasattr(node, "variable")]
+        frame = frame.f_back
+    return []
+
+
+def leaves_by_a_tracebacks_frame(t):
+    try:
+        raise ValueError("only for its traceback")
+    except ValueError as error:
+        return _stand_ins_of_the_caller(error.__traceback__.tb_frame)
+
+
+def leaves_by_getframe(t):
+    import sys
+
+    return _stand_ins_of_the_caller(sys._getframe(1))
+
+
+def leaves_by_a_profile_function(t):
+    import sys
+
+    seen = []
+    sys.setprofile(lambda frame, event, arg: seen.append(frame))
+    sys.setprofile(None)
+    return _stand_ins_of_the_caller(seen[0] if seen else None)
+
+
+@pytest.mark.parametrize(
+    "answer", [leaves_by_a_tracebacks_frame, leaves_by_getframe, leaves_by_a_profile_function]
+)
+def test_by_hand_the_frames_that_call_the_answer_are_refused(answer):
+    reference = _reference("05_inside_grad_fn", "nb05_ex2_find_leaves")
+    check = checks_of("05_inside_grad_fn").leaves_found
+    assert_refused(check, reference, "do it yourself", find_leaves=answer)
