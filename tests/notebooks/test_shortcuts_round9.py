@@ -27,6 +27,10 @@ by observing what only the lesson's mechanism gives, never by a list of its name
   ``sys._getframe``, a profile function's frames) and read the leaves off that list passed on
   every seed. The by-hand interpreter's audit hook now refuses every route to a frame unless
   the reader is its own code (exec and eval without a scope, the hook, an error's report).
+* **06 ex2** (gradients captured with hooks): hooks that do nothing, then the gradients read
+  off the cells of the stand-in ``loss.backward``'s closure, passed on every seed (round 7's
+  idle hooks beside a gradient read, by another door). The stand-in backward now takes each
+  pass from a generator that holds the gradients in its frame, which no answer reads.
 * **06 ex5** (fine-tune the last layer): nothing frozen while training, the other layers
   frozen afterwards and their ``.grad`` set back to ``None`` passed on every seed: every
   observation was of the state after the call. The check now also records, with a hook on
@@ -284,3 +288,31 @@ def test_by_hand_the_frames_that_call_the_answer_are_refused(answer):
     reference = _reference("05_inside_grad_fn", "nb05_ex2_find_leaves")
     check = checks_of("05_inside_grad_fn").leaves_found
     assert_refused(check, reference, "do it yourself", find_leaves=answer)
+
+
+# ----- 06 ex2: idle hooks, the gradients read off the stand-in backward's closure -----------------
+def capture_from_the_backwards_closure(named, loss):
+    """Hooks that do nothing, then the gradients the stand-in loss.backward() hands out, read
+    from the cells of its closure (a dict holding an array for each name)."""
+    handles = [t.register_hook(lambda g: None) for t in named.values()]
+    loss.backward()
+    for handle in handles:
+        handle.remove()
+    todo = [loss.backward]
+    while todo:
+        function = todo.pop()
+        for cell in getattr(function, "__closure__", None) or ():
+            held = cell.cell_contents
+            if isinstance(held, dict) and held is not named and set(named) <= set(held):
+                if all(hasattr(held[name], "shape") for name in named):
+                    return {name: held[name].copy() for name in named}
+            if callable(held):
+                todo.append(held)
+    return {}
+
+
+@pytest.mark.parametrize("check_name", ["captured_grads", "captured_grads_twice"])
+def test_06_gradients_read_off_the_stand_in_backward_are_refused(check_name):
+    reference = _reference("06_hooks", "nb06_ex2_capture")
+    check = getattr(checks_of("06_hooks"), check_name)
+    assert_refused(check, reference, "", capture_grads=capture_from_the_backwards_closure)

@@ -130,12 +130,19 @@ def _capturing(capture_grads):
                         seen["changed"] = seen["changed"] or not np.array_equal(returned, flowing)
                         flowing = returned.view(gradient)
 
+        def backward_passes(named, flowing_in):
+            """Each next() is one backward pass: the hooks run with ``flowing_in``, held in this
+            generator's frame (by hand, an answer reads no frame: not the gradients either)."""
+            while True:
+                yield run_hooks(named, flowing_in)
+
         named, loss = {}, tensor()
         for name in names:
             named[name] = loss if name == "loss" else tensor()
             named[name].hooks, named[name].shape = [], np.shape(grads[name])
             named[name].register_hook = lambda hook, t=named[name]: _registered(t, hook, handle)
-        loss.backward = lambda *args, **kwargs: run_hooks(named, grads)
+        passes = backward_passes(named, grads)  # the gradients: in its frame, and nowhere else
+        loss.backward = lambda *args, **kwargs: next(passes)
         found = capture_grads(dict(named), loss)
         report = {"captured": None, "fired": seen["fired"], "changed": seen["changed"]}
         if not isinstance(found, dict):
