@@ -17,6 +17,10 @@ by observing what only the lesson's mechanism gives, never by a list of its name
   and 1/2, extrapolated (Richardson: (4·D(h/2) - D(h)) / 3 cancels the h² error, exact on a
   cubic) passed the 1e-12 tolerance on every seed. A fourth draw now puts x1 near 5.3e102 and
   |x0| >= 1.5, where y0 overflows and no entry of J or vᵀJ does.
+* **04 ex6** (the node that made the nan): no anomaly detection, the check's own frame read
+  (``sys._getframe``): its loop variable named the bad guard, its globals the node each guard
+  makes; passed on every seed. The losses are now drawn in a helper whose frame is gone when
+  the answer runs: the check keeps only what the answer is handed.
 * **05 ex3** (Cube, an operation with its own backward): a backward that measures the slope
   of x³ by a central difference (step 1e-5, off by exactly step² = 1e-10) passed both checks
   on every seed, ``gradcheck`` and the by-hand run alike: the tolerance of an ordinary value
@@ -316,3 +320,27 @@ def test_06_gradients_read_off_the_stand_in_backward_are_refused(check_name):
     reference = _reference("06_hooks", "nb06_ex2_capture")
     check = getattr(checks_of("06_hooks"), check_name)
     assert_refused(check, reference, "", capture_grads=capture_from_the_backwards_closure)
+
+
+# ----- 04 ex6: which guard is bad, read off the check's own frame --------------------------------
+def nan_origin_read_off_the_check(loss_fn, x):
+    """No anomaly detection: the check's frame names the bad guard (``bad``, ``first``,
+    ``second``), and its globals the node each guard makes."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        names = frame.f_locals
+        if {"bad", "first", "second"} <= set(names):
+            if names["bad"] == "none":
+                return None
+            guard = names["first"] if names["bad"] == "first" else names["second"]
+            return frame.f_globals["GUARDS"][guard][1]
+        frame = frame.f_back
+    return None
+
+
+def test_04_the_bad_guard_read_off_the_checks_frame_is_refused():
+    reference = _reference("04_inplace_data_detach", "nb04_ex6_nan_origin")
+    check = checks_of("04_inplace_data_detach").nan_found
+    assert_refused(check, reference, "anomaly detection", nan_origin=nan_origin_read_off_the_check)
