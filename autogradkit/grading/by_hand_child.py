@@ -10,14 +10,14 @@ message, the student's frames).
 This file imports nothing of autogradkit, on purpose: before the student's code runs, an audit
 hook is installed (``sys.addaudithook``: a hook cannot be removed, not by this file and not by
 the student's code). It allows imports of the standard library and NumPy only, file opens for
-reading under their folders only, and refuses starting processes, sockets, ctypes and the
-garbage collector's object lists. Its numbers are machine floats: no complex, exact or decimal
-numbers, with which a difference quotient is exact: the answer is compiled again from its source
-(the lines of its cells) with every value its expressions make judged real as it is made,
-whatever made it. NumPy is arithmetic on arrays: its polynomial modules, which differentiate for
-you (``polyder``, ``Polynomial.deriv``), are taken out. So no route to the kit's differentiation
-exists here: not a name, not a reference kept before the check, not an import inside the
-function.
+reading under their folders only, and refuses starting processes, sockets, ctypes, the
+garbage collector's object lists and every frame (those that call the answer are the check's).
+Its numbers are machine floats: no complex, exact or decimal numbers, with which a difference
+quotient is exact: the answer is compiled again from its source (the lines of its cells) with
+every value its expressions make judged real as it is made, whatever made it. NumPy is
+arithmetic on arrays: its polynomial modules, which differentiate for you (``polyder``,
+``Polynomial.deriv``), are taken out. So no route to the kit's differentiation exists here: not
+a name, not a reference kept before the check, not an import inside the function.
 
 For ``obs.without`` the kit is here too, imported before the hook, but for the packages the
 exercise rebuilds (``autogradkit.optim``), which are never imported: modules that refuse every
