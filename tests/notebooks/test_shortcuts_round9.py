@@ -39,6 +39,9 @@ by observing what only the lesson's mechanism gives, never by a list of its name
   frozen afterwards and their ``.grad`` set back to ``None`` passed on every seed: every
   observation was of the state after the call. The check now also records, with a hook on
   each parameter, which ones a backward pass computed a gradient for.
+Doors tried and found closed, kept because they are cheap: a slope by torch's autograd,
+sympy's ``diff`` or ``np.gradient`` in a by-hand answer (imports outside the standard library
+and NumPy are refused; a difference of x³ near 1e120 is nan).
 """
 
 from __future__ import annotations
@@ -344,3 +347,31 @@ def test_04_the_bad_guard_read_off_the_checks_frame_is_refused():
     reference = _reference("04_inplace_data_detach", "nb04_ex6_nan_origin")
     check = checks_of("04_inplace_data_detach").nan_found
     assert_refused(check, reference, "anomaly detection", nan_origin=nan_origin_read_off_the_check)
+
+
+# ----- closed doors, by hand: another library differentiates (00 ex2, y = x³ - 2x) ---------------
+def slope_by_torch(x):
+    import torch
+
+    t = torch.tensor(float(x), dtype=torch.float64, requires_grad=True)
+    (t**3 - 2 * t).backward()
+    return t.grad.item()
+
+
+def slope_by_sympy(x):
+    import sympy
+
+    symbol = sympy.Symbol("x")
+    return float(sympy.diff(symbol**3 - 2 * symbol, symbol).subs(symbol, x))
+
+
+def slope_by_np_gradient(x):
+    grid = np.array([x - 1e-5, x, x + 1e-5])
+    return float(np.gradient(grid**3 - 2 * grid, grid)[1])
+
+
+@pytest.mark.parametrize("answer", [slope_by_torch, slope_by_sympy, slope_by_np_gradient])
+def test_00_a_slope_by_another_library_is_refused(answer):
+    pytest.importorskip(answer.__name__.removeprefix("slope_by_").replace("np_gradient", "numpy"))
+    reference = _reference("00_start_here", "nb00_ex2_by_hand")
+    assert_refused(checks_of("00_start_here").slope_by_hand, reference, "", slope=answer)
