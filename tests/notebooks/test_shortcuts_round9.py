@@ -39,6 +39,7 @@ by observing what only the lesson's mechanism gives, never by a list of its name
   frozen afterwards and their ``.grad`` set back to ``None`` passed on every seed: every
   observation was of the state after the call. The check now also records, with a hook on
   each parameter, which ones a backward pass computed a gradient for.
+
 Doors tried and found closed, kept because they are cheap: a slope by torch's autograd,
 sympy's ``diff`` or ``np.gradient`` in a by-hand answer (imports outside the standard library
 and NumPy are refused; a difference of x³ near 1e120 is nan).
