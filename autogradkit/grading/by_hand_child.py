@@ -50,8 +50,7 @@ REFUSED_EVENTS = ("os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpt
 REFUSED_EVENTS += ("os.kill", "os.killpg", "subprocess.", "pty.", "socket.", "ctypes.", "mmap.")
 REFUSED_EVENTS += ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.addaudithook")
 # An answer reads no frame, by any route: the frames that call it hold the check's own state
-# (the stand-ins of a whole graph, the gradients a stand-in backward hands out). Only this file
-# reads frames (the hook's ``readers``): exec and eval without a scope, the hook, an error's report.
+# (the stand-ins of a whole graph, the gradients a stand-in backward hands out): _frame_hook
 FRAME_EVENTS = ("sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile")
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 REFUSED_IMPORTS = {"ctypes", "_ctypes", "subprocess", "_posixsubprocess", "multiprocessing"}
@@ -91,25 +90,7 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str, kit: Kit | None = None
         inside = [path[len(root) :] for root in stdlib if path.startswith(root)]
         return any(not rest.startswith(("site-packages", "dist-packages")) for rest in inside)
 
-    looking = []  # while the hook finds who reads a frame (its sys._getframe is audited too)
-
-    def reads_a_frame(event: str, args: tuple) -> bool:
-        if event in FRAME_EVENTS:
-            return True
-        return event == "object.__getattr__" and len(args) > 1 and args[1] in FRAME_ATTRIBUTES
-
-    def reader():
-        looking.append(True)
-        try:
-            return sys._getframe(2).f_code  # 0: reader, 1: the hook, 2: who reads the frame
-        finally:
-            looking.pop()
-
     def hook(event: str, args: tuple) -> None:
-        if looking:
-            return
-        if reads_a_frame(event, args) and reader() not in readers:
-            refuse("a frame: the code that calls it is the check's")
         if event == "import":
             name = str(args[0])
             top = name.split(".")[0]
@@ -137,8 +118,34 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str, kit: Kit | None = None
         elif event.startswith(REFUSED_EVENTS):
             refuse(event)
 
-    readers = {hook.__code__, judged_exec.__code__, judged_eval.__code__, _raised.__code__}
     return hook
+
+
+def _frame_hook(readers: set):
+    """An audit hook that refuses every route to a frame (``sys._getframe``, a traceback's, a
+    generator's, a trace or profile function's) unless the code that reads it is one of
+    ``readers``: this file's, which reads frames for the answer (exec and eval without a
+    scope), for the other hook, and for an error's report."""
+    looking = []  # while it finds who reads (its own sys._getframe is audited too)
+
+    def hook(event: str, args: tuple) -> None:
+        if looking or not _reads_a_frame(event, args):
+            return
+        looking.append(True)
+        try:
+            reader = sys._getframe(1).f_code  # 0: this hook, 1: the code that reads a frame
+        finally:
+            looking.pop()
+        if reader not in readers:
+            raise BuildItYourself("a by-hand answer cannot read a frame: they are the check's")
+
+    return hook
+
+
+def _reads_a_frame(event: str, args: tuple) -> bool:
+    if event in FRAME_EVENTS:
+        return True
+    return event == "object.__getattr__" and len(args) > 1 and args[1] in FRAME_ATTRIBUTES
 
 
 # ----- the kit, without some of its packages ---------------------------------------------------
@@ -557,7 +564,11 @@ def main() -> None:
     REAL_BUILTINS.update(JUDGED)
     for name, judging in JUDGED.items():  # the builtins module too: import builtins finds them
         setattr(builtins, name, judging)
-    sys.addaudithook(_audit_hook(*_readable_roots(), kit))  # before a class body of the answer runs
+    readers = {judged_exec.__code__, judged_eval.__code__, _raised.__code__}
+    sys.addaudithook(_frame_hook(readers))  # first: the other hook refuses a hook added after it
+    hook = _audit_hook(*_readable_roots(), kit)
+    readers.add(hook.__code__)  # it finds who changes a function (sys._getframe)
+    sys.addaudithook(hook)  # before a class body of the answer runs
     try:
         answer = rebuild(bundle)
     except BaseException as error:  # noqa: BLE001  (reported on every call, as the answer's)
