@@ -10,14 +10,14 @@ message, the student's frames).
 This file imports nothing of autogradkit, on purpose: before the student's code runs, an audit
 hook is installed (``sys.addaudithook``: a hook cannot be removed, not by this file and not by
 the student's code). It allows imports of the standard library and NumPy only, file opens for
-reading under their folders only, and refuses starting processes, sockets, ctypes and the
-garbage collector's object lists. Its numbers are machine floats: no complex, exact or decimal
-numbers, with which a difference quotient is exact: the answer is compiled again from its source
-(the lines of its cells) with every value its expressions make judged real as it is made,
-whatever made it. NumPy is arithmetic on arrays: its polynomial modules, which differentiate for
-you (``polyder``, ``Polynomial.deriv``), are taken out. So no route to the kit's differentiation
-exists here: not a name, not a reference kept before the check, not an import inside the
-function.
+reading under their folders only, and refuses starting processes, sockets, ctypes, the
+garbage collector's object lists and every frame (those that call the answer are the check's).
+Its numbers are machine floats: no complex, exact or decimal numbers, with which a difference
+quotient is exact: the answer is compiled again from its source (the lines of its cells) with
+every value its expressions make judged real as it is made, whatever made it. NumPy is
+arithmetic on arrays: its polynomial modules, which differentiate for you (``polyder``,
+``Polynomial.deriv``), are taken out. So no route to the kit's differentiation exists here: not
+a name, not a reference kept before the check, not an import inside the function.
 
 For ``obs.without`` the kit is here too, imported before the hook, but for the packages the
 exercise rebuilds (``autogradkit.optim``), which are never imported: modules that refuse every
@@ -49,6 +49,10 @@ __all__ = ["main"]
 REFUSED_EVENTS = ("os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.system")
 REFUSED_EVENTS += ("os.kill", "os.killpg", "subprocess.", "pty.", "socket.", "ctypes.", "mmap.")
 REFUSED_EVENTS += ("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.addaudithook")
+# An answer reads no frame, by any route: the frames that call it hold the check's own state
+# (the stand-ins of a whole graph, the gradients a stand-in backward hands out): _frame_hook
+FRAME_EVENTS = ("sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile")
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 REFUSED_IMPORTS = {"ctypes", "_ctypes", "subprocess", "_posixsubprocess", "multiprocessing"}
 REFUSED_IMPORTS |= {"socket", "_socket", "pty", "mmap"}
 # numbers by hand are machine floats: complex ones (a complex step) and exact or decimal ones
@@ -115,6 +119,33 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str, kit: Kit | None = None
             refuse(event)
 
     return hook
+
+
+def _frame_hook(readers: set):
+    """An audit hook that refuses every route to a frame (``sys._getframe``, a traceback's, a
+    generator's, a trace or profile function's) unless the code that reads it is one of
+    ``readers``: this file's, which reads frames for the answer (exec and eval without a
+    scope), for the other hook, and for an error's report."""
+    looking = []  # while it finds who reads (its own sys._getframe is audited too)
+
+    def hook(event: str, args: tuple) -> None:
+        if looking or not _reads_a_frame(event, args):
+            return
+        looking.append(True)
+        try:
+            reader = sys._getframe(1).f_code  # 0: this hook, 1: the code that reads a frame
+        finally:
+            looking.pop()
+        if reader not in readers:
+            raise BuildItYourself("a by-hand answer cannot read a frame: they are the check's")
+
+    return hook
+
+
+def _reads_a_frame(event: str, args: tuple) -> bool:
+    if event in FRAME_EVENTS:
+        return True
+    return event == "object.__getattr__" and len(args) > 1 and args[1] in FRAME_ATTRIBUTES
 
 
 # ----- the kit, without some of its packages ---------------------------------------------------
@@ -494,11 +525,13 @@ def value(name: str, item: dict, scope: dict, functions: dict):
 
 
 def _raised(error: BaseException, files: set[str]) -> dict:
-    frames = [
-        [frame.lineno, frame.name, (frame.line or "").strip()]
-        for frame in traceback.extract_tb(error.__traceback__)
-        if frame.filename in files
-    ]
+    frames, tb = [], error.__traceback__
+    while tb is not None:  # read here, where the audit hook allows frames (its readers)
+        code = tb.tb_frame.f_code
+        if code.co_filename in files:
+            line = linecache.getline(code.co_filename, tb.tb_lineno).strip()
+            frames.append([tb.tb_lineno, code.co_name, line])
+        tb = tb.tb_next
     message = str(error).splitlines()[0][:200] if str(error) else ""
     refused = isinstance(error, BuildItYourself)
     name = type(error).__name__
@@ -531,7 +564,11 @@ def main() -> None:
     REAL_BUILTINS.update(JUDGED)
     for name, judging in JUDGED.items():  # the builtins module too: import builtins finds them
         setattr(builtins, name, judging)
-    sys.addaudithook(_audit_hook(*_readable_roots(), kit))  # before a class body of the answer runs
+    readers = {judged_exec.__code__, judged_eval.__code__, _raised.__code__}
+    sys.addaudithook(_frame_hook(readers))  # first: the other hook refuses a hook added after it
+    hook = _audit_hook(*_readable_roots(), kit)
+    readers.add(hook.__code__)  # it finds who changes a function (sys._getframe)
+    sys.addaudithook(hook)  # before a class body of the answer runs
     try:
         answer = rebuild(bundle)
     except BaseException as error:  # noqa: BLE001  (reported on every call, as the answer's)

@@ -846,7 +846,7 @@ def test_ex7_hooks_that_count_and_give_back_pass(answers):
 @pytest.mark.parametrize(
     ("shortcut", "words"),
     [
-        (count_nodes, "only the calls of this run"),
+        (count_nodes, "this is not right"),  # the count, or the numbers: each may be off
         (count_under_no_grad, "recording on"),
         (count_and_keep_nothing, "raised TypeError"),
         (count_and_unpack_zeros, "give back what pack was handed"),
