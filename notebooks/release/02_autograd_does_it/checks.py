@@ -5,6 +5,8 @@ with what the instructor's solution gives on the same inputs: here, with the ans
 for practice; when your notebook is graded, on inputs drawn fresh for the grading run.
 """
 
+from contextlib import contextmanager
+
 import numpy as np
 
 import autogradkit as agk
@@ -130,6 +132,21 @@ def _recording_seen(model) -> list:
     return seen
 
 
+@contextmanager
+def _saves_counted():
+    """A list that gets a 1 for every tensor an operation saves for backward inside the block:
+    only a recorded operation saves, whether a layer is called or its ``forward``, or the
+    layer's arithmetic is written out."""
+    saved = []
+
+    def pack(t):
+        saved.append(1)
+        return t
+
+    with agk.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        yield saved
+
+
 def _modes(model) -> list:
     return [module.training for module in model.modules()]
 
@@ -145,7 +162,8 @@ def evaluation(obs, evaluate):
         mode = "training" if training else "eval"
         model.train(training)
         seen.clear()
-        predictions = obs.call(evaluate, model, x)
+        with _saves_counted() as saved:  # a recorded op saves for backward, however called
+            predictions = obs.call(evaluate, model, x)
         obs.require(
             f"evaluate returns a tensor (model in {mode} mode)",
             isinstance(predictions, agk.Tensor),
@@ -159,7 +177,7 @@ def evaluation(obs, evaluate):
         )
         obs.equal(
             f"a graph was recorded while the layers ran (model in {mode} mode)",
-            any(seen),
+            any(seen) or bool(saved),
             hint="run the model inside a block that stops recording; a later detach() "
             "comes too late, the graph is built by then",
         )

@@ -81,14 +81,24 @@ def integer_quantities(obs, quantity_grad):
 
 
 # ----- exercise 3: a vector-Jacobian product by hand -----------------------------------------
+def _where_y0_overflows(obs, x0: float, x1: float, v0: float) -> tuple[float, float, float]:
+    """x1 near 5.3e102 and 1.5 <= |x0| <= 3: there y0 = x0·x1³ overflows float64 (inf, so
+    every difference of y0 is inf or nan), while x1³ (about 1.5e308), 3·x0·x1² and v0·x1³
+    (|v0| <= 1) do not."""
+    x1 = float(np.sign(x1)) * round(float(obs.rng.uniform(5.0, 5.6)), 2) * 1e102
+    return float(np.sign(x0)) * max(abs(x0), 1.5), x1, float(np.clip(v0, -1.0, 1.0))
+
+
 @check.exercise("jacobian_by_hand", "vjp_by_hand")
 def vjp_written_by_hand(obs, jacobian_by_hand, vjp_by_hand):
     """Exercise 3: the Jacobian and vᵀJ of y = (x0·x1³, x0 + 3·x1), by hand"""
     jacobian_hand, vjp_hand = obs.by_hand(jacobian_by_hand), obs.by_hand(vjp_by_hand)
-    for _ in range(3):  # both run where autograd does not exist: by hand, by design
+    for draw in range(4):  # both run where autograd does not exist: by hand, by design
         sizes, signs = obs.rng.uniform(0.5, 3.0, size=2), obs.rng.choice([-1.0, 1.0], size=2)
         x0, x1 = (float(n) + 0.0 for n in (sizes * signs).round(2))  # x1³ curves: away from 0
         v0, v1 = (float(n) + 0.0 for n in obs.rng.uniform(-2.0, 2.0, size=2).round(1))
+        if draw == 3:  # a difference quotient of y is exact on a cubic when extrapolated, but
+            x0, x1, v0 = _where_y0_overflows(obs, x0, x1, v0)  # not where y0 overflows
         jac = obs.call(jacobian_hand, x0, x1)
         product = obs.call(vjp_hand, x0, x1, v0, v1)
         exact = {"atol": 1e-12, "rtol": 1e-12}  # a difference quotient is off by far more

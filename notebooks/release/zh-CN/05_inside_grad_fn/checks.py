@@ -325,6 +325,16 @@ def _backward_by_hand_observed(obs, Cube, saved: tuple, g, what: str) -> None:  
     )
 
 
+def _backward_where_the_cube_overflows(obs, Cube) -> None:  # noqa: N803
+    """Cube's backward, by hand, at x near 1e120: there x³ overflows (inf) and 3x² does not,
+    so a difference quotient of x³ is nan, however small or clever its step."""
+    sizes = obs.rng.uniform(1.0, 9.0, size=3).round(1) * obs.rng.choice([-1.0, 1.0], size=3)
+    with np.errstate(over="ignore"):  # forward's x³ is inf there, as it should be
+        y = obs.call(Cube.apply, agk.tensor(sizes * 1e120, requires_grad=True))
+    g = agk.tensor(obs.rng.normal(size=3))
+    _backward_by_hand_observed(obs, Cube, _saved(y), g, "x near 1e120, where x³ overflows")
+
+
 @check.exercise("Cube")
 def cube_function(obs, Cube):  # noqa: N803  (the notebook's class)
     """Exercise 3: Cube, an operation with its own forward and backward"""
@@ -366,6 +376,7 @@ def cube_function(obs, Cube):  # noqa: N803  (the notebook's class)
         hint="save x itself (not a copy) and take it back from ctx.saved_tensors in backward",
     )
     _backward_by_hand_observed(obs, Cube, saved, g, "y.backward(g)")
+    _backward_where_the_cube_overflows(obs, Cube)
 
 
 # ----- exercise 4: (a + b) * d by hand -------------------------------------------------------
@@ -520,7 +531,9 @@ STEPS = (
 
 def _saving_function(obs):
     """A matrix product, a random chain of steps and a square, over fresh inputs of which some
-    need no gradient: the function and its inputs."""
+    need no gradient: the function and its inputs. On the way, one value is computed and thrown
+    away: its node saved a tensor as it was made (the hooks see it), and no walk from ``out``
+    reaches it (the saved tensors read off ``out``'s graph miss it)."""
     n, m = int(obs.rng.integers(2, 6)), int(obs.rng.integers(2, 5))
     a = agk.tensor(obs.rng.normal(0.0, 0.5, size=(n, m)), dtype=agk.float32, requires_grad=True)
     weight_needs, c_needs = (bool(obs.rng.integers(2)) for _ in range(2))
@@ -529,10 +542,14 @@ def _saving_function(obs):
     weight.requires_grad_(weight_needs)
     c.requires_grad_(c_needs)
     steps = [STEPS[int(i)] for i in obs.rng.choice(len(STEPS), size=int(obs.rng.integers(3, 6)))]
+    where = int(obs.rng.integers(len(steps)))
+    thrown_away = STEPS[int(obs.rng.integers(5))]  # one of those that save a tensor, always
 
     def f(a, weight, c):
         h = a @ weight
-        for step in steps:
+        for index, step in enumerate(steps):
+            if index == where:
+                thrown_away(h, c)  # a dead end: saved while f ran, never reached from out
             h = step(h, c)
         return (h * h).sum()
 

@@ -130,12 +130,19 @@ def _capturing(capture_grads):
                         seen["changed"] = seen["changed"] or not np.array_equal(returned, flowing)
                         flowing = returned.view(gradient)
 
+        def backward_passes(named, flowing_in):
+            """Each next() is one backward pass: the hooks run with ``flowing_in``, held in this
+            generator's frame (by hand, an answer reads no frame: not the gradients either)."""
+            while True:
+                yield run_hooks(named, flowing_in)
+
         named, loss = {}, tensor()
         for name in names:
             named[name] = loss if name == "loss" else tensor()
             named[name].hooks, named[name].shape = [], np.shape(grads[name])
             named[name].register_hook = lambda hook, t=named[name]: _registered(t, hook, handle)
-        loss.backward = lambda *args, **kwargs: run_hooks(named, grads)
+        passes = backward_passes(named, grads)  # the gradients: in its frame, and nowhere else
+        loss.backward = lambda *args, **kwargs: next(passes)
         found = capture_grads(dict(named), loss)
         report = {"captured": None, "fired": seen["fired"], "changed": seen["changed"]}
         if not isinstance(found, dict):
@@ -297,6 +304,9 @@ def fine_tuned(obs, fine_tune_last):
     y = agk.tensor(obs.rng.normal(size=(n, 1)), dtype=agk.float32)
     steps, lr = int(obs.rng.integers(2, 6)), round(float(obs.rng.uniform(0.05, 0.3)), 3)
     names = {id(param): name for name, param in model.named_parameters()}
+    reached = set()  # the parameters a backward pass computed a gradient for, frozen or not
+    for name, param in model.named_parameters():
+        param.register_hook(lambda grad, name=name: reached.add(name))
     optimizer = obs.call(fine_tune_last, model, x, y, steps, lr)
     obs.require(
         "fine_tune_last returns an optimizer",
@@ -318,6 +328,11 @@ def fine_tuned(obs, fine_tune_last):
         "the parameters that have a .grad afterwards",
         [name for name, param in model.named_parameters() if param.grad is not None],
         hint="a frozen parameter gets no gradient: was it frozen before the first backward()?",
+    )
+    obs.equal(
+        "the parameters backward() computed a gradient for",
+        sorted(reached),
+        hint="freeze before the first backward(): a gradient cleared afterwards was still computed",
     )
     for name, param in model.named_parameters():
         obs.close(
