@@ -142,6 +142,16 @@ def _frame_hook(readers: set):
     return hook
 
 
+def _module_name_readers() -> set:
+    """The standard library's code that reads its caller's frame only for the name of the
+    module a class is made in, and hands no frame out: ``collections.namedtuple`` and
+    ``enum.Enum("Name", "A B")``, which honest answers use."""
+    named_tuple = sys.modules["collections"].namedtuple
+    enum = sys.modules.get("enum")
+    create = getattr(getattr(enum, "EnumType", None), "_create_", None)
+    return {f.__code__ for f in (named_tuple, getattr(create, "__func__", create)) if f}
+
+
 def _reads_a_frame(event: str, args: tuple) -> bool:
     if event in FRAME_EVENTS:
         return True
@@ -565,6 +575,7 @@ def main() -> None:
     for name, judging in JUDGED.items():  # the builtins module too: import builtins finds them
         setattr(builtins, name, judging)
     readers = {judged_exec.__code__, judged_eval.__code__, _raised.__code__}
+    readers |= _module_name_readers()
     sys.addaudithook(_frame_hook(readers))  # first: the other hook refuses a hook added after it
     hook = _audit_hook(*_readable_roots(), kit)
     readers.add(hook.__code__)  # it finds who changes a function (sys._getframe)

@@ -705,3 +705,49 @@ def test_by_hand_runs_inside_the_grading_sandbox(sandbox, tmp_path):
     assert "refused a by-hand answer cannot use" in done.stdout
     assert "step [1.0]" in done.stdout  # the kit there, but for its optimizers
     assert "without this exercise is done without autogradkit.optim" in done.stdout
+
+
+def _named_tuple(x):
+    import collections
+
+    point = collections.namedtuple("Point", "x y")
+    return point(x, 2 * x).y
+
+
+def _enum(x):
+    import enum
+
+    sign = enum.Enum("Sign", "NEGATIVE POSITIVE")
+    return x * (1 if sign.POSITIVE.value == 2 else -1)
+
+
+def _context_manager_that_meets_an_error(x):
+    import contextlib
+
+    @contextlib.contextmanager
+    def noted(log):
+        try:
+            yield
+        except ZeroDivisionError:
+            log.append("divided by zero")
+
+    log = []
+    with noted(log):
+        x = x / 0
+    return len(log)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [(_named_tuple, 6.0), (_enum, 3.0), (_context_manager_that_meets_an_error, 1)],
+    ids=["namedtuple", "Enum", "contextmanager"],
+)
+def test_standard_code_that_reads_its_callers_module_name_still_works_by_hand(answer, expected):
+    """Refusing every route to a frame (they are the check's) must not refuse an honest answer
+    whose standard library reads its caller's frame for a module's name: ``namedtuple`` and
+    ``Enum("Sign", ...)`` were refused as reading a frame."""
+    hand = ByHand(answer)
+    try:
+        assert hand(3.0) == expected
+    finally:
+        hand.close()
