@@ -94,6 +94,41 @@ def test_english_prose_is_found_and_code_is_not():
     )
 
 
+def _paths(root) -> int:
+    """How many paths lead from ``root``'s grad_fn to a node with no inputs: what a walk that
+    follows every path, with no visited set, has to follow."""
+    counts, stack = {}, [root.grad_fn]
+    while stack:
+        node = stack[-1]
+        children = [child for child, _ in node.next_functions if child is not None]
+        waiting = [child for child in children if child not in counts]
+        if waiting:
+            stack.extend(waiting)
+            continue
+        stack.pop()
+        counts[node] = sum(counts[child] for child in children) if children else 1
+    return counts[root.grad_fn]
+
+
+def _shorter_diamond_limit(monkeypatch, check, answers: dict) -> list[int]:
+    """The diamond chain's 5 s limit (``_walked(..., 5.0)`` in checks.py) as 1 s, for a walk
+    that must run out of time on it; returns the paths of each graph walked under it. The
+    test asserts 2**32 paths or more, hours of walking either way, so the verdict is the one
+    5 s gives, 4 s of CPU sooner per seed. The solution is observed first, with the check's
+    own limits (the run keeps that record)."""
+    verdicts(check, answers, answers)
+    walked, paths = checks._walked, []
+
+    def walked_with_a_shorter_limit(obs, walk, root, seconds: float = 20.0):
+        if seconds == 5.0:
+            paths.append(_paths(root))
+            seconds = 1.0
+        return walked(obs, walk, root, seconds)
+
+    monkeypatch.setattr(checks, "_walked", walked_with_a_shorter_limit)
+    return paths
+
+
 # ----- ex. 1: predict the graph ------------------------------------------------------------
 def test_ex1_predictions_are_judged_and_revealed_only_after_an_attempt(answers):
     passes(checks.predicted_graph, answers)
@@ -218,7 +253,8 @@ def test_ex2_a_walk_with_a_visited_set_passes_in_any_order(answers):
     passes(checks.leaves_found_twice, answers, find_leaves=leaves_breadth_first)
 
 
-def test_ex2_a_walk_without_a_visited_set_is_stopped_on_the_diamond_chain(answers):
+def test_ex2_a_walk_without_a_visited_set_is_stopped_on_the_diamond_chain(answers, monkeypatch):
+    paths = _shorter_diamond_limit(monkeypatch, checks.leaves_found, answers)
     lines = refused(
         checks.leaves_found,
         answers,
@@ -231,6 +267,7 @@ def test_ex2_a_walk_without_a_visited_set_is_stopped_on_the_diamond_chain(answer
         "✓ the leaves of a graph with forks and a diamond",
     ]
     assert len(lines) == 5  # the diamond chain is where it stopped
+    assert len(paths) == 4 and min(paths) >= 2**32  # one diamond chain per seed
 
 
 def test_ex2_recursion_nodes_or_the_library_walk_are_refused(answers):
@@ -733,13 +770,15 @@ def test_ex6_walk_orders_and_counting_users_are_refused(answers):
         ]
 
 
-def test_ex6_running_on_arrival_the_engine_or_recursion_are_refused(answers):
+def test_ex6_running_on_arrival_the_engine_or_recursion_are_refused(answers, monkeypatch):
+    paths = _shorter_diamond_limit(monkeypatch, checks.engine_order, answers)
     refused(
         checks.engine_order,
         answers,
         "did not finish in time",
         backward_order=order_by_arrival,
     )
+    assert len(paths) == 4 and min(paths) >= 2**32  # one diamond chain per seed
     refused(
         checks.engine_order,
         answers,
