@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 import autogradkit as agk
-from autogradkit.autograd import engine
+from autogradkit.autograd import targets
 from autogradkit.grading.checks import kit_calls
 
 KEPT_WALK = agk.autograd.graph.walk  # kept before the check, as a notebook cell may
@@ -41,7 +41,7 @@ def leaves_by_an_import_inside(t):
 
 
 def leaves_by_the_engines_own_walk(t):
-    every = engine.nodes_leading_to([t.grad_fn], set())  # empty: nothing leads to no target
+    every = targets.nodes_leading_to([t.grad_fn], set())  # empty: nothing leads to no target
     return [n.variable for n in every if hasattr(n, "variable")]
 
 

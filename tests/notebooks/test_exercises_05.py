@@ -296,9 +296,9 @@ def leaves_by_a_kept_walk(t):
 
 
 def leaves_by_the_engines_helper(t):
-    from autogradkit.autograd import engine
+    from autogradkit.autograd import targets  # the walk backward(inputs=...) runs
 
-    nodes = engine.nodes_leading_to([t.grad_fn], Everything())
+    nodes = targets.nodes_leading_to([t.grad_fn], Everything())
     return [n.variable for n in nodes if hasattr(n, "variable")]
 
 
