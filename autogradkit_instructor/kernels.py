@@ -238,11 +238,7 @@ class Kernel:
         met on the way is kept in ``unclaimed`` for whoever waits for it: a reconnection's
         handshake (``refused_messages``) can come while a cell's reply is still unread."""
         answered = False
-        while self.client.shell_channel.msg_ready():
-            try:
-                msg = self.client.get_shell_msg(timeout=0)
-            except Exception:  # noqa: BLE001 (not a message: dropped, as in drain)
-                continue
+        for msg in shell_messages(self):
             if any(replies_to(msg, msg_id) for msg_id in asked):
                 answered = True
             elif len(self.unclaimed) < QUEUED_MESSAGES:  # bounded: the kernel is untrusted
@@ -436,17 +432,23 @@ def ready_reply(kernel: Kernel, msg_id: str) -> dict | None:
         if replies_to(msg, msg_id):
             kernel.unclaimed.remove(msg)
             return msg["content"]
-    while kernel.client.shell_channel.msg_ready():
-        try:
-            msg = kernel.client.get_shell_msg(timeout=0)
-        except Exception:  # noqa: BLE001 (not a message: dropped, as in drain)
-            continue
+    for msg in shell_messages(kernel):
         if replies_to(msg, msg_id):
             return msg["content"]
         parent = msg.get("parent_header")
         if isinstance(parent, dict) and isinstance(parent.get("msg_id"), str):
             kernel.answered_again.add(parent["msg_id"])
     return None
+
+
+def shell_messages(kernel: Kernel):
+    """Each shell message that has already arrived, read as it is asked for; one that cannot
+    be read (not JSON, a wrong signature: the kernel is the submission's) is dropped."""
+    while kernel.client.shell_channel.msg_ready():
+        try:
+            yield kernel.client.get_shell_msg(timeout=0)
+        except Exception:  # noqa: BLE001 (whatever the kernel sent: it is not a message)
+            continue
 
 
 def replies_to(msg: dict, msg_id: str) -> bool:
