@@ -58,6 +58,7 @@ LAYERS = {
         "cuda",
         "utils",
         "utils.hooks",
+        "utils._contextlib",
         "_i18n",  # the kit's words in the notebook's language (viz and grading use it)
     },
     "autograd": {"autograd", "autograd.grad_mode", "autograd.anomaly_mode", "autograd.graph"}

@@ -3,8 +3,7 @@ where anomaly mode plugs into the engine while it is on (``anomaly``)."""
 
 from __future__ import annotations
 
-import functools
-import inspect
+from ..utils._contextlib import DecoratorContextManager
 
 __all__ = [
     "is_grad_enabled",
@@ -27,20 +26,14 @@ def is_grad_enabled() -> bool:
     return _enabled
 
 
-class _GradModeContext:
+class _GradModeContext(DecoratorContextManager):
     """Sets the flag on entry and restores the previous one on exit, even after an error.
 
-    Instances also work as decorators: ``@no_grad()`` (or bare ``@no_grad``) runs the function
-    inside the block; a generator runs inside it each time it is resumed, as in PyTorch.
+    Instances also work as decorators (``utils/_contextlib.py``): ``@no_grad()`` or bare
+    ``@no_grad`` runs the function inside the block, as in PyTorch.
     """
 
     mode = True
-    _args: tuple = ()  # what a new block like this one is made with (one per decorated call)
-
-    def __new__(cls, *args, **kwargs):
-        if len(args) == 1 and callable(args[0]) and not isinstance(args[0], bool):
-            return cls()(args[0])  # bare decorator: @no_grad
-        return super().__new__(cls)
 
     def __enter__(self) -> None:  # ``with no_grad() as c`` binds None, as in PyTorch
         global _enabled
@@ -50,41 +43,6 @@ class _GradModeContext:
     def __exit__(self, *exc_info) -> None:
         global _enabled
         _enabled = self._previous
-
-    def __call__(self, fn):
-        if inspect.isgeneratorfunction(fn):
-            return self._wrap_generator(fn)
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with type(self)(*self._args):
-                return fn(*args, **kwargs)
-
-        return wrapper
-
-    def _wrap_generator(self, fn):
-        """The generator's own steps run in this mode; the caller's code between them does not."""
-
-        @functools.wraps(fn)
-        def generator(*args, **kwargs):
-            steps = fn(*args, **kwargs)
-            step, value = steps.send, None
-            while True:
-                try:
-                    with type(self)(*self._args):
-                        response = step(value)
-                except StopIteration as finished:
-                    return finished.value
-                try:
-                    step, value = steps.send, (yield response)
-                except GeneratorExit:
-                    with type(self)(*self._args):
-                        steps.close()
-                    raise
-                except BaseException as error:  # thrown in by the caller: pass it on
-                    step, value = steps.throw, error
-
-        return generator
 
 
 class no_grad(_GradModeContext):
