@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import importlib
 
-from . import _dtype, autograd, cuda, nn, optim
+# _inplace_views: in-place through views, beside the core; it fills _inplace.py's hooks as it loads
+from . import _dtype, _inplace_views, autograd, cuda, nn, optim
 from ._device import device
 from ._dtype import (
     bool,

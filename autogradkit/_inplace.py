@@ -5,7 +5,8 @@ An in-place op writes into the tensor's own memory and moves its version counter
 with its views and ``detach()``), so that backward can refuse a value it saved before the
 change. Outside a graph that is all. Inside one, the op is recorded on a private copy of the
 old value and the tensor takes the new node as its ``grad_fn``. On a view of a tensor that
-requires grad, the base gets a ``CopySlices`` node and the view is made again from it.
+requires grad, the base gets a ``CopySlices`` node and the view is made again from it
+(``_inplace_views.py``, beside the core).
 (A view is made by ``Function.apply`` for the ops marked ``is_view``: it shares its base's
 memory and version counter, and remembers the base in ``_base``.) ``Tensor`` builds on
 ``InplaceMethods``, at the end: ``add_``, ``x += 1``, ``zero_``, ``x[0] = v``...
@@ -21,14 +22,19 @@ from ._dtype import is_number, scalar_type_name
 from ._indexing import indexed, is_advanced, normalize_index
 from ._tensor_math import MathMethods
 from .autograd import grad_mode
-from .autograd.engine import FREED, FunctionCtx, TensorBase, link
-from .autograd.variable import FREED_MESSAGE, NO_GRAD_VIEW, increment_version, op_name
+from .autograd.engine import TensorBase
+from .autograd.variable import NO_GRAD_VIEW, increment_version, op_name
 from .ops import indexing
-from .ops.indexing import AsStridedBackward0, IndexPutBackward0
+from .ops.indexing import IndexPutBackward0
 from .ops.movement import CopyBackwards
 from .random import _generator
 
-__all__ = ["CopySlices", "InplaceMethods", "as_tensor", "check_inplace", "inplace"]
+__all__ = ["InplaceMethods", "as_tensor", "check_inplace", "inplace"]
+
+# an in-place op on a view (``y[0].mul_(3)``: a CopySlices node on its base), and the views of
+# a tensor changed in place, made again from it: ``_inplace_views.py`` (beside the core; it
+# imports this file) puts its two functions here when it loads
+inplace_on_view = remake_views = None
 
 _INFERENCE_INPLACE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
@@ -75,8 +81,8 @@ def inplace(t, compute, *args, **kwargs):
     _check_no_overlap(t._data)
     others = [a for a in args if isinstance(a, TensorBase)]
     records = grad_mode._enabled and (t._requires_grad or any(o._requires_grad for o in others))
-    if records and t._base is not None:
-        return _inplace_on_view(t, compute, args, kwargs)
+    if records and t._base is not None:  # a view: a CopySlices node on its base
+        return inplace_on_view(t, compute, args, kwargs)
     old = t
     if records:
         old = TensorBase._wrap(t._data.copy(), t._grad_fn, t._output_nr)
@@ -93,74 +99,9 @@ def inplace(t, compute, *args, **kwargs):
     increment_version(t)
     if records:
         t._grad_fn, t._output_nr, t._requires_grad = result._grad_fn, 0, True
-        _remake_views(t)
+        if getattr(t._version_counter, "views", None):  # t's views see the op from now on
+            remake_views(t)
     return t
-
-
-def _inplace_on_view(view, compute, args, kwargs):
-    """``y[0].mul_(3)``, as PyTorch records it: the op runs on a stand-in for the view's
-    old value, one CopySlices node on the base holds the op's node, and the view is made
-    again from the new base (AsStridedBackward0). Any view works (``y[0][1:]``, ``y.T``):
-    its place in the base is found from the memory both share."""
-    base = view._base
-    check_inplace(base, "a view of a leaf Variable")
-    index, geometry = _place_in_base(view._data, base._data)
-    stand_in = TensorBase._wrap(view._data.copy())
-    stand_in._requires_grad = True  # the op's first input: CopySlices routes its gradient
-    result = compute(stand_in, *args, **kwargs)
-    node = CopySlices(base, index, result._grad_fn)
-    view._data[...] = result._data  # through the view, into the base's memory
-    increment_version(base)  # the counter is shared with the view: it moves once for both
-    base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
-    _view_again(view, base, index, geometry)
-    _remake_views(base, done=view)
-    return view
-
-
-def _remake_views(base, done=None) -> None:
-    """Each other live view of ``base`` made again from the base as it is now (its
-    grad_fn an AsStridedBackward0 on the base's new node): a gradient through a view made
-    before the in-place op then sees the op, as in PyTorch."""
-    for ref in getattr(base._version_counter, "views", ()):
-        view = ref()
-        if view is not None and view is not done:
-            _view_again(view, base, *_place_in_base(view._data, base._data))
-
-
-def _view_again(view, base, index, geometry) -> None:
-    remade = AsStridedBackward0.apply(base, index=index, **geometry)
-    view._grad_fn, view._output_nr, view._requires_grad = remade._grad_fn, 0, True
-
-
-class CopySlices(FunctionCtx):
-    """The node of an in-place op on a view (``y[0].mul_(3)``, ``y[0] = v``), set on the base.
-
-    It holds the op's own node and, as in PyTorch, stands in for it: its first edge
-    leads to the base's old value, the others to the op's other inputs. Hooks on it, and on
-    the base, run as on any node.
-    """
-
-    __module__ = "builtins"
-
-    def __init__(self, base, index, fn):
-        super().__init__()
-        self._fn, self._index = fn, index
-        self._saved = fn._saved  # what backward needs is what the op saved
-        link(self, (base,))  # the first edge: the base's old value
-        self.next_functions += fn.next_functions[1:]
-        self._input_meta += fn._input_meta[1:]
-
-    def name(self) -> str:
-        return "autogradkit::autograd::CopySlices"
-
-    @staticmethod
-    def backward(node, g):
-        """The op's gradients for the view's region; the rest of the base passes through."""
-        if node._saved is FREED:
-            raise RuntimeError(FREED_MESSAGE)
-        grads = node._fn._backward([g[node._index]])
-        into_view = 0 if grads[0] is None else grads[0]
-        return (IndexPutBackward0.call(g, into_view, index=node._index),) + tuple(grads[1:])
 
 
 def _fill_from(t, values: np.ndarray):
@@ -178,28 +119,6 @@ def _check_no_overlap(data: np.ndarray) -> None:
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
         )
-
-
-def _addresses(a: np.ndarray) -> np.ndarray:
-    """The memory address of every element of ``a``, in ``a``'s shape."""
-    grids = np.indices(a.shape, sparse=True)  # each dim's index, shaped to broadcast
-    offsets = sum(index * stride for index, stride in zip(grids, a.strides))
-    return np.full(a.shape, a.__array_interface__["data"][0], dtype=np.intp) + offsets
-
-
-def _place_in_base(view: np.ndarray, base: np.ndarray):
-    """Where a view's elements sit in its base: an index into the base (one array per dim),
-    and the view's size, strides and offset as PyTorch's AsStridedBackward0 keeps them."""
-    cells = _addresses(base).reshape(-1)
-    order = np.argsort(cells, kind="stable")
-    found = order[np.searchsorted(cells[order], _addresses(view))]
-    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-    geometry = {
-        "size": view.shape,
-        "stride": tuple(st // view.itemsize for st in view.strides),
-        "storage_offset": start // view.itemsize,
-    }
-    return np.unravel_index(found, base.shape), geometry
 
 
 def as_tensor(value, like):

@@ -68,6 +68,7 @@ LAYERS = {
     | {"autograd.saved_fields"},
     "ops": {"ops"} | {f"ops.{p.stem}" for p in (PACKAGE / "ops").glob("[!_]*.py")},
     "tensor": {"tensor", "_inplace", "_matmul", "_indexing", "_numpy_dispatch", "_legacy"}
+    | {"_inplace_views"}
     | {"_tensor_math", "_tensor_movement", "_tensor_conversion", "_tensor_comparison"}
     | {"_functions", "creation", "autograd.functional"},
     "nn/optim": _subpackage("nn") | _subpackage("optim"),  # nn/ops/: the ops only nn records

@@ -30,7 +30,10 @@ guidelines from issue 30):
   engine's ``Targets`` hook when it loads), and PyTorch's legacy constructors and types
   (``_legacy.py``: ``Tensor(data)`` runs its ``new`` through ``Tensor._legacy_new``, and
   ``t.type()``, the legacy type names, is the ``legacy_type`` it puts on ``Tensor`` when it
-  loads, where ``_tensor_conversion.py`` says so);
+  loads, where ``_tensor_conversion.py`` says so), and in-place ops through views
+  (``_inplace_views.py``: ``CopySlices`` and ``AsStridedBackward0``, which ``_inplace.py``'s
+  ``inplace`` runs through the hooks ``inplace_on_view`` and ``remake_views``, filled when
+  it loads);
 - nn's own ops, counted apart: an op that exists only for a higher layer lives in that layer,
   so the ops only ``nn.functional`` records (addmm, convolution, pooling, the losses,
   leaky_relu) are in ``nn/ops/``, written as ops/ files are (``tests/test_style.py`` checks
@@ -66,6 +69,7 @@ BESIDE = [  # no core module imports them (bar autograd/__init__.py); the lesson
     "autograd/saved_fields.py",
     "autograd/targets.py",
     "_legacy.py",
+    "_inplace_views.py",
 ]
 NN_OPS = "nn/ops"  # the ops only nn records: nn's room, written (and budgeted) as ops/ is
 PATH = ["tensor.py", "autograd/engine.py", "ops/arithmetic.py"]

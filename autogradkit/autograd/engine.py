@@ -483,7 +483,9 @@ class Function(FunctionCtx):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        builtin = cls.__module__.startswith(("autogradkit.ops", "autogradkit.nn.ops"))
+        # a class you wrote subclasses autograd.Function, which sets _run_custom; every other
+        # subclass is an op of the kit's (ops/, nn/ops/, _inplace_views.py)
+        builtin = cls._run_custom is None
         if builtin and cls.__name__[0] == "_":  # a private base two ops share
             return
         cls._flags = (builtin, cls.promotes, cls.quiet_floating_errors)

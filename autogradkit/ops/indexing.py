@@ -1,6 +1,6 @@
 """Indexing and writing: reading ``x[index]`` (copies and views), writing
 ``x[index] = values``, ``fill_`` and ``zero_`` (``CopySlices``, the node of writes through a
-view, is in ``_inplace.py``)."""
+view, and ``AsStridedBackward0``, a view made again after one, are in ``_inplace_views.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 from ..autograd.engine import Function
 
 __all__ = (
-    "IndexBackward0 SelectBackward0 SliceBackward0 AsStridedBackward0 IndexPutBackward0 "
+    "IndexBackward0 SelectBackward0 SliceBackward0 IndexPutBackward0 "
     "ZeroBackward0 FillBackward2 FillBackward3"
 ).split()
 
@@ -78,17 +78,6 @@ class SliceBackward0(_Index):
         ctx.dim, ctx.step = len(index) - 2, 1 if item.step is None else item.step
         ctx.start = 0 if item.start is None else item.start
         ctx.end = _END if item.stop is None else item.stop
-
-
-class AsStridedBackward0(_Index):
-    """out = x[index], a view re-made after an in-place op on it;  dx = zeros with g there"""
-
-    is_view = True
-    saved_names, saved_values = (), ("size", "storage_offset", "stride")
-
-    @staticmethod
-    def describe(ctx, index, size=(), stride=(), storage_offset=0) -> None:
-        ctx.size, ctx.stride, ctx.storage_offset = size, stride, storage_offset
 
 
 class IndexPutBackward0(Function):
