@@ -1,4 +1,5 @@
-"""STYLE.md's hard budgets: engine.py, each ops/ file, and every function's length."""
+"""STYLE.md's hard budgets: the core's and the lesson's path's code lines, engine.py, each ops/
+file, and every function's length."""
 
 from __future__ import annotations
 
@@ -14,6 +15,15 @@ import line_count  # noqa: E402
 def test_code_stays_within_the_style_budgets(capsys):
     problems = line_count.report()
     assert problems == []
+
+
+def test_the_core_and_the_path_fail_the_check_over_their_budgets(monkeypatch, capsys):
+    """Issue 30's two totals are budgets, not figures printed and forgotten."""
+    monkeypatch.setattr(line_count, "CORE_BUDGET", 2000)
+    monkeypatch.setattr(line_count, "PATH_BUDGET", 500)
+    problems = line_count.report()
+    assert any(p.startswith("core total:") for p in problems)
+    assert any(p.startswith("the lesson's path:") for p in problems)
 
 
 def test_the_package_never_imports_torch():
