@@ -56,6 +56,9 @@ CHILD = Path(__file__).with_name("by_hand_child.py")
 MAX_REPLY_BYTES = 16 << 20  # a reply larger than this is not read
 SERVER_TIMEOUT = 60.0  # seconds the fork server may take to start and fork, on a busy machine
 ALLOWED_MODULES = frozenset({"numpy", *STANDARD_MODULES})
+# names the rebuilt answer's scope holds already: a class made by hand belongs to the by-hand
+# interpreter's __main__ (a class body reads __name__; a module the child lacks breaks dataclass)
+REBUILT_NAMES = frozenset({"__name__", "__builtins__"})
 NUMERIC_KINDS = "biufc"
 # the callables of the standard library and NumPy that cross as a name (math.exp, np.sqrt,
 # np.sum): their types, exactly, so that reading their names runs no code of the student's
@@ -329,7 +332,7 @@ class _Bundle:
         scope = fn.__globals__
         if type(scope) is not dict or any(type(key) is not str for key in scope):
             scope = {}  # a key that is no exact str runs its __eq__ at a lookup: none is made
-        for name in sorted(code_names(fn.__code__)):
+        for name in sorted(code_names(fn.__code__) - REBUILT_NAMES):
             if name not in self.globals and dict.__contains__(scope, name):  # a dict's own
                 self.globals[name] = {"unavailable": name}  # until known: a cycle ends here
                 self.globals[name] = self.crossing(name, dict.__getitem__(scope, name))

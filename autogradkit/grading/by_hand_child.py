@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import base64
 import builtins
+import collections
 import gc
 import importlib
 import io
@@ -111,7 +112,8 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str, kit: Kit | None = None
             if writes or not readable(os.path.realpath(path)):
                 refuse(f"the file {path}")
         elif event == "object.__setattr__" and len(args) > 1 and args[1] in FUNCTION_STATE:
-            if not _rebuilding(sys._getframe(1)):  # the checks compiled in, real_value's own
+            setter = sys._getframe(1)  # the rebuild (the checks compiled in, real_value's own),
+            if not _rebuilding(setter) and setter.f_code is not NAMED_TUPLE_CODE:  # or defaults
                 refuse(f"a function's {args[1]} replaced")
         elif event in ("code.__new__", "marshal.loads") and not _rebuilding(sys._getframe(1)):
             refuse("code made but by compile")  # compile, exec and eval judge every value
@@ -164,6 +166,9 @@ KIT = "autogradkit"
 # import that compiles or loads a module's code is refused as any code not rebuilt from source
 STANDARD_MODULES = ("math", "itertools", "functools", "operator", "collections", "heapq")
 STANDARD_MODULES += ("bisect", "copy", "contextlib")  # copy: of a value; contextlib: with
+STANDARD_MODULES += ("dataclasses", "enum", "typing")  # a Value class, written as you like
+# namedtuple(..., defaults=...) sets the __defaults__ of the __new__ it has just made
+NAMED_TUPLE_CODE = collections.namedtuple.__code__
 MACHINERY = "autogradkit.grading"  # never in the child: the checks are not the answer's
 
 

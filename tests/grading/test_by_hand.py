@@ -737,15 +737,48 @@ def _context_manager_that_meets_an_error(x):
     return len(log)
 
 
+def _data_class(x):
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Value:
+        data: float
+        grad: float = 0.0
+
+    v = Value(x)
+    v.grad += 2 * v.data
+    return v.grad
+
+
+def _named_tuple_with_defaults(x):
+    import collections
+    import typing
+
+    class Pair(typing.NamedTuple):
+        value: float
+        slope: float = 1.0
+
+    point = collections.namedtuple("Point", "x y", defaults=(0.0,))
+    return Pair(x).slope + point(x).y + x
+
+
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [(_named_tuple, 6.0), (_enum, 3.0), (_context_manager_that_meets_an_error, 1)],
-    ids=["namedtuple", "Enum", "contextmanager"],
+    [
+        (_named_tuple, 6.0),
+        (_enum, 3.0),
+        (_context_manager_that_meets_an_error, 1),
+        (_data_class, 6.0),
+        (_named_tuple_with_defaults, 4.0),
+    ],
+    ids=["namedtuple", "Enum", "contextmanager", "dataclass", "NamedTuple-defaults"],
 )
-def test_standard_code_that_reads_its_callers_module_name_still_works_by_hand(answer, expected):
+def test_honest_standard_library_code_still_works_by_hand(answer, expected):
     """Refusing every route to a frame (they are the check's) must not refuse an honest answer
     whose standard library reads its caller's frame for a module's name: ``namedtuple`` and
-    ``Enum("Sign", ...)`` were refused as reading a frame."""
+    ``Enum("Sign", ...)`` were refused as reading a frame. Nor one that writes its ``Value``
+    as a ``@dataclass`` (refused as loading a module's code) or gives a named tuple defaults
+    (``namedtuple`` sets its ``__new__``'s ``__defaults__``: refused as a function changed)."""
     hand = ByHand(answer)
     try:
         assert hand(3.0) == expected
