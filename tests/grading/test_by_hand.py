@@ -784,3 +784,20 @@ def test_honest_standard_library_code_still_works_by_hand(answer, expected):
         assert hand(3.0) == expected
     finally:
         hand.close()
+
+
+def test_an_import_of_a_module_not_loaded_by_hand_says_what_an_answer_may_import():
+    """``import random`` inside an answer is refused (its code would load unjudged): the
+    message named "code made but by compile", which tells a student nothing."""
+
+    def draws(x):
+        import random
+
+        return x * random.random()
+
+    hand = ByHand(draws)
+    try:
+        with pytest.raises(RefusedByHand, match=r"not loaded here \(by hand: numpy, math,"):
+            hand(1.0)
+    finally:
+        hand.close()
