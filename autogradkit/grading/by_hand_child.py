@@ -169,6 +169,9 @@ KIT = "autogradkit"
 STANDARD_MODULES = ("math", "itertools", "functools", "operator", "collections", "heapq")
 STANDARD_MODULES += ("bisect", "copy", "contextlib")  # copy: of a value; contextlib: with
 STANDARD_MODULES += ("dataclasses", "enum", "typing")  # a Value class, written as you like
+# loaded before the hook too: NumPy's random numbers load on first use (starting weights drawn
+# with default_rng(0)); a forked child seeds its legacy generator again (fresh_child)
+NUMPY_MODULES = ("numpy.random",)
 # namedtuple(..., defaults=...) sets the __defaults__ of the __new__ it has just made
 NAMED_TUPLE_CODE = collections.namedtuple.__code__
 MACHINERY = "autogradkit.grading"  # never in the child: the checks are not the answer's
@@ -576,7 +579,7 @@ def main() -> None:
     without = bundle.get("kit_without")
     kit = None if without is None else Kit(without)  # before the hook: the kit's own imports
     without_polynomials()
-    for name in STANDARD_MODULES:
+    for name in (*STANDARD_MODULES, *NUMPY_MODULES):
         importlib.import_module(name)
     REAL_BUILTINS.update(JUDGED)
     for name, judging in JUDGED.items():  # the builtins module too: import builtins finds them
@@ -612,7 +615,7 @@ def serve_forks() -> tuple[int, set[str]]:
     sends, one message each, the socket of a new by-hand interpreter; it forks one for each and
     answers with the child's pid and a pidfd (kill and wait by it: never a reused pid). Returns
     only in a forked child: its socket, and the modules a fresh interpreter holds."""
-    for name in STANDARD_MODULES:  # what main imports before the hook, a fresh child's modules
+    for name in (*STANDARD_MODULES, *NUMPY_MODULES):  # what main imports before the hook
         importlib.import_module(name)
     _readable_roots()  # sysconfig reads its data once, here (main asks again, in 0.2 ms)
     fresh = set(sys.modules)
@@ -640,8 +643,8 @@ def serve_forks() -> tuple[int, set[str]]:
 def fresh_child(channel: int, fresh: set[str]) -> None:
     """Make this forked process what a fresh ``python -I by_hand_child.py`` is at ``main``:
     stdin and stdout the socket ``channel``, stderr as it was (/dev/null), no other file
-    descriptor, none of the server's modules. (Nothing random is loaded to draw the server's
-    numbers again: ``numpy.random`` is imported on first use, which the audit hook refuses.)"""
+    descriptor, none of the server's modules, and NumPy's legacy random generator seeded again
+    (a fresh interpreter's draws its own numbers, not the server's)."""
     os.dup2(channel, 0)
     os.dup2(channel, 1)
     os.closerange(3, os.sysconf("SC_OPEN_MAX"))
@@ -650,6 +653,7 @@ def fresh_child(channel: int, fresh: set[str]) -> None:
     gc.collect()  # their classes and functions too: object.__subclasses__() would find them
     gc.unfreeze()  # (frozen, they were not read: no page of the server's is copied for it)
     sys.argv[1:] = []
+    np.random.seed()  # from the system's entropy, as at a fresh import
 
 
 def _reap() -> None:

@@ -343,7 +343,6 @@ def test_a_forked_interpreter_holds_the_modules_and_files_of_a_fresh_one(monkeyp
     assert served_by is by_hand.Forked
     assert not [name for name in modules if name.startswith("autogradkit")]
     assert not {"socket", "_socket", "select", "selectors"} & set(modules)  # the server's own
-    assert "numpy.random" not in modules  # else each child would draw the server's numbers
     # its one socket on stdin and on the answers' channel; /dev/null for prints and errors
     assert {kind for _, kind in descriptors} == {"channel", "null"}
     monkeypatch.setattr(by_hand, "_forking", [])  # launched, as where there is no fork
@@ -352,6 +351,31 @@ def test_a_forked_interpreter_holds_the_modules_and_files_of_a_fresh_one(monkeyp
     assert modules == fresh_modules
     assert [fd for fd, _ in descriptors] == [fd for fd, _ in fresh_descriptors]
     assert {kind for _, kind in fresh_descriptors} == {"channel", "pipe", "null"}
+
+
+def draws_unseeded(x):
+    import numpy as np
+
+    return np.random.rand(3).tolist()
+
+
+@pytest.mark.parametrize("forking", [[True], []], ids=["forked", "launched"])
+def test_numpy_random_works_by_hand_and_each_forked_child_draws_its_own(forking, monkeypatch):
+    """An honest answer may draw its starting weights with NumPy (``default_rng(0)``, or
+    ``np.random.seed``): ``numpy.random`` loads on first use, which the audit hook refused.
+    It is loaded before the hook now, and a child forked from the server draws fresh numbers,
+    not the server's (its legacy generator is seeded again)."""
+
+    def seeded(x):
+        import numpy as np
+
+        np.random.seed(0)
+        return float(np.random.default_rng(0).normal() + np.random.rand() * 0 + x)
+
+    monkeypatch.setattr(by_hand, "_forking", forking)
+    assert held_by_hand(seeded)[0] == float(np.random.default_rng(0).normal() + 2.0)
+    first, second = held_by_hand(draws_unseeded)[0], held_by_hand(draws_unseeded)[0]
+    assert first != second
 
 
 def reachable_classes(x):
@@ -787,15 +811,15 @@ def test_honest_standard_library_code_still_works_by_hand(answer, expected):
 
 
 def test_an_import_of_a_module_not_loaded_by_hand_says_what_an_answer_may_import():
-    """``import random`` inside an answer is refused (its code would load unjudged): the
+    """``import calendar`` inside an answer is refused (its code would load unjudged): the
     message named "code made but by compile", which tells a student nothing."""
 
-    def draws(x):
-        import random
+    def dates(x):
+        import calendar
 
-        return x * random.random()
+        return x * calendar.MONDAY
 
-    hand = ByHand(draws)
+    hand = ByHand(dates)
     try:
         with pytest.raises(RefusedByHand, match=r"not loaded here \(by hand: numpy, math,"):
             hand(1.0)
