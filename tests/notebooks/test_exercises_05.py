@@ -23,7 +23,7 @@ from .exercises import (
     verdicts,
 )
 
-pytestmark = pytest.mark.slow(200)  # shortcuts that must run out of time, seconds each
+pytestmark = pytest.mark.slow(42)  # shortcuts that must run out of time, seconds each
 
 NB = "05_inside_grad_fn"
 checks = checks_of(NB)

@@ -22,7 +22,7 @@ from .exercises import (
     solution,
 )
 
-pytestmark = pytest.mark.slow(110)  # the slowest checks of all, run on every seed
+pytestmark = pytest.mark.slow(38)  # the slowest checks of all, run on every seed
 
 NB = "07_capstone"
 checks = checks_of(NB)
