@@ -29,7 +29,7 @@ STEP = re.compile(
     re.M | re.S,
 )
 
-pytestmark = [pytest.mark.notebook, pytest.mark.slow(90)]
+pytestmark = [pytest.mark.notebook, pytest.mark.slow(17)]
 
 
 def tutorial_steps(guide: str) -> list[tuple[str, str]]:

@@ -23,7 +23,7 @@ import pytest
 
 from autogradkit_instructor import cli
 
-pytestmark = [pytest.mark.notebook, pytest.mark.slow(40)]
+pytestmark = [pytest.mark.notebook, pytest.mark.slow(12)]
 
 ROOT = Path(__file__).resolve().parents[1]
 READING = "09_só reading"

@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "01_backprop_by_hand"
 
-pytestmark = [pytest.mark.notebook, pytest.mark.slow(90)]
+pytestmark = [pytest.mark.notebook, pytest.mark.slow(19)]
 
 
 def instructor_commands(readme: str) -> list[str]:

@@ -18,7 +18,7 @@ import pytest
 from autogradkit_instructor import cli, files
 from autogradkit_instructor.build import KERNELSPEC
 
-pytestmark = [pytest.mark.notebook, pytest.mark.slow(40)]
+pytestmark = [pytest.mark.notebook, pytest.mark.slow(13)]
 
 NAMES = ("01_first", "02_second")
 TEXT = """# %% [markdown]

@@ -24,7 +24,7 @@ from autogradkit_instructor.cli import main
 
 from . import builders
 
-pytestmark = pytest.mark.slow(50)  # one grading run of the whole class per sandbox backend, at once
+pytestmark = pytest.mark.slow(23)  # one grading run of the whole class per sandbox backend, at once
 
 SECRET = "agk-grader-secret-4f1d"  # a grader environment variable no output may contain
 DAEMON = "agk-attack-daemon-9c2e"  # marks the detached process a student leaves behind

@@ -25,7 +25,7 @@ from autogradkit_instructor.notebooks import UnreadableNotebook, read_notebook
 
 from . import builders
 
-pytestmark = pytest.mark.slow(45)  # three grading runs (one class twice, two notebooks twice)
+pytestmark = pytest.mark.slow(16)  # three grading runs (one class twice, two notebooks twice)
 FLAGS = ["--timeout", "10", "-j", "2", "--no-progress"]
 NFC, NFD = unicodedata.normalize("NFC", "josé"), unicodedata.normalize("NFD", "josé")
 SEPARATED = "x;=1+1"  # one cell for a comma reader, "=1+1" for a semicolon reader (Excel, de)

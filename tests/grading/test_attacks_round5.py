@@ -25,7 +25,7 @@ from autogradkit_instructor.files import copy_files
 
 from . import builders, helpers
 
-pytestmark = pytest.mark.slow(40)  # one grading run of the attackers
+pytestmark = pytest.mark.slow(13)  # one grading run of the attackers
 FLAGS = ["--timeout", "10", "-j", "2", "--no-progress", "--disk-limit", str(DISK_MB := 32)]
 BIDI = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069]")  # reorders or hides text
 ESCAPE = "\x1b]0;owned\x07\x1b[2J"  # sets the terminal's title, then clears the screen

@@ -25,7 +25,7 @@ from autogradkit_instructor.cli import main
 from . import builders
 from .test_attacks_round5 import _released, _write
 
-pytestmark = pytest.mark.slow(40)  # one grading run of the attackers
+pytestmark = pytest.mark.slow(14)  # one grading run of the attackers
 FLAGS = ["--timeout", "10", "-j", "2", "--no-progress", "--disk-limit", "32"]
 MARKER = "3617.25"  # the argument of every process the attackers leave sleeping
 FORKS = (  # right answers, after 300 processes that sleep for an hour (bounded: a real bomb

@@ -19,7 +19,7 @@ from autogradkit_instructor.cli import build_parser, main
 from . import builders
 from .helpers import code, notebook
 
-pytestmark = pytest.mark.slow(50)  # grade and validate runs, each with its kernels
+pytestmark = pytest.mark.slow(21)  # grade and validate runs, each with its kernels
 
 KINDS = list(builders.EXPECTED)
 FAST = ["--timeout", "3", "--interrupt-grace", "1", "-j", "2", "--no-progress"]

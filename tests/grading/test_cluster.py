@@ -33,7 +33,7 @@ from benchmarks.bench_grading import check_rows, make_course, submissions
 
 from . import builders
 
-pytestmark = pytest.mark.slow(80)  # two grading runs, one on a dask cluster
+pytestmark = pytest.mark.slow(28)  # two grading runs, one on a dask cluster
 
 distributed = pytest.importorskip("distributed", reason="the [cluster] extra is not installed")
 OUTPUTS = ("autograded", "feedback", "grades")

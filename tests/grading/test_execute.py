@@ -6,12 +6,16 @@ import dataclasses
 import json
 import time
 
+import pytest
+
 from autogradkit_instructor import runner
 from autogradkit_instructor.context import Context
 from autogradkit_instructor.kernels import Kernel, KernelDied, get_reply
 from autogradkit_instructor.steps import Execute
 
 from .helpers import code, notebook
+
+pytestmark = pytest.mark.slow(28)  # kernels made to loop, hang and answer late
 
 
 def _run(ctx: Context, *sources: str, **limits):

@@ -21,7 +21,7 @@ from autogradkit_instructor.cli import main
 
 from . import builders
 
-pytestmark = pytest.mark.slow(45)  # one grading run of the hostile notebooks
+pytestmark = pytest.mark.slow(15)  # one grading run of the hostile notebooks
 
 FLAGS = ["--timeout", "20", "-j", "2", "--no-progress"]
 
@@ -54,21 +54,28 @@ def _ids_not_text(nb):
     return nb
 
 
+# outputs a flood sends: 5 times what a cell's budget can hold (100,000 characters, each output
+# 100 of them besides its text: 1,000 outputs), every one past it. A grader that kept them
+# writes 5,000 outputs where the test allows 1,100. (It was 50,000 empty displays or results
+# and 20,000 errors: the same verdicts, for 40 s of CPU more, most of it the kernel's IPython
+# making each message)
+FLOOD = 5_000
 SENDS = {  # kernel outputs the budget (100,000 characters a cell) did not see
     "huge_metadata": (
         "from IPython.display import display\nfor _ in range(8):\n"
         "    display({'text/plain': 'x'}, metadata={'m': 'y' * 8_000_000}, raw=True)"
     ),
     "empty_outputs": (
-        "from IPython.display import display\nfor _ in range(50_000):\n    display({}, raw=True)"
+        "from IPython.display import display\n"
+        f"for _ in range({FLOOD}):\n    display({{}}, raw=True)"
     ),
     "errors_after_the_cut": (
-        "print('z' * 200_000)\nip = get_ipython()\nfor _ in range(20_000):\n"
+        f"print('z' * 200_000)\nip = get_ipython()\nfor _ in range({FLOOD}):\n"
         "    try:\n        raise ValueError('e' * 200)\n"
         "    except ValueError:\n        ip.showtraceback()"
     ),
     "results_after_the_cut": (
-        "import sys\nprint('z' * 200_000)\nfor i in range(50_000):\n    sys.displayhook(i)"
+        f"import sys\nprint('z' * 200_000)\nfor i in range({FLOOD}):\n    sys.displayhook(i)"
     ),
 }
 FILES = {  # the notebook file itself: student -> bytes from the correct answers' JSON

@@ -17,7 +17,7 @@ from autogradkit_instructor.cli import main
 
 from . import builders
 
-pytestmark = pytest.mark.slow(70)  # a dozen grading runs, one killed and run again
+pytestmark = pytest.mark.slow(22)  # a dozen grading runs, one killed and run again
 
 FAST = ["--timeout", "10", "-j", "2", "--no-progress"]
 

@@ -21,7 +21,7 @@ from autogradkit_instructor.sandbox import Bubblewrap, Limits
 from . import builders
 from .test_attacks_round5 import _released, _write
 
-pytestmark = pytest.mark.slow(20)  # a few sandboxed kernels, each attacked for seconds
+pytestmark = pytest.mark.slow(22)  # a few sandboxed kernels, each attacked for seconds
 LIMITS = Limits(memory_mb=1024, processes=30, disk_mb=16)  # a kernel maps 650 MiB
 HOLDERS = (  # four processes of 300 MiB each (1200 MiB under a 1024 MiB limit), for 20 s
     "import subprocess, sys, time\n"

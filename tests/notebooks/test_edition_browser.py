@@ -48,7 +48,7 @@ VIZ_ENGLISH = sorted(
 )
 
 # Chromium draws Chinese with a font of the system's (fontconfig's), which a fresh machine lacks
-pytestmark = [pytest.mark.browser, pytest.mark.slow(120), pytest.mark.needs("chromium", "cjk_font")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow(64), pytest.mark.needs("chromium", "cjk_font")]
 
 
 def glyph_check(notebook: Path, shot: Path, language: str = "zh-CN") -> list[str]:

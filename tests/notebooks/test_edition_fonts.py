@@ -27,7 +27,7 @@ from autogradkit_instructor.build import execute
 
 from .conftest import COURSE, EDITIONS, HOUSE_STYLE, TRANSLATED, read, release_path, sampled
 
-pytestmark = [pytest.mark.notebook, pytest.mark.slow(60)]
+pytestmark = [pytest.mark.notebook, pytest.mark.slow(25)]
 
 HAN = re.compile(r"[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")  # ideographs, CJK punctuation
 RECORD = """\

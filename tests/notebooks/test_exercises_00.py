@@ -15,7 +15,7 @@ from .exercises import (
     solution,
 )
 
-pytestmark = pytest.mark.slow(45)  # every answer judged in each language
+pytestmark = pytest.mark.slow(3)  # every answer judged in each language
 
 NB = "00_start_here"
 checks = checks_of(NB)

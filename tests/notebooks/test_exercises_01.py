@@ -21,7 +21,7 @@ from .exercises import (
     verdicts,
 )
 
-pytestmark = pytest.mark.slow(115)  # every shortcut judged on every seed and in each language
+pytestmark = pytest.mark.slow(15)  # every shortcut judged on every seed and in each language
 
 NB = "01_backprop_by_hand"
 checks = checks_of(NB)

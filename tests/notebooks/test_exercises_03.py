@@ -18,7 +18,7 @@ from .exercises import (
     verdicts,
 )
 
-pytestmark = pytest.mark.slow(80)  # every shortcut judged on every seed and in each language
+pytestmark = pytest.mark.slow(11)  # every shortcut judged on every seed and in each language
 
 NB = "03_nonscalar_leaves_jacobians"
 checks = checks_of(NB)

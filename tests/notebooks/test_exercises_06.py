@@ -21,7 +21,7 @@ from .exercises import (
     verdicts,
 )
 
-pytestmark = pytest.mark.slow(75)  # every shortcut judged in each language
+pytestmark = pytest.mark.slow(6)  # every shortcut judged in each language
 
 NB = "06_hooks"
 checks = checks_of(NB)

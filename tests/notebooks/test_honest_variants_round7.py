@@ -22,6 +22,8 @@ import autogradkit as agk
 from .exercises import assert_passes, checks_of, reference_solution
 from .test_exercises_07 import NOTEBOOK
 
+pytestmark = pytest.mark.slow(35)  # honest answers judged on every seed, 05's and 07's walks
+
 NB03, NB05, NB07 = "03_nonscalar_leaves_jacobians", "05_inside_grad_fn", "07_capstone"
 
 

@@ -23,6 +23,8 @@ import autogradkit as agk
 from .exercises import assert_passes, checks_of, reference_solution
 from .test_exercises_07 import NOTEBOOK
 
+pytestmark = pytest.mark.slow(29)  # honest answers judged on every seed, 05's and 07's walks
+
 NB05, NB06, NB07 = "05_inside_grad_fn", "06_hooks", "07_capstone"
 
 

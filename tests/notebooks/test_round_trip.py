@@ -42,7 +42,7 @@ from .conftest import (
     source_path,
 )
 
-pytestmark = [pytest.mark.notebook, pytest.mark.slow(240)]
+pytestmark = [pytest.mark.notebook, pytest.mark.slow(100)]
 
 TIMED, TRAINED = "03_nonscalar_leaves_jacobians", "07_capstone"
 AT_ONCE = 3  # commands run together: each one mostly waits, for a kernel or a cell

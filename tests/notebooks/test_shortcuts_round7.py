@@ -54,6 +54,8 @@ from .exercises import assert_passes, assert_refused, checks_of, solution
 from .test_exercises_07 import NOTEBOOK
 from .test_shortcuts_round4 import AutogradkitInside, _capstone
 
+pytestmark = pytest.mark.slow(20)  # 07's shortcuts judged on every seed
+
 # kept at the top of the notebook, before any check ran (as a cell may)
 KEPT_FUNCTIONAL = dict(vars(agk.autograd.functional))
 WALK = agk.autograd.graph.walk

@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "notebooks" / "demos" / "viz_demo.ipynb"
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow(50), pytest.mark.needs("chromium")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow(17), pytest.mark.needs("chromium")]
 
 COUNTS = {
     ".jp-RenderedSVG": "draw_graph(e) shown through _repr_svg_",
