@@ -116,13 +116,19 @@ def _audit_hook(stdlib: tuple[str, ...], numpy_root: str, kit: Kit | None = None
             if not _rebuilding(setter) and setter.f_code is not NAMED_TUPLE_CODE:  # or defaults
                 refuse(f"a function's {args[1]} replaced")
         elif event in ("code.__new__", "marshal.loads") and not _rebuilding(sys._getframe(1)):
-            if sys._getframe(1).f_code.co_name == "_compile_bytecode":  # an import loading it
-                refuse(f"a module not loaded here (by hand: numpy, {', '.join(STANDARD_MODULES)})")
-            refuse("code made but by compile")  # compile, exec and eval judge every value
+            refuse(_code_made_by(sys._getframe(1)))
         elif event.startswith(REFUSED_EVENTS):
             refuse(event)
 
     return hook
+
+
+def _code_made_by(maker) -> str:
+    """What code made outside the rebuild is refused as: an import loading a module's code,
+    or code made but by compile (compile, exec and eval judge every value)."""
+    if maker.f_code.co_name == "_compile_bytecode":  # importlib, loading a module
+        return f"a module not loaded here (by hand: numpy, {', '.join(STANDARD_MODULES)})"
+    return "code made but by compile"
 
 
 def _frame_hook(readers: set):
