@@ -146,3 +146,14 @@ def test_grading_gives_full_partial_and_no_marks_then_exports(project):
     validated = next(out for command, out in printed.items() if "validate" in command)
     assert f"with the released files of notebooks/release/{NAME}" in validated  # not NameError
     assert validated.count("not answered yet") == 2 and "0 / 4 points" in validated
+
+
+def test_releasing_again_names_what_it_left_unchanged(project, capsys):
+    """A release of a notebook nobody touched says so: it printed "released" for every
+    notebook of a course, though it rewrote none of them (a new instructor took that for a
+    release that had rewritten the whole course)."""
+    course = project / "notebooks"
+    notebook = course / "release" / NAME / f"{NAME}.ipynb"
+    assert cli.main(["release", "--course", str(course), NAME]) == 0
+    said = capsys.readouterr().err
+    assert f"unchanged {notebook}" in said and "released" not in said, said
