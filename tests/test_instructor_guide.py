@@ -10,6 +10,7 @@ of three submissions: correct (full marks), wrong (partial) and untouched (zero)
 
 from __future__ import annotations
 
+import argparse
 import csv
 import os
 import re
@@ -157,3 +158,22 @@ def test_releasing_again_names_what_it_left_unchanged(project, capsys):
     assert cli.main(["release", "--course", str(course), NAME]) == 0
     said = capsys.readouterr().err
     assert f"unchanged {notebook}" in said and "released" not in said, said
+
+
+def test_every_limit_in_help_names_its_default():
+    """``autogradkit grade --help`` is where the guide sends an instructor for the options; a
+    new instructor grading a submission that loops could not find there how long a cell may
+    run (``--timeout``: "Seconds per cell.", its 30 s written nowhere). Each option whose value
+    has a default names it."""
+    commands = next(
+        a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction)
+    )
+    unnamed = []
+    for name, sub in commands.choices.items():
+        formatter = sub._get_formatter()
+        for action in sub._actions:
+            if action.default in (None, False, argparse.SUPPRESS) or action.nargs == 0:
+                continue
+            if "default" not in formatter._expand_help(action):
+                unnamed.append(f"{name} {action.option_strings or action.dest}")
+    assert not unnamed, unnamed
