@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from autogradkit._i18n import catalog
+from autogradkit.grading.observations import stopped_reason
 from autogradkit_instructor import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,3 +179,15 @@ def test_every_limit_in_help_names_its_default():
             if "default" not in formatter._expand_help(action):
                 unnamed.append(f"{name} {action.option_strings or action.dest}")
     assert not unnamed, unnamed
+
+
+def test_an_answer_that_never_ends_is_told_so_in_any_exercise():
+    """A made-up submission whose ``sigmoid_slope`` loops forever got "your code did not
+    finish in time (does it visit a node more than once?)": a graph walk's hint, in an
+    exercise with no graph. The reason names the loop, and keeps the graph walk's case."""
+    for language in ("en", "zh-CN", "zh-TW"):
+        said = stopped_reason({"reason": "timeout"}, catalog(language))
+        loop, node = {"en": ("a loop that never ends", "node"), "zh-CN": ("循环", "节点")}.get(
+            language, ("迴圈", "節點")
+        )
+        assert loop in said and node in said, said
