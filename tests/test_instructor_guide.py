@@ -149,6 +149,13 @@ def test_grading_gives_full_partial_and_no_marks_then_exports(project):
     validated = next(out for command, out in printed.items() if "validate" in command)
     assert f"with the released files of notebooks/release/{NAME}" in validated  # not NameError
     assert validated.count("not answered yet") == 2 and "0 / 4 points" in validated
+    alices = next(
+        out for command, out in printed.items() if "validate" in command and "alice" in command
+    )
+    assert "has no attribute 'gradient_of_square_on_a_matrix'" in alices, (
+        alices
+    )  # as the guide says
+    assert "2 / 4 points" in alices
 
 
 def test_releasing_again_names_what_it_left_unchanged(project, capsys):
