@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=LANGUAGES,
         default="en",
         help="The edition: en (DIR/release), or another (DIR/release/LANG) for the "
-        "assignments translated into it.",
+        "assignments translated into it (default: en).",
     )
     _add_translate_command(commands)
     val = _command(commands, "validate", "Run a notebook and report its tests.")
@@ -83,7 +83,11 @@ def _add_grade_command(commands) -> argparse.ArgumentParser:
     )
     grd.add_argument("--assignment", required=True, help="The assignment to grade.")
     grd.add_argument(
-        "-j", "--jobs", type=int, default=default_jobs(), help="How many kernels run at once."
+        "-j",
+        "--jobs",
+        type=int,
+        default=default_jobs(),
+        help="How many kernels run at once (default: %(default)s, the cores this process may use).",
     )
     grd.add_argument(
         "--total-timeout", type=float, help="Seconds per submission (default: 10x --timeout)."
@@ -92,7 +96,7 @@ def _add_grade_command(commands) -> argparse.ArgumentParser:
         "--max-output",
         type=int,
         default=GradingConfig.max_output_chars,
-        help="Output characters kept per cell.",
+        help="Output characters kept per cell (default: %(default)s).",
     )
     _add_sandbox_options(grd, default=GradingConfig.sandbox)
     grd.add_argument("--force", action="store_true", help="Regrade unchanged submissions too.")
@@ -194,20 +198,22 @@ def _add_report_command(commands) -> None:
 def _add_common_options(sub: argparse.ArgumentParser, timeout: float, grades: bool) -> None:
     """The options every command takes; a command that runs students' code takes limits."""
     sub.add_argument("--course", type=Path, default=Path("notebooks"), help=COURSE)
-    sub.add_argument("--timeout", type=float, default=timeout, help="Seconds per cell.")
+    sub.add_argument(
+        "--timeout", type=float, default=timeout, help="Seconds per cell (default: %(default)g)."
+    )
     sub.add_argument("--report", type=Path, help=REPORT)
     if grades:
         sub.add_argument(
             "--memory-limit",
             type=int,
             default=GradingConfig.memory_limit_mb,
-            help="MiB of memory per kernel (0: no limit).",
+            help="MiB of memory per kernel (default: %(default)s; 0: no limit).",
         )
         sub.add_argument(
             "--interrupt-grace",
             type=float,
             default=GradingConfig.interrupt_grace,
-            help="Seconds between the interrupt and the kill of a slow cell.",
+            help="Seconds from the interrupt to the kill of a slow cell (default: %(default)g).",
         )
 
 
@@ -223,7 +229,7 @@ def _add_sandbox_options(grd: argparse.ArgumentParser, default: str) -> None:
         "--disk-limit",
         type=int,
         default=GradingConfig.disk_limit_mb,
-        help="MiB of working directory per sandbox.",
+        help="MiB of working directory per sandbox (default: %(default)s).",
     )
 
 

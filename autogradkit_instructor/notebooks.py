@@ -57,6 +57,8 @@ def read_notebook(path: str | Path, own: bool = False) -> dict:
     """
     try:
         raw = _read_regular_file(Path(path), own).decode("utf-8-sig")  # Notepad writes a BOM
+        if not raw.strip():  # an upload that failed, a notebook never saved
+            raise UnreadableNotebook(N_("an empty file, not a saved notebook"))
         _count_values(raw)
         nb = json.loads(raw, parse_constant=lambda constant: None)  # NaN: no reader takes it
         return normalise(untrusted.clean(nb))  # a lone surrogate in a \u escape: no file holds it

@@ -36,7 +36,8 @@ __all__ = [
 
 def release_assignments(cfg: GradingConfig) -> dict:
     """Release ``cfg.assignments`` (all of ``DIR/source`` when empty; in another language, all
-    that have a translation) into ``DIR/release`` or ``DIR/release/<language>``."""
+    that have a translation) into ``DIR/release`` or ``DIR/release/<language>``. Each notebook
+    is named "released" when its release folder changed, "unchanged" when no byte of it did."""
     language = cfg.language
     sources = Path(cfg.course) / "source"
     names = list(cfg.assignments) or sorted(
@@ -48,9 +49,12 @@ def release_assignments(cfg: GradingConfig) -> dict:
         if not _translated(folder, language):
             raise FileNotFoundError(f"{name} has no {language} translation ({name}.{language}.md)")
         target = course.release_root(cfg.course, language) / name
-        for notebook in release_folder(folder, target, cfg):
+        before = _contents(target)
+        notebooks = release_folder(folder, target, cfg)
+        said = "released" if _contents(target) != before else "unchanged"
+        for notebook in notebooks:
             written.append(str(notebook))
-            print(f"released {notebook}", file=sys.stderr)
+            print(f"{said} {notebook}", file=sys.stderr)
     return {"command": "release", "notebooks": written, "exit_code": 0}
 
 
@@ -87,6 +91,12 @@ def released_text(source_file: Path) -> str:
     """What ``release`` makes of a helper ``.py`` file: its text without the hidden regions."""
     text = source_file.read_text(encoding="utf-8")
     return cells.replace_regions(text, BEGIN, END, None)[0]
+
+
+def _contents(folder: Path) -> dict[str, bytes]:
+    """Every file of ``folder`` by its path inside it: what a release may change."""
+    paths = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+    return {str(p.relative_to(folder)): p.read_bytes() for p in paths}
 
 
 def _translated(folder: Path, language: str) -> bool:

@@ -10,6 +10,7 @@ of three submissions: correct (full marks), wrong (partial) and untouched (zero)
 
 from __future__ import annotations
 
+import argparse
 import csv
 import os
 import re
@@ -20,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from autogradkit._i18n import catalog
+from autogradkit.grading.observations import stopped_reason
 from autogradkit_instructor import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,3 +149,52 @@ def test_grading_gives_full_partial_and_no_marks_then_exports(project):
     validated = next(out for command, out in printed.items() if "validate" in command)
     assert f"with the released files of notebooks/release/{NAME}" in validated  # not NameError
     assert validated.count("not answered yet") == 2 and "0 / 4 points" in validated
+    alices = next(
+        out for command, out in printed.items() if "validate" in command and "alice" in command
+    )
+    assert "has no attribute 'gradient_of_square_on_a_matrix'" in alices, (
+        alices
+    )  # as the guide says
+    assert "2 / 4 points" in alices
+
+
+def test_releasing_again_names_what_it_left_unchanged(project, capsys):
+    """A release of a notebook nobody touched says so: it printed "released" for every
+    notebook of a course, though it rewrote none of them (a new instructor took that for a
+    release that had rewritten the whole course)."""
+    course = project / "notebooks"
+    notebook = course / "release" / NAME / f"{NAME}.ipynb"
+    assert cli.main(["release", "--course", str(course), NAME]) == 0
+    said = capsys.readouterr().err
+    assert f"unchanged {notebook}" in said and "released" not in said, said
+
+
+def test_every_limit_in_help_names_its_default():
+    """``autogradkit grade --help`` is where the guide sends an instructor for the options; a
+    new instructor grading a submission that loops could not find there how long a cell may
+    run (``--timeout``: "Seconds per cell.", its 30 s written nowhere). Each option whose value
+    has a default names it."""
+    commands = next(
+        a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction)
+    )
+    unnamed = []
+    for name, sub in commands.choices.items():
+        formatter = sub._get_formatter()
+        for action in sub._actions:
+            if action.default in (None, False, argparse.SUPPRESS) or action.nargs == 0:
+                continue
+            if "default" not in formatter._expand_help(action):
+                unnamed.append(f"{name} {action.option_strings or action.dest}")
+    assert not unnamed, unnamed
+
+
+def test_an_answer_that_never_ends_is_told_so_in_any_exercise():
+    """A made-up submission whose ``sigmoid_slope`` loops forever got "your code did not
+    finish in time (does it visit a node more than once?)": a graph walk's hint, in an
+    exercise with no graph. The reason names the loop, and keeps the graph walk's case."""
+    for language in ("en", "zh-CN", "zh-TW"):
+        said = stopped_reason({"reason": "timeout"}, catalog(language))
+        loop, node = {"en": ("a loop that never ends", "node"), "zh-CN": ("循环", "节点")}.get(
+            language, ("迴圈", "節點")
+        )
+        assert loop in said and node in said, said

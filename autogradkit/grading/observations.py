@@ -428,7 +428,10 @@ def stopped_reason(stopped: dict, tr: Catalog = ENGLISH) -> str:
     if reason == "refused":
         return tr("this exercise asks you to do it yourself, without the library function for it")
     if reason == "timeout":
-        return tr("your code did not finish in time (does it visit a node more than once?)")
+        return tr(
+            "your code did not finish in time (a loop that never ends, or a node visited more "
+            "than once?)"
+        )
     if reason == "unmet":
         return tr("the answer does not have the property checked above")
     if reason == "unexpected":

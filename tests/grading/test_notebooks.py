@@ -14,6 +14,8 @@ from autogradkit_instructor.notebooks import UnreadableNotebook, read_notebook, 
     ("content", "reason"),
     [
         (b'{"cells": [', "not valid JSON (line 1, column 12)"),
+        (b"", "an empty file, not a saved notebook"),
+        (b" \n", "an empty file, not a saved notebook"),
         (b"\xff\xfe\x00", "not a UTF-8 text file"),
         (b"[1, 2]", "not a notebook (no list of cells)"),
         (b'{"cells": [], "nbformat": 5}', "notebook format 5 is not 4"),
