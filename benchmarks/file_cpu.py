@@ -5,9 +5,9 @@ time follows the CPU all of them use, not a file's wall time alone: a file's sec
 "slowest files" list grow with whatever runs beside it (05's exercises took 80 s there without
 the optional packages and 178 s with them, for the same 44 s of CPU). Measure CPU instead.
 
-``/usr/bin/time`` and ``RUSAGE_CHILDREN`` miss most of it: a sandboxed kernel is killed with
+GNU ``time`` and ``RUSAGE_CHILDREN`` miss most of it: a sandboxed kernel is killed with
 its ``bwrap``, and a by-hand interpreter is the child of a fork server, so neither is waited
-for by a process of the run (``/usr/bin/time`` gave 1.2 s for grading two notebooks that cost
+for by a process of the run (``time`` gave 1.2 s for grading two notebooks that cost
 5.3 s). Here each file runs in a cgroup of its own (v1 ``cpuacct`` or v2 ``cpu``), which
 counts every process started inside it, waited for or not. Needs root (it makes the cgroups).
 
@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-V1, V2 = Path("/sys/fs/cgroup/cpuacct"), Path("/sys/fs/cgroup")
+V2 = Path("/sys/fs/cgroup")  # the cgroup v2 hierarchy; v1 mounts cpuacct's inside it
+V1 = V2 / "cpuacct"
 
 
 def cpu_seconds(group: Path) -> float:
