@@ -3,7 +3,7 @@ some other way than the lesson's, found by trying each exercise as a student who
 marks without the lesson. Each was seen passing first, judged as ``grade`` judges, then closed
 by observing what only the lesson's mechanism gives, never by a list of its names:
 
-* **By hand, dual numbers** (00 ex2, 01 ex1, 03 ex3 seen): a class of the answer's own that
+* **By hand, dual numbers** (00 ex2, 01 ex1, 03 ex3, 05 ex4 seen): a class of the answer's own that
   does arithmetic on pairs ``a + b·ε`` with ``ε² = 0`` carries each derivative along (forward
   mode): no formula worked out, and exact where the function's value overflows (the primal
   part is ``inf``, the derivative part finite), so the huge draws that catch a difference
@@ -20,6 +20,10 @@ by observing what only the lesson's mechanism gives, never by a list of its name
 
 Doors tried and found closed, kept because they are cheap: 07 ex6's order by the standard
 library's ``graphlib.TopologicalSorter`` (by hand, the standard library is a short list).
+
+Left open (no test: it passes): dual numbers as 2×2 NumPy matrices ``[[x, 1], [0, x]]``, no
+class at all (00 ex2: ``(m @ m @ m - 2 * m)[0, 1]``). Its derivative entry never multiplies
+the overflowed value, so no huge draw tells it from the formula.
 """
 
 from __future__ import annotations
@@ -112,8 +116,14 @@ def slope_by_a_float_of_its_own(x):
     return (u * u * u + u * Pair(-2.0)).d
 
 
+def add_mul_by_dual_numbers(a, b, d):  # 05 ex4: e = (a + b) * d, even where e overflows
+    seeds = [[Dual(v, float(i == at)) for i, v in enumerate((a, b, d))] for at in range(3)]
+    return tuple(((u + v) * z).d for u, v, z in seeds)
+
+
 ATTACKS = {
     "00 ex2": {"slope": slope_by_dual_numbers},
+    "05 ex4": {"add_mul_grads": add_mul_by_dual_numbers},
     "01 ex1": {"backward_by_hand": backward_by_dual_numbers},
     "03 ex3": {"jacobian_by_hand": jacobian_by_dual_numbers, "vjp_by_hand": vjp_by_dual_numbers},
 }
