@@ -3,15 +3,15 @@ some other way than the lesson's, found by trying each exercise as a student who
 marks without the lesson. Each was seen passing first, judged as ``grade`` judges, then closed
 by observing what only the lesson's mechanism gives, never by a list of its names:
 
-* **By hand, dual numbers** (00 ex2, 01 ex1, 03 ex3, 05 ex4 seen): a class of the answer's own that
-  does arithmetic on pairs ``a + b·ε`` with ``ε² = 0`` carries each derivative along (forward
-  mode): no formula worked out, and exact where the function's value overflows (the primal
-  part is ``inf``, the derivative part finite), so the huge draws that catch a difference
-  quotient let it through; it passed every seed. By hand, numbers are machine floats: every
-  value the answer makes is judged as it is made, and an instance of a class of its own that
-  does arithmetic is now refused as complex numbers are, however the class is made (a class
-  statement, ``type(...)``, a float subclass). 07's ``Value``, an exercise that is such a
-  class, keeps it.
+* **By hand, dual numbers** (00 ex2, 01 ex1, 03 ex3, 05 ex4 seen): a class of the answer's
+  own that does arithmetic on pairs ``a + b·ε`` with ``ε² = 0`` carries each derivative along
+  (forward mode): no formula worked out, and exact where the function's value overflows (the
+  primal part is ``inf``, the derivative part finite), so the huge draws that catch a
+  difference quotient let it through; it passed every seed. By hand, numbers are machine
+  floats: every value the answer makes is judged as it is made, and an instance of a class of
+  its own that does arithmetic is now refused as complex numbers are, however the class is
+  made (a class statement, ``type(...)``, a float subclass; in an object array the class's own
+  methods make each one). 07's ``Value``, an exercise that is such a class, keeps it.
 * **04 ex6** (the node that made the nan): no backward pass at all, the name read off the loss
   function handed over (its globals are the checks module: ``GUARDS``; its closure says which
   guard each part goes through), the bad value looked up in ``x``: passed on every seed. The
@@ -27,6 +27,8 @@ the overflowed value, so no huge draw tells it from the formula.
 """
 
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 import pytest
@@ -121,6 +123,13 @@ def add_mul_by_dual_numbers(a, b, d):  # 05 ex4: e = (a + b) * d, even where e o
     return tuple(((u + v) * z).d for u, v, z in seeds)
 
 
+def slope_by_dual_numbers_in_an_object_array(x):
+    """The duals made by ``map`` and read by ``frompyfunc``, inside an object array: no
+    expression of the answer's own makes or reads one (the class's methods do)."""
+    u = np.array(list(map(Dual, [x], [1.0])), dtype=object)
+    return float(np.frompyfunc(operator.attrgetter("d"), 1, 1)(u * u * u - u * 2.0)[0])
+
+
 ATTACKS = {
     "00 ex2": {"slope": slope_by_dual_numbers},
     "05 ex4": {"add_mul_grads": add_mul_by_dual_numbers},
@@ -132,6 +141,7 @@ ATTACKS = {
 def test_dual_numbers_are_the_derivative_where_student_code_runs():
     assert slope_by_dual_numbers(1e120) == 3e240  # y overflows, its derivative does not
     assert slope_by_a_float_of_its_own(2.0) == 10.0
+    assert slope_by_dual_numbers_in_an_object_array(2.0) == 10.0
     assert backward_by_dual_numbers(1.5, 2.0, 4.0) == (-2.0, 1.0, 2.0, -4.0)
     assert np.allclose(jacobian_by_dual_numbers(2.0, -1.5), [[-3.375, 13.5], [1.0, 3.0]])
 
@@ -143,11 +153,13 @@ def test_dual_numbers_are_refused_by_hand(exercise):
     assert_refused(getattr(checks_of(notebook), check_name), reference, "do it yourself", **attack)
 
 
-def test_a_float_subclass_made_inside_the_answer_is_refused_by_hand():
+def test_a_float_subclass_or_an_object_array_of_duals_is_refused_by_hand():
     notebook, grade_ids, check_name = BY_HAND["00 ex2"]
     reference = _reference(notebook, *grade_ids, np=np)
     check = getattr(checks_of(notebook), check_name)
     assert_refused(check, reference, "do it yourself", slope=slope_by_a_float_of_its_own)
+    answer = slope_by_dual_numbers_in_an_object_array
+    assert_refused(check, reference, "do it yourself", slope=answer)
 
 
 # ----- 04 ex6: the nan's node read off the loss function, no backward pass ----------------------
