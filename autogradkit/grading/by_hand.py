@@ -83,6 +83,8 @@ class ByHand:
 
     Arguments and results are plain data (numbers, strings, NumPy arrays and scalars, and
     lists, tuples and dicts of them). ``recursion_limit`` caps the answer's own call depth.
+    ``own_numbers``: the exercise is a class that does arithmetic (07's Value); elsewhere an
+    instance of such a class of the answer's (dual numbers) refuses as it is made.
     """
 
     def __init__(
@@ -92,9 +94,11 @@ class ByHand:
         recursion_limit: int | None = None,
         timeout: float = 20.0,
         kit_without: tuple[str, ...] | None = None,
+        own_numbers: bool = False,
     ):
         self.answer, self.timeout = answer, timeout
         self.bundle = bundle_of(answer, recursion_limit=recursion_limit, kit_without=kit_without)
+        self.bundle["own_numbers"] = own_numbers  # the exercise is a class that does arithmetic
         self.process: subprocess.Popen | Forked | None = None
 
     def __call__(self, *args, **kwargs):

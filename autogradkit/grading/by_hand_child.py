@@ -13,11 +13,13 @@ the student's code). It allows imports of the standard library and NumPy only, f
 reading under their folders only, and refuses starting processes, sockets, ctypes, the
 garbage collector's object lists and every frame (those that call the answer are the check's).
 Its numbers are machine floats: no complex, exact or decimal numbers, with which a difference
-quotient is exact: the answer is compiled again from its source (the lines of its cells) with
-every value its expressions make judged real as it is made, whatever made it. NumPy is
-arithmetic on arrays: its polynomial modules, which differentiate for you (``polyder``,
-``Polynomial.deriv``), are taken out. So no route to the kit's differentiation exists here: not
-a name, not a reference kept before the check, not an import inside the function.
+quotient is exact, and no class of the answer's own that does arithmetic (dual numbers carry
+the derivative along; 07's Value, an exercise that is such a class, keeps it): the answer is
+compiled again from its source (the lines of its cells) with every value its expressions make
+judged real as it is made, whatever made it. NumPy is arithmetic on arrays: its polynomial
+modules, which differentiate for you (``polyder``, ``Polynomial.deriv``), are taken out. So no
+route to the kit's differentiation exists here: not a name, not a reference kept before the
+check, not an import inside the function.
 
 For ``obs.without`` the kit is here too, imported before the hook, but for the packages the
 exercise rebuilds (``autogradkit.optim``), which are never imported: modules that refuse every
@@ -351,13 +353,42 @@ NOT_CHECKED = (ast.Name, ast.Constant, ast.Starred, ast.Slice, ast.JoinedStr, as
 FACTORY = "__by_hand__"
 
 
+# Numbers of the answer's own are refused too: a class that does arithmetic (dual numbers,
+# a + b·ε with ε² = 0) carries each derivative along for you, exact where the function's
+# value overflows. Only where the exercise is such a class (07's Value) may one exist.
+ARITHMETIC = frozenset({f"__{op}__" for op in ("add", "sub", "mul", "truediv", "pow", "neg")})
+ARITHMETIC |= {f"__r{op}__" for op in ("add", "sub", "mul", "truediv", "pow")}
+OWN_NUMBERS = {"allowed": False}  # main sets it: True where the answer is such a class
+_NUMBER_CLASSES: dict[type, bool] = {}  # a class of the answer's: whether it does arithmetic
+
+
+def _number_class(kind: type) -> bool:
+    """Whether ``kind`` or a class it inherits from, made by the answer (not a class of a
+    module's, such as ``collections.Counter``), defines arithmetic."""
+    if kind not in _NUMBER_CLASSES:
+        own = [k for k in kind.__mro__ if not _library_class(k)]
+        _NUMBER_CLASSES[kind] = any(ARITHMETIC & vars(k).keys() for k in own)
+    return _NUMBER_CLASSES[kind]
+
+
+def _library_class(kind: type) -> bool:
+    module = sys.modules.get(kind.__module__)
+    return not kind.__flags__ & HEAP_TYPE or getattr(module, kind.__qualname__, None) is kind
+
+
 def real_value(value, *, _kinds=(np.ndarray, np.generic), _number=numbers.Number):
-    """``value``, when it is no number that is not real (a complex one) and no array of them."""
+    """``value``, when it is no number that is not real (a complex one) and no array of them,
+    and (by hand) no instance of a class of the answer's that does arithmetic."""
     if isinstance(value, _kinds):
         if value.dtype.kind == "c":
             raise BuildItYourself("a by-hand answer works with real numbers, not complex ones")
     elif isinstance(value, _number) and not isinstance(value, numbers.Real):
         raise BuildItYourself("a by-hand answer works with real numbers, not complex ones")
+    elif type(value).__flags__ & HEAP_TYPE and not OWN_NUMBERS["allowed"]:
+        if _number_class(type(value)):
+            raise BuildItYourself(
+                "a by-hand answer works with numbers, not a number class of its own"
+            )
     return value
 
 
@@ -584,6 +615,7 @@ def main() -> None:
     sys.setrecursionlimit = Unavailable("sys.setrecursionlimit")
     without = bundle.get("kit_without")
     kit = None if without is None else Kit(without)  # before the hook: the kit's own imports
+    OWN_NUMBERS["allowed"] = kit is not None or bool(bundle.get("own_numbers"))
     without_polynomials()
     for name in (*STANDARD_MODULES, *NUMPY_MODULES):
         importlib.import_module(name)

@@ -264,7 +264,10 @@ class Observer:
         if not isinstance(answer, kinds):  # a trial may take a class (07's Value)
             raise _Stop({"reason": "unexpected", "error": type(answer).__name__})
         trial = answer if around is None else around(answer)
-        hand = ByHand(trial, recursion_limit=recursion_limit, timeout=seconds)
+        own_numbers = isinstance(answer, type)  # 07's Value: a class of numbers, by design
+        hand = ByHand(
+            trial, recursion_limit=recursion_limit, timeout=seconds, own_numbers=own_numbers
+        )
         self.interpreters.append(hand)
         return hand
 

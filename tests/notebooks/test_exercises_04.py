@@ -404,9 +404,9 @@ def test_ex6_anomaly_detection_or_a_hook_on_every_node_passes(answers):
     [
         (nan_origin_left_on, "switch it on only"),
         (nan_origin_without_the_nan_check, "or None when none"),
-        (nan_origin_first_risky_node, "or None when none"),
-        (nan_origin_from_the_root, "or None when none"),
-        (lambda loss_fn, x: "SqrtBackward0", "or None when none"),
+        (nan_origin_first_risky_node, "the backward pass"),  # no backward pass at all
+        (nan_origin_from_the_root, "the backward pass"),
+        (lambda loss_fn, x: "SqrtBackward0", "the backward pass"),
     ],
 )
 def test_ex6_a_guess_from_the_graph_or_detection_left_on_is_refused(answers, shortcut, words):
