@@ -358,37 +358,44 @@ FACTORY = "__by_hand__"
 # value overflows. Only where the exercise is such a class (07's Value) may one exist.
 ARITHMETIC = frozenset({f"__{op}__" for op in ("add", "sub", "mul", "truediv", "pow", "neg")})
 ARITHMETIC |= {f"__r{op}__" for op in ("add", "sub", "mul", "truediv", "pow")}
+ARITHMETIC |= {"__matmul__", "__array_ufunc__", "__array_function__"}  # NumPy's arithmetic too
 OWN_NUMBERS = {"allowed": False}  # main sets it: True where the answer is such a class
+LIBRARY_CLASSES: set[type] = set()  # every class there was before the answer ran (main)
 _NUMBER_CLASSES: dict[type, bool] = {}  # a class of the answer's: whether it does arithmetic
 
 
 def _number_class(kind: type) -> bool:
-    """Whether ``kind`` or a class it inherits from, made by the answer (not a class of a
-    module's, such as ``collections.Counter``), defines arithmetic."""
+    """Whether ``kind`` or a class it inherits from, made once the answer ran (not a library
+    class, such as ``collections.Counter``, whatever its ``__module__`` says), defines
+    arithmetic."""
     if kind not in _NUMBER_CLASSES:
-        own = [k for k in kind.__mro__ if not _library_class(k)]
+        own = [k for k in kind.__mro__ if k not in LIBRARY_CLASSES]
         _NUMBER_CLASSES[kind] = any(ARITHMETIC & vars(k).keys() for k in own)
     return _NUMBER_CLASSES[kind]
 
 
-def _library_class(kind: type) -> bool:
-    module = sys.modules.get(kind.__module__)
-    return not kind.__flags__ & HEAP_TYPE or getattr(module, kind.__qualname__, None) is kind
+def every_class() -> set[type]:
+    """Every class that exists now, found down from ``object`` by ``__subclasses__``."""
+    found, todo = {object}, [object]
+    while todo:
+        for sub in type.__subclasses__(todo.pop()):
+            if sub not in found:
+                found.add(sub)
+                todo.append(sub)
+    return found
 
 
 def real_value(value, *, _kinds=(np.ndarray, np.generic), _number=numbers.Number):
     """``value``, when it is no number that is not real (a complex one) and no array of them,
     and (by hand) no instance of a class of the answer's that does arithmetic."""
+    kind = type(value)
+    if kind.__flags__ & HEAP_TYPE and not OWN_NUMBERS["allowed"] and _number_class(kind):
+        raise BuildItYourself("a by-hand answer works with numbers, not a number class of its own")
     if isinstance(value, _kinds):
         if value.dtype.kind == "c":
             raise BuildItYourself("a by-hand answer works with real numbers, not complex ones")
     elif isinstance(value, _number) and not isinstance(value, numbers.Real):
         raise BuildItYourself("a by-hand answer works with real numbers, not complex ones")
-    elif type(value).__flags__ & HEAP_TYPE and not OWN_NUMBERS["allowed"]:
-        if _number_class(type(value)):
-            raise BuildItYourself(
-                "a by-hand answer works with numbers, not a number class of its own"
-            )
     return value
 
 
@@ -619,6 +626,7 @@ def main() -> None:
     without_polynomials()
     for name in (*STANDARD_MODULES, *NUMPY_MODULES):
         importlib.import_module(name)
+    LIBRARY_CLASSES.update(every_class())  # a class made from here on is the answer's
     REAL_BUILTINS.update(JUDGED)
     for name, judging in JUDGED.items():  # the builtins module too: import builtins finds them
         setattr(builtins, name, judging)

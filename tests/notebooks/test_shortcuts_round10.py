@@ -130,6 +130,51 @@ def slope_by_dual_numbers_in_an_object_array(x):
     return float(np.frompyfunc(operator.attrgetter("d"), 1, 1)(u * u * u - u * 2.0)[0])
 
 
+def slope_by_duals_dressed_as_a_library_class(x):
+    """The dual class put in a standard module under its own name: it looks like a library's
+    (``collections.Counter`` does arithmetic and is allowed)."""
+    import math
+
+    class Pair:
+        def __init__(self, v, d=0.0):
+            self.v, self.d = v, d
+
+        def __add__(self, other):
+            return Pair(self.v + other.v, self.d + other.d)
+
+        def __mul__(self, other):
+            return Pair(self.v * other.v, self.d * other.v + self.v * other.d)
+
+    Pair.__module__, Pair.__qualname__ = "math", "Pair"
+    math.Pair = Pair
+    u = Pair(x, 1.0)
+    return (u * u * u + u * Pair(-2.0)).d
+
+
+def slope_by_an_array_of_duals(x):
+    """Dual numbers as a NumPy array subclass whose ``__array_ufunc__`` carries the derivative:
+    the class defines no ``__mul__`` of its own (ndarray's sends ``*`` to the ufunc)."""
+
+    class Duals(np.ndarray):
+        def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+            pairs = [
+                (a.view(np.ndarray), a.d) if isinstance(a, Duals) else (a, 0.0) for a in inputs
+            ]
+            (a, da), (b, db) = pairs
+            if ufunc is np.multiply:
+                out, d = a * b, da * b + a * db
+            else:  # add or subtract
+                sign = 1.0 if ufunc is np.add else -1.0
+                out, d = ufunc(a, b), da + sign * db
+            made = np.asarray(out).view(Duals)
+            made.d = d
+            return made
+
+    u = np.array([x]).view(Duals)
+    u.d = np.array([1.0])
+    return float((u * u * u - u * 2.0).d[0])
+
+
 ATTACKS = {
     "00 ex2": {"slope": slope_by_dual_numbers},
     "05 ex4": {"add_mul_grads": add_mul_by_dual_numbers},
@@ -151,6 +196,19 @@ def test_dual_numbers_are_refused_by_hand(exercise):
     (notebook, grade_ids, check_name), attack = BY_HAND[exercise], ATTACKS[exercise]
     reference = _reference(notebook, *grade_ids, np=np)
     assert_refused(getattr(checks_of(notebook), check_name), reference, "do it yourself", **attack)
+
+
+def test_dual_numbers_dressed_as_a_library_class_or_an_array_are_refused_by_hand():
+    """Where a class comes from is what the interpreter saw, not what the class says: one made
+    after the answer started is the answer's, whatever its ``__module__``; and an array class
+    that overrides NumPy's ufuncs does arithmetic as ``__mul__`` does."""
+    assert slope_by_duals_dressed_as_a_library_class(2.0) == 10.0
+    assert slope_by_an_array_of_duals(2.0) == 10.0
+    notebook, grade_ids, check_name = BY_HAND["00 ex2"]
+    reference = _reference(notebook, *grade_ids, np=np)
+    check = getattr(checks_of(notebook), check_name)
+    for answer in (slope_by_duals_dressed_as_a_library_class, slope_by_an_array_of_duals):
+        assert_refused(check, reference, "do it yourself", slope=answer)
 
 
 def test_a_float_subclass_or_an_object_array_of_duals_is_refused_by_hand():
