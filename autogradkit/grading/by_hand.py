@@ -66,7 +66,12 @@ LIBRARY_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, type, np.ufu
 
 
 class RefusedByHand(PermissionError):
-    """The answer used a route the by-hand interpreter refuses (the kit, a process, a file)."""
+    """The answer used a route the by-hand interpreter refuses (the kit, a process, a file);
+    ``own_numbers``: arithmetic on a number class of its own (dual numbers)."""
+
+    def __init__(self, message: str, own_numbers: bool = False):
+        super().__init__(message)
+        self.own_numbers = own_numbers
 
 
 class HandRaised(Exception):
@@ -113,7 +118,7 @@ class ByHand:
         frames = [f for f in reply.get("frames", []) if isinstance(f, list) and len(f) == 3]
         message = str(reply.get("message", ""))[:200]
         if reply.get("refused"):
-            raise RefusedByHand(message)
+            raise RefusedByHand(message, own_numbers=reply.get("own_numbers") is True)
         if reply.get("recursion"):
             raise RecursionError(message)
         raise HandRaised(str(reply.get("raised", "Exception"))[:80], message, frames)

@@ -76,6 +76,10 @@ class BuildItYourself(PermissionError):
     """What the audit hook raises: the by-hand check refuses this route."""
 
 
+class NumberClassOfItsOwn(BuildItYourself):
+    """Refused: arithmetic on a class the answer made (dual numbers carry the derivative)."""
+
+
 def _readable_roots() -> tuple[tuple[str, ...], str]:
     """Where a by-hand answer may read: the standard library (not its site-packages), NumPy."""
     paths = sysconfig.get_paths()
@@ -390,7 +394,7 @@ def real_value(value, *, _kinds=(np.ndarray, np.generic), _number=numbers.Number
     and (by hand) no instance of a class of the answer's that does arithmetic."""
     kind = type(value)
     if kind.__flags__ & HEAP_TYPE and not OWN_NUMBERS["allowed"] and _number_class(kind):
-        raise BuildItYourself("a by-hand answer works with numbers, not a number class of its own")
+        raise NumberClassOfItsOwn("a by-hand answer works with numbers, not a class of its own")
     if isinstance(value, _kinds):
         if value.dtype.kind == "c":
             raise BuildItYourself("a by-hand answer works with real numbers, not complex ones")
@@ -599,7 +603,8 @@ def _raised(error: BaseException, files: set[str]) -> dict:
     message = str(error).splitlines()[0][:200] if str(error) else ""
     refused = isinstance(error, BuildItYourself)
     name = type(error).__name__
-    return {"raised": name, "message": message, "frames": frames[-5:], "refused": refused}
+    reply = {"raised": name, "message": message, "frames": frames[-5:], "refused": refused}
+    return reply | {"own_numbers": isinstance(error, NumberClassOfItsOwn)}
 
 
 def _raising(error: BaseException):

@@ -318,7 +318,8 @@ class Observer:
                 raise _Stop({"reason": "not_answered"}) from None
             raise _Stop({"reason": "raised", "error": error.kind}, error) from None
         except (BuildItYourself, RefusedByHand) as error:
-            raise _Stop({"reason": "refused"}, error) from None
+            reason = "own_numbers" if getattr(error, "own_numbers", False) else "refused"
+            raise _Stop({"reason": reason}, error) from None
         except (CheckTimeout, TimeoutError) as error:
             raise _Stop({"reason": "timeout"}, error) from None
         except Exception as error:  # the student's own bug: reported, never a crash
@@ -476,7 +477,8 @@ def _show(record: Record, expected: dict | None, error: BaseException | None, tr
         print(passed_line(tr, tr.text(seen.name)))
     if record.stopped:
         reason = stopped_reason(record.stopped, tr)
-        frames = "" if record.stopped["reason"] == "refused" else _student_frames(error, tr)
+        refused = record.stopped["reason"] in ("refused", "own_numbers")
+        frames = "" if refused else _student_frames(error, tr)
         raise CheckFailed(failed_line(tr, title, reason + frames))
 
 

@@ -427,6 +427,11 @@ def stopped_reason(stopped: dict, tr: Catalog = ENGLISH) -> str:
         return tr("not answered yet")
     if reason == "refused":
         return tr("this exercise asks you to do it yourself, without the library function for it")
+    if reason == "own_numbers":
+        return tr(
+            "by hand, compute with plain numbers: a number class of your own (dual numbers) "
+            "carries the derivative for you"
+        )
     if reason == "timeout":
         return tr(
             "your code did not finish in time (a loop that never ends, or a node visited more "

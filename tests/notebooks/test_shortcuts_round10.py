@@ -195,7 +195,9 @@ def test_dual_numbers_are_the_derivative_where_student_code_runs():
 def test_dual_numbers_are_refused_by_hand(exercise):
     (notebook, grade_ids, check_name), attack = BY_HAND[exercise], ATTACKS[exercise]
     reference = _reference(notebook, *grade_ids, np=np)
-    assert_refused(getattr(checks_of(notebook), check_name), reference, "do it yourself", **attack)
+    assert_refused(
+        getattr(checks_of(notebook), check_name), reference, "compute with plain numbers", **attack
+    )
 
 
 def test_dual_numbers_dressed_as_a_library_class_or_an_array_are_refused_by_hand():
@@ -208,16 +210,18 @@ def test_dual_numbers_dressed_as_a_library_class_or_an_array_are_refused_by_hand
     reference = _reference(notebook, *grade_ids, np=np)
     check = getattr(checks_of(notebook), check_name)
     for answer in (slope_by_duals_dressed_as_a_library_class, slope_by_an_array_of_duals):
-        assert_refused(check, reference, "do it yourself", slope=answer)
+        assert_refused(check, reference, "compute with plain numbers", slope=answer)
 
 
 def test_a_float_subclass_or_an_object_array_of_duals_is_refused_by_hand():
     notebook, grade_ids, check_name = BY_HAND["00 ex2"]
     reference = _reference(notebook, *grade_ids, np=np)
     check = getattr(checks_of(notebook), check_name)
-    assert_refused(check, reference, "do it yourself", slope=slope_by_a_float_of_its_own)
+    assert_refused(
+        check, reference, "compute with plain numbers", slope=slope_by_a_float_of_its_own
+    )
     answer = slope_by_dual_numbers_in_an_object_array
-    assert_refused(check, reference, "do it yourself", slope=answer)
+    assert_refused(check, reference, "compute with plain numbers", slope=answer)
 
 
 # ----- 04 ex6: the nan's node read off the loss function, no backward pass ----------------------
