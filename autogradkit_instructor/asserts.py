@@ -44,7 +44,7 @@ import numpy as np
 
 from autogradkit.grading.observations import MIME, Record
 
-from . import runner
+from . import pyast, runner
 
 __all__ = [
     "VALUES_CHECK",
@@ -152,7 +152,7 @@ def kernel_judged(nb: dict, imported: dict[str, str], references: dict) -> dict[
 
 def _plan(source: str, imported: dict[str, str]) -> tuple[Plan | None, str]:
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except SyntaxError:
         return None, "it is not plain Python (a magic, a syntax error)"
     modules = {n: m for n, m in imported.items() if m.split(".")[0] in MODULES}

@@ -23,7 +23,7 @@ import ast
 import textwrap
 from pathlib import Path
 
-from . import cells
+from . import cells, pyast
 
 __all__ = ["SHIP", "hidden_code", "needed", "ship_code"]
 
@@ -51,7 +51,7 @@ def hidden_code(folder: Path) -> dict[str, str]:
 def needed(code: str, cell_source: str) -> str:
     """The top-level statements of ``code`` that define a name ``cell_source`` uses, and,
     in turn, the names those use; statements that define nothing are kept too."""
-    statements = ast.parse(code).body
+    statements = pyast.parse(code).body
     wanted, kept = _used(cell_source), set()
     while True:
         more = {
@@ -98,7 +98,7 @@ def _used(tree: ast.AST | str) -> set[str]:
     """Every name and attribute name that ``tree`` (or the code in a string) mentions."""
     if isinstance(tree, str):
         try:
-            tree = ast.parse(tree)
+            tree = pyast.parse(tree)
         except SyntaxError:
             return set()
     found = set()

@@ -26,6 +26,8 @@ import nbformat
 
 from autogradkit.grading.checks import Check
 
+from . import pyast
+
 __all__ = [
     "HOUSE_STYLE_FILE",
     "RULES",
@@ -530,7 +532,7 @@ def checks_called(path: Path, helper: str) -> set[str]:
     """Names ``N`` in every ``helper(checks.N, ...)`` call of the test file, or of a wrapper
     the file defines around ``helper`` (``refused(check, ...)``, which also reads the lines
     in Chinese)."""
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    tree = pyast.parse(Path(path).read_text(encoding="utf-8"))
     wrappers = {
         f.name
         for f in tree.body

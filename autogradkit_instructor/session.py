@@ -19,7 +19,7 @@ from autogradkit._i18n import N_
 from autogradkit.grading import guard
 from autogradkit.grading.observations import records_in
 
-from . import asserts, cells, hidden, untrusted
+from . import asserts, cells, hidden, pyast, untrusted
 from .kernels import Kernel, KernelDied, run_silent
 from .runner import NOTEBOOK_CELLS, CellRun, kept_chars, run_cell
 
@@ -128,7 +128,7 @@ def imported_names(nb: dict, every_cell: bool = False) -> dict[str, str]:
         if cell["cell_type"] != "code" or not mine:
             continue
         try:
-            tree = ast.parse(cell["source"])
+            tree = pyast.parse(cell["source"])
         except SyntaxError:
             continue
         for node in ast.walk(tree):

@@ -40,7 +40,7 @@ from markdown_it import MarkdownIt
 from autogradkit._i18n import KIT_CATALOGS, LANGUAGES, TEMPLATE_FLAG
 from autogradkit.grading.checks import Observer
 
-from . import cells
+from . import cells, pyast
 from .build import read_text_source, text_sources
 
 __all__ = [
@@ -360,9 +360,9 @@ def code_names(code: str, keywords: bool = False) -> set[str]:
     and, with ``keywords``, the keywords of its calls (a legend's ``momentum`` is a word, a
     comment's is the ``momentum=`` of the call beside it)."""
     try:
-        tree = ast.parse(code)
+        tree = pyast.parse(code)
     except SyntaxError:
-        tree = ast.parse(TransformerManager().transform_cell(code))
+        tree = pyast.parse(TransformerManager().transform_cell(code))
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
@@ -404,7 +404,7 @@ def shown_texts(code: str) -> tuple[list[str], list[str]]:
     title passed to a helper that draws it); other strings may be data (a key, a style, a
     PyTorch message matched)."""
     found = []
-    for node in ast.walk(ast.parse(code)):
+    for node in ast.walk(pyast.parse(code)):
         if isinstance(node, ast.Call):
             name = getattr(node.func, "attr", getattr(node.func, "id", ""))
             shown = list(node.args) if name in SHOWN_BY else []
@@ -675,9 +675,9 @@ class _BlankStrings(ast.NodeTransformer):
 
 def _shape(code: str) -> str:
     try:
-        tree = ast.parse(code)
+        tree = pyast.parse(code)
     except SyntaxError:  # IPython syntax (a magic): compare what IPython would run
-        tree = ast.parse(TransformerManager().transform_cell(code))
+        tree = pyast.parse(TransformerManager().transform_cell(code))
     return ast.dump(_BlankStrings().visit(tree))
 
 
@@ -706,7 +706,7 @@ def check_texts(path: Path) -> list[tuple[str, bool, int]]:
     title (its docstring's first line), and the names and hints of its observations. An
     f-string becomes a template, ``f"{call} returns a tensor"`` -> ``{call} returns a tensor``;
     a name held in a variable cannot be found here (the tests find it at run time)."""
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    tree = pyast.parse(Path(path).read_text(encoding="utf-8"))
     found: list[tuple[str, bool, int]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and any(_is_exercise(d) for d in node.decorator_list):

@@ -7,7 +7,7 @@ import textwrap
 
 from autogradkit._i18n import ENGLISH, N_, Catalog, catalog, notebook_language
 
-from .. import cells
+from .. import cells, pyast
 
 __all__ = ["BEGIN", "END", "CODE_STUB", "VALUE_STUB", "TEXT_STUB", "code_stub", "ClearSolutions"]
 
@@ -50,7 +50,7 @@ def _names_set(region: str) -> list[str]:
     """The names a block of top-level statements assigns, in order; [] if it defines a
     function or class (that is code to write, not values to give) or does not parse."""
     try:
-        tree = ast.parse(textwrap.dedent(region))
+        tree = pyast.parse(textwrap.dedent(region))
     except SyntaxError:
         return []
     names: list[str] = []
