@@ -365,17 +365,13 @@ ARITHMETIC |= {f"__r{op}__" for op in ("add", "sub", "mul", "truediv", "pow")}
 ARITHMETIC |= {"__matmul__", "__array_ufunc__", "__array_function__"}  # NumPy's arithmetic too
 OWN_NUMBERS = {"allowed": False}  # main sets it: True where the answer is such a class
 LIBRARY_CLASSES: set[type] = set()  # every class there was before the answer ran (main)
-_NUMBER_CLASSES: dict[type, bool] = {}  # a class of the answer's: whether it does arithmetic
 
 
 def _number_class(kind: type) -> bool:
     """Whether ``kind`` or a class it inherits from, made once the answer ran (not a library
     class, such as ``collections.Counter``, whatever its ``__module__`` says), defines
-    arithmetic."""
-    if kind not in _NUMBER_CLASSES:
-        own = [k for k in kind.__mro__ if k not in LIBRARY_CLASSES]
-        _NUMBER_CLASSES[kind] = any(ARITHMETIC & vars(k).keys() for k in own)
-    return _NUMBER_CLASSES[kind]
+    arithmetic now (asked each time: a method can be set on a class after its first value)."""
+    return any(ARITHMETIC & vars(k).keys() for k in kind.__mro__ if k not in LIBRARY_CLASSES)
 
 
 def every_class() -> set[type]:

@@ -151,6 +151,20 @@ def slope_by_duals_dressed_as_a_library_class(x):
     return (u * u * u + u * Pair(-2.0)).d
 
 
+def slope_by_arithmetic_set_on_the_class_later(x):
+    """The class is judged at its first value, when it does no arithmetic yet; its arithmetic
+    is set on it after that."""
+
+    class Pair:
+        def __init__(self, v, d=0.0):
+            self.v, self.d = v, d
+
+    first = Pair(x, 1.0)
+    Pair.__add__ = lambda a, b: Pair(a.v + b.v, a.d + b.d)
+    Pair.__mul__ = lambda a, b: Pair(a.v * b.v, a.d * b.v + a.v * b.d)
+    return (first * first * first + first * Pair(-2.0)).d
+
+
 def slope_by_an_array_of_duals(x):
     """Dual numbers as a NumPy array subclass whose ``__array_ufunc__`` carries the derivative:
     the class defines no ``__mul__`` of its own (ndarray's sends ``*`` to the ufunc)."""
@@ -206,10 +220,15 @@ def test_dual_numbers_dressed_as_a_library_class_or_an_array_are_refused_by_hand
     that overrides NumPy's ufuncs does arithmetic as ``__mul__`` does."""
     assert slope_by_duals_dressed_as_a_library_class(2.0) == 10.0
     assert slope_by_an_array_of_duals(2.0) == 10.0
+    assert slope_by_arithmetic_set_on_the_class_later(2.0) == 10.0
     notebook, grade_ids, check_name = BY_HAND["00 ex2"]
     reference = _reference(notebook, *grade_ids, np=np)
     check = getattr(checks_of(notebook), check_name)
-    for answer in (slope_by_duals_dressed_as_a_library_class, slope_by_an_array_of_duals):
+    dressed, later = (
+        slope_by_duals_dressed_as_a_library_class,
+        slope_by_arithmetic_set_on_the_class_later,
+    )
+    for answer in (dressed, slope_by_an_array_of_duals, later):
         assert_refused(check, reference, "compute with plain numbers", slope=answer)
 
 
